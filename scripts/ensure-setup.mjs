@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// First step of `npm test`, `npm run demo` and `npm run bench` on a fresh clone: installs the
+// npm dependencies when they are missing or stale, and makes sure a redis-server binary exists.
+// Plain Node with no dependencies, because it runs before any are installed.
+import { execFileSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { findRedisServer } from './redis-binary.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+function dependenciesAreCurrent() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  if (!existsSync(marker)) return false;
+  const lock = join(root, 'package-lock.json');
+  return !existsSync(lock) || statSync(marker).mtimeMs >= statSync(lock).mtimeMs;
+}
+
+if (!dependenciesAreCurrent()) {
+  const lockExists = existsSync(join(root, 'package-lock.json'));
+  console.error(`[setup] installing npm dependencies (${lockExists ? 'npm ci' : 'npm install'})`);
+  execFileSync('npm', [lockExists ? 'ci' : 'install', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' });
+}
+
+if (process.env.REDIS_URL) process.exit(0);
+
+if (findRedisServer()) process.exit(0);
+
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+if (!isRoot) {
+  console.error(
+    '[setup] redis-server was not found and this user cannot install it.\n' +
+      '        Install it with:  sudo apt-get install -y redis-server\n' +
+      '        or point REDIS_URL at a running Redis (redis://host:port).',
+  );
+  process.exit(1);
+}
+console.error('[setup] installing redis-server with apt-get');
+const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'redis-server'], { stdio: 'inherit', env });
+if (!findRedisServer()) {
+  console.error('[setup] apt-get finished but redis-server is still not on PATH');
+  process.exit(1);
+}

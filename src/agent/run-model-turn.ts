@@ -1,0 +1,376 @@
+// One model turn, as the model worker runs it. Every step that must happen once is committed
+// atomically in Redis, so a worker that dies anywhere in here leaves a turn that the retried
+// job finishes without a second model call and without a different set of tool calls.
+import { randomBytes } from 'node:crypto';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { Logger } from 'pino';
+import { toolInputSchemas } from '../tools/input-schemas.js';
+import { anthropicToolsFor } from '../tools/tool-catalog.js';
+import { evaluateFinishGate } from './finish-gate.js';
+import { toolsForPhase, type Phase, type ToolName } from './profile.js';
+import { buildSystemPrompt } from './system-prompt.js';
+import { chooseToolChoice } from './tool-choice-policy.js';
+import {
+  DEFAULT_STOP_SEQUENCES,
+  DEFAULT_TURN_LIMITS,
+  handleStopReason,
+  type NextInput,
+  type PlannedCall,
+  type TextRecovery,
+  type TurnDecision,
+} from './stop-reason-handler.js';
+import { buildToolResultsMessage, textMessage } from './turn-input.js';
+import type { Config } from '../config.js';
+import { callModel, describeModelError } from '../model/model-client.js';
+import { classifyModelError, type RetryOutcome } from '../model/classify-model-error.js';
+import type { ModelResponse, TranscriptMessage, UserMessage } from '../model/model-message.js';
+import type { FleetQueues } from '../queues/fleet-queues.js';
+import type { ModelJobData, ToolJobData } from '../queues/job-catalog.js';
+import type { RunStore, StoredToolResult } from '../runs/run-store.js';
+import type { RunRecord } from '../runs/run-types.js';
+
+export interface ModelTurnDependencies {
+  store: RunStore;
+  queues: FleetQueues;
+  client: Anthropic;
+  config: Config;
+  logger: Logger;
+  /** Text tool-call recovery (src/parsing), or null to turn it off fleet-wide. */
+  recover: ((text: string, allowedTools: readonly string[], toolIntent: boolean) => TextRecovery) | null;
+  /** Tool names the model sees in a phase; the flat layout exists for the tiers experiment. */
+  toolsFor?: (phase: Phase, run: RunRecord) => { names: readonly string[]; definitions: ReturnType<typeof anthropicToolsFor> };
+  hooks?: ModelTurnHooks;
+}
+
+/** Observers for metrics and traces; each is optional. */
+export interface ModelTurnHooks {
+  onModelCall?(details: { run: RunRecord; toolCount: number; durationMs: number; response?: ModelResponse; outcome?: RetryOutcome }): void;
+  onDecision?(details: { run: RunRecord; response: ModelResponse; decision: TurnDecision; toolCount: number; expectedTool: boolean; events: Array<Record<string, unknown>> }): void;
+  onRunEnd?(details: { run: RunRecord; status: string; errorCode: string | null }): void;
+}
+
+/** How the job should end, for the worker to map onto BullMQ. */
+export type ModelTurnResult =
+  | { kind: 'done'; detail: string }
+  | { kind: 'retry'; outcome: RetryOutcome; error: Error };
+
+interface TurnOutcome {
+  decision: TurnDecision['kind'];
+  nextInput: NextInput | null;
+  dispatch: Array<Omit<ToolJobData, 'trace'>>;
+  maxTokens: number | null;
+}
+
+export interface ModelJobContext {
+  jobId: string;
+  attemptsMade: number;
+  maxAttempts: number;
+}
+
+const isSafeToolName = (name: string): name is ToolName => Object.hasOwn(toolInputSchemas, name);
+
+export async function runModelTurn(
+  deps: ModelTurnDependencies,
+  data: ModelJobData,
+  job: ModelJobContext,
+): Promise<ModelTurnResult> {
+  const { store, logger } = deps;
+  const { runId, turn } = data;
+  const keys = store.keys;
+  const emit = (event: string, fields: Record<string, unknown> = {}) =>
+    store.appendEvent({ run_id: runId, step: turn, event, ...fields });
+
+  let run = await store.getRun(runId);
+  if (!run) return { kind: 'done', detail: 'run_missing' };
+  if (store.isTerminalStatus(run.status)) return { kind: 'done', detail: 'run_terminal' };
+
+  const turnState = await store.redis.hgetall(keys.turn(runId, turn));
+  if (turnState.outcome) {
+    await dispatch(deps, run, turn, JSON.parse(turnState.outcome) as TurnOutcome, data.trace);
+    return { kind: 'done', detail: 'outcome_replayed' };
+  }
+
+  // 1. The turn's user input, committed once.
+  const previous = turn > 0 ? await readOutcome(store, runId, turn - 1) : null;
+  let maxTokens = previous?.maxTokens ?? run.maxTokens;
+  if (!turnState.inputCommitted) {
+    const nextInput: NextInput | null = previous ? previous.nextInput : null;
+    if (previous && !nextInput) return { kind: 'done', detail: 'previous_turn_ended_run' };
+    if (nextInput?.kind === 'tool_results' && run.question && nextInput.toolUseIds.includes(run.question.toolUseId)) {
+      const parked = await store.scripts.parkForInput(keys.run(runId), keys.toolResult(runId, run.question.toolUseId), new Date().toISOString());
+      if (parked === 0) {
+        await emit('input-wait', { question: run.question.question, tool_use_id: run.question.toolUseId });
+        return { kind: 'done', detail: 'waiting_for_input' };
+      }
+      if (parked === -2) return { kind: 'done', detail: 'run_terminal' };
+    }
+    const messages: UserMessage[] = [];
+    if (!nextInput) messages.push(textMessage(run.prompt));
+    else if (nextInput.kind === 'tool_results') {
+      const built = await buildToolResultsMessage(store, runId, nextInput.toolUseIds, nextInput.note);
+      if (built.missing.length > 0) await emit('tool-result-missing', { level: 'warn', tool_use_ids: built.missing });
+      messages.push(built.message);
+    } else if (nextInput.kind === 'text') messages.push(textMessage(nextInput.text));
+    const phase: Phase = run.pendingPhase ?? run.phase;
+    const fields: Record<string, string> = { status: 'running', phase, pendingPhase: '', turn: String(turn), question: '' };
+    await store.scripts.commitTurnInput(
+      keys.turn(runId, turn),
+      keys.messages(runId),
+      keys.run(runId),
+      JSON.stringify(fields),
+      ...messages.map((message) => JSON.stringify(message)),
+    );
+    if (phase !== run.phase) await emit('phase-change', { from: run.phase, to: phase });
+    run = (await store.getRun(runId)) ?? run;
+    if (store.isTerminalStatus(run.status)) return { kind: 'done', detail: 'run_terminal' };
+  }
+
+  // 2. Bounds, before paying for a call.
+  if (turn >= run.maxTurns) {
+    return endRun(deps, run, turn, 'failed', { code: 'max_turns_exceeded', message: `The run used all ${run.maxTurns} turns.` });
+  }
+  const budget = run.options.tokenBudget ?? deps.config.BUILDFLEET_TOKEN_BUDGET;
+  const spent = run.usage.input_tokens + run.usage.output_tokens;
+  if (spent >= budget) {
+    return endRun(deps, run, turn, 'failed', { code: 'token_budget_exceeded', message: `The run used ${spent} of its ${budget} tokens.` });
+  }
+
+  // 3. One owner per turn: a second job for the same turn (a resume racing the flow parent)
+  // stops here; a retry of the owner carries the same job id and goes on.
+  const claimKey = keys.turn(runId, turn);
+  await store.redis.hsetnx(claimKey, 'claimedBy', job.jobId);
+  const owner = await store.redis.hget(claimKey, 'claimedBy');
+  if (owner !== job.jobId) return { kind: 'done', detail: `turn_owned_by:${owner}` };
+
+  // 4. The model call, stored once.
+  const phase = run.phase;
+  const tools = deps.toolsFor ? deps.toolsFor(phase, run) : defaultTools(phase);
+  let response: ModelResponse;
+  const storedResponse = await store.redis.hget(claimKey, 'response');
+  if (storedResponse) {
+    response = JSON.parse(storedResponse) as ModelResponse;
+  } else {
+    const messages = (await store.getMessages(runId)) as TranscriptMessage[];
+    const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, finishVerified: run.finishVerified });
+    await emit('turn-start', { phase, tools: tools.names.length, tool_choice: toolChoice.type, attempt: job.attemptsMade + 1 });
+    const headers: Record<string, string> = { 'x-buildfleet-run-id': runId };
+    if (run.options.scenario) headers['x-buildfleet-scenario'] = run.options.scenario;
+    const started = performance.now();
+    try {
+      response = await callModel(deps.client, {
+        model: run.model,
+        maxTokens,
+        system: buildSystemPrompt({ phase }),
+        messages,
+        tools: tools.definitions,
+        toolChoice,
+        stopSequences: Object.keys(DEFAULT_STOP_SEQUENCES),
+        headers,
+      });
+    } catch (error) {
+      const failure = describeModelError(error);
+      const outcome = classifyModelError(failure);
+      deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - started, outcome });
+      await emit('model-error', { status: failure.status ?? null, outcome: outcome.kind, message: failure.message, attempt: job.attemptsMade + 1 });
+      return failModelCall(deps, run, turn, outcome, failure.message, job, error);
+    }
+    deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - started, response });
+    const won = await store.redis.hsetnx(claimKey, 'response', JSON.stringify(response));
+    if (won === 1) {
+      const usage = await store.addUsage(runId, response.usage);
+      run = { ...run, usage };
+    } else {
+      response = JSON.parse((await store.redis.hget(claimKey, 'response')) as string) as ModelResponse;
+    }
+    await emit('model-response', {
+      stop_reason: response.stop_reason,
+      stop_sequence: response.stop_sequence,
+      usage: response.usage,
+      tool_uses: response.content.filter((block) => block.type === 'tool_use').map((block) => (block as { name: string }).name),
+    });
+  }
+
+  // 5. The decision: exhaustive over stop_reason.
+  const gate = evaluateFinishGate({ todos: run.todos, trail: await store.getTrail(runId) });
+  const recoveryOn = run.options.textRecovery ?? deps.config.BUILDFLEET_TEXT_RECOVERY;
+  const recover = recoveryOn && deps.recover ? deps.recover : null;
+  const { decision, counters, events } = handleStopReason({
+    response,
+    finishVerified: run.finishVerified,
+    finishGateMissing: gate.missing,
+    counters: run.counters,
+    currentMaxTokens: maxTokens,
+    limits: { ...DEFAULT_TURN_LIMITS, maxTokensCeiling: deps.config.BUILDFLEET_MAX_TOKENS_CEILING },
+    stopSequences: DEFAULT_STOP_SEQUENCES,
+    recover: recover ? (text, intent) => recover(text, tools.names, intent) : null,
+    newSyntheticId: () => `synthetic_${randomBytes(12).toString('hex')}`,
+  });
+  for (const event of events) await emit(event.event, event);
+  deps.hooks?.onDecision?.({ run, response, decision, toolCount: tools.names.length, expectedTool: !run.finishVerified, events });
+
+  // 6. Commit the outcome once, then act on it.
+  const outcome = await planOutcome(deps, run, turn, decision, tools.names);
+  const runFields: Record<string, string> = { turn: String(turn + 1), counters: JSON.stringify(counters), updatedAt: new Date().toISOString() };
+  const askUser = outcome.dispatch.find((call) => call.name === 'ask_user');
+  if (askUser) {
+    const parsed = toolInputSchemas.ask_user.safeParse(askUser.input);
+    if (parsed.success) {
+      runFields.question = JSON.stringify({ toolUseId: askUser.toolUseId, question: parsed.data.question, turn: turn + 1 });
+    }
+  }
+  const committed = await store.scripts.commitTurnOutput(
+    claimKey,
+    keys.messages(runId),
+    keys.run(runId),
+    decision.assistant ? JSON.stringify(decision.assistant) : '',
+    JSON.stringify(runFields),
+    JSON.stringify(outcome),
+  );
+  if (committed === -2) return { kind: 'done', detail: 'run_terminal' };
+  const finalOutcome = committed === 1 ? outcome : ((await readOutcome(store, runId, turn)) ?? outcome);
+  if (decision.kind === 'succeed') {
+    return endRun(deps, run, turn, 'succeeded', null, decision.result);
+  }
+  if (decision.kind === 'end') {
+    return endRun(deps, run, turn, decision.status, decision.error);
+  }
+  await dispatch(deps, run, turn, finalOutcome, data.trace);
+  return { kind: 'done', detail: decision.kind };
+}
+
+function defaultTools(phase: Phase) {
+  const names = toolsForPhase(phase);
+  return { names, definitions: anthropicToolsFor(names) };
+}
+
+async function readOutcome(store: RunStore, runId: string, turn: number): Promise<TurnOutcome | null> {
+  const raw = await store.redis.hget(store.keys.turn(runId, turn), 'outcome');
+  return raw ? (JSON.parse(raw) as TurnOutcome) : null;
+}
+
+/** Turns the decision into what the next turn needs. Calls outside the tier or with invalid
+ * input are answered right here with an is_error result and never reach a tool worker. */
+async function planOutcome(
+  deps: ModelTurnDependencies,
+  run: RunRecord,
+  turn: number,
+  decision: TurnDecision,
+  allowed: readonly string[],
+): Promise<TurnOutcome> {
+  switch (decision.kind) {
+    case 'tools': {
+      const dispatchList: TurnOutcome['dispatch'] = [];
+      for (const call of decision.calls) {
+        const rejection = rejectCall(call, allowed);
+        if (rejection) {
+          await recordRejection(deps.store, run, turn, call, rejection);
+          continue;
+        }
+        dispatchList.push({ runId: run.id, turn, toolUseId: call.toolUseId, name: call.name, input: call.input, parseMode: call.parseMode });
+      }
+      return {
+        decision: 'tools',
+        nextInput: { kind: 'tool_results', toolUseIds: decision.calls.map((call) => call.toolUseId), note: decision.note },
+        dispatch: dispatchList,
+        maxTokens: null,
+      };
+    }
+    case 'continue':
+      return { decision: 'continue', nextInput: decision.input, dispatch: [], maxTokens: decision.maxTokens ?? null };
+    case 'succeed':
+    case 'end':
+      return { decision: decision.kind, nextInput: null, dispatch: [], maxTokens: null };
+  }
+}
+
+function rejectCall(call: PlannedCall, allowed: readonly string[]): { code: string; message: string } | null {
+  if (!allowed.includes(call.name) || !isSafeToolName(call.name)) {
+    return {
+      code: 'tool_not_available',
+      message: `Tool "${call.name}" is not available in this phase. Available tools: ${allowed.join(', ')}.`,
+    };
+  }
+  const parsed = toolInputSchemas[call.name].safeParse(call.input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`);
+    return { code: 'tool_input_invalid', message: `Invalid input for ${call.name}: ${problems.join('; ')}` };
+  }
+  return null;
+}
+
+async function recordRejection(
+  store: RunStore,
+  run: RunRecord,
+  turn: number,
+  call: PlannedCall,
+  rejection: { code: string; message: string },
+): Promise<void> {
+  const result: StoredToolResult = { content: `Error (${rejection.code}): ${rejection.message}`, is_error: true, error_code: rejection.code };
+  await store.recordToolResult(run.id, result, { tool: call.name, ok: false, phase: run.phase, turn, toolUseId: call.toolUseId, detail: rejection.code });
+  await store.appendEvent({ run_id: run.id, step: turn, event: 'tool-call-reject', tool: call.name, tool_use_id: call.toolUseId, reason: rejection.code });
+}
+
+async function dispatch(deps: ModelTurnDependencies, run: RunRecord, turn: number, outcome: TurnOutcome, trace: Record<string, string>): Promise<void> {
+  if (!outcome.nextInput) return;
+  const next: ModelJobData = { runId: run.id, turn: turn + 1, trace };
+  const toolJobs = outcome.dispatch.filter((call) => call.name !== 'ask_user').map((call) => ({ ...call, trace }));
+  if (toolJobs.length > 0) {
+    await deps.queues.enqueueToolFanOut(next, toolJobs);
+    for (const call of toolJobs) {
+      await deps.store.appendEvent({ run_id: run.id, step: turn, event: 'tool-call-dispatch', tool: call.name, tool_use_id: call.toolUseId, parse_mode: call.parseMode });
+    }
+  } else {
+    await deps.queues.enqueueTurn(next);
+  }
+}
+
+async function endRun(
+  deps: ModelTurnDependencies,
+  run: RunRecord,
+  turn: number,
+  status: 'succeeded' | 'failed' | 'refused',
+  error: { code: string; message: string } | null,
+  result: string | null = null,
+): Promise<ModelTurnResult> {
+  const changed = await deps.store.finishRun(run.id, status, { result, error });
+  if (changed) {
+    await deps.store.appendEvent({
+      run_id: run.id,
+      step: turn,
+      event: 'run-end',
+      status,
+      ...(error ? { error_code: error.code, message: error.message } : {}),
+    });
+    deps.hooks?.onRunEnd?.({ run, status, errorCode: error?.code ?? null });
+    deps.logger.info({ run_id: run.id, step: turn, event: 'run-end', status, error_code: error?.code }, 'run ended');
+  }
+  return { kind: 'done', detail: `run_${status}` };
+}
+
+async function failModelCall(
+  deps: ModelTurnDependencies,
+  run: RunRecord,
+  turn: number,
+  outcome: RetryOutcome,
+  message: string,
+  job: ModelJobContext,
+  error: unknown,
+): Promise<ModelTurnResult> {
+  switch (outcome.kind) {
+    case 'fatal':
+      return endRun(deps, run, turn, 'failed', { code: outcome.code, message });
+    case 'spend_cap':
+      return endRun(deps, run, turn, 'failed', { code: 'billing_spend_cap', message });
+    case 'transient':
+    case 'rate_limited_backoff':
+      if (job.attemptsMade + 1 >= job.maxAttempts) {
+        return endRun(deps, run, turn, 'failed', {
+          code: 'model_unavailable',
+          message: `The model call failed ${job.attemptsMade + 1} times: ${message}`,
+        });
+      }
+      return { kind: 'retry', outcome, error: error instanceof Error ? error : new Error(message) };
+    case 'rate_limited':
+      return { kind: 'retry', outcome, error: error instanceof Error ? error : new Error(message) };
+  }
+}

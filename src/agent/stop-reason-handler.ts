@@ -1,0 +1,346 @@
+// One exhaustive decision per model response, keyed on stop_reason. Pure: the model worker
+// applies the decision (stores it once, enqueues what it says). Adding a stop reason to the
+// union below is a compile error until it is handled here.
+import type { RunCounters, RunError } from '../runs/run-types.js';
+import {
+  isText,
+  isToolUse,
+  type AssistantBlock,
+  type AssistantMessage,
+  type ModelResponse,
+  type ToolUseBlock,
+} from '../model/model-message.js';
+import { assertNever } from './profile.js';
+
+/** Every stop_reason the SDK declares. */
+export const KNOWN_STOP_REASONS = [
+  'end_turn',
+  'tool_use',
+  'max_tokens',
+  'stop_sequence',
+  'pause_turn',
+  'refusal',
+  'model_context_window_exceeded',
+] as const;
+export type KnownStopReason = (typeof KNOWN_STOP_REASONS)[number];
+
+export type ParseMode = 'native' | 'tag' | 'tool_use_tag' | 'tool_call_tag' | 'json' | 'fenced' | 'bracket' | 'none';
+
+/** What the text tool-call parser reports (see src/parsing). */
+export interface TextRecovery {
+  calls: Array<{ name: string; arguments: Record<string, unknown> }>;
+  parse_mode: ParseMode;
+  candidate_count: number;
+  fallback_used: boolean;
+  schema_validation: 'pass' | 'fail' | 'not_run';
+  reason: string | null;
+  fence_only_stop: boolean;
+  json_in_text: boolean;
+}
+
+export type StopSequenceAction = 'finish' | 'reprompt';
+export const DEFAULT_STOP_SEQUENCES: Readonly<Record<string, StopSequenceAction>> = {
+  '\n---END---': 'finish',
+  '\nUser:': 'reprompt',
+};
+
+export interface TurnLimits {
+  maxEndTurnNudges: number;
+  maxPauseTurnsInRow: number;
+  maxTokensContinuations: number;
+  maxDriftReprompts: number;
+  maxReemitRequests: number;
+  maxTokensCeiling: number;
+}
+
+export const DEFAULT_TURN_LIMITS: TurnLimits = {
+  maxEndTurnNudges: 3,
+  maxPauseTurnsInRow: 3,
+  maxTokensContinuations: 3,
+  maxDriftReprompts: 2,
+  maxReemitRequests: 3,
+  maxTokensCeiling: 16384,
+};
+
+export interface PlannedCall {
+  toolUseId: string;
+  name: string;
+  input: unknown;
+  parseMode: Exclude<ParseMode, 'none'>;
+}
+
+/** What the next turn sends as its user message. */
+export type NextInput =
+  | { kind: 'tool_results'; toolUseIds: string[]; note: string | null }
+  | { kind: 'text'; text: string }
+  | { kind: 'none' };
+
+export interface DecisionEvent {
+  event: string;
+  [field: string]: unknown;
+}
+
+export type TurnDecision =
+  | { kind: 'tools'; assistant: AssistantMessage; calls: PlannedCall[]; note: string | null }
+  | { kind: 'continue'; assistant: AssistantMessage | null; input: NextInput; maxTokens?: number }
+  | { kind: 'succeed'; assistant: AssistantMessage; result: string }
+  | { kind: 'end'; status: 'failed' | 'refused'; assistant: AssistantMessage | null; error: RunError };
+
+export interface StopReasonInput {
+  response: ModelResponse;
+  finishVerified: boolean;
+  finishGateMissing: string[];
+  counters: RunCounters;
+  currentMaxTokens: number;
+  limits: TurnLimits;
+  stopSequences: Readonly<Record<string, StopSequenceAction>>;
+  /** Parses text for a tool call written as text; null when recovery is off. */
+  recover: ((text: string, toolIntent: boolean) => TextRecovery) | null;
+  newSyntheticId: () => string;
+}
+
+export interface StopReasonOutput {
+  decision: TurnDecision;
+  counters: RunCounters;
+  events: DecisionEvent[];
+}
+
+export const EMPTY_ANSWER_TEXT = 'The model ended its turn without writing any text.';
+const EMPTY_CONTENT_PLACEHOLDER = '(no content)';
+
+/** The answer is every text block joined, never just the first. */
+export function joinText(content: AssistantBlock[]): string {
+  return content
+    .filter(isText)
+    .map((block) => block.text)
+    .join('\n\n')
+    .trim();
+}
+
+/** Assistant content as it may be sent back: no empty text blocks (the API rejects them), and a
+ * placeholder where nothing is left, so user and assistant turns keep alternating. */
+export function sanitizeAssistant(content: AssistantBlock[]): AssistantMessage {
+  const kept = content.filter((block) => !(isText(block) && block.text.trim() === ''));
+  return { role: 'assistant', content: kept.length > 0 ? kept : [{ type: 'text', text: EMPTY_CONTENT_PLACEHOLDER }] };
+}
+
+function nativeCalls(blocks: ToolUseBlock[]): PlannedCall[] {
+  return blocks.map((block) => ({ toolUseId: block.id, name: block.name, input: block.input, parseMode: 'native' }));
+}
+
+export function handleStopReason(input: StopReasonInput): StopReasonOutput {
+  const { response, limits } = input;
+  const counters: RunCounters = { ...input.counters };
+  const events: DecisionEvent[] = [];
+  const content = response.content;
+  const toolUses = content.filter(isToolUse);
+  const reason = response.stop_reason as KnownStopReason | null;
+  if (reason !== 'pause_turn') counters.pauseTurnsInRow = 0;
+
+  const decide = (decision: TurnDecision): StopReasonOutput => ({ decision, counters, events });
+
+  /** end_turn, or a stop sequence that means "finished": recover text tool calls, then apply
+   * the finish gate. */
+  const finishOrNudge = (): StopReasonOutput => {
+    const text = joinText(content);
+    if (input.recover && text !== '') {
+      const recovery = input.recover(text, !input.finishVerified);
+      const call = recovery.calls[0];
+      if (call && recovery.parse_mode !== 'none' && recovery.parse_mode !== 'native') {
+        const toolUseId = input.newSyntheticId();
+        events.push({ event: 'tool-call-recover', tool: call.name, parse_mode: recovery.parse_mode, tool_use_id: toolUseId, original_text: text });
+        const assistant: AssistantMessage = {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: toolUseId, name: call.name, input: call.arguments }],
+        };
+        return decide({
+          kind: 'tools',
+          assistant,
+          calls: [{ toolUseId, name: call.name, input: call.arguments, parseMode: recovery.parse_mode }],
+          note: null,
+        });
+      }
+      const reemit = recovery.fence_only_stop || recovery.json_in_text || recovery.candidate_count > 1;
+      if (reemit && !input.finishVerified) {
+        events.push({
+          event: recovery.fence_only_stop ? 'fence-only-stop' : 'json-in-text',
+          candidate_count: recovery.candidate_count,
+          reason: recovery.reason,
+        });
+        if (counters.reemitRequests < limits.maxReemitRequests) {
+          counters.reemitRequests += 1;
+          return decide({
+            kind: 'continue',
+            assistant: sanitizeAssistant(content),
+            input: {
+              kind: 'text',
+              text:
+                `Your last message described a tool call in text instead of calling the tool (${recovery.reason ?? 'no valid call'}). ` +
+                'Nothing was executed. Call exactly one tool with the native tool-use mechanism.',
+            },
+          });
+        }
+      }
+    }
+    if (input.finishVerified) {
+      return decide({ kind: 'succeed', assistant: sanitizeAssistant(content), result: text === '' ? EMPTY_ANSWER_TEXT : text });
+    }
+    events.push({ event: 'finish-suspect', missing: input.finishGateMissing, nudges: counters.endTurnNudges });
+    if (counters.endTurnNudges >= limits.maxEndTurnNudges) {
+      return decide({
+        kind: 'end',
+        status: 'failed',
+        assistant: sanitizeAssistant(content),
+        error: {
+          code: 'unverified_finish',
+          message: `The model stopped ${counters.endTurnNudges + 1} times before the site was verified. Missing: ${input.finishGateMissing.join('; ') || 'finish_turn was not called'}`,
+        },
+      });
+    }
+    counters.endTurnNudges += 1;
+    const missing = input.finishGateMissing.length > 0 ? input.finishGateMissing : ['call finish_turn once everything is done'];
+    return decide({
+      kind: 'continue',
+      assistant: sanitizeAssistant(content),
+      input: { kind: 'text', text: `The build is not finished yet. Still missing:\n- ${missing.join('\n- ')}\nContinue with the tools.` },
+    });
+  };
+
+  switch (reason) {
+    case 'end_turn':
+      return finishOrNudge();
+
+    case 'tool_use':
+      if (toolUses.length === 0) {
+        return decide({
+          kind: 'end',
+          status: 'failed',
+          assistant: null,
+          error: { code: 'tool_use_without_calls', message: 'stop_reason was tool_use but the response held no tool_use block' },
+        });
+      }
+      return decide({ kind: 'tools', assistant: sanitizeAssistant(content), calls: nativeCalls(toolUses), note: null });
+
+    case 'max_tokens':
+    case 'model_context_window_exceeded': {
+      const last = content.at(-1);
+      const cutInsideToolUse = last !== undefined && isToolUse(last);
+      const complete = cutInsideToolUse ? toolUses.slice(0, -1) : toolUses;
+      const kept = cutInsideToolUse ? content.slice(0, -1) : content;
+      if (cutInsideToolUse) {
+        events.push({ event: 'tool-call-truncated', tool: last.name, tool_use_id: last.id });
+      }
+      if (reason === 'model_context_window_exceeded' && complete.length === 0) {
+        return decide({
+          kind: 'end',
+          status: 'failed',
+          assistant: null,
+          error: {
+            code: 'context_window_exceeded',
+            message: 'The conversation no longer fits the model context window; continuing cannot help.',
+          },
+        });
+      }
+      if (counters.maxTokensContinuations >= limits.maxTokensContinuations) {
+        return decide({
+          kind: 'end',
+          status: 'failed',
+          assistant: null,
+          error: {
+            code: reason === 'max_tokens' ? 'max_tokens_exhausted' : 'context_window_exceeded',
+            message: `The model's output was cut off ${counters.maxTokensContinuations + 1} times in a row.`,
+          },
+        });
+      }
+      counters.maxTokensContinuations += 1;
+      const reissue = cutInsideToolUse
+        ? `Your call to ${last.name} was cut off by the output limit and was NOT executed. Reissue it, smaller if needed.`
+        : null;
+      const raised = Math.min(input.currentMaxTokens * 2, limits.maxTokensCeiling);
+      if (complete.length > 0) {
+        return decide({
+          kind: 'tools',
+          assistant: sanitizeAssistant(kept),
+          calls: nativeCalls(complete),
+          note: reissue ?? 'Your message was cut off by the output limit after these tool calls; continue from where you left off.',
+        });
+      }
+      return decide({
+        kind: 'continue',
+        assistant: sanitizeAssistant(kept),
+        input: { kind: 'text', text: reissue ?? 'Your previous answer was cut off by the output limit. Continue from where you left off.' },
+        maxTokens: raised,
+      });
+    }
+
+    case 'stop_sequence': {
+      const sequence = response.stop_sequence ?? '';
+      const action = input.stopSequences[sequence] ?? 'finish';
+      events.push({ event: 'stop-sequence', sequence, action });
+      switch (action) {
+        case 'finish':
+          return finishOrNudge();
+        case 'reprompt':
+          if (counters.driftReprompts >= limits.maxDriftReprompts) {
+            return decide({
+              kind: 'end',
+              status: 'failed',
+              assistant: null,
+              error: { code: 'role_play_drift', message: `The model kept writing the user's turn (stop sequence ${JSON.stringify(sequence)}).` },
+            });
+          }
+          counters.driftReprompts += 1;
+          // The drifted output is discarded; a placeholder keeps the turns alternating.
+          return decide({
+            kind: 'continue',
+            assistant: { role: 'assistant', content: [{ type: 'text', text: '(response discarded: it drifted into writing the user turn)' }] },
+            input: { kind: 'text', text: 'Continue as the assistant only. Do not write lines for the user; use the tools.' },
+          });
+        default:
+          return assertNever(action);
+      }
+    }
+
+    case 'pause_turn':
+      if (counters.pauseTurnsInRow >= limits.maxPauseTurnsInRow) {
+        return decide({
+          kind: 'end',
+          status: 'failed',
+          assistant: null,
+          error: { code: 'pause_turn_limit', message: `The model paused ${counters.pauseTurnsInRow + 1} turns in a row.` },
+        });
+      }
+      counters.pauseTurnsInRow += 1;
+      return decide({ kind: 'continue', assistant: sanitizeAssistant(content), input: { kind: 'none' } });
+
+    case 'refusal': {
+      const text = joinText(content);
+      return decide({
+        kind: 'end',
+        status: 'refused',
+        assistant: null,
+        error: { code: 'refused', message: text === '' ? 'The model refused to continue this request.' : text },
+      });
+    }
+
+    case null:
+      return unexpected('null');
+
+    default: {
+      // A stop reason this code does not know yet: fail the run, never crash the worker.
+      const raw: string = reason;
+      if ((KNOWN_STOP_REASONS as readonly string[]).includes(raw)) return assertNever(reason);
+      return unexpected(raw);
+    }
+  }
+
+  function unexpected(raw: string): StopReasonOutput {
+    events.push({ event: 'stop-unexpected', level: 'warn', raw_stop_reason: raw });
+    return decide({
+      kind: 'end',
+      status: 'failed',
+      assistant: null,
+      error: { code: 'unexpected_stop', message: `The model stopped with an unknown stop_reason: ${raw}` },
+    });
+  }
+}

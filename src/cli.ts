@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// The `buildfleet` command. Each subcommand lives in src/cli/ or the module it drives; this file
+// only dispatches.
+import { runCli } from './cli/run-cli.js';
+
+process.exitCode = await runCli(process.argv.slice(2));

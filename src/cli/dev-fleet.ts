@@ -1,0 +1,75 @@
+// `buildfleet dev`: the whole fleet on this machine in one command — a private redis-server
+// (when REDIS_URL is unset), the simulator (when no API key is set), the API and one model and
+// one tool worker, each its own process — and a state file the other commands read.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
+import { PROJECT_ROOT, spawnRole, type SpawnedRole } from './spawn-role.js';
+
+export const DEV_STATE_DIR = join(PROJECT_ROOT, '.buildfleet');
+export const DEV_STATE_FILE = join(DEV_STATE_DIR, 'dev.json');
+
+export interface DevFleet {
+  apiUrl: string;
+  redisUrl: string;
+  simulatorUrl: string | null;
+  roles: SpawnedRole[];
+  stop(): Promise<void>;
+}
+
+export interface DevFleetOptions {
+  env?: NodeJS.ProcessEnv;
+  modelWorkers?: number;
+  toolWorkers?: number;
+  echo?: NodeJS.WritableStream | null;
+  /** Where the private Redis keeps its AOF; default .buildfleet/redis */
+  dataDir?: string;
+  writeStateFile?: boolean;
+}
+
+export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevFleet> {
+  const baseEnv: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  const roles: SpawnedRole[] = [];
+  let redis: PrivateRedis | null = null;
+  const stop = async () => {
+    await Promise.all([...roles].reverse().map((role) => role.stop('SIGTERM', 20_000)));
+    await redis?.stop();
+    if (options.writeStateFile !== false) rmSync(DEV_STATE_FILE, { force: true });
+  };
+  try {
+    if (!baseEnv.REDIS_URL) {
+      redis = await startPrivateRedis({ dataDir: options.dataDir ?? join(DEV_STATE_DIR, 'redis') });
+      baseEnv.REDIS_URL = redis.url;
+    }
+    let simulatorUrl: string | null = null;
+    if (!baseEnv.ANTHROPIC_API_KEY && !baseEnv.ANTHROPIC_BASE_URL) {
+      const simulator = spawnRole({ name: 'simulator', args: ['sim', '--port', '0'], env: baseEnv, echo: options.echo ?? null });
+      roles.push(simulator);
+      simulatorUrl = (await simulator.waitForLine(/simulator listening on (http:\/\/\S+)/))[1] ?? null;
+      baseEnv.ANTHROPIC_BASE_URL = simulatorUrl ?? undefined;
+    }
+    if (!baseEnv.BUILDFLEET_API_PORT) baseEnv.BUILDFLEET_API_PORT = String(await freePort());
+    const apiUrl = `http://${baseEnv.BUILDFLEET_API_HOST ?? '127.0.0.1'}:${baseEnv.BUILDFLEET_API_PORT}`;
+    if (!baseEnv.BUILDFLEET_PUBLIC_URL) baseEnv.BUILDFLEET_PUBLIC_URL = apiUrl;
+    const api = spawnRole({ name: 'api', args: ['api'], env: baseEnv, echo: options.echo ?? null });
+    roles.push(api);
+    const workers: SpawnedRole[] = [];
+    for (let index = 0; index < (options.modelWorkers ?? 1); index += 1) {
+      workers.push(spawnRole({ name: `model-worker-${index + 1}`, args: ['worker', 'model'], env: baseEnv, echo: options.echo ?? null }));
+    }
+    for (let index = 0; index < (options.toolWorkers ?? 1); index += 1) {
+      workers.push(spawnRole({ name: `tool-worker-${index + 1}`, args: ['worker', 'tool'], env: baseEnv, echo: options.echo ?? null }));
+    }
+    roles.push(...workers);
+    await api.waitForLine(/api listening on (http:\/\/\S+)/);
+    await Promise.all(workers.map((worker) => worker.waitForLine(/worker started/)));
+    if (options.writeStateFile !== false) {
+      mkdirSync(DEV_STATE_DIR, { recursive: true });
+      writeFileSync(DEV_STATE_FILE, JSON.stringify({ apiUrl, redisUrl: baseEnv.REDIS_URL, simulatorUrl, pid: process.pid }, null, 2));
+    }
+    return { apiUrl, redisUrl: baseEnv.REDIS_URL ?? '', simulatorUrl, roles, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

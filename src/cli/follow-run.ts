@@ -1,0 +1,105 @@
+// Follows a run live over the API's Server-Sent Events and prints its progress: phase changes,
+// todos, tool calls and the end, then the run's final state.
+import type { ApiClient } from './api-client.js';
+
+export interface RunView {
+  id: string;
+  status: string;
+  phase: string;
+  turn: number;
+  todos: Array<{ id: string; title: string; done: boolean }>;
+  result: string | null;
+  error: { code: string; message: string } | null;
+  deployment: { latest: { id: string; url: string } | null; live: { id: string; url: string } | null };
+  usage: { input_tokens: number; output_tokens: number };
+}
+
+const TERMINAL = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
+
+/** Parses an SSE byte stream into {event, data} records. */
+export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id?: string; event: string; data: string }> {
+  const decoder = new TextDecoder();
+  let buffered = '';
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffered += decoder.decode(chunk, { stream: true });
+    let boundary = buffered.indexOf('\n\n');
+    while (boundary !== -1) {
+      const block = buffered.slice(0, boundary);
+      buffered = buffered.slice(boundary + 2);
+      boundary = buffered.indexOf('\n\n');
+      let event = 'message';
+      let id: string | undefined;
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) continue;
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('id:')) id = line.slice(3).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+      if (data.length > 0 || event !== 'message') yield { ...(id ? { id } : {}), event, data: data.join('\n') };
+    }
+  }
+}
+
+export function describeEvent(event: Record<string, unknown>): string | null {
+  switch (event.event) {
+    case 'run-create':
+      return `run ${String(event.run_id)} created (model ${String(event.model)})`;
+    case 'phase-change':
+      return `▸ phase ${String(event.from)} → ${String(event.to)}`;
+    case 'tool-call-dispatch':
+      return `  · ${String(event.tool)}${event.parse_mode && event.parse_mode !== 'native' ? ` (recovered from ${String(event.parse_mode)})` : ''}`;
+    case 'tool-call-end':
+      return event.ok ? null : `    ✗ ${String(event.tool)}: ${String(event.error_code)} ${String(event.message ?? '')}`;
+    case 'tool-call-reject':
+      return `    ✗ ${String(event.tool)} rejected: ${String(event.reason)}`;
+    case 'input-wait':
+      return `? the agent asks: ${String(event.question)}  (answer with: buildfleet input ${String(event.run_id)} "<text>")`;
+    case 'finish-suspect':
+      return `  ! the model stopped early; still missing: ${(event.missing as string[] | undefined)?.join('; ') ?? ''}`;
+    case 'model-rate-limit':
+      return `  … rate limited, the fleet waits ${String(event.wait_ms)} ms`;
+    case 'run-end':
+      return `■ run ${String(event.status)}${event.error_code ? ` (${String(event.error_code)}: ${String(event.message ?? '')})` : ''}`;
+    default:
+      return null;
+  }
+}
+
+/** Follows until the run ends; returns its final view. */
+export async function followRun(client: ApiClient, runId: string, print: (line: string) => void): Promise<RunView> {
+  let lastTodos = '';
+  const printTodos = async () => {
+    const view = await client.request<RunView>('GET', `/v1/runs/${runId}`);
+    const todos = view.todos.map((todo) => `${todo.done ? '☑' : '☐'} ${todo.title}`).join('  ');
+    if (todos && todos !== lastTodos) {
+      lastTodos = todos;
+      print(`  todos: ${todos}`);
+    }
+    return view;
+  };
+  let lastEventId: string | undefined;
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    try {
+      const response = await fetch(`${client.baseUrl}/v1/runs/${runId}/events`, {
+        headers: client.headers({ accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }),
+      });
+      if (!response.ok || !response.body) throw new Error(`events stream answered ${response.status}`);
+      for await (const message of readServerSentEvents(response.body)) {
+        if (message.id) lastEventId = message.id;
+        if (message.event === 'end') return await printTodos();
+        if (!message.data) continue;
+        const event = JSON.parse(message.data) as Record<string, unknown>;
+        const line = describeEvent(event);
+        if (line) print(line);
+        if (event.event === 'tool-call-end' && (event.tool === 'todo_write' || event.tool === 'todo_complete')) await printTodos();
+      }
+    } catch (error) {
+      print(`  (event stream interrupted: ${error instanceof Error ? error.message : String(error)}; reconnecting)`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const view = await client.request<RunView>('GET', `/v1/runs/${runId}`);
+    if (TERMINAL.has(view.status)) return view;
+  }
+  return client.request<RunView>('GET', `/v1/runs/${runId}`);
+}

@@ -1,0 +1,127 @@
+// Dispatches `buildfleet <command>`; returns the exit code.
+import { parseArgs } from 'node:util';
+import { ApiClient, ApiClientError, resolveApiKey, resolveApiUrl } from './api-client.js';
+import { followRun } from './follow-run.js';
+
+export const USAGE = `Usage: buildfleet <command> [options]
+
+Commands:
+  dev                         run the whole fleet locally (private redis, simulator, API, workers)
+  demo [--once]               dev + submit a sample build, follow it, print the site URL
+  submit "<prompt>" [--follow] [--scenario NAME] [--model M] [--max-turns N]
+  status <runId>              print a run's state as JSON
+  input <runId> "<text>"      answer a run's open question
+  cancel <runId>              cancel a run
+  api                         run the API process
+  worker model|tool           run a worker process
+  sim [--port N] [--latency-ms MIN-MAX]   run the model simulator
+  parse --tools FILE [--no-intent]        parse model text on stdin for tool calls
+
+Commands that talk to a running fleet take --api URL (default BUILDFLEET_API_URL, else the
+local dev fleet) and --key KEY (default BUILDFLEET_API_KEY, else the dev key).`;
+
+function clientFrom(values: { api?: string | undefined; key?: string | undefined }): ApiClient {
+  return new ApiClient(resolveApiUrl(values.api), resolveApiKey(values.key));
+}
+
+const connectionOptions = { api: { type: 'string' }, key: { type: 'string' } } as const;
+
+export async function runCli(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'dev': {
+        const { runDevCommand } = await import('./dev-command.js');
+        return await runDevCommand(rest);
+      }
+      case 'demo': {
+        const { runDemoCommand } = await import('./demo-command.js');
+        return await runDemoCommand(rest);
+      }
+      case 'submit': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: {
+            ...connectionOptions,
+            follow: { type: 'boolean', default: false },
+            scenario: { type: 'string' },
+            model: { type: 'string' },
+            'max-turns': { type: 'string' },
+          },
+        });
+        const prompt = positionals.join(' ').trim();
+        if (!prompt) throw new UsageError('submit needs a prompt: buildfleet submit "a bakery landing page"');
+        const client = clientFrom(values);
+        const created = await client.request<{ id: string; status: string }>('POST', '/v1/runs', {
+          prompt,
+          ...(values.model ? { model: values.model } : {}),
+          ...(values['max-turns'] ? { maxTurns: Number(values['max-turns']) } : {}),
+          ...(values.scenario ? { options: { scenario: values.scenario } } : {}),
+        });
+        console.log(created.id);
+        if (!values.follow) return 0;
+        const view = await followRun(client, created.id, (line) => console.log(line));
+        if (view.deployment.live) console.log(`site: ${view.deployment.live.url}`);
+        return view.status === 'succeeded' ? 0 : 1;
+      }
+      case 'status':
+      case 'cancel':
+      case 'input': {
+        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: connectionOptions });
+        const runId = positionals[0];
+        if (!runId) throw new UsageError(`${command} needs a run id`);
+        const client = clientFrom(values);
+        const result =
+          command === 'status'
+            ? await client.request('GET', `/v1/runs/${runId}`)
+            : command === 'cancel'
+              ? await client.request('POST', `/v1/runs/${runId}/cancel`)
+              : await client.request('POST', `/v1/runs/${runId}/input`, { text: positionals.slice(1).join(' ') });
+        console.log(JSON.stringify(result, null, 2));
+        return 0;
+      }
+      case 'api': {
+        const { runApiCommand } = await import('./api-command.js');
+        return await runApiCommand();
+      }
+      case 'worker': {
+        const role = rest[0];
+        if (role !== 'model' && role !== 'tool') throw new UsageError('worker needs a role: buildfleet worker model|tool');
+        const { runWorkerProcess } = await import('../fleet/start-roles.js');
+        runWorkerProcess(role);
+        return await new Promise<number>(() => undefined);
+      }
+      case 'sim': {
+        const { runSimulatorCommand } = await import('../sim/main.js');
+        await runSimulatorCommand(rest);
+        return await new Promise<number>(() => undefined);
+      }
+      case 'parse': {
+        const { runParseCommand } = await import('../parsing/parse-command.js');
+        return await runParseCommand(rest, process.stdin, process.stdout);
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        console.log(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`buildfleet: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (error instanceof ApiClientError) {
+      console.error(`buildfleet: the API answered ${error.status} ${error.code}: ${error.message}`);
+      return 1;
+    }
+    console.error(`buildfleet: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+export class UsageError extends Error {}

@@ -1,0 +1,96 @@
+// Starts a private redis-server on a free loopback port, for `buildfleet dev`, the demo, the test
+// suite and the benchmarks. Nothing else on the machine is touched; stop() removes the process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+// @ts-expect-error plain ESM helper shared with the dependency-free setup script
+import { findRedisServer } from '../../scripts/redis-binary.mjs';
+
+export interface PrivateRedis {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  stop(): Promise<void>;
+  /** Kills the server with SIGKILL and starts it again on the same port and data (AOF). */
+  restart(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPing(url: string, deadlineMs: number): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      await client.connect();
+      await client.ping();
+      return;
+    } catch (error) {
+      if (Date.now() - started > deadlineMs) throw new Error(`redis-server at ${url} did not answer: ${String(error)}`);
+    } finally {
+      client.disconnect();
+    }
+    await sleep(50);
+  }
+}
+
+/** Starts redis-server with AOF (appendfsync everysec) in dataDir; resolves once it answers PING. */
+export async function startPrivateRedis(options: { dataDir: string; port?: number; quiet?: boolean }): Promise<PrivateRedis> {
+  const binary = findRedisServer() as string | null;
+  if (!binary) {
+    throw new Error('redis-server not found: install it (apt-get install -y redis-server) or set REDIS_URL');
+  }
+  mkdirSync(options.dataDir, { recursive: true });
+  const port = options.port ?? (await freePort());
+  const url = `redis://127.0.0.1:${port}`;
+  const launch = () =>
+    spawn(
+      binary,
+      [
+        '--port', String(port),
+        '--bind', '127.0.0.1',
+        '--dir', options.dataDir,
+        '--appendonly', 'yes',
+        '--appendfsync', 'everysec',
+        '--save', '',
+        '--maxmemory-policy', 'noeviction',
+        '--daemonize', 'no',
+        '--loglevel', 'warning',
+      ],
+      { stdio: options.quiet === false ? 'inherit' : 'ignore' },
+    );
+  const handle: PrivateRedis = {
+    url,
+    port,
+    process: launch(),
+    async stop() {
+      const child = handle.process;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5000).then(() => child.kill('SIGKILL'))]);
+    },
+    async restart() {
+      const child = handle.process;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGKILL');
+      await exited;
+      handle.process = launch();
+      await waitForPing(url, 15_000);
+    },
+  };
+  await waitForPing(url, 15_000);
+  return handle;
+}

@@ -1,0 +1,46 @@
+// What every process of the fleet shares: config, logger, one Redis connection for commands,
+// the run store and the queues. Blocking BullMQ workers open their own connections.
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { createKeySpace } from '../runs/keys.js';
+import { RunStore } from '../runs/run-store.js';
+import { FleetQueues } from '../queues/fleet-queues.js';
+import { connectRedis } from '../queues/redis-connection.js';
+import { createLogger } from '../telemetry/logger.js';
+
+export interface FleetContext {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  store: RunStore;
+  queues: FleetQueues;
+  /** Base URL of the API as users and tools reach it, e.g. for deployment links. */
+  publicBaseUrl: string;
+  close(): Promise<void>;
+}
+
+export function publicBaseUrlOf(config: Config): string {
+  return (config.BUILDFLEET_PUBLIC_URL ?? `http://${config.BUILDFLEET_API_HOST}:${config.BUILDFLEET_API_PORT}`).replace(/\/$/, '');
+}
+
+export function createFleetContext(config: Config, role: string, logger?: Logger): FleetContext {
+  const resolvedLogger = logger ?? createLogger({ level: config.LOG_LEVEL, role });
+  const redis = connectRedis(config.REDIS_URL, role === 'api' ? 'api' : 'worker');
+  redis.on('error', (error) => resolvedLogger.warn({ err: error.message }, 'redis connection error'));
+  const keys = createKeySpace(config.BUILDFLEET_PREFIX);
+  const store = new RunStore(redis, keys);
+  const queues = new FleetQueues(redis, keys);
+  return {
+    config,
+    logger: resolvedLogger,
+    redis,
+    store,
+    queues,
+    publicBaseUrl: publicBaseUrlOf(config),
+    async close() {
+      await queues.close();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,119 @@
+// Phase 1 for the tag formats, which are intent by themselves:
+//   <tool name="NAME">{…}</tool>                     (primary; the payload is the arguments)
+//   <tool_use>{"name": …, "input": {…}}</tool_use>
+//   <tool_call>{"name": …, "arguments": {…}}</tool_call>
+// One forward pass. When a payload starts with `{`, the JSON scanner finds its end so a closing
+// tag written inside a JSON string (a file about tool calls) does not cut the payload short;
+// otherwise the payload runs to the first closing tag. A tag with no closing tag is not a
+// candidate. Linear time: the open-tag search only moves forward, each close-tag search resumes
+// where the previous one stopped, and no character is JSON-scanned twice (the frontier).
+import type { Candidate } from './candidate.js';
+import { scanJsonValue, skipJsonWhitespace } from './json-scan.js';
+import type { CandidateMode } from './parse-types.js';
+
+const OPEN_PREFIX = '<tool';
+const MAX_DECLARED_NAME_LENGTH = 128;
+
+interface OpenTag {
+  mode: CandidateMode;
+  closeTag: string;
+  payloadStart: number;
+  declaredName: string | null;
+}
+
+export function extractTagCandidates(text: string): Candidate[] {
+  const candidates: Candidate[] = [];
+  const closeFinder = createForwardFinder(text);
+  let position = 0;
+  let jsonFrontier = 0;
+
+  for (;;) {
+    const tagStart = text.indexOf(OPEN_PREFIX, position);
+    if (tagStart < 0) break;
+    const open = matchOpenTag(text, tagStart);
+    if (open === null) {
+      position = tagStart + OPEN_PREFIX.length;
+      continue;
+    }
+
+    let closeStart = -1;
+    const payloadFirst = skipJsonWhitespace(text, open.payloadStart);
+    if (text[payloadFirst] === '{' && payloadFirst >= jsonFrontier) {
+      const scan = scanJsonValue({ text, start: payloadFirst });
+      jsonFrontier = Math.max(jsonFrontier, scan.end);
+      if (scan.ok) {
+        const afterJson = skipJsonWhitespace(text, scan.end);
+        if (text.startsWith(open.closeTag, afterJson)) closeStart = afterJson;
+      }
+    }
+    if (closeStart < 0) closeStart = closeFinder(open.closeTag, open.payloadStart);
+    if (closeStart < 0) {
+      // Unclosed: not a candidate; later tags may still be complete.
+      position = open.payloadStart;
+      continue;
+    }
+
+    const end = closeStart + open.closeTag.length;
+    candidates.push({
+      mode: open.mode,
+      raw: text.slice(open.payloadStart, closeStart),
+      declaredName: open.declaredName,
+      start: tagStart,
+      end,
+    });
+    position = end;
+  }
+  return candidates;
+}
+
+function matchOpenTag(text: string, at: number): OpenTag | null {
+  if (text.startsWith('<tool_use>', at)) {
+    return { mode: 'tool_use_tag', closeTag: '</tool_use>', payloadStart: at + 10, declaredName: null };
+  }
+  if (text.startsWith('<tool_call>', at)) {
+    return { mode: 'tool_call_tag', closeTag: '</tool_call>', payloadStart: at + 11, declaredName: null };
+  }
+  // <tool name="NAME">: at least one space, double quotes, a bounded name of safe characters; the
+  // bound keeps a megabyte of `<tool name="` from scanning ahead at every occurrence.
+  let index = at + OPEN_PREFIX.length;
+  if (text[index] !== ' ' && text[index] !== '\t') return null;
+  while (text[index] === ' ' || text[index] === '\t') index += 1;
+  if (!text.startsWith('name="', index)) return null;
+  index += 6;
+  const nameStart = index;
+  while (index < text.length && index - nameStart <= MAX_DECLARED_NAME_LENGTH && isNameCharacter(text.charCodeAt(index))) {
+    index += 1;
+  }
+  if (text[index] !== '"' || index === nameStart) return null;
+  const declaredName = text.slice(nameStart, index);
+  index += 1;
+  while (text[index] === ' ' || text[index] === '\t') index += 1;
+  if (text[index] !== '>') return null;
+  return { mode: 'tag', closeTag: '</tool>', payloadStart: index + 1, declaredName };
+}
+
+function isNameCharacter(code: number): boolean {
+  return (
+    (code >= 0x30 && code <= 0x39) ||
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x61 && code <= 0x7a) ||
+    code === 0x5f /* _ */ ||
+    code === 0x2d /* - */ ||
+    code === 0x2e /* . */
+  );
+}
+
+/**
+ * indexOf for callers whose `from` never decreases: the last answer per needle is remembered, so
+ * across all calls each needle's search passes over the text once.
+ */
+function createForwardFinder(text: string): (needle: string, from: number) => number {
+  const lastAnswers = new Map<string, { from: number; found: number }>();
+  return (needle, from) => {
+    const last = lastAnswers.get(needle);
+    if (last && last.from <= from && (last.found < 0 || last.found >= from)) return last.found;
+    const found = text.indexOf(needle, from);
+    lastAnswers.set(needle, { from, found });
+    return found;
+  };
+}

@@ -1,0 +1,82 @@
+// The fleet's queues and the one place that turns "what should run next" into BullMQ jobs.
+import { FlowProducer, Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { KeySpace } from '../runs/keys.js';
+import {
+  QUEUE_NAMES,
+  jobIds,
+  modelJobSchema,
+  toolJobSchema,
+  type ModelJobData,
+  type ToolJobData,
+} from './job-catalog.js';
+
+// Completed jobs stay long enough that a re-run of an earlier step finds its successor's job id
+// taken (dedupe), and few enough that Redis memory stays bounded.
+const KEEP_COMPLETED = { age: 24 * 3600, count: 50_000 };
+const KEEP_FAILED = { age: 7 * 24 * 3600, count: 50_000 };
+
+export const MODEL_JOB_OPTIONS: JobsOptions = {
+  attempts: 5,
+  backoff: { type: 'fleet' },
+  removeOnComplete: KEEP_COMPLETED,
+  removeOnFail: KEEP_FAILED,
+};
+
+export const TOOL_JOB_OPTIONS: JobsOptions = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 500 },
+  removeOnComplete: KEEP_COMPLETED,
+  removeOnFail: KEEP_FAILED,
+  // A tool job that fails for infrastructure reasons must not strand the next model turn: the
+  // parent runs anyway and answers the missing tool_use with an is_error tool_result.
+  ignoreDependencyOnFailure: true,
+};
+
+export class FleetQueues {
+  readonly model: Queue<ModelJobData>;
+  readonly tool: Queue<ToolJobData>;
+  readonly flows: FlowProducer;
+
+  constructor(
+    connection: Redis,
+    readonly keys: KeySpace,
+  ) {
+    const options = { connection, prefix: keys.queuePrefix };
+    this.model = new Queue<ModelJobData>(QUEUE_NAMES.model, options);
+    this.tool = new Queue<ToolJobData>(QUEUE_NAMES.tool, options);
+    this.flows = new FlowProducer(options);
+  }
+
+  /** Enqueues a model turn with nothing to wait for. */
+  async enqueueTurn(data: ModelJobData, jobId = jobIds.modelTurn(data.runId, data.turn)): Promise<void> {
+    const checked = modelJobSchema.parse(data);
+    await this.model.add('turn', checked, { ...MODEL_JOB_OPTIONS, jobId });
+  }
+
+  /** Fans a turn's tool calls out to the tool queue and fans them back in: the next model turn
+   * is the flow's parent, so it runs once every tool job has finished. */
+  async enqueueToolFanOut(next: ModelJobData, tools: ToolJobData[]): Promise<void> {
+    const parentData = modelJobSchema.parse(next);
+    const parentId = jobIds.modelTurn(next.runId, next.turn);
+    // A re-run of the turn that made this flow finds the parent there already: adding the flow
+    // again would create a second parent, so it is skipped.
+    if (await this.model.getJob(parentId)) return;
+    await this.flows.add({
+      name: 'turn',
+      queueName: QUEUE_NAMES.model,
+      data: parentData,
+      opts: { ...MODEL_JOB_OPTIONS, jobId: parentId },
+      children: tools.map((tool) => ({
+        name: tool.name,
+        queueName: QUEUE_NAMES.tool,
+        data: toolJobSchema.parse(tool),
+        opts: { ...TOOL_JOB_OPTIONS, jobId: jobIds.tool(tool.runId, tool.toolUseId) },
+      })),
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.model.close(), this.tool.close(), this.flows.close()]);
+  }
+}

@@ -1,0 +1,101 @@
+// The model worker: takes model-turn jobs and maps each turn's result onto BullMQ mechanics —
+// the one place where retry intent becomes queue behaviour.
+import { Worker, RateLimitError, type Job } from 'bullmq';
+import type Anthropic from '@anthropic-ai/sdk';
+import { runModelTurn, type ModelTurnDependencies, type ModelTurnHooks } from '../agent/run-model-turn.js';
+import { backoffDelay, type RetryOutcome } from '../model/classify-model-error.js';
+import type { FleetContext } from '../fleet/fleet-context.js';
+import { connectRedis, workerIdentity } from './redis-connection.js';
+import { QUEUE_NAMES, modelJobSchema, type ModelJobData } from './job-catalog.js';
+
+/** A retry-after longer than this many cycles in one turn fails the run instead of looping. */
+export const MAX_RATE_LIMIT_CYCLES = 20;
+
+class RetryableModelError extends Error {
+  constructor(
+    readonly outcome: RetryOutcome,
+    cause: Error,
+  ) {
+    super(cause.message, { cause });
+    this.name = 'RetryableModelError';
+  }
+}
+
+export interface ModelWorkerOptions {
+  client: Anthropic;
+  concurrency?: number;
+  recover?: ModelTurnDependencies['recover'];
+  hooks?: ModelTurnHooks;
+  toolsFor?: ModelTurnDependencies['toolsFor'];
+}
+
+export function startModelWorker(fleet: FleetContext, options: ModelWorkerOptions): Worker<ModelJobData> {
+  const deps: ModelTurnDependencies = {
+    store: fleet.store,
+    queues: fleet.queues,
+    client: options.client,
+    config: fleet.config,
+    logger: fleet.logger,
+    recover: options.recover ?? null,
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(options.toolsFor ? { toolsFor: options.toolsFor } : {}),
+  };
+  const pauseKey = `${fleet.store.keys.prefix}:model:paused-until`;
+  const worker: Worker<ModelJobData> = new Worker<ModelJobData>(
+    QUEUE_NAMES.model,
+    async (job: Job<ModelJobData>) => {
+      const data = modelJobSchema.parse(job.data);
+      // A 429 seen by any worker holds every worker until its retry-after has passed.
+      const pausedUntil = Number((await fleet.redis.get(pauseKey)) ?? 0);
+      const remaining = pausedUntil - Date.now();
+      if (remaining > 0) {
+        await worker.rateLimit(remaining);
+        throw new RateLimitError();
+      }
+      const result = await runModelTurn(deps, data, {
+        jobId: job.id ?? '',
+        attemptsMade: job.attemptsMade,
+        maxAttempts: job.opts.attempts ?? 1,
+      });
+      if (result.kind === 'done') return result.detail;
+      if (result.outcome.kind === 'rate_limited') {
+        const cycles = await fleet.redis.hincrby(fleet.store.keys.turn(data.runId, data.turn), 'rateLimitCycles', 1);
+        if (cycles > MAX_RATE_LIMIT_CYCLES) {
+          await fleet.store.finishRun(data.runId, 'failed', {
+            error: { code: 'rate_limit_exhausted', message: `The model stayed rate limited for ${cycles} retry-after cycles.` },
+          });
+          return 'rate_limit_exhausted';
+        }
+        const until = Date.now() + result.outcome.waitMs;
+        await fleet.redis.set(pauseKey, String(until), 'PX', Math.max(1, result.outcome.waitMs));
+        await fleet.store.appendEvent({ run_id: data.runId, step: data.turn, event: 'model-rate-limit', wait_ms: result.outcome.waitMs, cycle: cycles });
+        await worker.rateLimit(result.outcome.waitMs);
+        throw new RateLimitError();
+      }
+      throw new RetryableModelError(result.outcome, result.error);
+    },
+    {
+      connection: connectRedis(fleet.config.REDIS_URL),
+      prefix: fleet.store.keys.queuePrefix,
+      // Recorded on each job as processedBy, so a run can be traced to the worker that ran it.
+      name: workerIdentity('model'),
+      concurrency: options.concurrency ?? fleet.config.BUILDFLEET_MODEL_CONCURRENCY,
+      // Locks: a worker killed mid-turn loses its lock after lockDuration; the stalled check
+      // then hands the job to another worker (at most maxStalledCount times).
+      lockDuration: 30_000,
+      stalledInterval: 15_000,
+      maxStalledCount: 3,
+      settings: {
+        backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) => {
+          const outcome = error instanceof RetryableModelError ? error.outcome : ({ kind: 'transient' } as const);
+          return backoffDelay(attemptsMade, outcome);
+        },
+      },
+    },
+  );
+  worker.on('error', (error) => fleet.logger.error({ err: error.message }, 'model worker error'));
+  worker.on('failed', (job, error) => {
+    if (job) fleet.logger.warn({ run_id: job.data.runId, step: job.data.turn, attempt: job.attemptsMade, err: error.message }, 'model job attempt failed');
+  });
+  return worker;
+}

@@ -1,0 +1,43 @@
+// The tool worker: takes tool-call jobs; each records exactly one tool_result in the ledger.
+import { Worker, type Job } from 'bullmq';
+import type { FleetContext } from '../fleet/fleet-context.js';
+import { runToolJob, type ToolJobDependencies } from '../tools/run-tool-job.js';
+import { connectRedis, workerIdentity } from './redis-connection.js';
+import { QUEUE_NAMES, toolJobSchema, type ToolJobData } from './job-catalog.js';
+
+export interface ToolWorkerOptions {
+  concurrency?: number;
+  writeGuard?: ToolJobDependencies['writeGuard'];
+  hooks?: ToolJobDependencies['hooks'];
+}
+
+export function startToolWorker(fleet: FleetContext, options: ToolWorkerOptions = {}): Worker<ToolJobData> {
+  const deps: ToolJobDependencies = {
+    store: fleet.store,
+    config: fleet.config,
+    logger: fleet.logger,
+    publicBaseUrl: fleet.publicBaseUrl,
+    ...(options.writeGuard ? { writeGuard: options.writeGuard } : {}),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+  };
+  const worker = new Worker<ToolJobData>(
+    QUEUE_NAMES.tool,
+    async (job: Job<ToolJobData>) => {
+      const data = toolJobSchema.parse(job.data);
+      const result = await runToolJob(deps, data, { attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 });
+      return result.kind === 'recorded' ? { is_error: result.result.is_error, cached: result.cached } : { skipped: result.reason };
+    },
+    {
+      connection: connectRedis(fleet.config.REDIS_URL),
+      prefix: fleet.store.keys.queuePrefix,
+      // Recorded on each job as processedBy, so a run can be traced to the worker that ran it.
+      name: workerIdentity('tool'),
+      concurrency: options.concurrency ?? fleet.config.BUILDFLEET_TOOL_CONCURRENCY,
+      lockDuration: 30_000,
+      stalledInterval: 15_000,
+      maxStalledCount: 3,
+    },
+  );
+  worker.on('error', (error) => fleet.logger.error({ err: error.message }, 'tool worker error'));
+  return worker;
+}

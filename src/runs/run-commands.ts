@@ -1,0 +1,75 @@
+// What a client can do to a run — submit, answer a question, cancel — as functions over the
+// store and queues, so the API, the CLI and the tests share one implementation.
+import type { FleetContext } from '../fleet/fleet-context.js';
+import { jobIds } from '../queues/job-catalog.js';
+import type { RunOptions, RunRecord } from './run-types.js';
+import type { StoredToolResult } from './run-store.js';
+
+export interface SubmitRunInput {
+  tenant: string;
+  prompt: string;
+  model?: string | undefined;
+  maxTurns?: number | undefined;
+  options?: RunOptions | undefined;
+  traceId?: string | null;
+  traceContext?: Record<string, string>;
+}
+
+/** Creates the run and enqueues its first model turn. */
+export async function submitRun(fleet: FleetContext, input: SubmitRunInput): Promise<RunRecord> {
+  const run = await fleet.store.createRun({
+    tenant: input.tenant,
+    prompt: input.prompt,
+    model: input.model ?? fleet.config.BUILDFLEET_MODEL,
+    maxTurns: input.maxTurns ?? fleet.config.BUILDFLEET_MAX_TURNS,
+    maxTokens: fleet.config.BUILDFLEET_MAX_TOKENS,
+    options: input.options ?? {},
+    traceId: input.traceId ?? null,
+    traceContext: input.traceContext ?? {},
+  });
+  await fleet.store.appendEvent({ run_id: run.id, step: 0, event: 'run-create', model: run.model, ...(run.traceId ? { trace_id: run.traceId } : {}) });
+  await fleet.queues.enqueueTurn({ runId: run.id, turn: 0, trace: input.traceContext ?? {} });
+  return run;
+}
+
+export type AnswerOutcome = 'resumed' | 'recorded' | 'no_open_question' | 'run_ended';
+
+/** Answers the run's open ask_user question by closing its tool_use with a tool_result. */
+export async function answerQuestion(fleet: FleetContext, run: RunRecord, text: string): Promise<AnswerOutcome> {
+  const question = run.question;
+  if (!question) return 'no_open_question';
+  const keys = fleet.store.keys;
+  const result: StoredToolResult = {
+    content: `<user_answer>\n${text}\n</user_answer>`,
+    is_error: false,
+    output: { answer: text },
+  };
+  const trail = { tool: 'ask_user', ok: true, phase: run.phase, turn: question.turn - 1, toolUseId: question.toolUseId };
+  const code = await fleet.store.scripts.answerQuestion(
+    keys.run(run.id),
+    keys.toolResult(run.id, question.toolUseId),
+    keys.trail(run.id),
+    question.toolUseId,
+    JSON.stringify(result),
+    JSON.stringify(trail),
+    new Date().toISOString(),
+  );
+  if (code === -2) return 'run_ended';
+  if (code === 0) return 'no_open_question';
+  await fleet.store.appendEvent({ run_id: run.id, step: question.turn, event: 'input-receive', tool_use_id: question.toolUseId });
+  if (code === 1) {
+    await fleet.queues.enqueueTurn(
+      { runId: run.id, turn: question.turn, trace: run.traceContext },
+      jobIds.modelResume(run.id, question.turn, question.toolUseId),
+    );
+    return 'resumed';
+  }
+  return 'recorded';
+}
+
+/** Cancels a run that has not ended; its queued jobs find it cancelled and do nothing. */
+export async function cancelRun(fleet: FleetContext, run: RunRecord): Promise<boolean> {
+  const changed = await fleet.store.finishRun(run.id, 'cancelled', { error: { code: 'cancelled', message: 'The run was cancelled.' } });
+  if (changed) await fleet.store.appendEvent({ run_id: run.id, step: run.turn, event: 'run-end', status: 'cancelled' });
+  return changed;
+}

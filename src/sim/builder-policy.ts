@@ -1,0 +1,202 @@
+// The simulated model's mind: a competent, deterministic website builder. It decides each turn
+// from the offered tools, tool_choice and the transcript alone (no server state), in this order:
+// plan (todo_write) → style (set_colors + set_fonts in parallel) → files (parallel write_file) →
+// deploy → todo_complete build → fetch_url_live → check_broken_images → set_meta → publish →
+// todo_complete verify → finish_turn → final answer. Failed steps are retried once; a step that
+// fails twice is skipped when optional and ends the turn with an explanation when essential.
+import { ALL_TOOLS } from '../agent/profile.js';
+import { failuresOf, readBuilderProgress, successesOf, type BuilderProgress } from './builder-progress.js';
+import { composeFinalAnswer } from './final-answer.js';
+import type { ToolChoice } from './messages-request.js';
+import type { PlannedToolCall, PlannedTurn } from './planned-turn.js';
+import { PLAN_TODOS, siteFiles } from './site-plan.js';
+import { standardToolInput } from './standard-tool-input.js';
+import type { ToolCallRecord, TranscriptFacts } from './transcript-facts.js';
+
+/** A step is tried at most this many times before the builder gives up on it. */
+const MAX_ATTEMPTS_PER_STEP = 2;
+/** finish_turn may be refused this many times (each followed by a remedy) before giving up. */
+const MAX_FINISH_TURN_ATTEMPTS = 3;
+/** Beyond this transcript length the builder stops rather than risk looping. */
+export const MAX_TRANSCRIPT_MESSAGES = 60;
+
+export interface BuilderContext {
+  toolNames: readonly string[];
+  toolChoice: ToolChoice;
+  facts: TranscriptFacts;
+}
+
+interface StepContext {
+  offered: (name: string) => boolean;
+  progress: BuilderProgress;
+}
+
+function toolCalls(preface: string, calls: PlannedToolCall[]): PlannedTurn {
+  return { kind: 'tool-calls', preface, calls };
+}
+
+function call(name: string, progress: BuilderProgress, input?: Record<string, unknown>): PlannedToolCall {
+  return { name, input: input ?? standardToolInput({ name, progress }) };
+}
+
+function lastErrorText(calls: readonly ToolCallRecord[]): string {
+  const failed = calls[calls.length - 1];
+  return failed?.output?.text || `${failed?.name ?? 'a tool'} failed`;
+}
+
+/** Decides the next turn. */
+export function decideBuilderTurn({ toolNames, toolChoice, facts }: BuilderContext): PlannedTurn {
+  const progress = readBuilderProgress({ facts });
+  const offered = (name: string) => toolNames.includes(name);
+  const context: StepContext = { offered, progress };
+
+  if (toolChoice.type === 'tool') {
+    return { kind: 'tool-calls', preface: null, calls: [call(toolChoice.name, progress)] };
+  }
+  if (toolChoice.type === 'none' || toolNames.length === 0) {
+    const reason = progress.finishTurnDone ? 'published' : toolNames.length === 0 ? 'no-tools' : 'progress-report';
+    return composeFinalAnswer({ reason, progress });
+  }
+
+  let turn: PlannedTurn =
+    facts.messageCount > MAX_TRANSCRIPT_MESSAGES
+      ? composeFinalAnswer({ reason: 'transcript-too-long', progress })
+      : (planStep(context) ?? buildingSteps(context) ?? verifyingSteps(context) ?? finishStep(context));
+
+  if (turn.kind === 'final-answer' && toolChoice.type === 'any') turn = anyToolFallback(context, toolNames);
+  if (turn.kind === 'final-answer') return turn;
+
+  // Real models put no text before a forced tool call, and a continuation picks up mid-turn.
+  const prefaceAllowed = toolChoice.type === 'auto' && facts.lastMessage.role === 'user';
+  const calls = toolChoice.disableParallelToolUse ? turn.calls.slice(0, 1) : turn.calls;
+  return { kind: 'tool-calls', preface: prefaceAllowed ? turn.preface : null, calls };
+}
+
+function planStep({ offered, progress }: StepContext): PlannedTurn | null {
+  if (progress.planWritten || !offered('todo_write')) return null;
+  const failures = failuresOf(progress, 'todo_write');
+  if (failures.length >= MAX_ATTEMPTS_PER_STEP) {
+    return composeFinalAnswer({ reason: 'gave-up', progress, detail: lastErrorText(failures) });
+  }
+  return toolCalls("I'll plan the site first.", [call('todo_write', progress)]);
+}
+
+function buildingSteps({ offered, progress }: StepContext): PlannedTurn | null {
+  if (!offered('write_file')) return null;
+
+  const styleCalls = ['set_colors', 'set_fonts']
+    .filter((name) => offered(name) && successesOf(progress, name).length === 0)
+    .filter((name) => failuresOf(progress, name).length < MAX_ATTEMPTS_PER_STEP)
+    .map((name) => call(name, progress));
+  if (styleCalls.length > 0) return toolCalls("I'll set the color palette and fonts first.", styleCalls);
+
+  const pathIs = (path: string) => (record: ToolCallRecord) => record.input.path === path;
+  const fileCalls = siteFiles({ title: progress.siteTitle })
+    .filter((file) => !progress.writtenFiles.has(file.path))
+    .filter((file) => failuresOf(progress, 'write_file', -1, pathIs(file.path)).length < MAX_ATTEMPTS_PER_STEP)
+    .map((file) => call('write_file', progress, { path: file.path, content: file.content }));
+  if (fileCalls.length > 0) return toolCalls('Now the pages, the stylesheet and the logo.', fileCalls);
+
+  const deployment = progress.latestDeployment;
+  const deployIsCurrent = deployment !== undefined && deployment.position > progress.lastWritePosition;
+  if (offered('deploy') && !deployIsCurrent) {
+    const failures = failuresOf(progress, 'deploy', progress.lastWritePosition);
+    if (failures.length >= MAX_ATTEMPTS_PER_STEP) {
+      return composeFinalAnswer({ reason: 'gave-up', progress, detail: lastErrorText(failures) });
+    }
+    return toolCalls('The files are written; deploying the site.', [call('deploy', progress)]);
+  }
+
+  return todoStep({ offered, progress }, 'build', 'The site is deployed, so the build step is done.');
+}
+
+function todoStep({ offered, progress }: StepContext, id: string, preface: string): PlannedTurn | null {
+  if (!offered('todo_complete') || progress.completedTodos.has(id)) return null;
+  const idIs = (record: ToolCallRecord) => record.input.id === id;
+  if (failuresOf(progress, 'todo_complete', -1, idIs).length >= MAX_ATTEMPTS_PER_STEP) return null;
+  return toolCalls(preface, [call('todo_complete', progress, { id })]);
+}
+
+function verifyingSteps({ offered, progress }: StepContext): PlannedTurn | null {
+  if (!offered('publish')) return null;
+  const deployment = progress.latestDeployment;
+  if (!deployment?.deployId) {
+    const detail = deployment ? 'the deploy result did not include a deploy_id' : 'there is no deployment to verify';
+    return composeFinalAnswer({ reason: 'gave-up', progress, detail });
+  }
+  const since = deployment.position;
+  const pending = (name: string, after: number) =>
+    offered(name) &&
+    successesOf(progress, name, after).length === 0 &&
+    failuresOf(progress, name, after).length < MAX_ATTEMPTS_PER_STEP;
+
+  if (deployment.url && pending('fetch_url_live', since)) {
+    return toolCalls('Let me check the live page.', [call('fetch_url_live', progress)]);
+  }
+  if (pending('check_broken_images', since)) {
+    return toolCalls('Now I will make sure no images are broken.', [call('check_broken_images', progress)]);
+  }
+  if (pending('set_meta', -1)) return toolCalls('Setting the page title and description.', [call('set_meta', progress)]);
+  if (successesOf(progress, 'publish', since).length === 0) {
+    const failures = failuresOf(progress, 'publish', since);
+    if (failures.length >= MAX_ATTEMPTS_PER_STEP) {
+      return composeFinalAnswer({ reason: 'gave-up', progress, detail: lastErrorText(failures) });
+    }
+    return toolCalls('Everything checks out; publishing.', [call('publish', progress)]);
+  }
+  return todoStep({ offered, progress }, 'verify', 'The live site is verified and published.');
+}
+
+function finishStep({ offered, progress }: StepContext): PlannedTurn {
+  if (progress.finishTurnDone) return composeFinalAnswer({ reason: 'published', progress });
+  if (!offered('finish_turn')) return composeFinalAnswer({ reason: 'progress-report', progress });
+
+  const finishCalls = progress.calls.filter((record) => record.name === 'finish_turn');
+  const lastFinish = finishCalls[finishCalls.length - 1];
+  if (!lastFinish || lastFinish.outcome !== 'error') {
+    return toolCalls('Everything is in place; wrapping up.', [call('finish_turn', progress)]);
+  }
+  const refusal = lastErrorText([lastFinish]);
+  if (failuresOf(progress, 'finish_turn').length >= MAX_FINISH_TURN_ATTEMPTS) {
+    return composeFinalAnswer({ reason: 'gave-up', progress, detail: refusal });
+  }
+  const remedy = findRemedy({ offered, progress }, refusal, lastFinish.position);
+  if (remedy) return toolCalls('finish_turn says something is missing; doing that first.', [remedy]);
+  const remediedSince = progress.calls.some((record) => record.position > lastFinish.position && record.outcome === 'success');
+  if (remediedSince) return toolCalls('That should cover it; wrapping up again.', [call('finish_turn', progress)]);
+  return composeFinalAnswer({ reason: 'gave-up', progress, detail: refusal });
+}
+
+/** A call that does what a finish_turn refusal says is missing, if the offered tools allow it. */
+function findRemedy({ offered, progress }: StepContext, refusal: string, after: number): PlannedToolCall | null {
+  const text = refusal.toLowerCase();
+  const mentions = (word: string) => new RegExp(`(^|[^a-z0-9_])${word}`).test(text);
+  const stillMissing = (name: string, filter?: (record: ToolCallRecord) => boolean) =>
+    successesOf(progress, name, after, filter).length === 0 &&
+    failuresOf(progress, name, after, filter).length < MAX_ATTEMPTS_PER_STEP;
+  const needsDeployment = new Set(['fetch_url_live', 'screenshot', 'check_broken_images', 'publish']);
+
+  for (const name of ALL_TOOLS) {
+    if (name === 'finish_turn' || name === 'todo_complete' || !offered(name) || !mentions(name)) continue;
+    if (needsDeployment.has(name) && !progress.latestDeployment?.deployId) continue;
+    if (stillMissing(name)) return call(name, progress);
+  }
+  // A todo is completed only when its work is really done: never mark unverified work verified.
+  const todoIsEarned: Record<string, boolean> = {
+    build: progress.latestDeployment !== undefined,
+    verify: progress.publishedUrl !== undefined || successesOf(progress, 'publish').length > 0,
+  };
+  if (!offered('todo_complete')) return null;
+  for (const todo of PLAN_TODOS) {
+    const idIs = (record: ToolCallRecord) => record.input.id === todo.id;
+    if (!mentions(todo.id) || progress.completedTodos.has(todo.id) || !todoIsEarned[todo.id]) continue;
+    if (stillMissing('todo_complete', idIs)) return call('todo_complete', progress, { id: todo.id });
+  }
+  return null;
+}
+
+/** tool_choice `any` forbids a text-only answer: call the most harmless offered tool. */
+function anyToolFallback({ offered, progress }: StepContext, toolNames: readonly string[]): PlannedTurn {
+  const name = ['finish_turn', 'read_session', 'list_files'].find(offered) ?? toolNames[0] ?? 'finish_turn';
+  return { kind: 'tool-calls', preface: null, calls: [call(name, progress)] };
+}

@@ -1,0 +1,298 @@
+// Validates a Messages API body the way the real API does and normalizes it. Every rule here is
+// one the real API enforces, so a fleet that passes against the simulator will not get a 400 in
+// production for the same transcript. Messages mirror the real API's wording where known.
+import type { MessagesRequest, NormalizedBlock, NormalizedMessage, ToolChoice } from './messages-request.js';
+
+export type ParseMessagesRequestResult = { ok: true; request: MessagesRequest } | { ok: false; message: string };
+
+const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+const TOOL_CHOICE_TYPES = ['auto', 'any', 'tool', 'none'] as const;
+
+class RequestInvalid extends Error {}
+
+function reject(message: string): never {
+  throw new RequestInvalid(message);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Validates and normalizes a parsed JSON body; the failure message is what the 400 carries. */
+export function parseMessagesRequest({ body }: { body: unknown }): ParseMessagesRequestResult {
+  try {
+    return { ok: true, request: parseBody(body) };
+  } catch (error) {
+    if (error instanceof RequestInvalid) return { ok: false, message: error.message };
+    throw error;
+  }
+}
+
+function parseBody(body: unknown): MessagesRequest {
+  if (!isRecord(body)) reject('request body must be a JSON object');
+  if (body.stream === true) reject('streaming is not supported by the simulator');
+
+  if (!('model' in body) || body.model === undefined || body.model === null) reject('model: Field required');
+  if (typeof body.model !== 'string') reject('model: Input should be a valid string');
+  if (body.model.trim() === '') reject('model: String should have at least 1 character');
+
+  if (body.max_tokens === undefined || body.max_tokens === null) reject('max_tokens: Field required');
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens)) {
+    reject('max_tokens: Input should be a valid integer');
+  }
+  if (body.max_tokens < 1) reject('max_tokens: Input should be greater than or equal to 1');
+
+  checkSampling(body);
+  const systemText = parseSystem(body.system);
+  const stopSequences = parseStopSequences(body.stop_sequences);
+  const toolNames = parseTools(body.tools);
+  const toolChoice = parseToolChoice(body.tool_choice, toolNames);
+  const messages = parseMessages(body.messages);
+
+  return {
+    model: body.model,
+    maxTokens: body.max_tokens,
+    messages,
+    toolNames,
+    toolChoice,
+    stopSequences,
+    promptText: systemText + JSON.stringify(body.messages) + JSON.stringify(body.tools ?? []),
+  };
+}
+
+function checkSampling(body: Record<string, unknown>): void {
+  for (const field of ['temperature', 'top_p'] as const) {
+    const value = body[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'number') reject(`${field}: Input should be a valid number`);
+    if (value < 0) reject(`${field}: Input should be greater than or equal to 0`);
+    if (value > 1) reject(`${field}: Input should be less than or equal to 1`);
+  }
+}
+
+function parseSystem(system: unknown): string {
+  if (system === undefined || system === null) return '';
+  if (typeof system === 'string') return system;
+  if (!Array.isArray(system)) reject('system: Input should be a valid string or list of text blocks');
+  return system
+    .map((block, index) => {
+      if (!isRecord(block) || block.type !== 'text' || typeof block.text !== 'string') {
+        reject(`system.${index}: Input should be a text block`);
+      }
+      if (block.text === '') reject(`system.${index}.text: text content blocks must be non-empty`);
+      return block.text;
+    })
+    .join('\n');
+}
+
+function parseStopSequences(stopSequences: unknown): string[] {
+  if (stopSequences === undefined || stopSequences === null) return [];
+  if (!Array.isArray(stopSequences)) reject('stop_sequences: Input should be a valid list');
+  return stopSequences.map((sequence, index) => {
+    if (typeof sequence !== 'string') reject(`stop_sequences.${index}: Input should be a valid string`);
+    if (sequence.trim() === '') reject(`stop_sequences.${index}: stop sequences must contain non-whitespace`);
+    return sequence;
+  });
+}
+
+function parseTools(tools: unknown): string[] {
+  if (tools === undefined || tools === null) return [];
+  if (!Array.isArray(tools)) reject('tools: Input should be a valid list');
+  const names: string[] = [];
+  tools.forEach((tool, index) => {
+    if (!isRecord(tool)) reject(`tools.${index}: Input should be a valid dictionary`);
+    if (typeof tool.name !== 'string') reject(`tools.${index}.name: Field required`);
+    if (!TOOL_NAME_PATTERN.test(tool.name)) {
+      reject(`tools.${index}.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'`);
+    }
+    // Only custom tools (no type, or type 'custom') need a schema; server tools carry a versioned type.
+    const isCustomTool = tool.type === undefined || tool.type === null || tool.type === 'custom';
+    if (isCustomTool) {
+      if (tool.input_schema === undefined) reject(`tools.${index}.input_schema: Field required`);
+      if (!isRecord(tool.input_schema)) reject(`tools.${index}.input_schema: Input should be a valid dictionary`);
+      if (tool.input_schema.type !== 'object') reject(`tools.${index}.input_schema.type: Input should be 'object'`);
+    }
+    if (names.includes(tool.name)) reject(`tools: Tool names must be unique. Duplicate name: '${tool.name}'`);
+    names.push(tool.name);
+  });
+  return names;
+}
+
+function parseToolChoice(toolChoice: unknown, toolNames: readonly string[]): ToolChoice {
+  if (toolChoice === undefined || toolChoice === null) return { type: 'auto', disableParallelToolUse: false };
+  if (!isRecord(toolChoice)) reject('tool_choice: Input should be a valid dictionary');
+  const type = toolChoice.type;
+  if (typeof type !== 'string' || !(TOOL_CHOICE_TYPES as readonly string[]).includes(type)) {
+    reject(`tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none' (got ${JSON.stringify(type)})`);
+  }
+  const disable = toolChoice.disable_parallel_tool_use;
+  if (disable !== undefined && typeof disable !== 'boolean') {
+    reject('tool_choice.disable_parallel_tool_use: Input should be a valid boolean');
+  }
+  const disableParallelToolUse = disable === true;
+  if ((type === 'any' || type === 'tool') && toolNames.length === 0) {
+    reject('tool_choice: tool_choice may only be specified while providing tools');
+  }
+  if (type === 'tool') {
+    if (typeof toolChoice.name !== 'string' || toolChoice.name === '') reject('tool_choice.name: Field required');
+    if (!toolNames.includes(toolChoice.name)) {
+      reject(`tool_choice.name: Tool '${toolChoice.name}' not found in the provided tools`);
+    }
+    return { type: 'tool', name: toolChoice.name, disableParallelToolUse };
+  }
+  return { type: type as 'auto' | 'any' | 'none', disableParallelToolUse };
+}
+
+function parseMessages(messages: unknown): NormalizedMessage[] {
+  if (messages === undefined || messages === null) reject('messages: Field required');
+  if (!Array.isArray(messages)) reject('messages: Input should be a valid list');
+  if (messages.length === 0) reject('messages: at least one message is required');
+
+  const normalized = messages.map((message, index) => parseMessage(message, index, index === messages.length - 1));
+
+  normalized.forEach((message, index) => {
+    if (index === 0 && message.role !== 'user') reject('messages.0.role: the first message must use the "user" role');
+    const previous = normalized[index - 1];
+    if (previous && previous.role === message.role) {
+      reject(
+        `messages.${index}.role: roles must alternate between "user" and "assistant", ` +
+          `but found multiple "${message.role}" roles in a row`,
+      );
+    }
+  });
+  checkToolPairing(normalized);
+  return normalized;
+}
+
+function parseMessage(message: unknown, index: number, isLast: boolean): NormalizedMessage {
+  if (!isRecord(message)) reject(`messages.${index}: Input should be a valid dictionary`);
+  const role = message.role;
+  if (role !== 'user' && role !== 'assistant') {
+    reject(`messages.${index}.role: Input should be 'user' or 'assistant'`);
+  }
+  const content = message.content;
+  const emptyContentMessage =
+    `messages.${index}: all messages must have non-empty content except for the optional final assistant message`;
+  const mayBeEmpty = isLast && role === 'assistant';
+
+  if (typeof content === 'string') {
+    if (content === '' && !mayBeEmpty) reject(emptyContentMessage);
+    if (content !== '' && content.trim() === '') reject(`messages.${index}.content: text content must contain non-whitespace text`);
+    if (isLast && role === 'assistant' && content !== content.trimEnd()) {
+      reject('final assistant content cannot end with trailing whitespace');
+    }
+    return { role, blocks: content === '' ? [] : [{ kind: 'text', text: content }] };
+  }
+  if (!Array.isArray(content)) {
+    reject(`messages.${index}.content: Input should be a valid string or list of content blocks`);
+  }
+  if (content.length === 0 && !mayBeEmpty) reject(emptyContentMessage);
+
+  const blocks = content.map((block, blockIndex) => parseBlock(block, `messages.${index}.content.${blockIndex}`, role));
+
+  let sawNonResult = false;
+  blocks.forEach((block, blockIndex) => {
+    if (block.kind === 'tool_result' && sawNonResult) {
+      reject(`messages.${index}.content.${blockIndex}: tool_result blocks must come first in the user message content, before any other content`);
+    }
+    if (block.kind !== 'tool_result') sawNonResult = true;
+  });
+
+  if (isLast && role === 'assistant') {
+    const lastBlock = blocks[blocks.length - 1];
+    if (lastBlock?.kind === 'text' && lastBlock.text !== lastBlock.text.trimEnd()) {
+      reject('final assistant content cannot end with trailing whitespace');
+    }
+  }
+  return { role, blocks };
+}
+
+function parseBlock(block: unknown, path: string, role: 'user' | 'assistant'): NormalizedBlock {
+  if (!isRecord(block) || typeof block.type !== 'string') reject(`${path}: Input should be a content block with a type`);
+  switch (block.type) {
+    case 'text': {
+      if (typeof block.text !== 'string') reject(`${path}.text: Field required`);
+      if (block.text === '') reject(`${path}.text: text content blocks must be non-empty`);
+      if (block.text.trim() === '') reject(`${path}.text: text content blocks must contain non-whitespace text`);
+      return { kind: 'text', text: block.text };
+    }
+    case 'tool_use': {
+      if (role !== 'assistant') reject(`${path}: tool_use blocks are only allowed in assistant messages`);
+      if (typeof block.id !== 'string' || block.id === '') reject(`${path}.id: Field required`);
+      if (typeof block.name !== 'string' || block.name === '') reject(`${path}.name: Field required`);
+      if (!isRecord(block.input)) reject(`${path}.input: Input should be a valid dictionary`);
+      return { kind: 'tool_use', id: block.id, name: block.name, input: block.input };
+    }
+    case 'tool_result': {
+      if (role !== 'user') reject(`${path}: tool_result blocks are only allowed in user messages`);
+      if (typeof block.tool_use_id !== 'string' || block.tool_use_id === '') reject(`${path}.tool_use_id: Field required`);
+      if (block.is_error !== undefined && typeof block.is_error !== 'boolean') {
+        reject(`${path}.is_error: Input should be a valid boolean`);
+      }
+      return { kind: 'tool_result', toolUseId: block.tool_use_id, text: toolResultText(block.content, path), isError: block.is_error === true };
+    }
+    default:
+      return { kind: 'other', type: block.type };
+  }
+}
+
+function toolResultText(content: unknown, path: string): string {
+  if (content === undefined || content === null) return '';
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) reject(`${path}.content: Input should be a valid string or list of content blocks`);
+  return content
+    .map((inner, index) => {
+      if (!isRecord(inner) || typeof inner.type !== 'string') reject(`${path}.content.${index}: Input should be a content block with a type`);
+      if (inner.type !== 'text') return '';
+      if (typeof inner.text !== 'string') reject(`${path}.content.${index}.text: Field required`);
+      if (inner.text === '') reject(`${path}.content.${index}.text: text content blocks must be non-empty`);
+      return inner.text;
+    })
+    .filter((text) => text !== '')
+    .join('\n');
+}
+
+function checkToolPairing(messages: readonly NormalizedMessage[]): void {
+  const seenToolUseIds = new Set<string>();
+  messages.forEach((message, index) => {
+    if (message.role === 'assistant') {
+      const ids: string[] = [];
+      message.blocks.forEach((block, blockIndex) => {
+        if (block.kind !== 'tool_use') return;
+        if (seenToolUseIds.has(block.id)) reject(`messages.${index}.content.${blockIndex}: tool_use ids must be unique (duplicate: ${block.id})`);
+        seenToolUseIds.add(block.id);
+        ids.push(block.id);
+      });
+      const next = messages[index + 1];
+      // A trailing assistant message is a prefill/continuation; nothing can answer it yet.
+      if (!next || ids.length === 0) return;
+      const answered = new Set(next.blocks.flatMap((block) => (block.kind === 'tool_result' ? [block.toolUseId] : [])));
+      const unanswered = ids.filter((id) => !answered.has(id));
+      if (unanswered.length > 0) {
+        reject(
+          `messages.${index + 1}: tool_use ids were found without tool_result blocks immediately after: ${unanswered.join(', ')}. ` +
+            'Each tool_use block must have a corresponding tool_result block in the next message.',
+        );
+      }
+      return;
+    }
+    const previous = messages[index - 1];
+    const offered = new Set(
+      previous?.role === 'assistant' ? previous.blocks.flatMap((block) => (block.kind === 'tool_use' ? [block.id] : [])) : [],
+    );
+    const answeredHere = new Set<string>();
+    message.blocks.forEach((block, blockIndex) => {
+      if (block.kind !== 'tool_result') return;
+      if (!offered.has(block.toolUseId)) {
+        reject(
+          `messages.${index}.content.${blockIndex}: unexpected tool_use_id found in tool_result blocks: ${block.toolUseId}. ` +
+            'Each tool_result block must have a corresponding tool_use block in the previous message.',
+        );
+      }
+      if (answeredHere.has(block.toolUseId)) {
+        reject(`messages.${index}.content.${blockIndex}: each tool_use must have a single result (duplicate tool_result for ${block.toolUseId})`);
+      }
+      answeredHere.add(block.toolUseId);
+    });
+  });
+}

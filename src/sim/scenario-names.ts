@@ -1,0 +1,26 @@
+// Scenarios are picked per request with header `x-buildfleet-scenario`. Each bends one turn of
+// an otherwise normal build at a fixed point of the transcript (see apply-scenario.ts).
+
+export const SCENARIO_NAMES = [
+  'happy',
+  'multi_block_text',
+  'empty_end_turn',
+  'premature_end_turn',
+  'parallel_tool_fail',
+  'max_tokens_text',
+  'max_tokens_tool_use',
+  'max_tokens_after_tool_use',
+  'stop_sequence_end',
+  'stop_sequence_user',
+  'pause_turn',
+  'refusal',
+  'context_window_exceeded',
+  'unknown_stop_reason',
+  'ask_user',
+  'text_tool_calls',
+] as const;
+export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+
+export function isScenarioName(value: string): value is ScenarioName {
+  return (SCENARIO_NAMES as readonly string[]).includes(value);
+}

@@ -1,0 +1,35 @@
+// todo_complete: marks one todo done. Completing the last build todo while building moves the
+// run to verifying.
+import { z } from 'zod';
+import { todoState } from '../../runs/run-types.js';
+import { toolInputSchemas } from '../input-schemas.js';
+import { defineToolScripts } from '../tool-scripts.js';
+import { defineTool, ToolError } from '../tool-types.js';
+import { ensureRunUpdated } from './ensure-run-updated.js';
+
+export const todoCompleteTool = defineTool({
+  name: 'todo_complete',
+  description:
+    'Mark one todo of the plan as done, by its id. Only mark work that is actually finished. ' +
+    'When every "build" todo is done during the building phase, the run moves to the verifying phase on the next turn.',
+  inputSchema: toolInputSchemas.todo_complete,
+  writes: false,
+  idempotent: true,
+  async execute(input, context) {
+    // Atomic in Redis: parallel todo_complete calls of one turn must not overwrite each other.
+    const raw = await defineToolScripts(context.store.redis).bfCompleteTodo(context.store.keys.run(context.runId), input.id);
+    if (raw === null) {
+      const known = context.run.todos.map((todo) => todo.id);
+      throw new ToolError(
+        'todo_not_found',
+        `No todo has the id "${input.id}".${known.length > 0 ? ` Known ids: ${known.join(', ')}.` : ' Write a plan with todo_write first.'}`,
+      );
+    }
+    const todos = z.array(todoState).parse(JSON.parse(raw));
+    const todo = todos.find((candidate) => candidate.id === input.id);
+    const buildDone = todos.filter((candidate) => candidate.phase === 'build').every((candidate) => candidate.done);
+    const nextPhase = buildDone && context.run.phase === 'building' ? 'verifying' : null;
+    if (nextPhase) await ensureRunUpdated({ store: context.store, runId: context.runId, update: { pendingPhase: nextPhase } });
+    return { todo, remaining: todos.filter((candidate) => !candidate.done).length, next_phase: nextPhase };
+  },
+});

@@ -1,0 +1,30 @@
+// todo_write: the plan. Writing it is what moves a run out of planning.
+import { toolInputSchemas } from '../input-schemas.js';
+import { defineTool, ToolError } from '../tool-types.js';
+import type { TodoState } from '../../runs/run-types.js';
+import { ensureRunUpdated } from './ensure-run-updated.js';
+
+export const todoWriteTool = defineTool({
+  name: 'todo_write',
+  description:
+    'Write the plan for building the site as a list of todos; this replaces any earlier plan and marks every todo not done. ' +
+    'Give each todo a short lowercase id (e.g. "home-page"), a title, and a phase: "build" for work done before deploying, ' +
+    '"verify" for checks on the deployed site. Writing the plan during planning starts the building phase on the next turn.',
+  inputSchema: toolInputSchemas.todo_write,
+  writes: false,
+  idempotent: true,
+  async execute(input, context) {
+    const seen = new Set<string>();
+    for (const todo of input.todos) {
+      if (seen.has(todo.id)) {
+        throw new ToolError('todo_duplicate_id', `Todo id "${todo.id}" appears more than once; give every todo its own id.`);
+      }
+      seen.add(todo.id);
+    }
+    const todos: TodoState[] = input.todos.map((todo) => ({ ...todo, done: false }));
+    await context.store.setTodos(context.runId, todos);
+    const nextPhase = context.run.phase === 'planning' ? 'building' : null;
+    if (nextPhase) await ensureRunUpdated({ store: context.store, runId: context.runId, update: { pendingPhase: nextPhase } });
+    return { todos, next_phase: nextPhase };
+  },
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { ALL_TOOLS, MAX_TOOLS_PER_REQUEST, PHASES, toolsForPhase, WRITE_TOOLS } from '../agent/profile.js';
+import { toolInputSchemas } from './input-schemas.js';
+import { allAnthropicTools, anthropicToolsFor, toolDefinitions } from './tool-catalog.js';
+
+describe('toolDefinitions', () => {
+  it('defines all 19 tools under their own names with their input schemas', () => {
+    expect(Object.keys(toolDefinitions).sort()).toEqual([...ALL_TOOLS].sort());
+    expect(ALL_TOOLS).toHaveLength(19);
+    for (const name of ALL_TOOLS) {
+      expect(toolDefinitions[name].name).toBe(name);
+      expect(toolDefinitions[name].inputSchema).toBe(toolInputSchemas[name]);
+      expect(toolDefinitions[name].description.length).toBeGreaterThan(40);
+    }
+  });
+
+  it('marks exactly the WRITE_TOOLS as writes', () => {
+    for (const name of ALL_TOOLS) expect(toolDefinitions[name].writes, name).toBe(WRITE_TOOLS.has(name));
+  });
+});
+
+describe('anthropicToolsFor', () => {
+  it('builds JSON Schemas without $schema, strict and object-typed', () => {
+    for (const tool of allAnthropicTools()) {
+      expect(tool.input_schema.type).toBe('object');
+      expect(tool.input_schema).not.toHaveProperty('$schema');
+      expect(tool.input_schema.additionalProperties).toBe(false);
+    }
+    const [writeFile] = anthropicToolsFor(['write_file']);
+    expect(writeFile?.input_schema.required).toEqual(['path', 'content']);
+    expect(writeFile?.description).toBe(toolDefinitions.write_file.description);
+  });
+
+  it('returns the same cached, frozen objects on every call', () => {
+    const first = anthropicToolsFor(['deploy', 'publish']);
+    const second = anthropicToolsFor(['publish', 'deploy']);
+    expect(second[0]).toBe(first[1]);
+    expect(second[1]).toBe(first[0]);
+    expect(Object.isFrozen(first[0]?.input_schema)).toBe(true);
+  });
+
+  it('never exceeds the per-request tool limit for any phase', () => {
+    for (const phase of PHASES) expect(anthropicToolsFor(toolsForPhase(phase)).length).toBeLessThanOrEqual(MAX_TOOLS_PER_REQUEST);
+  });
+});

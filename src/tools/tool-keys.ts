@@ -1,0 +1,19 @@
+// Redis keys the tools need beyond keys.ts. Built from keys.run(runId) so each carries the run's
+// hash tag and works inside the run's multi-key scripts on Redis Cluster.
+// (Candidates to move into KeySpace.)
+import type { KeySpace } from '../runs/keys.js';
+
+/** Hash: `colors` and `fonts` (JSON) plus `version`, the source theme.css is generated from. */
+export function themeKey(keys: KeySpace, runId: string): string {
+  return `${keys.run(runId)}:theme`;
+}
+
+/** Hash: generated assets the site server serves beside any deployment (field `og-image.svg`). */
+export function assetsKey(keys: KeySpace, runId: string): string {
+  return `${keys.run(runId)}:assets`;
+}
+
+/** Hash: PNG screenshots (raw bytes) keyed by the toolUseId that took them. */
+export function screenshotsKey(keys: KeySpace, runId: string): string {
+  return `${keys.run(runId)}:screenshots`;
+}

@@ -1,0 +1,100 @@
+// A build through the real queues: simulator over HTTP via the SDK, real Redis, real API.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_TOOLS_PER_REQUEST } from '../../src/agent/profile.js';
+import { runModelTurn } from '../../src/agent/run-model-turn.js';
+import { createModelClient } from '../../src/model/model-client.js';
+import { createTextRecovery } from '../../src/agent/text-recovery.js';
+import type { TranscriptMessage } from '../../src/model/model-message.js';
+import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
+
+let harness: InProcessFleet;
+
+beforeAll(async () => {
+  harness = await startInProcessFleet({ label: 'build' });
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+describe('a build job end to end', () => {
+  it('plans, writes, deploys, verifies and publishes a site the API serves', async () => {
+    const created = await harness.submit({ prompt: 'Build a small bakery website.' });
+    const run = await harness.waitForRun(created.id);
+    expect(run.error).toBeNull();
+    expect(run.status).toBe('succeeded');
+    expect(run.finishVerified).toBe(true);
+    expect(run.result?.length ?? 0).toBeGreaterThan(0);
+    expect(run.todos.every((todo) => todo.done)).toBe(true);
+    const files = await harness.fleet.store.listFiles(run.id);
+    expect(files.filter((file) => file.path.endsWith('.html') || file.path.endsWith('.css')).length).toBeGreaterThanOrEqual(3);
+    expect(run.liveDeploy).not.toBeNull();
+
+    const page = await fetch(`${harness.apiUrl}/sites/${run.id}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(await page.text()).toContain('<html');
+
+    const status = (await (await fetch(`${harness.apiUrl}/v1/runs/${run.id}`)).json()) as { status: string; deployment: { live: { url: string } } };
+    expect(status.status).toBe('succeeded');
+    expect(status.deployment.live.url).toContain(`/sites/${run.id}/`);
+  });
+
+  it('never sends more than 13 tools, forces the plan first, and answers every tool_use verbatim', async () => {
+    const created = await harness.submit({});
+    const run = await harness.waitForRun(created.id);
+    expect(run.status).toBe('succeeded');
+    const requests = harness.simulator.requests.filter((request) => request.headers['x-buildfleet-run-id'] === run.id);
+    expect(requests.length).toBeGreaterThan(5);
+    for (const request of requests) {
+      expect(request.status).toBe(200);
+      expect((request.body as { tools?: unknown[] }).tools?.length ?? 0).toBeLessThanOrEqual(MAX_TOOLS_PER_REQUEST);
+    }
+    expect((requests[0]?.body as { tool_choice?: unknown }).tool_choice).toEqual({ type: 'tool', name: 'todo_write' });
+
+    const transcript = (await harness.fleet.store.getMessages(run.id)) as TranscriptMessage[];
+    for (let index = 0; index < transcript.length; index += 1) {
+      const message = transcript[index]!;
+      if (message.role !== 'assistant') continue;
+      const ids = message.content.filter((block) => block.type === 'tool_use').map((block) => (block as { id: string }).id);
+      if (ids.length === 0) continue;
+      const next = transcript[index + 1];
+      expect(next?.role).toBe('user');
+      const answered = (next!.content as Array<{ type: string; tool_use_id?: string }>)
+        .filter((block) => block.type === 'tool_result')
+        .map((block) => block.tool_use_id);
+      expect(answered.sort()).toEqual([...ids].sort());
+    }
+  });
+
+  it('stores a model answer once: re-running a finished turn makes no second model call', async () => {
+    const created = await harness.submit({});
+    const run = await harness.waitForRun(created.id);
+    const before = harness.simulator.requests.length;
+    const result = await runModelTurn(
+      {
+        store: harness.fleet.store,
+        queues: harness.fleet.queues,
+        client: createModelClient(harness.config),
+        config: harness.config,
+        logger: harness.fleet.logger,
+        recover: createTextRecovery(),
+      },
+      { runId: run.id, turn: 2, trace: {} },
+      { jobId: `${run.id}-turn-2`, attemptsMade: 0, maxAttempts: 5 },
+    );
+    expect(result.kind).toBe('done');
+    expect(harness.simulator.requests.length).toBe(before);
+    expect((await harness.fleet.store.getRun(run.id))?.status).toBe('succeeded');
+  });
+
+  it('treats a second enqueue of the same turn as a no-op', async () => {
+    const created = await harness.submit({});
+    await harness.fleet.queues.enqueueTurn({ runId: created.id, turn: 0, trace: {} });
+    const run = await harness.waitForRun(created.id);
+    expect(run.status).toBe('succeeded');
+    const turnZeroCalls = harness.simulator.requests.filter(
+      (request) => request.headers['x-buildfleet-run-id'] === run.id && (request.body as { messages: unknown[] }).messages.length === 1,
+    );
+    expect(turnZeroCalls).toHaveLength(1);
+  });
+});
