@@ -9,6 +9,7 @@ export function createTextRecovery(options: { maxFallbackBytes?: number } = {}) 
   return (text: string, allowedTools: readonly string[], toolIntent: boolean): TextRecovery =>
     parseToolCallsFromText(text, {
       allowedTools,
+      knownTools: Object.keys(toolInputSchemas),
       validate,
       toolIntent,
       ...(options.maxFallbackBytes ? { maxFallbackBytes: options.maxFallbackBytes } : {}),

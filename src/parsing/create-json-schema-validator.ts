@@ -51,11 +51,11 @@ export function createJsonSchemaValidator(tools: Array<{ name: string; input_sch
     }
   }
 
-  return (name, args) => {
+  return (name, toolArguments) => {
     const validate = validators.get(name);
     if (!validate) return { ok: false, reason: unknownToolReason(name) };
-    if (!isPlainObject(args)) return { ok: false, reason: schemaInvalidReason([], 'must be object') };
-    if (validate(args)) return { ok: true, value: args };
+    if (!isPlainObject(toolArguments)) return { ok: false, reason: schemaInvalidReason([], 'must be object') };
+    if (validate(toolArguments)) return { ok: true, value: toolArguments };
     return { ok: false, reason: reasonFromAjvError(validate.errors?.[0]) };
   };
 }

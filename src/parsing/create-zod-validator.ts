@@ -15,12 +15,12 @@ const MAX_COMPARE_DEPTH = 256;
 export function createZodValidator(schemas: Record<string, ZodType>): ArgumentValidator {
   const byName = new Map(Object.entries(schemas));
 
-  return (name, args) => {
+  return (name, toolArguments) => {
     const schema = byName.get(name);
     if (!schema) return { ok: false, reason: unknownToolReason(name) };
-    if (!isPlainObject(args)) return { ok: false, reason: schemaInvalidReason([], 'must be object') };
+    if (!isPlainObject(toolArguments)) return { ok: false, reason: schemaInvalidReason([], 'must be object') };
 
-    const parsed = schema.safeParse(args);
+    const parsed = schema.safeParse(toolArguments);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       if (!issue) return { ok: false, reason: schemaInvalidReason([], 'invalid') };
@@ -29,13 +29,13 @@ export function createZodValidator(schemas: Record<string, ZodType>): ArgumentVa
         return { ok: false, reason: schemaInvalidReason([...path, issue.keys[0] ?? ''], 'unknown_field') };
       }
       if (issue.code === 'invalid_type') {
-        const message = isMissingAt(args, path) ? 'missing_required' : `must be ${issue.expected}`;
+        const message = isMissingAt(toolArguments, path) ? 'missing_required' : `must be ${issue.expected}`;
         return { ok: false, reason: schemaInvalidReason(path, message) };
       }
       return { ok: false, reason: schemaInvalidReason(path, issue.message) };
     }
 
-    const difference = firstDifference(args, parsed.data, [], 0);
+    const difference = firstDifference(toolArguments, parsed.data, [], 0);
     if (difference === null && isPlainObject(parsed.data)) return { ok: true, value: parsed.data };
     switch (difference?.kind) {
       case 'added':

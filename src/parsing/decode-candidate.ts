@@ -17,7 +17,7 @@ import {
 } from './parse-reasons.js';
 import { parsePythonCallList } from './python-literal.js';
 
-export type DecodedCandidate = { ok: true; name: string; args: unknown } | { ok: false; reason: string };
+export type DecodedCandidate = { ok: true; name: string; toolArguments: unknown } | { ok: false; reason: string };
 
 interface EnvelopeShape {
   nameKeys: readonly string[];
@@ -40,7 +40,7 @@ export function decodeCandidate(candidate: Candidate): DecodedCandidate {
     case 'tag': {
       const payload = parseJsonObject(candidate.raw);
       if (!payload.ok) return payload;
-      return { ok: true, name: candidate.declaredName ?? '', args: payload.value };
+      return { ok: true, name: candidate.declaredName ?? '', toolArguments: payload.value };
     }
     case 'tool_use_tag':
       return decodeEnvelope(candidate.raw, TOOL_USE_ENVELOPE);
@@ -55,7 +55,7 @@ export function decodeCandidate(candidate: Candidate): DecodedCandidate {
       if (!parsed.ok) return { ok: false, reason: bracketInvalidReason(parsed.detail) };
       const [call, ...others] = parsed.calls;
       if (!call || others.length > 0) return { ok: false, reason: REASON_MULTIPLE_CANDIDATES };
-      return { ok: true, name: call.name, args: call.arguments };
+      return { ok: true, name: call.name, toolArguments: call.arguments };
     }
     default:
       return assertNever(candidate.mode);
@@ -78,16 +78,16 @@ function decodeEnvelope(raw: string, shape: EnvelopeShape): DecodedCandidate {
   const [argumentKey, ...extraArgumentKeys] = argumentKeys;
 
   if (argumentKey !== undefined && extraArgumentKeys.length === 0 && otherKeys.length === 0) {
-    return { ok: true, name, args: envelope[argumentKey] };
+    return { ok: true, name, toolArguments: envelope[argumentKey] };
   }
   if (shape.argumentsAsSiblings && nameKey === 'tool') {
     // The `tool` key names the tool and is not an argument; every other field is one.
-    const args: Record<string, unknown> = {};
+    const toolArguments: Record<string, unknown> = {};
     for (const key of Object.keys(envelope)) {
       if (key === 'tool') continue;
-      Object.defineProperty(args, key, { value: envelope[key], enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(toolArguments, key, { value: envelope[key], enumerable: true, writable: true, configurable: true });
     }
-    return { ok: true, name, args };
+    return { ok: true, name, toolArguments };
   }
   if (extraArgumentKeys.length > 0) return { ok: false, reason: REASON_AMBIGUOUS_ARGUMENTS };
   if (argumentKey === undefined) return { ok: false, reason: REASON_MISSING_ARGUMENTS };

@@ -28,7 +28,7 @@ export function extractCandidates({ text, toolIntent }: { text: string; toolInte
   const fallbackCandidates = extractFallbackCandidates({ text: markers.masked, fences });
 
   return {
-    candidates: withoutNested(intentSignalled ? [...tagCandidates, ...fallbackCandidates] : tagCandidates),
+    candidates: withoutNested(intentSignalled ? mergeByPosition(tagCandidates, fallbackCandidates) : tagCandidates),
     intentSignalled,
     fallbacksWithoutIntent: intentSignalled ? 0 : fallbackCandidates.length,
     visibleText,
@@ -36,12 +36,39 @@ export function extractCandidates({ text, toolIntent }: { text: string; toolInte
   };
 }
 
+/** Orders first by start, then the wider span first, so a container precedes what it holds. */
+function comesBefore(left: Candidate, right: Candidate): boolean {
+  return left.start < right.start || (left.start === right.start && left.end >= right.end);
+}
+
+/** Both lists are produced in order, so a linear merge replaces a sort of thousands of items. */
+function mergeByPosition(first: Candidate[], second: Candidate[]): Candidate[] {
+  if (second.length === 0) return first;
+  if (first.length === 0) return second;
+  const merged: Candidate[] = [];
+  let firstIndex = 0;
+  let secondIndex = 0;
+  while (firstIndex < first.length || secondIndex < second.length) {
+    const left = first[firstIndex];
+    const right = second[secondIndex];
+    if (right === undefined || (left !== undefined && comesBefore(left, right))) {
+      if (left !== undefined) merged.push(left);
+      firstIndex += 1;
+    } else {
+      merged.push(right);
+      secondIndex += 1;
+    }
+  }
+  return merged;
+}
+
 /**
  * A candidate inside another one's span is text within that candidate (a tag quoted in the
  * content of a strict-JSON write_file call), not a call of its own.
  */
 function withoutNested(candidates: Candidate[]): Candidate[] {
-  const ordered = [...candidates].sort((left, right) => left.start - right.start || right.end - left.end);
+  const isOrdered = candidates.every((candidate, index) => index === 0 || comesBefore(candidates[index - 1]!, candidate));
+  const ordered = isOrdered ? candidates : [...candidates].sort((left, right) => left.start - right.start || right.end - left.end);
   const kept: Candidate[] = [];
   let furthestEnd = -1;
   for (const candidate of ordered) {

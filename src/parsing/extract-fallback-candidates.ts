@@ -10,7 +10,6 @@ import type { FenceScan } from './fenced-blocks.js';
 import { scanJsonValue, skipJsonWhitespace } from './json-scan.js';
 import { splitBracketCalls } from './split-bracket-calls.js';
 
-const FENCE_INFOS_HOLDING_JSON = new Set(['', 'json']);
 
 /** `text` is the visible text with the intent markers blanked; `fences` its fenced blocks. */
 export function extractFallbackCandidates({ text, fences }: { text: string; fences: FenceScan }): Candidate[] {
@@ -37,7 +36,7 @@ export function extractFallbackCandidates({ text, fences }: { text: string; fenc
   }
 
   for (const block of fences.blocks) {
-    if (!FENCE_INFOS_HOLDING_JSON.has(block.info.toLowerCase())) continue;
+    if (!holdsJson(block.info)) continue;
     const contentFirst = skipJsonWhitespace(text, block.contentStart);
     if (contentFirst >= block.contentEnd || text[contentFirst] !== '{') continue;
     const contentEnd = lastNonWhitespace(text, block.contentEnd) + 1;
@@ -49,14 +48,18 @@ export function extractFallbackCandidates({ text, fences }: { text: string; fenc
 
 /** The object text in [start, end) when it is one JSON object (or a broken one) naming a tool. */
 function objectNamingTool(text: string, start: number, end: number): string | null {
-  // Scanning a slice keeps the scan inside its block: blocks are disjoint, so the work is linear.
-  const objectText = text.slice(start, end);
-  const scan = scanJsonValue({ text: objectText, start: 0 });
+  // Bounded by `end`, the scan stays inside its block: blocks are disjoint, so the work is linear.
+  const scan = scanJsonValue({ text, start, end });
   const namesTool = scan.topLevelKeys.includes('tool') || scan.topLevelKeys.includes('name');
   if (!namesTool) return null;
   // A complete object followed by more text is not "exactly one object": leave it.
-  if (scan.ok && scan.end !== objectText.length) return null;
-  return objectText;
+  if (scan.ok && scan.end !== end) return null;
+  return text.slice(start, end);
+}
+
+/** Plain fences and json fences (any case) may hold a call. */
+function holdsJson(info: string): boolean {
+  return info === '' || info === 'json' || (info.length === 4 && info.toLowerCase() === 'json');
 }
 
 /** The index of the last non-whitespace character before `before`, or -1. */

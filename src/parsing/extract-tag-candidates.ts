@@ -36,21 +36,23 @@ export function extractTagCandidates(text: string): Candidate[] {
       continue;
     }
 
-    let closeStart = -1;
+    // No closing tag anywhere after it: unclosed, not a candidate, and no JSON worth scanning.
+    // Later tags (of another kind) may still be complete.
+    const firstClose = closeFinder(open.closeTag, open.payloadStart);
+    if (firstClose < 0) {
+      position = open.payloadStart;
+      continue;
+    }
+
+    let closeStart = firstClose;
     const payloadFirst = skipJsonWhitespace(text, open.payloadStart);
-    if (text[payloadFirst] === '{' && payloadFirst >= jsonFrontier) {
+    if (text.charCodeAt(payloadFirst) === 0x7b /* { */ && payloadFirst >= jsonFrontier) {
       const scan = scanJsonValue({ text, start: payloadFirst });
       jsonFrontier = Math.max(jsonFrontier, scan.end);
       if (scan.ok) {
         const afterJson = skipJsonWhitespace(text, scan.end);
         if (text.startsWith(open.closeTag, afterJson)) closeStart = afterJson;
       }
-    }
-    if (closeStart < 0) closeStart = closeFinder(open.closeTag, open.payloadStart);
-    if (closeStart < 0) {
-      // Unclosed: not a candidate; later tags may still be complete.
-      position = open.payloadStart;
-      continue;
     }
 
     const end = closeStart + open.closeTag.length;
@@ -76,20 +78,24 @@ function matchOpenTag(text: string, at: number): OpenTag | null {
   // <tool name="NAME">: at least one space, double quotes, a bounded name of safe characters; the
   // bound keeps a megabyte of `<tool name="` from scanning ahead at every occurrence.
   let index = at + OPEN_PREFIX.length;
-  if (text[index] !== ' ' && text[index] !== '\t') return null;
-  while (text[index] === ' ' || text[index] === '\t') index += 1;
+  if (!isSpaceOrTab(text.charCodeAt(index))) return null;
+  while (isSpaceOrTab(text.charCodeAt(index))) index += 1;
   if (!text.startsWith('name="', index)) return null;
   index += 6;
   const nameStart = index;
   while (index < text.length && index - nameStart <= MAX_DECLARED_NAME_LENGTH && isNameCharacter(text.charCodeAt(index))) {
     index += 1;
   }
-  if (text[index] !== '"' || index === nameStart) return null;
+  if (text.charCodeAt(index) !== 0x22 /* " */ || index === nameStart) return null;
   const declaredName = text.slice(nameStart, index);
   index += 1;
-  while (text[index] === ' ' || text[index] === '\t') index += 1;
-  if (text[index] !== '>') return null;
+  while (isSpaceOrTab(text.charCodeAt(index))) index += 1;
+  if (text.charCodeAt(index) !== 0x3e /* > */) return null;
   return { mode: 'tag', closeTag: '</tool>', payloadStart: index + 1, declaredName };
+}
+
+function isSpaceOrTab(code: number): boolean {
+  return code === 0x20 || code === 0x09;
 }
 
 function isNameCharacter(code: number): boolean {

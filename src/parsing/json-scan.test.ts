@@ -61,6 +61,20 @@ describe('scanJsonValue', () => {
     expect(scan(limit).ok).toBe(true);
   });
 
+  it('treats `end` as the end of the text', () => {
+    const text = '{"a": 12}{"b": "x"}';
+    expect(scanJsonValue({ text, start: 0, end: 9 })).toMatchObject({ ok: true, end: 9 });
+    expect(scanJsonValue({ text, start: 0, end: 8 }).ok).toBe(false);
+    expect(scanJsonValue({ text: '12345', start: 0, end: 3 })).toMatchObject({ ok: true, end: 3 });
+    expect(scanJsonValue({ text: '"abc"', start: 0, end: 4 }).ok).toBe(false);
+  });
+
+  it('detects duplicates in objects with many keys', () => {
+    const keys = Array.from({ length: 50 }, (_, index) => `"k${index}": ${index}`);
+    expect(scan(`{${keys.join(', ')}}`).ok).toBe(true);
+    expect(scan(`{${keys.join(', ')}, "k7": 0}`)).toMatchObject({ ok: false, error: 'duplicate_key' });
+  });
+
   it('scans from a given start', () => {
     const text = 'xx{"a":1}';
     expect(scanJsonValue({ text, start: 2 })).toMatchObject({ ok: true, end: text.length });

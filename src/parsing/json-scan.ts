@@ -25,37 +25,37 @@ const EXPECT_KEY = 3;
 const EXPECT_COLON = 4;
 const EXPECT_COMMA_OR_END = 5;
 
-interface Container {
-  isObject: boolean;
-  keys: Set<string> | null;
-}
+/** An open container: null for an array; for an object, the keys seen so far, as an array
+ * while small (most objects) and a Set once large, so duplicate detection is cheap for the
+ * common case and still linear for a megabyte of keys. Kept this small because the scanner runs
+ * once per fenced block and allocation was its main cost. */
+type Container = string[] | Set<string> | null;
 
-/** Scans one JSON value starting at `start` (which must be its first character). */
+const SMALL_OBJECT_KEYS = 8;
+
+/**
+ * Scans one JSON value starting at `start` (which must be its first character), treating `end`
+ * (default: the text's length) as the end of the text.
+ */
 export function scanJsonValue({
   text,
   start,
+  end: limit = text.length,
   maxDepth = MAX_JSON_DEPTH,
 }: {
   text: string;
   start: number;
+  end?: number;
   maxDepth?: number;
 }): JsonScanResult {
   const topLevelKeys: string[] = [];
   const stack: Container[] = [];
-  const length = text.length;
   let position = start;
   let expectation = EXPECT_VALUE;
 
-  const fail = (at: number, error: JsonScanError): JsonScanResult => ({
-    ok: false,
-    end: at,
-    topLevelKeys,
-    error,
-  });
-
   for (;;) {
-    position = skipJsonWhitespace(text, position);
-    if (position >= length) return fail(position, 'syntax');
+    position = skipJsonWhitespace(text, position, limit);
+    if (position >= limit) return failure(position, topLevelKeys, 'syntax');
     const code = text.charCodeAt(position);
     let valueEnded = false;
 
@@ -69,15 +69,15 @@ export function scanJsonValue({
           break;
         }
         if (code === 0x7b /* { */ || code === 0x5b /* [ */) {
-          if (stack.length >= maxDepth) return fail(position, 'too_deep');
+          if (stack.length >= maxDepth) return failure(position, topLevelKeys, 'too_deep');
           const isObject = code === 0x7b;
-          stack.push({ isObject, keys: isObject ? new Set() : null });
+          stack.push(isObject ? [] : null);
           expectation = isObject ? EXPECT_KEY_OR_OBJECT_END : EXPECT_VALUE_OR_ARRAY_END;
           position += 1;
           break;
         }
-        const end = scanScalar(text, position, code);
-        if (end < 0) return fail(position, 'syntax');
+        const end = scanScalar(text, position, code, limit);
+        if (end < 0) return failure(position, topLevelKeys, 'syntax');
         position = end;
         valueEnded = true;
         break;
@@ -90,14 +90,21 @@ export function scanJsonValue({
           valueEnded = true;
           break;
         }
-        if (code !== 0x22 /* " */) return fail(position, 'syntax');
-        const end = scanJsonString(text, position);
-        if (end < 0) return fail(position, 'syntax');
-        const key = decodeJsonString(text.slice(position, end));
-        const container = stack[stack.length - 1];
-        if (container?.keys) {
-          if (container.keys.has(key)) return fail(position, 'duplicate_key');
-          container.keys.add(key);
+        if (code !== 0x22 /* " */) return failure(position, topLevelKeys, 'syntax');
+        const end = scanJsonString(text, position, limit);
+        if (end < 0) return failure(position, topLevelKeys, 'syntax');
+        // Keys with escapes are decoded ("n\u0061me" is `name`); the rest are sliced.
+        const key = lastStringHadEscape ? (JSON.parse(text.slice(position, end)) as string) : text.slice(position + 1, end - 1);
+        const depth = stack.length - 1;
+        const keys = stack[depth];
+        if (keys === null || keys === undefined) return failure(position, topLevelKeys, 'syntax');
+        if (Array.isArray(keys)) {
+          if (keys.includes(key)) return failure(position, topLevelKeys, 'duplicate_key');
+          keys.push(key);
+          if (keys.length > SMALL_OBJECT_KEYS) stack[depth] = new Set(keys);
+        } else {
+          if (keys.has(key)) return failure(position, topLevelKeys, 'duplicate_key');
+          keys.add(key);
         }
         if (stack.length === 1) topLevelKeys.push(key);
         position = end;
@@ -105,29 +112,29 @@ export function scanJsonValue({
         break;
       }
       case EXPECT_COLON: {
-        if (code !== 0x3a /* : */) return fail(position, 'syntax');
+        if (code !== 0x3a /* : */) return failure(position, topLevelKeys, 'syntax');
         position += 1;
         expectation = EXPECT_VALUE;
         break;
       }
       case EXPECT_COMMA_OR_END: {
-        const container = stack[stack.length - 1];
-        if (!container) return fail(position, 'syntax');
+        if (stack.length === 0) return failure(position, topLevelKeys, 'syntax');
+        const isObject = stack[stack.length - 1] !== null;
         if (code === 0x2c /* , */) {
           position += 1;
-          expectation = container.isObject ? EXPECT_KEY : EXPECT_VALUE;
+          expectation = isObject ? EXPECT_KEY : EXPECT_VALUE;
           break;
         }
-        if ((container.isObject && code === 0x7d) || (!container.isObject && code === 0x5d)) {
+        if ((isObject && code === 0x7d) || (!isObject && code === 0x5d)) {
           stack.pop();
           position += 1;
           valueEnded = true;
           break;
         }
-        return fail(position, 'syntax');
+        return failure(position, topLevelKeys, 'syntax');
       }
       default:
-        return fail(position, 'syntax');
+        return failure(position, topLevelKeys, 'syntax');
     }
 
     if (valueEnded) {
@@ -137,10 +144,16 @@ export function scanJsonValue({
   }
 }
 
+// Module level rather than a closure in scanJsonValue: the scanner runs once per fenced block,
+// and a closure allocated per call was most of its cost on inputs with thousands of blocks.
+function failure(end: number, topLevelKeys: string[], error: JsonScanError): JsonScanResult {
+  return { ok: false, end, topLevelKeys, error };
+}
+
 /** JSON's four whitespace characters only (not the Unicode ones String.prototype.trim knows). */
-export function skipJsonWhitespace(text: string, position: number): number {
+export function skipJsonWhitespace(text: string, position: number, end = text.length): number {
   let index = position;
-  while (index < text.length) {
+  while (index < end) {
     const code = text.charCodeAt(index);
     if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) break;
     index += 1;
@@ -148,25 +161,34 @@ export function skipJsonWhitespace(text: string, position: number): number {
   return index;
 }
 
-function scanScalar(text: string, position: number, code: number): number {
-  if (code === 0x22) return scanJsonString(text, position);
-  if (code === 0x2d /* - */ || (code >= 0x30 && code <= 0x39)) return scanJsonNumber(text, position);
-  if (text.startsWith('true', position)) return position + 4;
-  if (text.startsWith('false', position)) return position + 5;
-  if (text.startsWith('null', position)) return position + 4;
-  return -1;
+function scanScalar(text: string, position: number, code: number, end: number): number {
+  if (code === 0x22) return scanJsonString(text, position, end);
+  let scalarEnd = -1;
+  if (code === 0x2d /* - */ || (code >= 0x30 && code <= 0x39)) scalarEnd = scanJsonNumber(text, position, end);
+  else if (text.startsWith('true', position)) scalarEnd = position + 4;
+  else if (text.startsWith('false', position)) scalarEnd = position + 5;
+  else if (text.startsWith('null', position)) scalarEnd = position + 4;
+  return scalarEnd > end ? -1 : scalarEnd;
 }
 
+// Set by scanJsonString: whether the string it just scanned holds an escape, so a key without one
+// is taken by slicing instead of being decoded.
+let lastStringHadEscape = false;
+
 /** The index after the closing quote of the string starting at `position`, or -1. */
-function scanJsonString(text: string, position: number): number {
+function scanJsonString(text: string, position: number, end: number): number {
+  lastStringHadEscape = false;
   let index = position + 1;
-  while (index < text.length) {
+  while (index < end) {
     const code = text.charCodeAt(index);
     if (code === 0x22) return index + 1;
     if (code < 0x20) return -1;
     if (code === 0x5c /* \ */) {
+      lastStringHadEscape = true;
+      if (index + 1 >= end) return -1;
       const escaped = text.charCodeAt(index + 1);
       if (escaped === 0x75 /* u */) {
+        if (index + 6 > end) return -1;
         for (let offset = 2; offset < 6; offset += 1) {
           if (!isHexDigit(text.charCodeAt(index + offset))) return -1;
         }
@@ -194,37 +216,39 @@ function scanJsonString(text: string, position: number): number {
   return -1;
 }
 
-function scanJsonNumber(text: string, position: number): number {
+function scanJsonNumber(text: string, position: number, end: number): number {
+  // NaN past the end: it matches no character class below, so scanning stops at the limit.
+  const codeAt = (index: number): number => (index < end ? text.charCodeAt(index) : Number.NaN);
   let index = position;
-  if (text.charCodeAt(index) === 0x2d) index += 1;
-  const firstDigit = text.charCodeAt(index);
+  if (codeAt(index) === 0x2d) index += 1;
+  const firstDigit = codeAt(index);
   if (firstDigit === 0x30) {
     index += 1;
   } else if (firstDigit >= 0x31 && firstDigit <= 0x39) {
-    index = skipDigits(text, index);
+    index = skipDigits(text, index, end);
   } else {
     return -1;
   }
-  if (text.charCodeAt(index) === 0x2e /* . */) {
-    const afterPoint = skipDigits(text, index + 1);
+  if (codeAt(index) === 0x2e /* . */) {
+    const afterPoint = skipDigits(text, index + 1, end);
     if (afterPoint === index + 1) return -1;
     index = afterPoint;
   }
-  const exponent = text.charCodeAt(index);
+  const exponent = codeAt(index);
   if (exponent === 0x65 || exponent === 0x45) {
     index += 1;
-    const sign = text.charCodeAt(index);
+    const sign = codeAt(index);
     if (sign === 0x2b || sign === 0x2d) index += 1;
-    const afterExponent = skipDigits(text, index);
+    const afterExponent = skipDigits(text, index, end);
     if (afterExponent === index) return -1;
     index = afterExponent;
   }
   return index;
 }
 
-function skipDigits(text: string, position: number): number {
+function skipDigits(text: string, position: number, end: number): number {
   let index = position;
-  while (index < text.length) {
+  while (index < end) {
     const code = text.charCodeAt(index);
     if (code < 0x30 || code > 0x39) break;
     index += 1;
@@ -234,9 +258,4 @@ function skipDigits(text: string, position: number): number {
 
 function isHexDigit(code: number): boolean {
   return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
-}
-
-/** Decodes a string literal the scanner has already validated. */
-function decodeJsonString(literal: string): string {
-  return literal.includes('\\') ? (JSON.parse(literal) as string) : literal.slice(1, -1);
 }

@@ -2,7 +2,6 @@
 // i.e. a `"tool"` or `"name"` key (followed by a colon) after an opening brace? Counted when no
 // call came out, it shows how often models write calls the parser cannot use. Linear.
 
-const KEY_PATTERNS = ['"name"', '"tool"'];
 
 export function looksLikeJsonToolCall(text: string): boolean {
   const firstBrace = text.indexOf('{');
@@ -11,7 +10,7 @@ export function looksLikeJsonToolCall(text: string): boolean {
   for (;;) {
     const quote = text.indexOf('"', position);
     if (quote < 0) return false;
-    if (KEY_PATTERNS.some((pattern) => text.startsWith(pattern, quote))) {
+    if (text.startsWith('"name"', quote) || text.startsWith('"tool"', quote)) {
       let index = quote + 6;
       while (index < text.length && /\s/.test(text[index] ?? '')) index += 1;
       if (text[index] === ':') return true;

@@ -265,7 +265,7 @@ export function parsePythonCallList(text: string): PythonCallListResult {
     }
     skipWhitespace();
     if (peek() !== '(') return fail('unexpected_token');
-    const args: Record<string, unknown> = {};
+    const keywordArguments: Record<string, unknown> = {};
     parseSequence(')', () => {
       skipWhitespace();
       const keywordStart = position;
@@ -277,10 +277,10 @@ export function parsePythonCallList(text: string): PythonCallListResult {
         fail('positional_argument');
       }
       position += 1;
-      if (Object.hasOwn(args, keyword)) fail('duplicate_argument');
-      setOwnProperty(args, keyword, parseValue(1));
+      if (Object.hasOwn(keywordArguments, keyword)) fail('duplicate_argument');
+      setOwnProperty(keywordArguments, keyword, parseValue(1));
     });
-    return { name, arguments: args };
+    return { name, arguments: keywordArguments };
   };
 
   try {

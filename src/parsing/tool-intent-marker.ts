@@ -13,6 +13,9 @@
 export const TOOL_INTENT_LINE_MARKER = 'TOOL_CALL:';
 export const TOOL_INTENT_TAG_MARKER = '<tool_intent/>';
 
+const LINE_MARKER_BLANK = ' '.repeat(TOOL_INTENT_LINE_MARKER.length);
+const TAG_MARKER_BLANK = ' '.repeat(TOOL_INTENT_TAG_MARKER.length);
+
 export interface MaskedMarkers {
   found: boolean;
   /** The text with every marker replaced by spaces. */
@@ -23,22 +26,27 @@ export interface MaskedMarkers {
 export function maskToolIntentMarkers(text: string): MaskedMarkers {
   const tagParts = text.split(TOOL_INTENT_TAG_MARKER);
   let found = tagParts.length > 1;
-  const withoutTags = found ? tagParts.join(' '.repeat(TOOL_INTENT_TAG_MARKER.length)) : text;
+  const withoutTags = found ? tagParts.join(TAG_MARKER_BLANK) : text;
 
   const pieces: string[] = [];
   let copiedUpTo = 0;
-  let lineStart = 0;
-  while (lineStart <= withoutTags.length) {
-    let index = lineStart;
-    while (index < withoutTags.length && (withoutTags[index] === ' ' || withoutTags[index] === '\t')) index += 1;
-    if (withoutTags.startsWith(TOOL_INTENT_LINE_MARKER, index)) {
-      found = true;
-      pieces.push(withoutTags.slice(copiedUpTo, index), ' '.repeat(TOOL_INTENT_LINE_MARKER.length));
-      copiedUpTo = index + TOOL_INTENT_LINE_MARKER.length;
+  let searchFrom = 0;
+  for (;;) {
+    const at = withoutTags.indexOf(TOOL_INTENT_LINE_MARKER, searchFrom);
+    if (at < 0) break;
+    searchFrom = at + TOOL_INTENT_LINE_MARKER.length;
+    // Only spaces and tabs may stand between the line start and the marker. Walking back crosses
+    // only those, and never past the previous marker, so the walks stay linear overall.
+    let index = at - 1;
+    let code = withoutTags.charCodeAt(index);
+    while (index >= 0 && (code === 0x20 || code === 0x09)) {
+      index -= 1;
+      code = withoutTags.charCodeAt(index);
     }
-    const lineEnd = withoutTags.indexOf('\n', index);
-    if (lineEnd < 0) break;
-    lineStart = lineEnd + 1;
+    if (index >= 0 && code !== 0x0a) continue;
+    found = true;
+    pieces.push(withoutTags.slice(copiedUpTo, at), LINE_MARKER_BLANK);
+    copiedUpTo = searchFrom;
   }
   if (copiedUpTo === 0) return { found, masked: withoutTags };
   pieces.push(withoutTags.slice(copiedUpTo));

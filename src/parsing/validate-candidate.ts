@@ -31,7 +31,7 @@ export function validateCandidate({ candidate, options }: { candidate: Candidate
 
   const decoded = decodeCandidate(candidate);
   if (!decoded.ok) return refuse(decoded.reason);
-  const { name, args } = decoded;
+  const { name, toolArguments } = decoded;
 
   if (!options.allowedTools.includes(name)) {
     const knownTools = options.knownTools ?? options.allowedTools;
@@ -39,10 +39,10 @@ export function validateCandidate({ candidate, options }: { candidate: Candidate
   }
   // A model that serialises its arguments into a string has not produced an object; parsing it
   // again would accept a second, unchecked encoding.
-  if (typeof args === 'string') return refuse(REASON_ARGUMENTS_AS_STRING);
-  if (!isPlainObject(args)) return refuse(REASON_ARGUMENTS_NOT_OBJECT);
+  if (typeof toolArguments === 'string') return refuse(REASON_ARGUMENTS_AS_STRING);
+  if (!isPlainObject(toolArguments)) return refuse(REASON_ARGUMENTS_NOT_OBJECT);
 
-  const validation = options.validate(name, args);
+  const validation = options.validate(name, toolArguments);
   if (!validation.ok) return { call: null, reason: validation.reason, schemaValidation: 'fail' };
   return { call: { name, arguments: validation.value }, reason: null, schemaValidation: 'pass' };
 }
