@@ -191,7 +191,11 @@ export async function runModelTurn(
   }
 
   // 5. The decision: exhaustive over stop_reason.
-  const gate = evaluateFinishGate({ todos: run.todos, trail: await store.getTrail(runId) });
+  const gate = evaluateFinishGate({
+    todos: run.todos,
+    trail: await store.getTrail(runId),
+    deployments: { latest: run.latestDeploy, live: run.liveDeploy },
+  });
   const recoveryOn = run.options.textRecovery ?? deps.config.BUILDFLEET_TEXT_RECOVERY;
   const recover = recoveryOn && deps.recover ? deps.recover : null;
   const { decision, counters, events } = handleStopReason({

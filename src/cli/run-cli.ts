@@ -9,6 +9,7 @@ Commands:
   dev                         run the whole fleet locally (private redis, simulator, API, workers)
   demo [--once]               dev + submit a sample build, follow it, print the site URL
   submit "<prompt>" [--follow] [--scenario NAME] [--model M] [--max-turns N]
+  scenarios [--only a,b]      run every stop-reason scenario against the fleet; table + exit code
   status <runId>              print a run's state as JSON
   input <runId> "<text>"      answer a run's open question
   cancel <runId>              cancel a run
@@ -80,6 +81,14 @@ export async function runCli(argv: string[]): Promise<number> {
               : await client.request('POST', `/v1/runs/${runId}/input`, { text: positionals.slice(1).join(' ') });
         console.log(JSON.stringify(result, null, 2));
         return 0;
+      }
+      case 'scenarios': {
+        const { values } = parseArgs({ args: rest, options: { ...connectionOptions, only: { type: 'string' } } });
+        const { runScenarioMatrix, formatScenarioTable } = await import('./run-scenarios.js');
+        const rows = await runScenarioMatrix(clientFrom(values), values.only ? { only: values.only.split(',') } : {});
+        console.log(formatScenarioTable(rows));
+        for (const row of rows.filter((candidate) => !candidate.passed)) console.log(`  ${row.scenario} (${row.runId}): ${row.detail}`);
+        return rows.every((row) => row.passed) ? 0 : 1;
       }
       case 'api': {
         const { runApiCommand } = await import('./api-command.js');

@@ -16,7 +16,8 @@ import type { ToolCallRecord, TranscriptFacts } from './transcript-facts.js';
 /** A step is tried at most this many times before the builder gives up on it. */
 const MAX_ATTEMPTS_PER_STEP = 2;
 /** finish_turn may be refused this many times (each followed by a remedy) before giving up. */
-const MAX_FINISH_TURN_ATTEMPTS = 3;
+const MAX_FINISH_TURN_ATTEMPTS = 4;
+const NEEDS_DEPLOYMENT: ReadonlySet<string> = new Set(['fetch_url_live', 'screenshot', 'check_broken_images', 'publish']);
 /** Beyond this transcript length the builder stops rather than risk looping. */
 export const MAX_TRANSCRIPT_MESSAGES = 60;
 
@@ -167,30 +168,34 @@ function finishStep({ offered, progress }: StepContext): PlannedTurn {
   return composeFinalAnswer({ reason: 'gave-up', progress, detail: refusal });
 }
 
-/** A call that does what a finish_turn refusal says is missing, if the offered tools allow it. */
+/** A call that does what a finish_turn refusal says is missing, if the offered tools allow it.
+ * The refusal is read line by line: a line naming a todo asks for todo_complete, any other line
+ * asks for the first tool it names ("Deploy the site with deploy.", "Publish … with publish"). */
 function findRemedy({ offered, progress }: StepContext, refusal: string, after: number): PlannedToolCall | null {
-  const text = refusal.toLowerCase();
-  const mentions = (word: string) => new RegExp(`(^|[^a-z0-9_])${word}`).test(text);
   const stillMissing = (name: string, filter?: (record: ToolCallRecord) => boolean) =>
     successesOf(progress, name, after, filter).length === 0 &&
     failuresOf(progress, name, after, filter).length < MAX_ATTEMPTS_PER_STEP;
-  const needsDeployment = new Set(['fetch_url_live', 'screenshot', 'check_broken_images', 'publish']);
-
-  for (const name of ALL_TOOLS) {
-    if (name === 'finish_turn' || name === 'todo_complete' || !offered(name) || !mentions(name)) continue;
-    if (needsDeployment.has(name) && !progress.latestDeployment?.deployId) continue;
-    if (stillMissing(name)) return call(name, progress);
-  }
   // A todo is completed only when its work is really done: never mark unverified work verified.
-  const todoIsEarned: Record<string, boolean> = {
-    build: progress.latestDeployment !== undefined,
-    verify: progress.publishedUrl !== undefined || successesOf(progress, 'publish').length > 0,
-  };
-  if (!offered('todo_complete')) return null;
-  for (const todo of PLAN_TODOS) {
-    const idIs = (record: ToolCallRecord) => record.input.id === todo.id;
-    if (!mentions(todo.id) || progress.completedTodos.has(todo.id) || !todoIsEarned[todo.id]) continue;
-    if (stillMissing('todo_complete', idIs)) return call('todo_complete', progress, { id: todo.id });
+  const todoIsEarned = (id: string) =>
+    (id === 'build' && progress.latestDeployment !== undefined) ||
+    (id === 'verify' && successesOf(progress, 'publish').length > 0);
+
+  for (const line of refusal.toLowerCase().split('\n')) {
+    const todoId = /todo\s+["'`]?([a-z0-9][a-z0-9_-]*)/.exec(line)?.[1];
+    if (todoId && PLAN_TODOS.some((todo) => todo.id === todoId)) {
+      const idIs = (record: ToolCallRecord) => record.input.id === todoId;
+      if (offered('todo_complete') && !progress.completedTodos.has(todoId) && todoIsEarned(todoId) && stillMissing('todo_complete', idIs)) {
+        return call('todo_complete', progress, { id: todoId });
+      }
+      continue;
+    }
+    const named = ALL_TOOLS.filter((name) => name !== 'finish_turn')
+      .map((name) => ({ name, index: line.search(new RegExp(`(^|[^a-z0-9_])${name}($|[^a-z0-9_])`)) }))
+      .filter((mention) => mention.index >= 0)
+      .sort((left, right) => left.index - right.index)[0]?.name;
+    if (!named || !offered(named) || named === 'todo_complete' || named === 'todo_write') continue;
+    if (NEEDS_DEPLOYMENT.has(named) && !progress.latestDeployment?.deployId) continue;
+    if (stillMissing(named)) return call(named, progress);
   }
   return null;
 }

@@ -1,6 +1,8 @@
 // The simulator's stand-in for sampling: every "random" choice is a hash of the seed and the
 // transcript, so a test that replays the same conversation sees the same model behaviour.
 import { createHash } from 'node:crypto';
+import { assertNever } from '../agent/profile.js';
+import type { NormalizedMessage } from './messages-request.js';
 
 /** A number in [0, 1) fixed by its parts. */
 export function deterministicFraction({ parts }: { parts: readonly (string | number)[] }): number {
@@ -8,11 +10,28 @@ export function deterministicFraction({ parts }: { parts: readonly (string | num
   return digest.readUInt32BE(0) / 2 ** 32;
 }
 
-/** A stable digest of a request's transcript and offered tools, used to key deterministic choices. */
-export function hashTranscript({ messages, toolNames }: { messages: unknown; toolNames: readonly string[] }): string {
-  return createHash('sha256')
-    .update(JSON.stringify(messages) ?? '')
-    .update('\u0000')
-    .update(toolNames.join(','))
-    .digest('hex');
+/**
+ * A digest of the transcript's shape: roles, texts, tool names and error flags. Tool-use ids,
+ * tool inputs and tool results are left out on purpose: they carry random ids (toolu_…, and the
+ * fleet's deploy ids and run ids), which would make every run draw differently.
+ */
+export function hashTranscript({ messages, toolNames }: { messages: readonly NormalizedMessage[]; toolNames: readonly string[] }): string {
+  const shape = messages.map((message) => [
+    message.role,
+    message.blocks.map((block) => {
+      switch (block.kind) {
+        case 'text':
+          return ['text', block.text];
+        case 'tool_use':
+          return ['tool_use', block.name];
+        case 'tool_result':
+          return ['tool_result', block.isError];
+        case 'other':
+          return ['other', block.type];
+        default:
+          return assertNever(block);
+      }
+    }),
+  ]);
+  return createHash('sha256').update(JSON.stringify([shape, toolNames])).digest('hex');
 }

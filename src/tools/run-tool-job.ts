@@ -95,7 +95,8 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     clearTimeout(timeout);
   }
   const durationMs = performance.now() - started;
-  const content = capToolResultContent(wrapToolOutput(data.name, output));
+  // The cap applies inside the envelope, so the closing tag always survives (32,000 in all).
+  const content = wrapToolOutput(data.name, output, { maxCharacters: 31_800 });
   const result: StoredToolResult = { content, is_error: false, output };
   const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: true });
   const empty = output === null || output === undefined || (typeof output === 'object' && Object.keys(output as object).length === 0);
