@@ -17,7 +17,7 @@ export const configSchema = z.object({
     .default('bf'),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: z.string().url().optional(),
-  BUILDFLEET_MODEL: z.string().min(1).default('claude-sonnet-4-5'),
+  BUILDFLEET_MODEL: z.string().min(1).default('claude-sonnet-4-6'),
   BUILDFLEET_MAX_TOKENS: positiveInt.default(4096),
   BUILDFLEET_MAX_TOKENS_CEILING: positiveInt.default(16384),
   BUILDFLEET_MODEL_TIMEOUT_MS: positiveInt.default(60_000),

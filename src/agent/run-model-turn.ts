@@ -14,6 +14,7 @@ import {
   DEFAULT_STOP_SEQUENCES,
   DEFAULT_TURN_LIMITS,
   handleStopReason,
+  sanitizeAssistant,
   type NextInput,
   type PlannedCall,
   type TextRecovery,
@@ -23,7 +24,7 @@ import { buildToolResultsMessage, textMessage } from './turn-input.js';
 import type { Config } from '../config.js';
 import { callModel, describeModelError } from '../model/model-client.js';
 import { classifyModelError, type RetryOutcome } from '../model/classify-model-error.js';
-import type { ModelResponse, TranscriptMessage, UserMessage } from '../model/model-message.js';
+import type { AssistantMessage, ModelResponse, TranscriptMessage, UserMessage } from '../model/model-message.js';
 import type { FleetQueues } from '../queues/fleet-queues.js';
 import type { ModelJobData, ToolJobData } from '../queues/job-catalog.js';
 import type { RunStore, StoredToolResult } from '../runs/run-store.js';
@@ -222,13 +223,17 @@ export async function runModelTurn(
       runFields.question = JSON.stringify({ toolUseId: askUser.toolUseId, question: parsed.data.question, turn: turn + 1 });
     }
   }
+  // After pause_turn the request ended with the paused assistant message; the continuation
+  // belongs to that same message (two assistant messages in a row are invalid).
+  const assistant = previous?.nextInput?.kind === 'none' && decision.assistant ? await mergeIntoLastAssistant(store, runId, decision.assistant) : null;
   const committed = await store.scripts.commitTurnOutput(
     claimKey,
     keys.messages(runId),
     keys.run(runId),
-    decision.assistant ? JSON.stringify(decision.assistant) : '',
+    assistant ? JSON.stringify(assistant) : decision.assistant ? JSON.stringify(decision.assistant) : '',
     JSON.stringify(runFields),
     JSON.stringify(outcome),
+    assistant ? 'replace_last' : 'append',
   );
   if (committed === -2) return { kind: 'done', detail: 'run_terminal' };
   const finalOutcome = committed === 1 ? outcome : ((await readOutcome(store, runId, turn)) ?? outcome);
@@ -240,6 +245,13 @@ export async function runModelTurn(
   }
   await dispatch(deps, run, turn, finalOutcome, data.trace);
   return { kind: 'done', detail: decision.kind };
+}
+
+async function mergeIntoLastAssistant(store: RunStore, runId: string, continuation: AssistantMessage): Promise<AssistantMessage | null> {
+  const raw = await store.redis.lindex(store.keys.messages(runId), -1);
+  const last = raw ? (JSON.parse(raw) as TranscriptMessage) : null;
+  if (!last || last.role !== 'assistant') return null;
+  return sanitizeAssistant([...last.content, ...continuation.content]);
 }
 
 function defaultTools(phase: Phase) {

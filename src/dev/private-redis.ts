@@ -33,6 +33,8 @@ async function waitForPing(url: string, deadlineMs: number): Promise<void> {
   const started = Date.now();
   for (;;) {
     const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    // Refused connections are expected while the server starts; connect() reports them.
+    client.on('error', () => undefined);
     try {
       await client.connect();
       await client.ping();

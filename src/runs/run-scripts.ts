@@ -100,7 +100,8 @@ return 1
 /**
  * commitTurnOutput
  * KEYS[1] turn hash, KEYS[2] transcript list, KEYS[3] run hash.
- * ARGV[1] assistant message JSON or '' to append none, ARGV[2] JSON run fields, ARGV[3] outcome JSON.
+ * ARGV[1] assistant message JSON or '' to append none, ARGV[2] JSON run fields, ARGV[3] outcome JSON,
+ * ARGV[4] 'append' or 'replace_last' (a pause_turn continuation extends the last assistant message).
  * Returns 1 when committed now, 0 when committed before (the stored outcome stands), -2 when the
  * run is terminal (nothing written).
  */
@@ -111,7 +112,10 @@ const COMMIT_TURN_OUTPUT =
     `
 if redis.call('HEXISTS', KEYS[1], 'outcome') == 1 then return 0 end
 if terminal then return -2 end
-if ARGV[1] ~= '' then redis.call('RPUSH', KEYS[2], ARGV[1]) end
+if ARGV[1] ~= '' then
+  if ARGV[4] == 'replace_last' then redis.call('LSET', KEYS[2], -1, ARGV[1])
+  else redis.call('RPUSH', KEYS[2], ARGV[1]) end
+end
 hset_json(KEYS[3], ARGV[2])
 redis.call('HSET', KEYS[1], 'outcome', ARGV[3])
 return 1
@@ -197,6 +201,7 @@ export interface RunScripts {
     assistantJson: string,
     fieldsJson: string,
     outcomeJson: string,
+    placement: 'append' | 'replace_last',
   ): Promise<number>;
   recordToolResult(ledgerKey: string, trailKey: string, resultJson: string, trailJson: string): Promise<string>;
   parkForInput(runKey: string, ledgerKey: string, now: string): Promise<number>;

@@ -34,7 +34,10 @@ const DEPLOY_ID_PATTERN = /\bdep_[A-Za-z0-9_-]+/;
 /** The first string among `keys` in the object or one level down (`result`, `data`, …). */
 function findString(json: Record<string, unknown> | undefined, keys: readonly string[]): string | undefined {
   if (!json) return undefined;
-  const candidates = [json, ...Object.values(json).filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value))];
+  const nested = Object.values(json).filter(
+    (value): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value),
+  );
+  const candidates = [json, ...nested];
   for (const candidate of candidates) {
     for (const key of keys) {
       const value = candidate[key];

@@ -63,7 +63,8 @@ export function siteFiles({ title }: { title: string }): SiteFile[] {
     {
       path: 'styles.css',
       content: [
-        `:root { --primary: ${SITE_PALETTE.primary}; --background: ${SITE_PALETTE.background}; --text: ${SITE_PALETTE.text}; --accent: ${SITE_PALETTE.accent}; }`,
+        `:root { --primary: ${SITE_PALETTE.primary}; --background: ${SITE_PALETTE.background}; ` +
+          `--text: ${SITE_PALETTE.text}; --accent: ${SITE_PALETTE.accent}; }`,
         `body { margin: 0; background: var(--background); color: var(--text); font-family: '${SITE_FONTS.body}', sans-serif; }`,
         `h1 { font-family: '${SITE_FONTS.heading}', sans-serif; color: var(--primary); }`,
         'header, main, footer { max-width: 48rem; margin: 0 auto; padding: 1rem; }',

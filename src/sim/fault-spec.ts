@@ -1,0 +1,61 @@
+// Scripted infrastructure faults, queued through FaultController or `POST /_sim/faults`. Each is
+// consumed by the next matching /v1/messages requests (`count` of them, default 1), optionally
+// only by requests whose `x-buildfleet-run-id` equals `runId`. `latency` is the exception: it
+// adds its delay to every matching request until cleared, unless given a count.
+import { z } from 'zod';
+
+const common = {
+  count: z.int().min(1).optional(),
+  runId: z.string().min(1).optional(),
+  /** Overrides the default error message. */
+  message: z.string().min(1).optional(),
+};
+
+export const faultSpecSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('rate_limit'),
+    ...common,
+    /** → `retry-after: N` */
+    retryAfterSeconds: z.number().min(0).optional(),
+    /** → `retry-after-ms: N` */
+    retryAfterMs: z.number().min(0).optional(),
+    /** → `retry-after: <HTTP-date>`; a number is seconds from now, a string any Date-parsable time. */
+    retryAfterDate: z.union([z.number(), z.string().min(1)]).optional(),
+  }),
+  /** 429 whose error carries `details.error_code: 'enforced_spend_limit_reached'`: retrying cannot help. */
+  z.strictObject({ kind: z.literal('spend_cap'), ...common }),
+  z.strictObject({
+    kind: z.literal('server_error'),
+    ...common,
+    status: z.union([z.literal(500), z.literal(502), z.literal(503), z.literal(504)]).optional(),
+  }),
+  /** 529 overloaded_error */
+  z.strictObject({ kind: z.literal('overloaded'), ...common }),
+  /** Any status plus `x-should-retry`, which overrides the SDK's own retry decision. */
+  z.strictObject({ kind: z.literal('should_retry'), ...common, status: z.int().min(400).max(599), shouldRetry: z.boolean() }),
+  /** The socket is destroyed without an answer. */
+  z.strictObject({ kind: z.literal('connection_reset'), ...common }),
+  /** Answers normally after `delayMs`. */
+  z.strictObject({ kind: z.literal('slow'), ...common, delayMs: z.int().min(0) }),
+  z.strictObject({ kind: z.literal('bad_request'), ...common }),
+  z.strictObject({ kind: z.literal('unauthorized'), ...common }),
+  /** Extra delay for every matching request: `delayMs`, or uniform in [minMs, maxMs]. */
+  z.strictObject({
+    kind: z.literal('latency'),
+    ...common,
+    delayMs: z.int().min(0).optional(),
+    minMs: z.int().min(0).optional(),
+    maxMs: z.int().min(0).optional(),
+  }),
+]);
+
+export type FaultSpec = z.infer<typeof faultSpecSchema>;
+export type FaultKind = FaultSpec['kind'];
+export const FAULT_KINDS: readonly FaultKind[] = faultSpecSchema.options.map((option) => option.shape.kind.value);
+
+/** A fault list as accepted by `POST /_sim/faults`: one fault, an array, or `{faults: [...]}`. */
+export const faultListSchema = z.union([
+  z.array(faultSpecSchema),
+  faultSpecSchema.transform((fault) => [fault]),
+  z.strictObject({ faults: z.array(faultSpecSchema) }).transform((list) => list.faults),
+]);

@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseSimulatorArguments, runSimulatorCommand } from './main.js';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('buildfleet sim', () => {
+  it('reads --port, --latency-ms MIN-MAX, --host and --seed', () => {
+    expect(parseSimulatorArguments(['--port', '8787', '--latency-ms', '20-80', '--host', '0.0.0.0', '--seed', '7'])).toEqual({
+      port: 8787,
+      latencyMs: { min: 20, max: 80 },
+      host: '0.0.0.0',
+      seed: 7,
+    });
+    expect(parseSimulatorArguments(['--latency-ms', '15'])).toEqual({ latencyMs: { min: 15, max: 15 } });
+    expect(() => parseSimulatorArguments(['--port', 'eighty'])).toThrow(/--port/);
+    expect(() => parseSimulatorArguments(['--latency-ms', '50-10'])).toThrow(/MAX/);
+    expect(() => parseSimulatorArguments(['--verbose'])).toThrow();
+  });
+
+  it('prints the listening line, serves until SIGTERM, then closes cleanly', async () => {
+    const stopHandlers = new Map<string, () => void>();
+    vi.spyOn(process, 'on').mockImplementation(((event: string, handler: () => void) => {
+      stopHandlers.set(event, handler);
+      return process;
+    }) as typeof process.on);
+    vi.spyOn(process, 'off').mockImplementation((() => process) as typeof process.off);
+    const printed: string[] = [];
+    vi.spyOn(console, 'log').mockImplementation((line: string) => {
+      printed.push(line);
+    });
+
+    const running = runSimulatorCommand(['--port', '0']);
+    await vi.waitFor(() => expect(printed).toHaveLength(1));
+    const url = /^simulator listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(printed[0] ?? '')?.[1];
+    expect(url).toBeDefined();
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect([...stopHandlers.keys()].sort()).toEqual(['SIGINT', 'SIGTERM']);
+
+    stopHandlers.get('SIGTERM')?.();
+    await running;
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+});

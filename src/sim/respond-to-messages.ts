@@ -1,0 +1,54 @@
+// The model itself: a validated request in, a response plan out. Policy first, then the
+// scenario may bend the turn, then (if nothing bent it) text-call drift may write the call as text.
+import { applyScenario } from './apply-scenario.js';
+import { decideBuilderTurn } from './builder-policy.js';
+import { hashTranscript } from './deterministic-random.js';
+import type { MessagesRequest } from './messages-request.js';
+import { planFromTurn, type ResponsePlan } from './response-plan.js';
+import type { ScenarioName } from './scenario-names.js';
+import { decideTextToolCall, type TextCallMode, type TextCallProbabilityTable } from './text-call-decision.js';
+import { planTextToolCall } from './text-tool-call-plan.js';
+import { readTranscriptFacts } from './transcript-facts.js';
+
+export interface RespondToMessagesInput {
+  request: MessagesRequest;
+  scenario: ScenarioName;
+  textCallMode: TextCallMode;
+  textCallTable: TextCallProbabilityTable;
+  seed: number;
+  /** Whether this run already saw `scenario` fire (per-run memory of the server). */
+  scenarioFiredForRun: boolean;
+}
+
+/** Decides the response to one Messages request. Deterministic apart from ids. */
+export function respondToMessages(input: RespondToMessagesInput): ResponsePlan {
+  const { request, seed } = input;
+  const facts = readTranscriptFacts({ messages: request.messages });
+  const turn = decideBuilderTurn({ toolNames: request.toolNames, toolChoice: request.toolChoice, facts });
+  const transcriptHash = hashTranscript({ messages: request.messages, toolNames: request.toolNames });
+
+  const bent = applyScenario({
+    scenario: input.scenario,
+    turn,
+    facts,
+    request,
+    firedForRun: input.scenarioFiredForRun,
+    seed,
+    transcriptHash,
+  });
+  if (bent) return bent;
+
+  const firstCall = turn.kind === 'tool-calls' ? turn.calls[0] : undefined;
+  // Forced tool_choice guarantees a tool_use block, so only `auto` turns can drift.
+  if (firstCall && request.toolChoice.type === 'auto') {
+    const format = decideTextToolCall({
+      mode: input.textCallMode,
+      table: input.textCallTable,
+      toolCount: request.toolNames.length,
+      seed,
+      transcriptHash,
+    });
+    if (format) return planTextToolCall({ format, call: firstCall, stopSequences: request.stopSequences, source: 'text-tool-call' });
+  }
+  return planFromTurn({ turn });
+}

@@ -1,0 +1,147 @@
+// Drives a whole build against the simulator through the real SDK, the way the fleet would but
+// without queues: tiered tools by phase (core → core+build → core+ops), tool results from
+// FakeToolExecutor, and the ordinary recoveries (continue after pause_turn/max_tokens by
+// extending the assistant message, nudge after an early end_turn). Tests and benchmarks use it.
+import type Anthropic from '@anthropic-ai/sdk';
+import { z } from 'zod';
+import { toolsForPhase, type Phase } from '../agent/profile.js';
+import { toolInputSchemas } from '../tools/input-schemas.js';
+import { FakeToolExecutor } from './fake-tool-executor.js';
+
+export interface SimulatedConversationOptions {
+  client: Anthropic;
+  prompt?: string;
+  /** Sent with every request (scenario, text-call mode, run id, fault). */
+  headers?: Record<string, string>;
+  stopSequences?: string[];
+  /** Force todo_write on the first request, as the fleet does. */
+  forcePlanFirst?: boolean;
+  maxRequests?: number;
+  maxTokens?: number;
+  /** The ask_user answer. */
+  answer?: string;
+}
+
+export interface SimulatedConversationResult {
+  responses: Anthropic.Message[];
+  messages: Anthropic.MessageParam[];
+  /** Every tool_use the model made, in order. */
+  toolCalls: Array<{ name: string; input: unknown; phase: Phase }>;
+  phases: Phase[];
+  finalText: string | null;
+  endedBy: 'final-answer' | 'stopped' | 'request-limit';
+  executor: FakeToolExecutor;
+}
+
+type ContentBlockParam = Anthropic.ContentBlockParam;
+
+const definitionsByPhase = new Map<Phase, Anthropic.Tool[]>();
+
+function toolDefinitions(phase: Phase): Anthropic.Tool[] {
+  const cached = definitionsByPhase.get(phase);
+  if (cached) return cached;
+  const definitions = toolsForPhase(phase).map((name) => ({
+    name,
+    description: `The ${name} tool.`,
+    input_schema: z.toJSONSchema(toolInputSchemas[name]) as Anthropic.Tool.InputSchema,
+  }));
+  definitionsByPhase.set(phase, definitions);
+  return definitions;
+}
+
+function asParams(content: Anthropic.ContentBlock[]): ContentBlockParam[] {
+  return content.flatMap((block): ContentBlockParam[] => {
+    if (block.type === 'text') return block.text === '' ? [] : [{ type: 'text', text: block.text }];
+    if (block.type === 'tool_use') return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
+    return [];
+  });
+}
+
+/** Runs the conversation until a final answer, an unrecoverable stop, or the request limit. */
+export async function runSimulatedConversation(options: SimulatedConversationOptions): Promise<SimulatedConversationResult> {
+  const executor = new FakeToolExecutor();
+  const messages: Anthropic.MessageParam[] = [{ role: 'user', content: options.prompt ?? 'Build a small website for Luna Bakery.' }];
+  const responses: Anthropic.Message[] = [];
+  const toolCalls: SimulatedConversationResult['toolCalls'] = [];
+  const phases: Phase[] = [];
+  let phase = 'planning' as Phase;
+
+  const appendUserText = (text: string) => {
+    const last = messages[messages.length - 1];
+    if (last?.role === 'user' && Array.isArray(last.content)) last.content.push({ type: 'text', text });
+    else messages.push({ role: 'user', content: [{ type: 'text', text }] });
+  };
+  const appendAssistant = (content: ContentBlockParam[]) => {
+    const last = messages[messages.length - 1];
+    // A continuation extends the assistant message it continues: roles must keep alternating.
+    if (last?.role === 'assistant' && Array.isArray(last.content)) last.content.push(...content);
+    else if (content.length > 0) messages.push({ role: 'assistant', content });
+  };
+
+  for (let index = 0; index < (options.maxRequests ?? 40); index += 1) {
+    phases.push(phase);
+    const forced = options.forcePlanFirst && index === 0;
+    const response = await options.client.messages.create(
+      {
+        model: 'claude-sim',
+        max_tokens: options.maxTokens ?? 4096,
+        system: 'You build small websites.',
+        messages,
+        tools: toolDefinitions(phase),
+        tool_choice: phase === 'done' ? { type: 'none' } : forced ? { type: 'tool', name: 'todo_write' } : { type: 'auto' },
+        ...(options.stopSequences ? { stop_sequences: options.stopSequences } : {}),
+      },
+      { headers: options.headers ?? {} },
+    );
+    responses.push(response);
+    const stopReason = response.stop_reason as string;
+    let content = response.content;
+    if (stopReason === 'max_tokens' && content[content.length - 1]?.type === 'tool_use') content = content.slice(0, -1);
+    const toolUses = content.filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
+    const text = content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n\n');
+
+    if (toolUses.length > 0) {
+      appendAssistant(asParams(content));
+      const results: ContentBlockParam[] = toolUses.map((block) => {
+        toolCalls.push({ name: block.name, input: block.input, phase });
+        const result =
+          block.name === 'ask_user'
+            ? { content: options.answer ?? 'Blue and white, please.', isError: false }
+            : executor.execute({ name: block.name, input: block.input });
+        if (!result.isError) phase = nextPhase(phase, block.name, block.input);
+        return { type: 'tool_result', tool_use_id: block.id, content: result.content, ...(result.isError ? { is_error: true } : {}) };
+      });
+      messages.push({ role: 'user', content: results });
+      if (stopReason === 'max_tokens') appendUserText('Your message was cut off; continue.');
+      continue;
+    }
+    switch (stopReason) {
+      case 'pause_turn':
+      case 'max_tokens':
+        appendAssistant(asParams(content));
+        if (content.length === 0) appendUserText('Continue.');
+        continue;
+      case 'end_turn':
+      case 'stop_sequence':
+        if (phase === 'done' && text !== '') return { responses, messages, toolCalls, phases, finalText: text, endedBy: 'final-answer', executor };
+        if (phase === 'done') {
+          appendUserText('Please write a short summary for the user.');
+          continue;
+        }
+        appendAssistant(asParams(content));
+        appendUserText('The build is not finished yet. Continue with the tools, using tool_use blocks.');
+        continue;
+      default:
+        return { responses, messages, toolCalls, phases, finalText: text || null, endedBy: 'stopped', executor };
+    }
+  }
+  return { responses, messages, toolCalls, phases, finalText: null, endedBy: 'request-limit', executor };
+}
+
+function nextPhase(phase: Phase, toolName: string, input: unknown): Phase {
+  const id = (input as { id?: unknown }).id;
+  if (toolName === 'todo_write' && phase === 'planning') return 'building';
+  if (toolName === 'todo_complete' && id === 'build' && phase === 'building') return 'verifying';
+  if (toolName === 'finish_turn') return 'done';
+  return phase;
+}

@@ -1,0 +1,389 @@
+// The model simulator: an HTTP server speaking the Anthropic Messages API (non-streaming) so the
+// real SDK talks to it over real HTTP. It validates requests like the real API, answers as a
+// deterministic website builder, and can be scripted with scenarios (header
+// `x-buildfleet-scenario`) and infrastructure faults (FaultController, `/_sim/faults`, header
+// `x-buildfleet-fault`). Admin endpoints:
+//   GET /healthz                 200 {status: 'ok'}
+//   POST /_sim/faults            queue faults (one, an array, or {faults: [...]}) → {queued, pending}
+//   GET /_sim/faults             the queued faults
+//   DELETE /_sim/faults          clear them → {cleared}
+//   GET /_sim/requests           summaries of the recorded requests
+//   DELETE /_sim/requests        clear the record → {cleared}
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ZodError } from 'zod';
+import { createApiErrorBody, type ApiErrorType } from './api-error.js';
+import { createAssistantMessage } from './assistant-message.js';
+import { FaultController } from './fault-controller.js';
+import { parseFaultHeader } from './fault-header.js';
+import { faultAnswer } from './fault-response.js';
+import type { FaultKind, FaultSpec } from './fault-spec.js';
+import { createIdentifier } from './identifiers.js';
+import { parseMessagesRequest } from './parse-messages-request.js';
+import { respondToMessages } from './respond-to-messages.js';
+import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
+import {
+  DEFAULT_TEXT_CALL_PROBABILITY,
+  TEXT_CALL_MODES,
+  type TextCallMode,
+  type TextCallProbabilityTable,
+} from './text-call-decision.js';
+
+export type { TextCallProbabilityTable } from './text-call-decision.js';
+export { FaultController } from './fault-controller.js';
+export type { FaultSpec, FaultKind } from './fault-spec.js';
+export { SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
+
+export interface SimulatorOptions {
+  /** 0 or absent: any free port. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Added to every /v1/messages answer, uniform in [min, max] ms. */
+  latencyMs?: { min: number; max: number };
+  /** Probability of writing a tool call as text, by tool count (header `x-buildfleet-text-calls: on`, the default). */
+  textCallProbability?: TextCallProbabilityTable;
+  /** Seeds every deterministic choice; default 1. */
+  seed?: number;
+  /** How many of the most recent requests `requests` keeps; default 1000. */
+  maxRecordedRequests?: number;
+}
+
+export interface RecordedRequest {
+  timestampMs: number;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** The parsed JSON body, the raw text when it was not JSON, or null when empty. */
+  body: unknown;
+  /** HTTP status answered; 0 while pending or when the connection was reset without an answer. */
+  status: number;
+  requestId: string | null;
+  durationMs: number | null;
+  fault: FaultKind | null;
+  scenario: string | null;
+  stopReason: string | null;
+  /** What shaped a 200 answer: `policy`, `text-tool-call` or the scenario's name. */
+  source: string | null;
+}
+
+export interface RunningSimulator {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  faults: FaultController;
+  requests: RecordedRequest[];
+}
+
+const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_SEED = 1;
+const DEFAULT_MAX_RECORDED_REQUESTS = 1000;
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+/** Per-run memories (fired scenarios, header fault counts) are bounded; the oldest go first. */
+const MAX_REMEMBERED_KEYS = 10_000;
+
+const HEADER_SCENARIO = 'x-buildfleet-scenario';
+const HEADER_TEXT_CALLS = 'x-buildfleet-text-calls';
+const HEADER_FAULT = 'x-buildfleet-fault';
+const HEADER_RUN_ID = 'x-buildfleet-run-id';
+
+interface JsonAnswer {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+function headerValue(incoming: IncomingMessage, name: string): string | undefined {
+  const value = incoming.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function flattenHeaders(incoming: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(incoming.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+function remember<Value>(memory: Map<string, Value>, key: string, value: Value): void {
+  memory.delete(key);
+  memory.set(key, value);
+  if (memory.size > MAX_REMEMBERED_KEYS) {
+    const oldest = memory.keys().next().value;
+    if (oldest !== undefined) memory.delete(oldest);
+  }
+}
+
+function errorAnswer(status: number, type: ApiErrorType, message: string, requestId: string): JsonAnswer {
+  return { status, body: createApiErrorBody({ type, message, requestId }) };
+}
+
+class BodyTooLarge extends Error {}
+
+async function readBody(incoming: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge();
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; message: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Starts the simulator; resolves once it listens. */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const host = options.host ?? DEFAULT_HOST;
+  const seed = options.seed ?? DEFAULT_SEED;
+  const textCallTable = options.textCallProbability ?? DEFAULT_TEXT_CALL_PROBABILITY;
+  const maxRecorded = options.maxRecordedRequests ?? DEFAULT_MAX_RECORDED_REQUESTS;
+  const faults = new FaultController();
+  const requests: RecordedRequest[] = [];
+  const firedScenarios = new Map<string, true>();
+  const headerFaultUses = new Map<string, number>();
+  const shutdown = new AbortController();
+
+  const baseLatency = () => {
+    if (!options.latencyMs) return 0;
+    const { min, max } = options.latencyMs;
+    return min + Math.random() * Math.max(0, max - min);
+  };
+
+  function record(entry: RecordedRequest): RecordedRequest {
+    requests.push(entry);
+    if (requests.length > maxRecorded) requests.splice(0, requests.length - maxRecorded);
+    return entry;
+  }
+
+  function send(outgoing: ServerResponse, answer: JsonAnswer, requestId: string): void {
+    if (outgoing.destroyed || outgoing.writableEnded) return;
+    const payload = JSON.stringify(answer.body);
+    outgoing.writeHead(answer.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      'request-id': requestId,
+      ...answer.headers,
+    });
+    outgoing.end(payload);
+  }
+
+  /** The fault from `x-buildfleet-fault`, honouring its per-run count. */
+  function headerFault(value: string | undefined, runId: string | undefined): { fault: FaultSpec | undefined; problem: string | null } {
+    if (value === undefined || value.trim() === '') return { fault: undefined, problem: null };
+    const parsed = parseFaultHeader({ value });
+    if (!parsed.ok) return { fault: undefined, problem: parsed.message };
+    if (runId === undefined) return { fault: parsed.fault, problem: null };
+    const key = `${runId}\u0000${value}`;
+    const used = headerFaultUses.get(key) ?? 0;
+    if (used >= parsed.count) return { fault: undefined, problem: null };
+    remember(headerFaultUses, key, used + 1);
+    return { fault: parsed.fault, problem: null };
+  }
+
+  async function handleMessages(incoming: IncomingMessage, entry: RecordedRequest, bodyText: string): Promise<JsonAnswer | 'reset'> {
+    const requestId = entry.requestId ?? createIdentifier({ prefix: 'req_' });
+    const runId = headerValue(incoming, HEADER_RUN_ID);
+    const taken = faults.take({ runId });
+    const fromHeader = taken.fault ? { fault: undefined, problem: null } : headerFault(headerValue(incoming, HEADER_FAULT), runId);
+    if (fromHeader.problem) return errorAnswer(400, 'invalid_request_error', fromHeader.problem, requestId);
+    const fault = taken.fault ?? fromHeader.fault;
+    entry.fault = fault?.kind ?? null;
+
+    let delayMs = baseLatency() + taken.latencyMs;
+    if (fault?.kind === 'slow' || fault?.kind === 'latency') delayMs += fault.kind === 'slow' ? fault.delayMs : (fault.delayMs ?? 0);
+    if (fault?.kind === 'connection_reset') return 'reset';
+    if (delayMs > 0) await sleep(delayMs, undefined, { signal: shutdown.signal });
+
+    if (fault) {
+      const answer = faultAnswer({ fault, requestId, now: Date.now() });
+      if (answer) return answer;
+    }
+    if (!incoming.headers['x-api-key'] && !incoming.headers.authorization) {
+      return errorAnswer(401, 'authentication_error', 'x-api-key header is required', requestId);
+    }
+    if (!incoming.headers['anthropic-version']) {
+      return errorAnswer(400, 'invalid_request_error', 'anthropic-version: header is required', requestId);
+    }
+    const json = parseJson(bodyText);
+    if (!json.ok) return errorAnswer(400, 'invalid_request_error', `There was an error parsing the body: ${json.message}`, requestId);
+    const parsed = parseMessagesRequest({ body: json.value });
+    if (!parsed.ok) return errorAnswer(400, 'invalid_request_error', parsed.message, requestId);
+
+    const scenarioHeader = headerValue(incoming, HEADER_SCENARIO)?.trim() || 'happy';
+    if (!isScenarioName(scenarioHeader)) {
+      const known = SCENARIO_NAMES.join(', ');
+      return errorAnswer(400, 'invalid_request_error', `${HEADER_SCENARIO}: unknown scenario "${scenarioHeader}"; known: ${known}`, requestId);
+    }
+    const scenario: ScenarioName = scenarioHeader;
+    entry.scenario = scenario;
+    const modeHeader = headerValue(incoming, HEADER_TEXT_CALLS)?.trim().toLowerCase() || 'on';
+    if (!(TEXT_CALL_MODES as readonly string[]).includes(modeHeader)) {
+      return errorAnswer(400, 'invalid_request_error', `${HEADER_TEXT_CALLS}: expected one of ${TEXT_CALL_MODES.join(', ')}`, requestId);
+    }
+
+    const memoryKey = runId ? `${runId}\u0000${scenario}` : null;
+    const plan = respondToMessages({
+      request: parsed.request,
+      scenario,
+      textCallMode: modeHeader as TextCallMode,
+      textCallTable,
+      seed,
+      scenarioFiredForRun: memoryKey !== null && firedScenarios.has(memoryKey),
+    });
+    if (plan.firesOncePerRun && memoryKey !== null) remember(firedScenarios, memoryKey, true);
+    entry.stopReason = plan.stopReason;
+    entry.source = plan.source;
+    const { model, promptText, maxTokens } = parsed.request;
+    return { status: 200, body: createAssistantMessage({ plan, model, promptText, maxTokens }) };
+  }
+
+  function handleAdmin(method: string, path: string, bodyText: string, requestId: string): JsonAnswer | null {
+    if (path === '/healthz' && method === 'GET') return { status: 200, body: { status: 'ok' } };
+    if (path === '/_sim/faults') {
+      if (method === 'GET') return { status: 200, body: { pending: faults.pending() } };
+      if (method === 'DELETE') return { status: 200, body: { cleared: faults.clear() } };
+      if (method === 'POST') {
+        const json = parseJson(bodyText);
+        if (!json.ok) return errorAnswer(400, 'invalid_request_error', `There was an error parsing the body: ${json.message}`, requestId);
+        try {
+          const before = faults.pending().length;
+          faults.add(json.value as FaultSpec[]);
+          return { status: 200, body: { queued: faults.pending().length - before, pending: faults.pending() } };
+        } catch (error) {
+          if (!(error instanceof ZodError)) throw error;
+          const problems = error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ');
+          return errorAnswer(400, 'invalid_request_error', `invalid fault list: ${problems}`, requestId);
+        }
+      }
+    }
+    if (path === '/_sim/requests') {
+      if (method === 'GET') {
+        const summaries = requests.map((entry) => {
+          const body = (typeof entry.body === 'object' && entry.body !== null ? entry.body : {}) as Record<string, unknown>;
+          return {
+            timestampMs: entry.timestampMs,
+            method: entry.method,
+            path: entry.path,
+            requestId: entry.requestId,
+            runId: entry.headers[HEADER_RUN_ID] ?? null,
+            scenario: entry.scenario,
+            model: typeof body.model === 'string' ? body.model : null,
+            messageCount: Array.isArray(body.messages) ? body.messages.length : null,
+            toolCount: Array.isArray(body.tools) ? body.tools.length : null,
+            status: entry.status,
+            stopReason: entry.stopReason,
+            source: entry.source,
+            fault: entry.fault,
+            durationMs: entry.durationMs,
+          };
+        });
+        return { status: 200, body: { requests: summaries } };
+      }
+      if (method === 'DELETE') return { status: 200, body: { cleared: requests.splice(0).length } };
+    }
+    return null;
+  }
+
+  async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const started = Date.now();
+    const method = incoming.method ?? 'GET';
+    const path = new URL(incoming.url ?? '/', 'http://simulator').pathname;
+    const requestId = createIdentifier({ prefix: 'req_' });
+    const isAdmin = path === '/healthz' || path.startsWith('/_sim/');
+    const entry: RecordedRequest | null = isAdmin
+      ? null
+      : record({
+          timestampMs: started,
+          method,
+          path,
+          headers: flattenHeaders(incoming),
+          body: null,
+          status: 0,
+          requestId,
+          durationMs: null,
+          fault: null,
+          scenario: null,
+          stopReason: null,
+          source: null,
+        });
+
+    let bodyText: string;
+    try {
+      bodyText = await readBody(incoming);
+    } catch (error) {
+      if (!(error instanceof BodyTooLarge)) throw error;
+      const answer = errorAnswer(413, 'request_too_large', `Request exceeds the maximum size of ${MAX_BODY_BYTES} bytes`, requestId);
+      if (entry) Object.assign(entry, { status: 413, durationMs: Date.now() - started });
+      send(outgoing, answer, requestId);
+      return;
+    }
+    if (entry) {
+      const json = bodyText === '' ? { ok: true as const, value: null } : parseJson(bodyText);
+      entry.body = json.ok ? json.value : bodyText;
+    }
+
+    let answer: JsonAnswer | 'reset' | null = isAdmin ? handleAdmin(method, path, bodyText, requestId) : null;
+    if (!answer && entry && path === '/v1/messages' && method === 'POST') answer = await handleMessages(incoming, entry, bodyText);
+    answer ??= errorAnswer(404, 'not_found_error', `Not found: ${method} ${path}`, requestId);
+
+    if (answer === 'reset') {
+      if (entry) entry.durationMs = Date.now() - started;
+      incoming.socket.destroy();
+      return;
+    }
+    if (entry) Object.assign(entry, { status: answer.status, durationMs: Date.now() - started });
+    send(outgoing, answer, requestId);
+  }
+
+  const server = createServer((incoming, outgoing) => {
+    handle(incoming, outgoing).catch((error: unknown) => {
+      // Shutting down mid-delay: drop the connection, like a server going away.
+      if (shutdown.signal.aborted) {
+        outgoing.destroy();
+        return;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      const requestId = createIdentifier({ prefix: 'req_' });
+      send(outgoing, errorAnswer(500, 'api_error', `simulator failure: ${message}`, requestId), requestId);
+    });
+  });
+  // Keep-alive sockets would otherwise hold close() open until they time out.
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    faults,
+    requests,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        shutdown.abort();
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

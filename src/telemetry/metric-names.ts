@@ -1,0 +1,44 @@
+// Every Prometheus metric the fleet exports, by name, in one place (dashboards, alert rules and
+// the README table are written against these). Labels are listed beside each.
+export const METRICS = {
+  /** counter {stop_reason, tool_count} — model turns by stop reason */
+  turns: 'buildfleet_turns_total',
+  /** counter {tool_count} — turns where the runtime expected a tool call */
+  turnsExpectingTool: 'buildfleet_turns_expecting_tool_total',
+  /** counter {tool_count} — of those, turns that ended in a native tool_use */
+  turnsWithToolUse: 'buildfleet_turns_with_tool_use_total',
+  /** counter {tool_count} — turns whose text held a JSON/tag tool call */
+  jsonInText: 'buildfleet_json_in_text_total',
+  /** counter {tool_count} — turns that stopped inside an open code fence */
+  fenceOnlyStops: 'buildfleet_fence_only_stops_total',
+  /** counter {tool_count, parse_mode} — tool calls recovered from text */
+  recoveries: 'buildfleet_recoveries_total',
+  /** counter {tool, parse_mode, status} — tool calls by result status ok|empty|error */
+  toolCalls: 'buildfleet_tool_calls_total',
+  /** histogram {tool} — tool execution time in seconds */
+  toolDuration: 'buildfleet_tool_duration_seconds',
+  /** counter {tool, reason} — tool outputs that failed validation */
+  toolOutputInvalid: 'buildfleet_tool_output_invalid_total',
+  /** counter {tool} — tool outputs flagged as possible prompt injection */
+  toolOutputInjectionFlagged: 'buildfleet_tool_output_injection_flagged_total',
+  /** gauge — 0 read_write, 1 half_open, 2 read_only */
+  killSwitchState: 'buildfleet_killswitch_state',
+  /** counter {tool} — write tool calls refused by the kill switch or safe mode */
+  writesRefused: 'buildfleet_writes_refused_total',
+  /** histogram {outcome} — model request duration in seconds (outcome ok|<retry class>) */
+  modelRequestDuration: 'buildfleet_model_request_duration_seconds',
+  /** counter {class} — model call failures by retry class: rate_limited, rate_limited_backoff, transient, fatal, spend_cap */
+  modelRetries: 'buildfleet_model_retries_total',
+  /** counter {direction} — tokens in (input) and out (output) */
+  tokens: 'buildfleet_tokens_total',
+  /** histogram — tools in each model request */
+  toolsPerRequest: 'buildfleet_tools_per_request',
+  /** gauge {queue, state} — jobs per queue and state (wait, active, delayed, prioritized, waiting-children, failed) */
+  queueJobs: 'buildfleet_queue_jobs',
+  /** histogram {queue} — job processing time in seconds */
+  jobDuration: 'buildfleet_job_duration_seconds',
+  /** counter {status, error_code} — runs that reached a terminal state */
+  runsEnded: 'buildfleet_runs_ended_total',
+  /** counter {route, status_code} — API requests */
+  httpRequests: 'buildfleet_http_requests_total',
+} as const;

@@ -1,0 +1,384 @@
+// The /v1/runs endpoints against real Redis: creation and its job, every malformed-input path,
+// idempotency under concurrency, input, cancel, health, and what unknown runs and failures answer.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createFleetContext } from '../../src/fleet/fleet-context.js';
+import { buildApiServer } from '../../src/api/api-server.js';
+import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
+import { uniquePrefix } from '../support/redis.js';
+
+let harness: ApiTestHarness;
+
+beforeAll(async () => {
+  harness = await createApiTestHarness({ label: 'apiruns' });
+});
+
+afterAll(async () => {
+  await harness.close();
+});
+
+const post = (url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+  harness.app.inject({ method: 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }), headers });
+
+async function countRuns(): Promise<number> {
+  return harness.fleet.redis.zcard(harness.fleet.store.keys.runsByTenant('default'));
+}
+
+describe('POST /v1/runs', () => {
+  it('creates a run, answers 202 with its id and location, and enqueues turn 0', async () => {
+    const response = await post('/v1/runs', { prompt: 'Build a site for a bakery', maxTurns: 12, options: { scenario: 'happy_path' } });
+    expect(response.statusCode).toBe(202);
+    const body = response.json();
+    expect(body).toEqual({ id: expect.stringMatching(/^run_[a-zA-Z0-9]{8,64}$/), status: 'queued' });
+    expect(response.headers.location).toBe(`/v1/runs/${body.id}`);
+
+    const job = await harness.fleet.queues.model.getJob(`${body.id}-turn-0`);
+    expect(job?.data).toMatchObject({ runId: body.id, turn: 0 });
+    const run = await harness.fleet.store.getRun(body.id);
+    expect(run).toMatchObject({ tenant: 'default', prompt: 'Build a site for a bakery', maxTurns: 12, options: { scenario: 'happy_path' } });
+    expect(run?.model).toBe(harness.fleet.config.BUILDFLEET_MODEL);
+  });
+
+  const malformed: Array<{ name: string; payload?: unknown; raw?: string; contentType?: string; status: number; code: string; mentions: string }> = [
+    { name: 'missing prompt', payload: { model: 'x' }, status: 400, code: 'invalid_body', mentions: 'body.prompt' },
+    { name: 'empty prompt', payload: { prompt: '' }, status: 400, code: 'invalid_body', mentions: 'body.prompt: Too small' },
+    { name: 'prompt too long', payload: { prompt: 'x'.repeat(20_001) }, status: 400, code: 'invalid_body', mentions: 'body.prompt' },
+    { name: 'prompt of the wrong type', payload: { prompt: 42 }, status: 400, code: 'invalid_body', mentions: 'body.prompt' },
+    { name: 'maxTurns not an integer', payload: { prompt: 'x', maxTurns: 1.5 }, status: 400, code: 'invalid_body', mentions: 'body.maxTurns' },
+    { name: 'maxTurns out of range', payload: { prompt: 'x', maxTurns: 201 }, status: 400, code: 'invalid_body', mentions: 'body.maxTurns' },
+    { name: 'maxTurns as a string', payload: { prompt: 'x', maxTurns: '5' }, status: 400, code: 'invalid_body', mentions: 'body.maxTurns' },
+    { name: 'unknown field', payload: { prompt: 'x', colour: 'red' }, status: 400, code: 'invalid_body', mentions: 'body.colour: Unknown field' },
+    { name: 'unknown option', payload: { prompt: 'x', options: { turbo: true } }, status: 400, code: 'invalid_body', mentions: 'body.options.turbo' },
+    { name: 'bad option value', payload: { prompt: 'x', options: { toolLayout: 'round' } }, status: 400, code: 'invalid_body', mentions: 'body.options.toolLayout' },
+    { name: 'an array body', payload: [{ prompt: 'x' }], status: 400, code: 'invalid_body', mentions: 'body' },
+    { name: 'invalid JSON', raw: '{"prompt": "x",', status: 400, code: 'invalid_body', mentions: 'Invalid JSON' },
+    { name: 'prototype poisoning', raw: '{"prompt":"x","__proto__":{"admin":true}}', status: 400, code: 'invalid_body', mentions: '__proto__' },
+    { name: 'empty JSON body', raw: '', status: 400, code: 'invalid_body', mentions: 'body: Required' },
+    { name: 'whitespace JSON body', raw: '   ', status: 400, code: 'invalid_body', mentions: 'body: Required' },
+    { name: 'JSON null', raw: 'null', status: 400, code: 'invalid_body', mentions: 'body' },
+    { name: 'text/plain', raw: 'build me a site', contentType: 'text/plain', status: 415, code: 'unsupported_media_type', mentions: 'application/json' },
+    { name: 'form encoding', raw: 'prompt=x', contentType: 'application/x-www-form-urlencoded', status: 415, code: 'unsupported_media_type', mentions: 'application/json' },
+  ];
+
+  for (const testCase of malformed) {
+    it(`answers ${testCase.status} ${testCase.code} for ${testCase.name}, naming the field`, async () => {
+      const before = await countRuns();
+      const response =
+        testCase.raw !== undefined
+          ? await harness.app.inject({
+              method: 'POST',
+              url: '/v1/runs',
+              payload: testCase.raw,
+              headers: { 'content-type': testCase.contentType ?? 'application/json' },
+            })
+          : await post('/v1/runs', testCase.payload);
+      expect(response.statusCode).toBe(testCase.status);
+      const body = response.json();
+      expect(body).toEqual({ error: { code: testCase.code, message: expect.any(String) } });
+      expect(body.error.message).toContain(testCase.mentions);
+      expect(await countRuns()).toBe(before);
+    });
+  }
+
+  it('answers 400 when there is no body at all', async () => {
+    const response = await harness.app.inject({ method: 'POST', url: '/v1/runs' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toEqual({ code: 'invalid_body', message: expect.stringContaining('body: Required') });
+  });
+
+  it('answers 413 body_too_large for a 1 MB body, before any handler work', async () => {
+    const before = await countRuns();
+    const response = await post('/v1/runs', { prompt: 'x'.repeat(1024 * 1024) });
+    expect(response.statusCode).toBe(413);
+    expect(response.json()).toEqual({ error: { code: 'body_too_large', message: expect.any(String) } });
+    expect(await countRuns()).toBe(before);
+  });
+
+  it('answers 413 on a real socket too, from Content-Length alone', async () => {
+    const url = await harness.listen();
+    const response = await fetch(`${url}/v1/runs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'y'.repeat(1024 * 1024) }),
+    });
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('body_too_large');
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('returns the same run for the same key and body, whatever the key order', async () => {
+    const headers = { 'idempotency-key': `same-${Date.now()}` };
+    const first = await post('/v1/runs', { prompt: 'Bakery', maxTurns: 5 }, headers);
+    const second = await post('/v1/runs', { maxTurns: 5, prompt: 'Bakery' }, headers);
+    expect(first.statusCode).toBe(202);
+    expect(second.statusCode).toBe(202);
+    expect(second.json().id).toBe(first.json().id);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(second.headers.location).toBe(`/v1/runs/${first.json().id}`);
+    const ttl = await harness.fleet.redis.ttl(harness.fleet.store.keys.idempotency('default', headers['idempotency-key']));
+    expect(ttl).toBeGreaterThan(23 * 3600);
+    expect(ttl).toBeLessThanOrEqual(24 * 3600);
+  });
+
+  it('answers 422 idempotency_key_conflict for the same key with a different body', async () => {
+    const headers = { 'idempotency-key': `conflict-${Date.now()}` };
+    const first = await post('/v1/runs', { prompt: 'Bakery' }, headers);
+    const second = await post('/v1/runs', { prompt: 'Florist' }, headers);
+    expect(first.statusCode).toBe(202);
+    expect(second.statusCode).toBe(422);
+    expect(second.json().error.code).toBe('idempotency_key_conflict');
+  });
+
+  it('creates exactly one run for 20 concurrent requests with the same key', async () => {
+    const before = await countRuns();
+    const headers = { 'idempotency-key': `race:${Date.now()}` };
+    const responses = await Promise.all(Array.from({ length: 20 }, () => post('/v1/runs', { prompt: 'Concurrent bakery' }, headers)));
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(20).fill(202));
+    const ids = new Set(responses.map((response) => response.json().id as string));
+    expect(ids.size).toBe(1);
+    expect(await countRuns()).toBe(before + 1);
+    const [id] = [...ids];
+    expect(await harness.fleet.queues.model.getJob(`${id}-turn-0`)).toBeTruthy();
+  });
+
+  it('creates separate runs for different keys and for no key', async () => {
+    const first = await post('/v1/runs', { prompt: 'Bakery' }, { 'idempotency-key': `a-${Date.now()}` });
+    const second = await post('/v1/runs', { prompt: 'Bakery' }, { 'idempotency-key': `b-${Date.now()}` });
+    const third = await post('/v1/runs', { prompt: 'Bakery' });
+    const fourth = await post('/v1/runs', { prompt: 'Bakery' });
+    expect(new Set([first, second, third, fourth].map((response) => response.json().id)).size).toBe(4);
+  });
+
+  it('answers 400 invalid_header for a malformed key', async () => {
+    for (const key of ['has space', 'x'.repeat(201), 'émoji']) {
+      const response = await post('/v1/runs', { prompt: 'Bakery' }, { 'idempotency-key': key });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error).toEqual({ code: 'invalid_header', message: expect.stringContaining('idempotency-key') });
+    }
+  });
+});
+
+describe('GET /v1/runs/:id', () => {
+  it('shows status, todos, files, deployments with URLs, usage and timestamps', async () => {
+    const run = await harness.newRun({
+      status: 'running',
+      phase: 'building',
+      turn: 3,
+      todos: [{ id: 'hero', title: 'Hero section', phase: 'build', done: true }],
+    });
+    await harness.fleet.store.writeFile(run.id, 'index.html', '<h1>Hi</h1>');
+    await harness.fleet.store.writeFile(run.id, 'css/site.css', 'body{}');
+    await harness.fleet.store.createDeployment(run.id, 'dep_one');
+    await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_one' });
+
+    const response = await harness.app.inject({ method: 'GET', url: `/v1/runs/${run.id}` });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      id: run.id,
+      status: 'running',
+      phase: 'building',
+      turn: 3,
+      todos: [{ id: 'hero', title: 'Hero section', phase: 'build', done: true }],
+      files: [
+        { path: 'css/site.css', bytes: 6 },
+        { path: 'index.html', bytes: 11 },
+      ],
+      deployment: {
+        latest: { id: 'dep_one', url: `https://fleet.example.test/sites/${run.id}/d/dep_one/` },
+        live: { id: 'dep_one', url: `https://fleet.example.test/sites/${run.id}/` },
+      },
+      usage: { input_tokens: 0, output_tokens: 0 },
+      result: null,
+      error: null,
+      question: null,
+      traceId: null,
+      createdAt: run.createdAt,
+      updatedAt: expect.any(String),
+    });
+  });
+
+  it('shows null deployments for a new run', async () => {
+    const run = await harness.newRun();
+    const body = (await harness.app.inject({ method: 'GET', url: `/v1/runs/${run.id}` })).json();
+    expect(body.deployment).toEqual({ latest: null, live: null });
+    expect(body.files).toEqual([]);
+  });
+});
+
+describe('unknown and malformed run ids', () => {
+  const ids = ['run_doesnotexist123', 'run_x', 'not-a-run', 'run_' + 'a'.repeat(65), "run_12345678'--", 'run_%00abcdefgh'];
+  const endpoints: Array<{ method: 'GET' | 'POST'; path: (id: string) => string; payload?: object }> = [
+    { method: 'GET', path: (id) => `/v1/runs/${id}` },
+    { method: 'GET', path: (id) => `/v1/runs/${id}/events` },
+    { method: 'POST', path: (id) => `/v1/runs/${id}/input`, payload: { text: 'hello' } },
+    { method: 'POST', path: (id) => `/v1/runs/${id}/cancel` },
+    { method: 'GET', path: (id) => `/sites/${id}/` },
+    { method: 'GET', path: (id) => `/sites/${id}/og-image.svg` },
+    { method: 'GET', path: (id) => `/sites/${id}/d/dep_abc/index.html` },
+  ];
+  for (const endpoint of endpoints) {
+    it(`${endpoint.method} ${endpoint.path(':id')} answers 404 run_not_found`, async () => {
+      for (const id of ids) {
+        const response = await harness.app.inject({
+          method: endpoint.method,
+          url: endpoint.path(id),
+          ...(endpoint.payload ? { payload: endpoint.payload } : {}),
+        });
+        expect(response.statusCode, `${endpoint.method} ${endpoint.path(id)}`).toBe(404);
+        expect(response.json()).toEqual({ error: { code: 'run_not_found', message: 'No such run.' } });
+      }
+    });
+  }
+
+  it('does not show another tenant’s run', async () => {
+    const run = await harness.fleet.store.createRun({
+      tenant: 'someone-else',
+      prompt: 'x',
+      model: 'm',
+      maxTurns: 1,
+      maxTokens: 1,
+      options: {},
+    });
+    const response = await harness.app.inject({ method: 'GET', url: `/v1/runs/${run.id}` });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error.code).toBe('run_not_found');
+  });
+});
+
+describe('POST /v1/runs/:id/input', () => {
+  it('answers 409 no_open_question when the run asked nothing', async () => {
+    const run = await harness.newRun({ status: 'running' });
+    const response = await post(`/v1/runs/${run.id}/input`, { text: 'Blue, please' });
+    expect(response.statusCode).toBe(409);
+    expect(response.json().error.code).toBe('no_open_question');
+  });
+
+  it('answers the open question: 202, the run resumes and a resume turn is enqueued', async () => {
+    const run = await harness.newRun({
+      status: 'waiting_for_input',
+      turn: 2,
+      question: { toolUseId: 'toolu_ask1', question: 'Which colour?', turn: 2 },
+    });
+    const response = await post(`/v1/runs/${run.id}/input`, { text: 'Blue, please' });
+    expect(response.statusCode).toBe(202);
+    expect(response.json()).toEqual({ id: run.id, status: 'running' });
+    const stored = await harness.fleet.store.getStoredToolResult(run.id, 'toolu_ask1');
+    expect(stored?.output).toEqual({ answer: 'Blue, please' });
+    expect(await harness.fleet.queues.model.getJob(`${run.id}-turn-2-resume-toolu_ask1`)).toBeTruthy();
+
+    const again = await post(`/v1/runs/${run.id}/input`, { text: 'Red' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error.code).toBe('no_open_question');
+  });
+
+  it('answers 409 run_already_ended for a finished run', async () => {
+    const run = await harness.newRun();
+    await harness.fleet.store.finishRun(run.id, 'succeeded', { result: 'done' });
+    const response = await post(`/v1/runs/${run.id}/input`, { text: 'hello' });
+    expect(response.statusCode).toBe(409);
+    expect(response.json().error.code).toBe('run_already_ended');
+  });
+
+  it('validates the body', async () => {
+    const run = await harness.newRun({ status: 'running' });
+    for (const [payload, mentions] of [
+      [{}, 'body.text'],
+      [{ text: '' }, 'body.text'],
+      [{ text: 'x'.repeat(10_001) }, 'body.text'],
+      [{ text: 'ok', extra: 1 }, 'body.extra'],
+    ] as const) {
+      const response = await post(`/v1/runs/${run.id}/input`, payload);
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error.message).toContain(mentions);
+    }
+  });
+});
+
+describe('POST /v1/runs/:id/cancel', () => {
+  it('cancels (202) then refuses (409 run_already_ended)', async () => {
+    const created = (await post('/v1/runs', { prompt: 'Cancel me' })).json();
+    const first = await harness.app.inject({ method: 'POST', url: `/v1/runs/${created.id}/cancel` });
+    expect(first.statusCode).toBe(202);
+    expect(first.json()).toEqual({ id: created.id, status: 'cancelled' });
+    const run = await harness.fleet.store.getRun(created.id);
+    expect(run?.status).toBe('cancelled');
+    expect(run?.error?.code).toBe('cancelled');
+
+    const second = await harness.app.inject({ method: 'POST', url: `/v1/runs/${created.id}/cancel` });
+    expect(second.statusCode).toBe(409);
+    expect(second.json().error.code).toBe('run_already_ended');
+  });
+
+  it('accepts an empty JSON body (as some clients send)', async () => {
+    const run = await harness.newRun();
+    const response = await harness.app.inject({
+      method: 'POST',
+      url: `/v1/runs/${run.id}/cancel`,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect(response.statusCode).toBe(202);
+  });
+});
+
+describe('health and routing', () => {
+  it('GET /healthz and /readyz answer 200', async () => {
+    expect((await harness.app.inject({ url: '/healthz' })).json()).toEqual({ ok: true });
+    const ready = await harness.app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toEqual({ ok: true });
+  });
+
+  it('GET /readyz answers 503 within about a second when Redis is unreachable', async () => {
+    const fleet = createFleetContext(
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:1', BUILDFLEET_PREFIX: uniquePrefix('apidead'), LOG_LEVEL: 'silent' }),
+      'api',
+    );
+    const app = await buildApiServer(fleet);
+    try {
+      const started = Date.now();
+      const response = await app.inject({ url: '/readyz' });
+      expect(Date.now() - started).toBeLessThan(2_500);
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toEqual({ ok: false, error: { code: 'redis_unavailable', message: expect.any(String) } });
+    } finally {
+      await app.close();
+      await fleet.close();
+    }
+  });
+
+  it('answers 404 not_found for unknown routes and methods', async () => {
+    for (const [method, url] of [
+      ['GET', '/v2/runs'],
+      ['DELETE', '/v1/runs'],
+      ['GET', '/'],
+      ['PUT', '/v1/runs/run_abcdefgh12'],
+    ] as const) {
+      const response = await harness.app.inject({ method, url });
+      expect(response.statusCode).toBe(404);
+      expect(response.json()).toEqual({ error: { code: 'not_found', message: 'No such route.' } });
+    }
+  });
+
+  it('answers 500 internal_error without leaking the cause', async () => {
+    const fleet = createFleetContext(
+      loadConfig({ REDIS_URL: harness.fleet.config.REDIS_URL, BUILDFLEET_PREFIX: uniquePrefix('apiboom'), LOG_LEVEL: 'silent' }),
+      'api',
+    );
+    fleet.store.getRun = async () => {
+      throw new Error('ECONNRESET at secret-host:6379 with password hunter2');
+    };
+    const app = await buildApiServer(fleet);
+    try {
+      const response = await app.inject({ url: '/v1/runs/run_abcdefgh1234' });
+      expect(response.statusCode).toBe(500);
+      expect(response.json()).toEqual({ error: { code: 'internal_error', message: 'Something went wrong on our side.' } });
+      expect(response.body).not.toContain('secret');
+    } finally {
+      await app.close();
+      await fleet.close();
+    }
+  });
+});

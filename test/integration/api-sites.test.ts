@@ -1,0 +1,229 @@
+// The site server against real Redis: the live alias with its meta injection, immutable
+// deployments, the generated og-image.svg, binary files, and traversal attempts that must all be
+// plain 404s.
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
+import { assetsKey } from '../../src/tools/tool-keys.js';
+import type { RunRecord } from '../../src/runs/run-types.js';
+
+let harness: ApiTestHarness;
+let baseUrl: string;
+let run: RunRecord;
+const PNG_BYTES = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 3, 255]);
+const INDEX_V1 = '<!doctype html><html><head><meta charset="utf-8"></head><body><h1>Crumb &amp; Co</h1></body></html>';
+const INDEX_V2 = '<!doctype html><html><head><title>Own title</title><meta name="description" content="own"></head><body>v2</body></html>';
+
+beforeAll(async () => {
+  harness = await createApiTestHarness({ label: 'apisites' });
+  baseUrl = await harness.listen();
+  run = await harness.newRun({ status: 'running' });
+  const store = harness.fleet.store;
+  await store.writeFile(run.id, 'index.html', INDEX_V1);
+  await store.writeFile(run.id, 'css/site.css', 'body { color: red; }');
+  await store.writeFile(run.id, 'app.js', 'console.log(1)');
+  await store.writeFile(run.id, 'images/logo.png', `data:image/png;base64,${PNG_BYTES.toString('base64')}`);
+  await store.writeFile(run.id, 'about/index.html', '<html><head></head><body>About</body></html>');
+  await store.createDeployment(run.id, 'dep_v1');
+  await store.writeFile(run.id, 'index.html', INDEX_V2);
+  await store.createDeployment(run.id, 'dep_v2');
+  await store.updateRun(run.id, {
+    liveDeploy: 'dep_v1',
+    meta: { title: 'Crumb & Co "Bakery"', description: 'Fresh <bread> daily & more' },
+  });
+});
+
+afterAll(async () => {
+  await harness.close();
+});
+
+const get = (url: string) => harness.app.inject({ method: 'GET', url });
+
+/** GET with the path sent byte for byte: fetch and inject both normalise dot segments (and
+ * %2e%2e) on the client side, which would hide what the server does with them. */
+function getRaw(path: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest({ host: hostname, port, path, method: 'GET' }, (incoming) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      incoming.on('error', reject);
+    });
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
+describe('live alias /sites/:runId/', () => {
+  it('serves index.html with no-cache and injects escaped meta tags before </head>', async () => {
+    const response = await get(`/sites/${run.id}/`);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.headers['cache-control']).toBe('no-cache');
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    const html = response.body;
+    expect(html).toContain('<title>Crumb &amp; Co "Bakery"</title>');
+    expect(html).toContain('<meta name="description" content="Fresh &lt;bread&gt; daily &amp; more">');
+    expect(html).toContain('<meta property="og:title" content="Crumb &amp; Co &quot;Bakery&quot;">');
+    expect(html).toContain('<meta property="og:description" content="Fresh &lt;bread&gt; daily &amp; more">');
+    expect(html).toContain(`<meta property="og:image" content="https://fleet.example.test/sites/${run.id}/og-image.svg">`);
+    expect(html.indexOf('og:image')).toBeLessThan(html.indexOf('</head>'));
+    expect(html).toContain('<h1>Crumb &amp; Co</h1>');
+    expect(html).not.toContain('<bread>');
+  });
+
+  it('serves nested index.html, CSS, JS and decoded binary files with their types', async () => {
+    const about = await get(`/sites/${run.id}/about/`);
+    expect(about.statusCode).toBe(200);
+    expect(about.body).toContain('About');
+    expect(about.body).toContain('og:title');
+
+    const css = await get(`/sites/${run.id}/css/site.css`);
+    expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(css.body).toBe('body { color: red; }');
+
+    const js = await get(`/sites/${run.id}/app.js`);
+    expect(js.headers['content-type']).toBe('text/javascript; charset=utf-8');
+
+    const png = await get(`/sites/${run.id}/images/logo.png`);
+    expect(png.statusCode).toBe(200);
+    expect(png.headers['content-type']).toBe('image/png');
+    expect(png.rawPayload.equals(PNG_BYTES)).toBe(true);
+  });
+
+  it('redirects /sites/:runId to the trailing-slash root', async () => {
+    const response = await get(`/sites/${run.id}`);
+    expect(response.statusCode).toBe(301);
+    expect(response.headers.location).toBe(`/sites/${run.id}/`);
+  });
+
+  it('follows the published deployment and leaves the page’s own tags alone', async () => {
+    await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_v2' });
+    try {
+      const html = (await get(`/sites/${run.id}/index.html`)).body;
+      expect(html).toContain('v2');
+      expect(html).toContain('<title>Own title</title>');
+      expect(html).not.toContain('<title>Crumb');
+      expect(html.match(/name="description"/g)).toHaveLength(1);
+      expect(html).toContain('og:title');
+    } finally {
+      await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_v1' });
+    }
+  });
+
+  it('does not inject anything when the run has no meta', async () => {
+    const plain = await harness.newRun({ status: 'running' });
+    await harness.fleet.store.writeFile(plain.id, 'index.html', INDEX_V1);
+    await harness.fleet.store.createDeployment(plain.id, 'dep_plain');
+    await harness.fleet.store.updateRun(plain.id, { liveDeploy: 'dep_plain' });
+    expect((await get(`/sites/${plain.id}/`)).body).toBe(INDEX_V1);
+  });
+
+  it('answers 404 site_not_published for a run that never published', async () => {
+    const unpublished = await harness.newRun();
+    const response = await get(`/sites/${unpublished.id}/`);
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ error: { code: 'site_not_published', message: expect.any(String) } });
+  });
+
+  it('answers 404 site_file_not_found for a missing file', async () => {
+    const response = await get(`/sites/${run.id}/nope.html`);
+    expect(response.statusCode).toBe(404);
+    expect(response.json().error.code).toBe('site_file_not_found');
+  });
+});
+
+describe('deployments /sites/:runId/d/:deployId/', () => {
+  it('serves the immutable snapshot with a year of caching and no injection', async () => {
+    const v1 = await get(`/sites/${run.id}/d/dep_v1/`);
+    expect(v1.statusCode).toBe(200);
+    expect(v1.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(v1.body).toBe(INDEX_V1);
+    const v2 = await get(`/sites/${run.id}/d/dep_v2/index.html`);
+    expect(v2.body).toBe(INDEX_V2);
+    const png = await get(`/sites/${run.id}/d/dep_v2/images/logo.png`);
+    expect(png.rawPayload.equals(PNG_BYTES)).toBe(true);
+  });
+
+  it('redirects the deployment root without a slash', async () => {
+    const response = await get(`/sites/${run.id}/d/dep_v1`);
+    expect(response.statusCode).toBe(301);
+    expect(response.headers.location).toBe(`/sites/${run.id}/d/dep_v1/`);
+  });
+
+  it('answers 404 deployment_not_found for an unknown or malformed deploy id', async () => {
+    for (const deployId of ['dep_missing', 'dep%20x', '%2e%2e', '..', 'dep_v1%2f..']) {
+      const response = await getRaw(`/sites/${run.id}/d/${deployId}/index.html`);
+      expect(response.status, deployId).toBe(404);
+      expect(JSON.parse(response.body).error.code, deployId).toBe('deployment_not_found');
+    }
+  });
+});
+
+describe('og-image.svg', () => {
+  it('is 404 until regen_og writes the asset, then served as SVG beside the live site and every deployment', async () => {
+    const missing = await get(`/sites/${run.id}/og-image.svg`);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error.code).toBe('site_file_not_found');
+
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="630"><text>Crumb</text></svg>';
+    await harness.fleet.redis.hset(assetsKey(harness.fleet.store.keys, run.id), 'og-image.svg', svg);
+    for (const url of [`/sites/${run.id}/og-image.svg`, `/sites/${run.id}/d/dep_v1/og-image.svg`]) {
+      const response = await get(url);
+      expect(response.statusCode, url).toBe(200);
+      expect(response.headers['content-type']).toBe('image/svg+xml');
+      expect(response.headers['cache-control']).toBe('no-cache');
+      expect(response.body).toBe(svg);
+    }
+  });
+});
+
+describe('path traversal', () => {
+  it('answers 404 for every traversal attempt and never reads outside the deployment', async () => {
+    // Bait: fields that only a traversal or a non-canonical path could reach.
+    const deploymentKey = harness.fleet.store.keys.deployment(run.id, 'dep_v1');
+    await harness.fleet.redis.hset(deploymentKey, '../secret.txt', 'SECRET', 'a/../secret.txt', 'SECRET', '%2e%2e/secret.txt', 'SECRET', '.env', 'SECRET');
+    await harness.fleet.store.writeFile(run.id, 'secret.txt', 'SECRET');
+    const attempts = [
+      '../secret.txt',
+      '..%2fsecret.txt',
+      '%2e%2e/secret.txt',
+      '%2e%2e%2fsecret.txt',
+      '%252e%252e/secret.txt',
+      'a/../secret.txt',
+      'a/%2e%2e/secret.txt',
+      './index.html',
+      '%2e/index.html',
+      '..%5csecret.txt',
+      '..\\secret.txt',
+      'a%5c..%5c..%5csecret.txt',
+      '%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+      '....//secret.txt',
+      'index.html%00.png',
+      '.env',
+      '/etc/passwd',
+      '%2fetc%2fpasswd',
+      'C:%5cwindows',
+      'a//b.html',
+    ];
+    for (const attempt of attempts) {
+      for (const path of [`/sites/${run.id}/${attempt}`, `/sites/${run.id}/d/dep_v1/${attempt}`]) {
+        const response = await getRaw(path);
+        expect(response.status, path).toBe(404);
+        expect(response.body, path).not.toContain('SECRET');
+        expect(JSON.parse(response.body).error.code, path).toMatch(/^(site_file_not_found|not_found)$/);
+      }
+    }
+    for (const path of [`/sites/${run.id}/../../v1/runs`, `/sites/${run.id}/d/../../${run.id}/`, `/sites/../sites/${run.id}/secret.txt`]) {
+      const response = await getRaw(path);
+      expect(response.status, path).toBe(404);
+      expect(response.body, path).not.toContain('SECRET');
+    }
+  });
+
+  it('serves the same files when the path is canonical (the bait above is reachable only by traversal)', async () => {
+    expect((await getRaw(`/sites/${run.id}/d/dep_v1/index.html`)).status).toBe(200);
+    expect((await getRaw(`/sites/${run.id}/secret.txt`)).status).toBe(404);
+  });
+});
