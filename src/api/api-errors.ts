@@ -1,0 +1,179 @@
+// The one registry of the API's error codes, in the manner of Fastify's `lib/errors.js`: each code
+// is defined once with its HTTP status and a description, and is never reused for another meaning.
+// Clients branch on `error.code`, so a code is a public contract; `API_ERRORS` is exported as data
+// so the README table and the OpenAPI document are generated from the same list.
+import { z } from 'zod';
+
+export interface ApiErrorDefinition {
+  code: string;
+  statusCode: number;
+  /** What the code means and what the client should do about it. */
+  description: string;
+}
+
+/** An error the API answers with `{ error: { code, message } }` and its registered status. */
+export class ApiError extends Error {
+  readonly apiError = true;
+
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly statusCode: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  /** Duck-typed so an ApiError thrown by another copy of this module is still recognised. */
+  static isInstance(value: unknown): value is ApiError {
+    return value instanceof Error && (value as { apiError?: unknown }).apiError === true;
+  }
+}
+
+/** Builds an ApiError of one registered code. */
+export type ApiErrorFactory<Code extends string> = ((message?: string) => ApiError) & ApiErrorDefinition & { code: Code };
+
+const definitions = new Map<string, ApiErrorDefinition>();
+
+/** Registers a code (refusing duplicates at load time) and returns a factory for its errors. */
+export function createApiError<const Code extends string>(
+  code: Code,
+  defaultMessage: string,
+  statusCode: number,
+  description: string,
+): ApiErrorFactory<Code> {
+  if (definitions.has(code)) throw new Error(`API error code ${code} is registered twice`);
+  definitions.set(code, { code, statusCode, description });
+  const factory = (message = defaultMessage) => new ApiError(code, message, statusCode);
+  return Object.assign(factory, { code, statusCode, description });
+}
+
+export const apiErrors = {
+  invalidBody: createApiError(
+    'invalid_body',
+    'The request body is invalid.',
+    400,
+    'The JSON body is malformed, empty, or fails the schema (missing, wrong-typed or unknown field). The message names the failing path, e.g. `body.prompt: Too small`.',
+  ),
+  invalidParams: createApiError(
+    'invalid_params',
+    'A path parameter is invalid.',
+    400,
+    'A path parameter that does not identify a resource fails its schema. (Path parameters that name a resource answer that resource’s `*_not_found` instead.)',
+  ),
+  invalidQuery: createApiError(
+    'invalid_query',
+    'A query parameter is invalid.',
+    400,
+    'A query-string parameter fails its schema, e.g. `?after=` is not a stream id like `1700000000000-0`.',
+  ),
+  invalidHeader: createApiError(
+    'invalid_header',
+    'A request header is invalid.',
+    400,
+    'A request header fails its schema, e.g. `Idempotency-Key` is not 1–200 characters of `A–Z a–z 0–9 _ . : -`, or `Last-Event-ID` is not a stream id.',
+  ),
+  badRequest: createApiError(
+    'bad_request',
+    'The request could not be understood.',
+    400,
+    'The request is malformed below the level of a body or parameter schema (bad URL encoding, bad Content-Length).',
+  ),
+  unsupportedMediaType: createApiError(
+    'unsupported_media_type',
+    'Send the body as application/json.',
+    415,
+    'The request has a body whose Content-Type is not `application/json`.',
+  ),
+  bodyTooLarge: createApiError(
+    'body_too_large',
+    'The request body is larger than 256 KiB.',
+    413,
+    'The body exceeds the 256 KiB limit. Checked from Content-Length before the body is read, so nothing else runs.',
+  ),
+  notFound: createApiError('not_found', 'No such route.', 404, 'No route matches the method and path.'),
+  runNotFound: createApiError(
+    'run_not_found',
+    'No such run.',
+    404,
+    'No run has this id for the caller’s tenant, or the id is not of the form `run_` + 8–64 letters and digits.',
+  ),
+  siteNotPublished: createApiError(
+    'site_not_published',
+    'This run has not published a site yet.',
+    404,
+    'The run exists but has no live deployment, so its `/sites/{id}/` alias has nothing to serve yet.',
+  ),
+  deploymentNotFound: createApiError('deployment_not_found', 'No such deployment.', 404, 'The run has no deployment with this id.'),
+  siteFileNotFound: createApiError(
+    'site_file_not_found',
+    'No such file.',
+    404,
+    'The deployment has no file at this path, or the path is not a valid site path (dot segments, encodings, backslashes are never resolved).',
+  ),
+  noOpenQuestion: createApiError(
+    'no_open_question',
+    'The run is not waiting for input.',
+    409,
+    'Input was sent to a run that has no open `ask_user` question.',
+  ),
+  runAlreadyEnded: createApiError(
+    'run_already_ended',
+    'The run has already ended.',
+    409,
+    'The run is in a terminal state (succeeded, failed, refused, cancelled); it can no longer take input or be cancelled.',
+  ),
+  idempotencyKeyInProgress: createApiError(
+    'idempotency_key_in_progress',
+    'A request with this Idempotency-Key is still being processed; retry shortly.',
+    409,
+    'Another request with the same `Idempotency-Key` is creating the run right now and did not finish within a few seconds. Retrying returns its run.',
+  ),
+  idempotencyKeyConflict: createApiError(
+    'idempotency_key_conflict',
+    'This Idempotency-Key was used with a different body.',
+    422,
+    'The `Idempotency-Key` was already used within 24 h with a different request body. Use a new key for a new request.',
+  ),
+  redisUnavailable: createApiError(
+    'redis_unavailable',
+    'Redis did not answer.',
+    503,
+    'Readiness check: Redis did not answer PING within 1 s. The process is alive but cannot serve requests.',
+  ),
+  internalError: createApiError(
+    'internal_error',
+    'Something went wrong on our side.',
+    500,
+    'An unexpected failure. The message never carries internals; the server log has the details.',
+  ),
+} as const;
+
+/** Every registered code. */
+export type ApiErrorCode = (typeof apiErrors)[keyof typeof apiErrors]['code'];
+
+/** The registry as data: code, HTTP status and description of every error the API answers. */
+export const API_ERRORS: readonly ApiErrorDefinition[] = Object.freeze([...definitions.values()]);
+
+/** Looks a code up in the registry. */
+export function apiErrorDefinition(code: ApiErrorCode): ApiErrorDefinition {
+  const definition = definitions.get(code);
+  if (!definition) throw new Error(`unregistered API error code ${code}`);
+  return definition;
+}
+
+/** The body of every error response. */
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.string().describe('Stable error code from the API error registry'),
+      message: z.string().describe('Human-readable explanation; may change between versions'),
+    }),
+  })
+  .describe('Every error response has this shape');
+
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+export function errorBodyOf(error: ApiError): ErrorBody {
+  return { error: { code: error.code, message: error.message } };
+}

@@ -1,0 +1,129 @@
+// The zod schemas of every request part and response body the API has. Fastify validates with
+// them (zod-route-compilers.ts) and the OpenAPI document is generated from them
+// (openapi-transform.ts), so the docs cannot drift from what the server accepts.
+import { z } from 'zod';
+import { PHASES } from '../agent/profile.js';
+import {
+  questionSchema,
+  RUN_STATUSES,
+  runErrorSchema,
+  runOptionsSchema,
+  todoState,
+  usageSchema,
+} from '../runs/run-types.js';
+import { apiErrors } from './api-errors.js';
+import { resourceParams } from './zod-route-compilers.js';
+
+export const RUN_ID_PATTERN = /^run_[a-zA-Z0-9]{8,64}$/;
+export const DEPLOY_ID_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
+export const STREAM_ID_PATTERN = /^\d{1,20}-\d{1,20}$/;
+
+export const runIdSchema = z.string().regex(RUN_ID_PATTERN).describe('Run id: `run_` followed by 8–64 letters and digits');
+
+export const runParamsSchema = resourceParams(z.object({ id: runIdSchema }), apiErrors.runNotFound);
+
+export const createRunBodySchema = z
+  .strictObject({
+    prompt: z.string().min(1).max(20_000).describe('What to build, in plain language'),
+    model: z.string().min(1).max(200).optional().describe('Model id; defaults to BUILDFLEET_MODEL'),
+    maxTurns: z.int().min(1).max(200).optional().describe('Model turns before the run stops; defaults to BUILDFLEET_MAX_TURNS'),
+    options: runOptionsSchema.optional(),
+  })
+  .describe('A new build run');
+export type CreateRunBody = z.infer<typeof createRunBodySchema>;
+
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
+export const createRunHeadersSchema = z.looseObject({
+  'idempotency-key': z
+    .string()
+    .regex(IDEMPOTENCY_KEY_PATTERN, 'must be 1-200 characters of A-Z a-z 0-9 _ . : -')
+    .optional()
+    .describe('Makes retries safe: the same key with the same body within 24 h returns the same run'),
+});
+
+export const runAcceptedSchema = z
+  .object({ id: runIdSchema, status: z.enum(RUN_STATUSES) })
+  .describe('The run and its status when the request was accepted');
+export type RunAccepted = z.infer<typeof runAcceptedSchema>;
+
+const deploymentLinkSchema = z.object({ id: z.string(), url: z.string().describe('Absolute URL of the site') });
+
+export const runViewSchema = z
+  .object({
+    id: runIdSchema,
+    status: z.enum(RUN_STATUSES),
+    phase: z.enum(PHASES),
+    turn: z.int(),
+    todos: z.array(todoState),
+    files: z.array(z.object({ path: z.string(), bytes: z.int() })).describe('The workspace as it is now'),
+    deployment: z.object({
+      latest: deploymentLinkSchema.nullable().describe('The newest deployment (an immutable preview)'),
+      live: deploymentLinkSchema.nullable().describe('The published deployment, served at /sites/{id}/'),
+    }),
+    usage: usageSchema,
+    result: z.string().nullable().describe('The agent’s final summary once the run succeeded'),
+    error: runErrorSchema.nullable(),
+    question: questionSchema.nullable().describe('The open ask_user question, when status is waiting_for_input'),
+    traceId: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .describe('A run');
+export type RunView = z.infer<typeof runViewSchema>;
+
+const streamIdSchema = z.string().regex(STREAM_ID_PATTERN, 'must be an event id like 1700000000000-0');
+
+export const runEventsQuerySchema = z.object({
+  after: streamIdSchema.optional().describe('Replay only events after this event id'),
+});
+
+export const runEventsHeadersSchema = z.looseObject({
+  'last-event-id': streamIdSchema.optional().describe('Set by EventSource on reconnect; takes precedence over ?after='),
+});
+
+export const storedEventSchema = z
+  .looseObject({
+    id: z.string().describe('Event id (Redis stream id), usable as Last-Event-ID'),
+    run_id: z.string(),
+    step: z.number(),
+    event: z.string().describe('Noun-verb event name, e.g. `tool-call-end`'),
+    at: z.string(),
+  })
+  .describe('One trace line of the run');
+
+export const runEventsSchema = z.array(storedEventSchema).describe('The run’s events so far, oldest first');
+
+export const runInputBodySchema = z
+  .strictObject({ text: z.string().min(1).max(10_000).describe('The answer to the run’s open question') })
+  .describe('An answer to the question the agent asked');
+
+export const healthSchema = z.object({ ok: z.literal(true) }).describe('The process is up');
+
+export const readinessFailureSchema = z
+  .object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) })
+  .describe('Redis did not answer within 1 s');
+
+export const siteParamsSchema = resourceParams(
+  z.object({ runId: runIdSchema, '*': z.string().describe('File path inside the site; empty or ending in / means index.html') }),
+  apiErrors.runNotFound,
+);
+
+export const siteRootParamsSchema = resourceParams(z.object({ runId: runIdSchema }), apiErrors.runNotFound);
+
+// The deploy id is checked by the handler (DEPLOY_ID_PATTERN) so a malformed one answers
+// deployment_not_found, while a malformed run id answers run_not_found like everywhere else.
+const deployIdSchema = z.string().describe('Deployment id, as returned by the deploy tool (`dep_…`)');
+
+export const deploymentParamsSchema = resourceParams(
+  z.object({
+    runId: runIdSchema,
+    deployId: deployIdSchema,
+    '*': z.string().describe('File path inside the deployment; empty or ending in / means index.html'),
+  }),
+  apiErrors.runNotFound,
+);
+
+export const deploymentRootParamsSchema = resourceParams(
+  z.object({ runId: runIdSchema, deployId: deployIdSchema }),
+  apiErrors.runNotFound,
+);

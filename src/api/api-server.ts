@@ -1,0 +1,109 @@
+// The fleet's HTTP API as a Fastify instance (not listening: the caller listens or injects).
+// zod validates every request part and response, the same schemas generate the OpenAPI document
+// served at /docs, and every failure is answered as `{ error: { code, message } }` from the
+// registry in api-errors.ts.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { FleetContext } from '../fleet/fleet-context.js';
+import { API_ERRORS, apiErrors, errorBodyOf } from './api-errors.js';
+import { registerRoute } from './define-route.js';
+import { installJsonBodyParser } from './json-body-parser.js';
+import { openApiTransform } from './openapi-transform.js';
+import { cancelRunRoute } from './routes/cancel-run-route.js';
+import { createRunRoute } from './routes/create-run-route.js';
+import { getRunRoute } from './routes/get-run-route.js';
+import { healthzRoute, readyzRoute } from './routes/health-routes.js';
+import { runEventsRoute, type OpenEventStreams } from './routes/run-events-route.js';
+import { runInputRoute } from './routes/run-input-route.js';
+import {
+  deploymentRootRedirectRoute,
+  deploymentSiteRoute,
+  liveSiteRoute,
+  ogImageRoute,
+  siteRootRedirectRoute,
+} from './routes/site-routes.js';
+import { toApiError } from './to-api-error.js';
+import { zodSerializerCompiler, zodValidatorCompiler } from './zod-route-compilers.js';
+
+/** 256 KiB: a prompt is at most 20,000 characters, so anything near this is not a real request. */
+export const BODY_LIMIT_BYTES = 256 * 1024;
+
+export interface ApiServerOptions {
+  /** Log requests through the fleet's logger (default: off). */
+  logger?: boolean;
+  /** Interval of the SSE heartbeat comment (default 15 s); tests shorten it. */
+  heartbeatMs?: number;
+}
+
+/** Builds the API server over a fleet context; the caller listens (or injects) and closes it. */
+export async function buildApiServer(fleet: FleetContext, options: ApiServerOptions = {}): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    ...(options.logger ? { loggerInstance: fleet.logger.child({ component: 'api' }) } : { logger: false }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Ids are generated per request; a client-supplied request id is not trusted for logs.
+    requestIdHeader: false,
+    return503OnClosing: true,
+  }) as unknown as FastifyInstance;
+
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(zodSerializerCompiler);
+  installJsonBodyParser({ app, bodyLimit: BODY_LIMIT_BYTES });
+
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: apiError.code }, 'request rejected');
+    return reply.code(apiError.statusCode).send(errorBodyOf(apiError));
+  });
+  app.setNotFoundHandler((_request, reply) => {
+    const apiError = apiErrors.notFound();
+    return reply.code(apiError.statusCode).send(errorBodyOf(apiError));
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'buildfleet API',
+        version: '1.0.0',
+        description: `Start LLM build runs, follow their events, answer their questions, and serve the sites they build.\n\nEvery error is \`{ "error": { "code", "message" } }\`. Codes:\n\n${API_ERRORS.map(
+          (definition) => `- \`${definition.code}\` (${definition.statusCode}): ${definition.description}`,
+        ).join('\n')}`,
+      },
+      tags: [
+        { name: 'runs', description: 'Build runs' },
+        { name: 'sites', description: 'The sites runs build and deploy' },
+        { name: 'health', description: 'Liveness and readiness' },
+      ],
+    },
+    transform: openApiTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  const openStreams: OpenEventStreams = new Set();
+  // Event streams last as long as their runs; closing the server ends them (clients reconnect
+  // elsewhere with Last-Event-ID) instead of waiting for every run to finish. Waiting here until
+  // they have ended lets Fastify then close their connections as idle ones.
+  app.addHook('preClose', async () => {
+    const streams = [...openStreams];
+    for (const stream of streams) stream.controller.abort();
+    await Promise.all(streams.map((stream) => stream.finished));
+  });
+
+  registerRoute({ app, route: createRunRoute({ fleet }) });
+  registerRoute({ app, route: getRunRoute({ fleet }) });
+  registerRoute({ app, route: runEventsRoute({ fleet, openStreams, ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) }) });
+  registerRoute({ app, route: runInputRoute({ fleet }) });
+  registerRoute({ app, route: cancelRunRoute({ fleet }) });
+  registerRoute({ app, route: healthzRoute() });
+  registerRoute({ app, route: readyzRoute({ fleet }) });
+  registerRoute({ app, route: siteRootRedirectRoute() });
+  registerRoute({ app, route: liveSiteRoute({ fleet }) });
+  registerRoute({ app, route: ogImageRoute({ fleet }) });
+  registerRoute({ app, route: deploymentRootRedirectRoute() });
+  registerRoute({ app, route: deploymentSiteRoute({ fleet }) });
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,94 @@
+// One declaration per route: its zod request schemas, its documented responses and the registry
+// error codes it can answer. Registering it gives Fastify the schemas to validate and serialize
+// with, and keeps the documentation beside them for the OpenAPI transform, so a route cannot be
+// added without being documented.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { z } from 'zod';
+import { apiErrorDefinition, errorBodySchema, type ApiErrorCode } from './api-errors.js';
+
+type Part = z.ZodType | undefined;
+type Output<Schema extends Part> = Schema extends z.ZodType ? z.output<Schema> : unknown;
+
+export interface RouteResponse {
+  description: string;
+  /** JSON body schema; omitted for bodies that are not JSON (files, streams, redirects). */
+  schema?: z.ZodType;
+  /** Media types of a non-JSON body, for the docs. */
+  contentTypes?: string[];
+  /** Response headers, for the docs. */
+  headers?: Record<string, { description: string }>;
+}
+
+export interface RouteDocumentation {
+  responses: Record<number, RouteResponse>;
+  errors: readonly ApiErrorCode[];
+}
+
+export interface RouteDefinition<Body extends Part, Params extends Part, Query extends Part, Headers extends Part> {
+  method: 'GET' | 'POST';
+  url: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  body?: Body;
+  params?: Params;
+  query?: Query;
+  headers?: Headers;
+  responses: Record<number, RouteResponse>;
+  /** Every registry code this route can answer besides internal_error. */
+  errors: readonly ApiErrorCode[];
+  handler(
+    request: FastifyRequest<{ Body: Output<Body>; Params: Output<Params>; Querystring: Output<Query>; Headers: Output<Headers> }>,
+    reply: FastifyReply,
+  ): Promise<unknown>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's documentation, read by the OpenAPI transform. */
+    documentation?: RouteDocumentation;
+  }
+}
+
+/** Registers a route definition on the app. */
+export function registerRoute<Body extends Part, Params extends Part, Query extends Part, Headers extends Part>({
+  app,
+  route,
+}: {
+  app: FastifyInstance;
+  route: RouteDefinition<Body, Params, Query, Headers>;
+}): void {
+  const errors: ApiErrorCode[] = [...new Set<ApiErrorCode>([...route.errors, 'internal_error'])];
+  const response: Record<number, z.ZodType> = {};
+  for (const [status, documented] of Object.entries(route.responses)) {
+    if (documented.schema) response[Number(status)] = documented.schema;
+  }
+  for (const code of errors) response[apiErrorDefinition(code).statusCode] = errorBodySchema;
+  const documentation: RouteDocumentation = { responses: route.responses, errors };
+  app.route({
+    method: route.method,
+    url: route.url,
+    schema: {
+      operationId: route.operationId,
+      summary: route.summary,
+      description: route.description,
+      tags: route.tags,
+      ...(route.body ? { body: route.body } : {}),
+      ...(route.params ? { params: route.params } : {}),
+      ...(route.query ? { querystring: route.query } : {}),
+      ...(route.headers ? { headers: route.headers } : {}),
+      response,
+    },
+    config: { documentation },
+    // The request generics are guaranteed by the schemas above, which Fastify validates with.
+    handler: route.handler as unknown as RouteHandlerMethod,
+  });
+}
+
+/** Declares a route, inferring the handler's request types from its schemas. */
+export function defineRoute<Body extends Part = undefined, Params extends Part = undefined, Query extends Part = undefined, Headers extends Part = undefined>(
+  route: RouteDefinition<Body, Params, Query, Headers>,
+): RouteDefinition<Body, Params, Query, Headers> {
+  return route;
+}

@@ -1,0 +1,118 @@
+// GET /v1/runs/:id/events: the run's trace as Server-Sent Events (replay, then live until the
+// run ends), or as a JSON array of the events so far for `Accept: application/json`.
+import { once } from 'node:events';
+import type { FleetContext } from '../../fleet/fleet-context.js';
+import type { StoredEvent } from '../../runs/run-store.js';
+import { runEventsHeadersSchema, runEventsQuerySchema, runEventsSchema, runParamsSchema } from '../api-schemas.js';
+import { defineRoute } from '../define-route.js';
+import { followRunEvents } from '../events/follow-run-events.js';
+import { formatServerSentComment, formatServerSentEvent } from '../events/server-sent-event.js';
+import { loadRun } from '../load-run.js';
+import { tenantOf } from '../tenant-of.js';
+
+export const HEARTBEAT_INTERVAL_MS = 15_000;
+const JSON_PAGE_SIZE = 1_000;
+// Tells EventSource how long to wait before reconnecting after the stream drops.
+const RECONNECT_DELAY_MS = 2_000;
+
+/** Open streams, so closing the server can end them (and wait until they have ended) instead of
+ * waiting for every run to finish. */
+export type OpenEventStreams = Set<{ controller: AbortController; finished: Promise<void> }>;
+
+function wantsJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept.includes('application/json') && !accept.includes('text/event-stream');
+}
+
+export function runEventsRoute({
+  fleet,
+  openStreams,
+  heartbeatMs = HEARTBEAT_INTERVAL_MS,
+}: {
+  fleet: FleetContext;
+  openStreams: OpenEventStreams;
+  heartbeatMs?: number;
+}) {
+  return defineRoute({
+    method: 'GET',
+    url: '/v1/runs/:id/events',
+    operationId: 'getRunEvents',
+    summary: 'Stream a run’s events',
+    description:
+      'Server-Sent Events of the run’s trace: every event from the start (or after `Last-Event-ID` / `?after=`), then new ones live until the run is terminal, then `event: end` with `{"status"}`. Each event has `id:` (usable as Last-Event-ID) and `data:` (the JSON event). A `: heartbeat` comment is sent every 15 s. With `Accept: application/json` the answer is instead a JSON array of the events so far.',
+    tags: ['runs'],
+    params: runParamsSchema,
+    query: runEventsQuerySchema,
+    headers: runEventsHeadersSchema,
+    responses: {
+      200: {
+        description: 'An event stream (text/event-stream), or the events so far (application/json)',
+        schema: runEventsSchema,
+        contentTypes: ['text/event-stream'],
+      },
+    },
+    errors: ['run_not_found', 'invalid_query', 'invalid_header'],
+    async handler(request, reply) {
+      const run = await loadRun({ fleet, runId: request.params.id, tenant: tenantOf(request) });
+      // A reconnecting EventSource repeats the original URL, so its Last-Event-ID must win.
+      const afterId = request.headers['last-event-id'] ?? request.query.after ?? '-';
+
+      if (wantsJson(request.headers.accept)) {
+        const events: StoredEvent[] = [];
+        let cursor = afterId;
+        for (;;) {
+          const page = await fleet.store.readEvents(run.id, cursor, JSON_PAGE_SIZE);
+          events.push(...page);
+          const last = page.at(-1);
+          if (page.length < JSON_PAGE_SIZE || !last) break;
+          cursor = last.id;
+        }
+        return events;
+      }
+
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        // nginx buffers responses by default, which would hold events back until the run ends.
+        'x-accel-buffering': 'no',
+      });
+      const controller = new AbortController();
+      let markFinished = () => {};
+      const stream = { controller, finished: new Promise<void>((resolve) => (markFinished = resolve)) };
+      openStreams.add(stream);
+      const onClose = () => controller.abort();
+      raw.on('close', onClose);
+      const write = async (chunk: string) => {
+        if (controller.signal.aborted || raw.writableEnded) return;
+        // A slow client must not make the server buffer the whole trace in memory.
+        if (!raw.write(chunk)) await once(raw, 'drain', { signal: controller.signal });
+      };
+      const heartbeat = setInterval(() => {
+        if (!raw.writableEnded) raw.write(formatServerSentComment('heartbeat'));
+      }, heartbeatMs);
+      try {
+        await write(`retry: ${RECONNECT_DELAY_MS}\n\n`);
+        const outcome = await followRunEvents({
+          fleet,
+          runId: run.id,
+          afterId,
+          signal: controller.signal,
+          send: (event) => write(formatServerSentEvent({ id: event.id, data: JSON.stringify(event) })),
+        });
+        if (outcome.ended) await write(formatServerSentEvent({ event: 'end', data: JSON.stringify({ status: outcome.status }) }));
+      } catch (error) {
+        // Headers are sent; the client sees the stream end and reconnects with Last-Event-ID.
+        if (!controller.signal.aborted) request.log.warn({ err: error, runId: run.id }, 'event stream failed');
+      } finally {
+        clearInterval(heartbeat);
+        raw.off('close', onClose);
+        if (!raw.writableEnded) raw.end();
+        openStreams.delete(stream);
+        markFinished();
+      }
+    },
+  });
+}

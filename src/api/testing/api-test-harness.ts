@@ -1,0 +1,67 @@
+// Test-only: the API server over a real fleet context on the suite's Redis, under a private
+// prefix, with no workers. Tests move runs along by writing to the store directly.
+import type { FastifyInstance } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { deletePrefix, testRedisUrl, uniquePrefix } from '../../../test/support/redis.js';
+import { loadConfig } from '../../config.js';
+import { createFleetContext, type FleetContext } from '../../fleet/fleet-context.js';
+import type { RunRecord } from '../../runs/run-types.js';
+import { buildApiServer, type ApiServerOptions } from '../api-server.js';
+
+export interface ApiTestHarness {
+  fleet: FleetContext;
+  app: FastifyInstance;
+  prefix: string;
+  /** Creates a run in the store (no job), then applies `update`. */
+  newRun(update?: Partial<RunRecord>): Promise<RunRecord>;
+  /** Starts listening on 127.0.0.1 and an ephemeral port; returns the base URL. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function createApiTestHarness({
+  label,
+  environment = {},
+  server = {},
+}: {
+  label: string;
+  environment?: Record<string, string>;
+  server?: ApiServerOptions;
+}): Promise<ApiTestHarness> {
+  const prefix = uniquePrefix(label);
+  const config = loadConfig({
+    REDIS_URL: testRedisUrl(),
+    BUILDFLEET_PREFIX: prefix,
+    LOG_LEVEL: 'silent',
+    BUILDFLEET_PUBLIC_URL: 'https://fleet.example.test',
+    ...environment,
+  });
+  const fleet = createFleetContext(config, 'api');
+  const app = await buildApiServer(fleet, server);
+  return {
+    fleet,
+    app,
+    prefix,
+    async newRun(update = {}) {
+      const run = await fleet.store.createRun({
+        tenant: 'default',
+        prompt: 'Build a site for a bakery',
+        model: 'claude-sonnet-4-5',
+        maxTurns: 10,
+        maxTokens: 1024,
+        options: {},
+      });
+      if (Object.keys(update).length > 0) await fleet.store.updateRun(run.id, update);
+      return (await fleet.store.getRun(run.id)) ?? run;
+    },
+    async listen() {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    },
+    async close() {
+      await app.close();
+      await deletePrefix(fleet.redis, prefix);
+      await fleet.close();
+    },
+  };
+}
