@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { countersSchema } from '../runs/run-types.js';
+import type { AssistantBlock, ModelResponse } from '../model/model-message.js';
+import {
+  DEFAULT_STOP_SEQUENCES,
+  DEFAULT_TURN_LIMITS,
+  EMPTY_ANSWER_TEXT,
+  handleStopReason,
+  type StopReasonInput,
+  type TextRecovery,
+} from './stop-reason-handler.js';
+
+const response = (stop_reason: string | null, content: AssistantBlock[], stop_sequence: string | null = null): ModelResponse => ({
+  id: 'msg_1',
+  model: 'm',
+  content,
+  stop_reason,
+  stop_sequence,
+  usage: { input_tokens: 1, output_tokens: 1 },
+});
+
+const noRecovery: TextRecovery = {
+  calls: [],
+  parse_mode: 'none',
+  candidate_count: 0,
+  fallback_used: false,
+  schema_validation: 'not_run',
+  reason: 'no_candidate',
+  fence_only_stop: false,
+  json_in_text: false,
+};
+
+function input(overrides: Partial<StopReasonInput> & { response: ModelResponse }): StopReasonInput {
+  return {
+    finishVerified: false,
+    finishGateMissing: ['Deploy the site.'],
+    counters: countersSchema.parse({}),
+    currentMaxTokens: 1000,
+    limits: { ...DEFAULT_TURN_LIMITS, maxTokensCeiling: 4000 },
+    stopSequences: DEFAULT_STOP_SEQUENCES,
+    recover: () => noRecovery,
+    newSyntheticId: () => 'synthetic_1',
+    ...overrides,
+  };
+}
+
+const text = (value: string): AssistantBlock => ({ type: 'text', text: value });
+const toolUse = (id: string, name = 'write_file', toolInput: unknown = { path: 'a.html', content: 'x' }): AssistantBlock => ({
+  type: 'tool_use',
+  id,
+  name,
+  input: toolInput,
+});
+
+describe('end_turn', () => {
+  it('after the finish gate, succeeds with every text block joined', () => {
+    const { decision } = handleStopReason(input({ finishVerified: true, response: response('end_turn', [text('One.'), text('Two.'), text('Three.')]) }));
+    expect(decision).toMatchObject({ kind: 'succeed', result: 'One.\n\nTwo.\n\nThree.' });
+  });
+
+  it('turns an empty answer into a meaningful message and a valid assistant turn', () => {
+    const { decision } = handleStopReason(input({ finishVerified: true, response: response('end_turn', []) }));
+    expect(decision.kind).toBe('succeed');
+    if (decision.kind !== 'succeed') return;
+    expect(decision.result).toBe(EMPTY_ANSWER_TEXT);
+    expect(decision.assistant.content).toEqual([{ type: 'text', text: '(no content)' }]);
+  });
+
+  it('before the gate, continues naming what is missing, then fails after the bound', () => {
+    const first = handleStopReason(input({ response: response('end_turn', [text('All done!')]) }));
+    expect(first.decision).toMatchObject({ kind: 'continue', input: { kind: 'text' } });
+    expect(first.decision.kind === 'continue' && first.decision.input.kind === 'text' && first.decision.input.text).toContain('Deploy the site.');
+    expect(first.counters.endTurnNudges).toBe(1);
+    const last = handleStopReason(input({ counters: { ...first.counters, endTurnNudges: 3 }, response: response('end_turn', [text('Done')]) }));
+    expect(last.decision).toMatchObject({ kind: 'end', status: 'failed', error: { code: 'unverified_finish' } });
+  });
+
+  it('recovers one valid text tool call as a synthetic tool_use and keeps the text in an event', () => {
+    const recovered: TextRecovery = { ...noRecovery, calls: [{ name: 'deploy', arguments: {} }], parse_mode: 'tag', candidate_count: 1, reason: null };
+    const { decision, events } = handleStopReason(input({ recover: () => recovered, response: response('end_turn', [text('<tool name="deploy">{}</tool>')]) }));
+    expect(decision).toMatchObject({ kind: 'tools', calls: [{ toolUseId: 'synthetic_1', name: 'deploy', parseMode: 'tag' }] });
+    expect(events).toContainEqual(expect.objectContaining({ event: 'tool-call-recover', original_text: '<tool name="deploy">{}</tool>' }));
+  });
+
+  it('asks for a re-emit on JSON in text with no valid candidate, bounded', () => {
+    const lookalike: TextRecovery = { ...noRecovery, json_in_text: true, reason: 'not_in_tier:publish' };
+    const first = handleStopReason(input({ recover: () => lookalike, response: response('end_turn', [text('{"tool":"publish"}')]) }));
+    expect(first.decision).toMatchObject({ kind: 'continue' });
+    expect(first.counters.reemitRequests).toBe(1);
+    const exhausted = handleStopReason(input({ recover: () => lookalike, counters: { ...first.counters, reemitRequests: 3 }, response: response('end_turn', [text('{"tool":"publish"}')]) }));
+    expect(exhausted.decision.kind).toBe('continue');
+    expect(exhausted.counters.endTurnNudges).toBe(1);
+  });
+});
+
+describe('tool_use', () => {
+  it('runs every tool_use block with its id verbatim', () => {
+    const { decision } = handleStopReason(input({ response: response('tool_use', [text('Writing.'), toolUse('toolu_A'), toolUse('toolu_B')]) }));
+    expect(decision).toMatchObject({ kind: 'tools', calls: [{ toolUseId: 'toolu_A' }, { toolUseId: 'toolu_B' }] });
+  });
+
+  it('fails clearly when tool_use comes with no block', () => {
+    expect(handleStopReason(input({ response: response('tool_use', [text('hm')]) })).decision).toMatchObject({ kind: 'end', error: { code: 'tool_use_without_calls' } });
+  });
+});
+
+describe('max_tokens', () => {
+  it('cut inside text: continues with a raised max_tokens, never as a final answer', () => {
+    const { decision } = handleStopReason(input({ finishVerified: true, response: response('max_tokens', [text('The site is rea')]) }));
+    expect(decision).toMatchObject({ kind: 'continue', maxTokens: 2000, input: { kind: 'text' } });
+  });
+
+  it('cut inside a tool_use: never runs it and asks for it again', () => {
+    const { decision, events } = handleStopReason(input({ response: response('max_tokens', [text('Now'), toolUse('toolu_cut', 'write_file', {})]) }));
+    expect(decision.kind).toBe('continue');
+    if (decision.kind !== 'continue') return;
+    expect(JSON.stringify(decision.assistant)).not.toContain('toolu_cut');
+    expect(decision.input.kind === 'text' && decision.input.text).toContain('NOT executed');
+    expect(events).toContainEqual(expect.objectContaining({ event: 'tool-call-truncated', tool_use_id: 'toolu_cut' }));
+  });
+
+  it('complete tool_use before a cut: runs those and drops the cut one', () => {
+    const { decision } = handleStopReason(input({ response: response('max_tokens', [toolUse('toolu_ok', 'deploy', {}), toolUse('toolu_cut', 'write_file', {})]) }));
+    expect(decision).toMatchObject({ kind: 'tools', calls: [{ toolUseId: 'toolu_ok' }] });
+  });
+
+  it('stops after the bound', () => {
+    const { decision } = handleStopReason(
+      input({ counters: { ...countersSchema.parse({}), maxTokensContinuations: 3 }, response: response('max_tokens', [text('cut')]) }),
+    );
+    expect(decision).toMatchObject({ kind: 'end', error: { code: 'max_tokens_exhausted' } });
+  });
+});
+
+describe('the other stop reasons', () => {
+  it('stop_sequence ---END--- is a clean finish', () => {
+    const { decision } = handleStopReason(input({ finishVerified: true, response: response('stop_sequence', [text('Site live.')], '\n---END---') }));
+    expect(decision).toMatchObject({ kind: 'succeed', result: 'Site live.' });
+  });
+
+  it('stop_sequence User: discards the output and re-prompts, bounded', () => {
+    const { decision } = handleStopReason(input({ response: response('stop_sequence', [text('Sure! Anything else?')], '\nUser:') }));
+    expect(decision.kind).toBe('continue');
+    expect(JSON.stringify(decision)).not.toContain('Anything else');
+    const bounded = handleStopReason(input({ counters: { ...countersSchema.parse({}), driftReprompts: 2 }, response: response('stop_sequence', [text('x')], '\nUser:') }));
+    expect(bounded.decision).toMatchObject({ kind: 'end', error: { code: 'role_play_drift' } });
+  });
+
+  it('pause_turn sends the content back, at most 3 in a row', () => {
+    expect(handleStopReason(input({ response: response('pause_turn', [text('Searching…')]) })).decision).toMatchObject({ kind: 'continue', input: { kind: 'none' } });
+    const fourth = handleStopReason(input({ counters: { ...countersSchema.parse({}), pauseTurnsInRow: 3 }, response: response('pause_turn', [text('…')]) }));
+    expect(fourth.decision).toMatchObject({ kind: 'end', error: { code: 'pause_turn_limit' } });
+  });
+
+  it('refusal ends refused with the reason and runs no tool', () => {
+    const { decision } = handleStopReason(input({ response: response('refusal', [text('I cannot help with that.'), toolUse('toolu_x')]) }));
+    expect(decision).toMatchObject({ kind: 'end', status: 'refused', error: { message: 'I cannot help with that.' } });
+  });
+
+  it('context window exceeded is never a success', () => {
+    expect(handleStopReason(input({ finishVerified: true, response: response('model_context_window_exceeded', [text('partial')]) })).decision).toMatchObject({
+      kind: 'end',
+      error: { code: 'context_window_exceeded' },
+    });
+  });
+
+  it('an unknown stop reason ends the run unexpected_stop with a warning event', () => {
+    const { decision, events } = handleStopReason(input({ response: response('brand_new_reason', [text('?')]) }));
+    expect(decision).toMatchObject({ kind: 'end', status: 'failed', error: { code: 'unexpected_stop' } });
+    expect(events).toContainEqual(expect.objectContaining({ event: 'stop-unexpected', raw_stop_reason: 'brand_new_reason' }));
+    expect(handleStopReason(input({ response: response(null, []) })).decision).toMatchObject({ error: { code: 'unexpected_stop' } });
+  });
+});
