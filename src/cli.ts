@@ -3,4 +3,5 @@
 // only dispatches.
 import { runCli } from './cli/run-cli.js';
 
-process.exitCode = await runCli(process.argv.slice(2));
+// Finite commands return their exit code; long-running ones (dev, api, worker, sim) never resolve.
+process.exit(await runCli(process.argv.slice(2)));

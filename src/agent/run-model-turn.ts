@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { toolInputSchemas } from '../tools/input-schemas.js';
 import { anthropicToolsFor } from '../tools/tool-catalog.js';
 import { evaluateFinishGate } from './finish-gate.js';
-import { toolsForPhase, type Phase, type ToolName } from './profile.js';
+import { ALL_TOOLS, toolsForPhase, type Phase, type ToolName } from './profile.js';
+import { FILLER_TOOLS } from '../tools/filler-tools.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { chooseToolChoice } from './tool-choice-policy.js';
 import {
@@ -39,7 +40,7 @@ export interface ModelTurnDependencies {
   /** Text tool-call recovery (src/parsing), or null to turn it off fleet-wide. */
   recover: ((text: string, allowedTools: readonly string[], toolIntent: boolean) => TextRecovery) | null;
   /** Tool names the model sees in a phase; the flat layout exists for the tiers experiment. */
-  toolsFor?: (phase: Phase, run: RunRecord) => { names: readonly string[]; definitions: ReturnType<typeof anthropicToolsFor> };
+  toolsFor?: (phase: Phase, run: RunRecord) => { names: readonly string[]; definitions: Array<{ name: string; description: string; input_schema: unknown }> };
   hooks?: ModelTurnHooks;
 }
 
@@ -145,7 +146,7 @@ export async function runModelTurn(
 
   // 4. The model call, stored once.
   const phase = run.phase;
-  const tools = deps.toolsFor ? deps.toolsFor(phase, run) : defaultTools(phase);
+  const tools = deps.toolsFor ? deps.toolsFor(phase, run) : toolsForRun(phase, run);
   let response: ModelResponse;
   const storedResponse = await store.redis.hget(claimKey, 'response');
   if (storedResponse) {
@@ -197,8 +198,8 @@ export async function runModelTurn(
     trail: await store.getTrail(runId),
     deployments: { latest: run.latestDeploy, live: run.liveDeploy },
   });
-  const recoveryOn = run.options.textRecovery ?? deps.config.BUILDFLEET_TEXT_RECOVERY;
-  const recover = recoveryOn && deps.recover ? deps.recover : null;
+  const recoveryEnabled = run.options.textRecovery ?? deps.config.BUILDFLEET_TEXT_RECOVERY;
+  const recover = deps.recover;
   const { decision, counters, events } = handleStopReason({
     response,
     finishVerified: run.finishVerified,
@@ -208,6 +209,7 @@ export async function runModelTurn(
     limits: { ...DEFAULT_TURN_LIMITS, maxTokensCeiling: deps.config.BUILDFLEET_MAX_TOKENS_CEILING },
     stopSequences: DEFAULT_STOP_SEQUENCES,
     recover: recover ? (text, intent) => recover(text, tools.names, intent) : null,
+    recoveryEnabled,
     newSyntheticId: () => `synthetic_${randomBytes(12).toString('hex')}`,
   });
   for (const event of events) await emit(event.event, event);
@@ -254,7 +256,12 @@ async function mergeIntoLastAssistant(store: RunStore, runId: string, continuati
   return sanitizeAssistant([...last.content, ...continuation.content]);
 }
 
-function defaultTools(phase: Phase) {
+/** The tier of the phase; the `flat` layout (experiments only) shows every tool plus fillers. */
+function toolsForRun(phase: Phase, run: RunRecord) {
+  if (run.options.toolLayout === 'flat') {
+    const definitions = [...anthropicToolsFor(ALL_TOOLS), ...FILLER_TOOLS];
+    return { names: definitions.map((tool) => tool.name), definitions };
+  }
   const names = toolsForPhase(phase);
   return { names, definitions: anthropicToolsFor(names) };
 }

@@ -39,6 +39,7 @@ function input(overrides: Partial<StopReasonInput> & { response: ModelResponse }
     limits: { ...DEFAULT_TURN_LIMITS, maxTokensCeiling: 4000 },
     stopSequences: DEFAULT_STOP_SEQUENCES,
     recover: () => noRecovery,
+    recoveryEnabled: true,
     newSyntheticId: () => 'synthetic_1',
     ...overrides,
   };
@@ -90,6 +91,14 @@ describe('end_turn', () => {
     const exhausted = handleStopReason(input({ recover: () => lookalike, counters: { ...first.counters, reemitRequests: 3 }, response: response('end_turn', [text('{"tool":"publish"}')]) }));
     expect(exhausted.decision.kind).toBe('continue');
     expect(exhausted.counters.endTurnNudges).toBe(1);
+  });
+
+  it('with recovery off, only detects: the call is counted, not run', () => {
+    const recovered: TextRecovery = { ...noRecovery, calls: [{ name: 'deploy', arguments: {} }], parse_mode: 'tag', candidate_count: 1, reason: null };
+    const { decision, events } = handleStopReason(input({ recoveryEnabled: false, recover: () => recovered, response: response('end_turn', [text('<tool name="deploy">{}</tool>')]) }));
+    expect(decision.kind).toBe('continue');
+    expect(events).toContainEqual(expect.objectContaining({ event: 'json-in-text', parse_mode: 'tag', recovery: false }));
+    expect(events.map((event) => event.event)).not.toContain('tool-call-recover');
   });
 });
 

@@ -94,8 +94,10 @@ export interface StopReasonInput {
   currentMaxTokens: number;
   limits: TurnLimits;
   stopSequences: Readonly<Record<string, StopSequenceAction>>;
-  /** Parses text for a tool call written as text; null when recovery is off. */
+  /** Parses text for a tool call written as text (detection and recovery). */
   recover: ((text: string, toolIntent: boolean) => TextRecovery) | null;
+  /** Act on what recover finds: run a valid call, ask for a re-emit otherwise. */
+  recoveryEnabled: boolean;
   newSyntheticId: () => string;
 }
 
@@ -144,9 +146,22 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
   const finishOrNudge = (): StopReasonOutput => {
     const text = joinText(content);
     if (input.recover && text !== '') {
+      // Detection always runs, so JSON-in-text and fence-only stops are counted even where
+      // recovery is off; acting on them is what recoveryEnabled switches.
       const recovery = input.recover(text, !input.finishVerified);
       const call = recovery.calls[0];
-      if (call && recovery.parse_mode !== 'none' && recovery.parse_mode !== 'native') {
+      const detected = call !== undefined || recovery.fence_only_stop || recovery.json_in_text || recovery.candidate_count > 0;
+      if (detected && !input.finishVerified) {
+        events.push({
+          event: recovery.fence_only_stop ? 'fence-only-stop' : 'json-in-text',
+          parse_mode: recovery.parse_mode,
+          candidate_count: recovery.candidate_count,
+          schema_validation: recovery.schema_validation,
+          reason: recovery.reason,
+          recovery: input.recoveryEnabled,
+        });
+      }
+      if (input.recoveryEnabled && call && recovery.parse_mode !== 'none' && recovery.parse_mode !== 'native') {
         const toolUseId = input.newSyntheticId();
         events.push({ event: 'tool-call-recover', tool: call.name, parse_mode: recovery.parse_mode, tool_use_id: toolUseId, original_text: text });
         const assistant: AssistantMessage = {
@@ -160,26 +175,19 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
           note: null,
         });
       }
-      const reemit = recovery.fence_only_stop || recovery.json_in_text || recovery.candidate_count > 1;
-      if (reemit && !input.finishVerified) {
-        events.push({
-          event: recovery.fence_only_stop ? 'fence-only-stop' : 'json-in-text',
-          candidate_count: recovery.candidate_count,
-          reason: recovery.reason,
+      const reemit = recovery.fence_only_stop || recovery.json_in_text || recovery.candidate_count > 0;
+      if (input.recoveryEnabled && reemit && !input.finishVerified && counters.reemitRequests < limits.maxReemitRequests) {
+        counters.reemitRequests += 1;
+        return decide({
+          kind: 'continue',
+          assistant: sanitizeAssistant(content),
+          input: {
+            kind: 'text',
+            text:
+              `Your last message described a tool call in text instead of calling the tool (${recovery.reason ?? 'no valid call'}). ` +
+              'Nothing was executed. Call exactly one tool with the native tool-use mechanism.',
+          },
         });
-        if (counters.reemitRequests < limits.maxReemitRequests) {
-          counters.reemitRequests += 1;
-          return decide({
-            kind: 'continue',
-            assistant: sanitizeAssistant(content),
-            input: {
-              kind: 'text',
-              text:
-                `Your last message described a tool call in text instead of calling the tool (${recovery.reason ?? 'no valid call'}). ` +
-                'Nothing was executed. Call exactly one tool with the native tool-use mechanism.',
-            },
-          });
-        }
       }
     }
     if (input.finishVerified) {

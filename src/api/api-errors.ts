@@ -79,6 +79,18 @@ export const apiErrors = {
     400,
     'The request is malformed below the level of a body or parameter schema (bad URL encoding, bad Content-Length).',
   ),
+  requestTimeout: createApiError(
+    'request_timeout',
+    'The request was not received in time.',
+    408,
+    'The client did not send the whole request within the server’s request timeout. Answered at the connection level, before routing.',
+  ),
+  headersTooLarge: createApiError(
+    'headers_too_large',
+    'The request headers are too large.',
+    431,
+    'The request headers exceed Node’s limit (16 KiB by default). Answered at the connection level, before routing.',
+  ),
   unsupportedMediaType: createApiError(
     'unsupported_media_type',
     'Send the body as application/json.',
@@ -141,6 +153,12 @@ export const apiErrors = {
     503,
     'Readiness check: Redis did not answer PING within 1 s. The process is alive but cannot serve requests.',
   ),
+  shuttingDown: createApiError(
+    'shutting_down',
+    'The server is shutting down; retry.',
+    503,
+    'The process is closing (deploy, scale-down). Nothing was done; retrying reaches another instance or this one once it is back.',
+  ),
   internalError: createApiError(
     'internal_error',
     'Something went wrong on our side.',
@@ -174,6 +192,7 @@ export const errorBodySchema = z
 
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
+/** The response body for an ApiError. */
 export function errorBodyOf(error: ApiError): ErrorBody {
   return { error: { code: error.code, message: error.message } };
 }

@@ -100,8 +100,11 @@ export const runInputBodySchema = z
 export const healthSchema = z.object({ ok: z.literal(true) }).describe('The process is up');
 
 export const readinessFailureSchema = z
-  .object({ ok: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) })
-  .describe('Redis did not answer within 1 s');
+  .object({
+    ok: z.literal(false).optional().describe('false; absent when the answer is `shutting_down`'),
+    error: z.object({ code: z.string(), message: z.string() }),
+  })
+  .describe('Not ready: Redis did not answer within 1 s (`redis_unavailable`), or the server is shutting down');
 
 export const siteParamsSchema = resourceParams(
   z.object({ runId: runIdSchema, '*': z.string().describe('File path inside the site; empty or ending in / means index.html') }),

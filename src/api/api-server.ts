@@ -4,9 +4,10 @@
 // registry in api-errors.ts.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import { API_ERRORS, apiErrors, errorBodyOf } from './api-errors.js';
+import { answerClientError } from './client-error-handler.js';
 import { registerRoute } from './define-route.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { openApiTransform } from './openapi-transform.js';
@@ -43,7 +44,16 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
     bodyLimit: BODY_LIMIT_BYTES,
     // Ids are generated per request; a client-supplied request id is not trusted for logs.
     requestIdHeader: false,
-    return503OnClosing: true,
+    // Fastify's own closing answer is not in the API's error shape; the onRequest hook below
+    // answers shutting_down instead.
+    return503OnClosing: false,
+    clientErrorHandler: answerClientError,
+    // Errors Fastify raises before the error handler exists for the request (a URL that does
+    // not decode) go through the same classification as every other error.
+    frameworkErrors: (error, _request, reply) => {
+      const apiError = toApiError(error);
+      void (reply as unknown as FastifyReply).code(apiError.statusCode).send(errorBodyOf(apiError));
+    },
   }) as unknown as FastifyInstance;
 
   app.setValidatorCompiler(zodValidatorCompiler);
@@ -59,6 +69,22 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   app.setNotFoundHandler((_request, reply) => {
     const apiError = apiErrors.notFound();
     return reply.code(apiError.statusCode).send(errorBodyOf(apiError));
+  });
+
+  let closing = false;
+  app.addHook('onRequest', async () => {
+    if (closing) throw apiErrors.shuttingDown();
+  });
+
+  const openStreams: OpenEventStreams = new Set();
+  // Event streams last as long as their runs; closing the server ends them (clients reconnect
+  // elsewhere with Last-Event-ID) instead of waiting for every run to finish. Waiting here until
+  // they have ended lets Fastify then close their connections as idle ones.
+  app.addHook('preClose', async () => {
+    closing = true;
+    const streams = [...openStreams];
+    for (const stream of streams) stream.controller.abort();
+    await Promise.all(streams.map((stream) => stream.finished));
   });
 
   await app.register(swagger, {
@@ -80,16 +106,6 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
     transform: openApiTransform,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-
-  const openStreams: OpenEventStreams = new Set();
-  // Event streams last as long as their runs; closing the server ends them (clients reconnect
-  // elsewhere with Last-Event-ID) instead of waiting for every run to finish. Waiting here until
-  // they have ended lets Fastify then close their connections as idle ones.
-  app.addHook('preClose', async () => {
-    const streams = [...openStreams];
-    for (const stream of streams) stream.controller.abort();
-    await Promise.all(streams.map((stream) => stream.finished));
-  });
 
   registerRoute({ app, route: createRunRoute({ fleet }) });
   registerRoute({ app, route: getRunRoute({ fleet }) });

@@ -59,12 +59,15 @@ export function registerRoute<Body extends Part, Params extends Part, Query exte
   app: FastifyInstance;
   route: RouteDefinition<Body, Params, Query, Headers>;
 }): void {
-  const errors: ApiErrorCode[] = [...new Set<ApiErrorCode>([...route.errors, 'internal_error'])];
+  // Any route can fail unexpectedly or meet a server that is shutting down.
+  const errors: ApiErrorCode[] = [...new Set<ApiErrorCode>([...route.errors, 'shutting_down', 'internal_error'])];
   const response: Record<number, z.ZodType> = {};
+  for (const code of errors) response[apiErrorDefinition(code).statusCode] = errorBodySchema;
+  // A status the route documents itself keeps its own schema, which must then also accept the
+  // error body (see readinessFailureSchema).
   for (const [status, documented] of Object.entries(route.responses)) {
     if (documented.schema) response[Number(status)] = documented.schema;
   }
-  for (const code of errors) response[apiErrorDefinition(code).statusCode] = errorBodySchema;
   const documentation: RouteDocumentation = { responses: route.responses, errors };
   app.route({
     method: route.method,

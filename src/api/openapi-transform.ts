@@ -51,7 +51,10 @@ function responsesOf(documentation: RouteDocumentation): JsonObject {
   }
   const errorSchema = toOpenApiSchema(errorBodySchema, 'output');
   for (const [status, lines] of codesByStatus) {
-    responses[String(status)] = { description: lines.join('\n\n'), content: { 'application/json': { schema: errorSchema } } };
+    const documented = responses[String(status)] as { description: string } | undefined;
+    responses[String(status)] = documented
+      ? { ...documented, description: [documented.description, ...lines].join('\n\n') }
+      : { description: lines.join('\n\n'), content: { 'application/json': { schema: errorSchema } } };
   }
   return responses;
 }

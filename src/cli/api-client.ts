@@ -1,6 +1,6 @@
 // A small HTTP client for the fleet's REST API, used by the CLI commands.
 import { existsSync, readFileSync } from 'node:fs';
-import { DEV_STATE_FILE } from './dev-fleet.js';
+import { DEV_STATE_FILE } from './dev-state.js';
 
 export class ApiClientError extends Error {
   constructor(

@@ -4,10 +4,10 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
-import { PROJECT_ROOT, spawnRole, type SpawnedRole } from './spawn-role.js';
+import { spawnRole, type SpawnedRole } from './spawn-role.js';
+import { DEV_STATE_DIR, DEV_STATE_FILE } from './dev-state.js';
 
-export const DEV_STATE_DIR = join(PROJECT_ROOT, '.buildfleet');
-export const DEV_STATE_FILE = join(DEV_STATE_DIR, 'dev.json');
+export { DEV_STATE_DIR, DEV_STATE_FILE } from './dev-state.js';
 
 export interface DevFleet {
   apiUrl: string;

@@ -10,6 +10,7 @@ Commands:
   demo [--once]               dev + submit a sample build, follow it, print the site URL
   submit "<prompt>" [--follow] [--scenario NAME] [--model M] [--max-turns N]
   scenarios [--only a,b]      run every stop-reason scenario against the fleet; table + exit code
+  experiment tiers [--runs N] flat vs tiered tools, recovery off vs on (prints a table)
   status <runId>              print a run's state as JSON
   input <runId> "<text>"      answer a run's open question
   cancel <runId>              cancel a run
@@ -90,6 +91,14 @@ export async function runCli(argv: string[]): Promise<number> {
         for (const row of rows.filter((candidate) => !candidate.passed)) console.log(`  ${row.scenario} (${row.runId}): ${row.detail}`);
         return rows.every((row) => row.passed) ? 0 : 1;
       }
+      case 'experiment': {
+        const [name, ...experimentArguments] = rest;
+        if (name === 'tiers') {
+          const { runTiersExperimentCommand } = await import('./experiment-tiers.js');
+          return await runTiersExperimentCommand(experimentArguments);
+        }
+        throw new UsageError('experiment needs a name: tiers');
+      }
       case 'api': {
         const { runApiCommand } = await import('./api-command.js');
         return await runApiCommand();
@@ -98,13 +107,12 @@ export async function runCli(argv: string[]): Promise<number> {
         const role = rest[0];
         if (role !== 'model' && role !== 'tool') throw new UsageError('worker needs a role: buildfleet worker model|tool');
         const { runWorkerProcess } = await import('../fleet/start-roles.js');
-        runWorkerProcess(role);
+        await runWorkerProcess(role);
         return await new Promise<number>(() => undefined);
       }
       case 'sim': {
-        const { runSimulatorCommand } = await import('../sim/main.js');
-        await runSimulatorCommand(rest);
-        return await new Promise<number>(() => undefined);
+        const { runSimCommand } = await import('./sim-command.js');
+        return await runSimCommand(rest);
       }
       case 'parse': {
         const { runParseCommand } = await import('../parsing/parse-command.js');

@@ -41,6 +41,8 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
     ...(options.toolsFor ? { toolsFor: options.toolsFor } : {}),
   };
   const pauseKey = `${fleet.store.keys.prefix}:model:paused-until`;
+  // BullMQ does not close a connection it was given; the worker's own one closes with it.
+  const connection = connectRedis(fleet.config.REDIS_URL);
   const worker: Worker<ModelJobData> = new Worker<ModelJobData>(
     QUEUE_NAMES.model,
     async (job: Job<ModelJobData>) => {
@@ -75,7 +77,7 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
       throw new RetryableModelError(result.outcome, result.error);
     },
     {
-      connection: connectRedis(fleet.config.REDIS_URL),
+      connection,
       prefix: fleet.store.keys.queuePrefix,
       // Recorded on each job as processedBy, so a run can be traced to the worker that ran it.
       name: workerIdentity('model'),
@@ -94,6 +96,7 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
     },
   );
   worker.on('error', (error) => fleet.logger.error({ err: error.message }, 'model worker error'));
+  worker.on('closed', () => connection.disconnect());
   worker.on('failed', (job, error) => {
     if (job) fleet.logger.warn({ run_id: job.data.runId, step: job.data.turn, attempt: job.attemptsMade, err: error.message }, 'model job attempt failed');
   });

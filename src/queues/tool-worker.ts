@@ -1,6 +1,7 @@
 // The tool worker: takes tool-call jobs; each records exactly one tool_result in the ledger.
 import { Worker, type Job } from 'bullmq';
 import type { FleetContext } from '../fleet/fleet-context.js';
+import { KillSwitch } from '../safety/kill-switch.js';
 import { runToolJob, type ToolJobDependencies } from '../tools/run-tool-job.js';
 import { connectRedis, workerIdentity } from './redis-connection.js';
 import { QUEUE_NAMES, toolJobSchema, type ToolJobData } from './job-catalog.js';
@@ -9,9 +10,12 @@ export interface ToolWorkerOptions {
   concurrency?: number;
   writeGuard?: ToolJobDependencies['writeGuard'];
   hooks?: ToolJobDependencies['hooks'];
+  /** The fleet's kill switch (default: one over the fleet's Redis and config); false: none. */
+  killSwitch?: KillSwitch | false;
 }
 
 export function startToolWorker(fleet: FleetContext, options: ToolWorkerOptions = {}): Worker<ToolJobData> {
+  const killSwitch = options.killSwitch === false ? null : (options.killSwitch ?? KillSwitch.forFleet(fleet, options.hooks));
   const deps: ToolJobDependencies = {
     store: fleet.store,
     config: fleet.config,
@@ -19,7 +23,10 @@ export function startToolWorker(fleet: FleetContext, options: ToolWorkerOptions 
     publicBaseUrl: fleet.publicBaseUrl,
     ...(options.writeGuard ? { writeGuard: options.writeGuard } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(killSwitch ? { killSwitch } : {}),
   };
+  // BullMQ does not close a connection it was given; the worker's own one closes with it.
+  const connection = connectRedis(fleet.config.REDIS_URL);
   const worker = new Worker<ToolJobData>(
     QUEUE_NAMES.tool,
     async (job: Job<ToolJobData>) => {
@@ -28,7 +35,7 @@ export function startToolWorker(fleet: FleetContext, options: ToolWorkerOptions 
       return result.kind === 'recorded' ? { is_error: result.result.is_error, cached: result.cached } : { skipped: result.reason };
     },
     {
-      connection: connectRedis(fleet.config.REDIS_URL),
+      connection,
       prefix: fleet.store.keys.queuePrefix,
       // Recorded on each job as processedBy, so a run can be traced to the worker that ran it.
       name: workerIdentity('tool'),
@@ -39,5 +46,6 @@ export function startToolWorker(fleet: FleetContext, options: ToolWorkerOptions 
     },
   );
   worker.on('error', (error) => fleet.logger.error({ err: error.message }, 'tool worker error'));
+  worker.on('closed', () => connection.disconnect());
   return worker;
 }

@@ -98,3 +98,29 @@ describe('a build job end to end', () => {
     expect(turnZeroCalls).toHaveLength(1);
   });
 });
+
+describe('tool calls written as text', () => {
+  it('runs a recovered call as a synthetic tool_use, answers it natively and keeps the original text', async () => {
+    const run = await harness.waitForRun((await harness.submit({ options: { scenario: 'text_tool_calls' } })).id);
+    expect(run.status).toBe('succeeded');
+    const events = await harness.fleet.store.readEvents(run.id);
+    const recoveries = events.filter((event) => event.event === 'tool-call-recover');
+    expect(recoveries.length).toBeGreaterThan(0);
+    for (const recovery of recoveries) {
+      expect(String(recovery.tool_use_id)).toMatch(/^synthetic_[0-9a-f]{24}$/);
+      expect(String(recovery.original_text)).toContain(String(recovery.tool));
+    }
+    const transcript = JSON.stringify(await harness.fleet.store.getMessages(run.id));
+    for (const recovery of recoveries) {
+      expect(transcript).toContain(`"tool_use_id":"${String(recovery.tool_use_id)}"`);
+    }
+  });
+
+  it('with recovery off, a text call is never executed', async () => {
+    const run = await harness.waitForRun((await harness.submit({ options: { scenario: 'text_tool_calls', textRecovery: false } })).id);
+    const events = await harness.fleet.store.readEvents(run.id);
+    expect(events.some((event) => event.event === 'json-in-text')).toBe(true);
+    expect(events.some((event) => event.event === 'tool-call-recover')).toBe(false);
+    expect(events.some((event) => event.event === 'tool-call-dispatch' && event.parse_mode !== 'native')).toBe(false);
+  });
+});

@@ -52,7 +52,7 @@ export function readyzRoute({ fleet }: { fleet: FleetContext }) {
     tags: ['health'],
     responses: {
       200: { description: 'Ready', schema: healthSchema },
-      503: { description: 'Redis did not answer within 1 s', schema: readinessFailureSchema },
+      503: { description: '`redis_unavailable`: Redis did not answer PING within 1 s', schema: readinessFailureSchema },
     },
     errors: [],
     async handler(_request, reply) {

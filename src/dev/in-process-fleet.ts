@@ -1,0 +1,100 @@
+// A whole fleet inside one process, with nothing faked: real Redis, the simulator on a loopback
+// port reached through the real SDK, the real API on a loopback port, and real BullMQ workers.
+// The experiments, the benchmarks and the integration tests use it; `buildfleet dev` runs the
+// same parts as separate processes instead.
+import { randomBytes } from 'node:crypto';
+import type { Worker } from 'bullmq';
+import { loadConfig, type Config } from '../config.js';
+import { createFleetContext, type FleetContext } from '../fleet/fleet-context.js';
+import { createModelClient } from '../model/model-client.js';
+import { startModelWorker, type ModelWorkerOptions } from '../queues/model-worker.js';
+import { startToolWorker, type ToolWorkerOptions } from '../queues/tool-worker.js';
+import { createTextRecovery } from '../agent/text-recovery.js';
+import { startApiProcess } from '../api/api-process.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../sim/simulator-server.js';
+import type { RunRecord } from '../runs/run-types.js';
+import { submitRun, type SubmitRunInput } from '../runs/run-commands.js';
+import { freePort } from './private-redis.js';
+
+export interface InProcessFleet {
+  config: Config;
+  fleet: FleetContext;
+  simulator: RunningSimulator;
+  apiUrl: string;
+  workers: Worker[];
+  submit(input: Partial<SubmitRunInput>): Promise<RunRecord>;
+  /** Resolves when the run is terminal or waiting for input. */
+  waitForRun(runId: string, timeoutMs?: number): Promise<RunRecord>;
+  close(): Promise<void>;
+}
+
+export interface InProcessFleetOptions {
+  redisUrl: string;
+  prefix?: string;
+  env?: Record<string, string>;
+  simulator?: SimulatorOptions;
+  modelWorkers?: number;
+  toolWorkers?: number;
+  modelWorker?: Partial<ModelWorkerOptions>;
+  toolWorker?: ToolWorkerOptions;
+  /** Delete every key of the prefix on close (tests); experiments keep nothing either. */
+  cleanUp?: boolean;
+}
+
+export async function startInProcessFleet(options: InProcessFleetOptions): Promise<InProcessFleet> {
+  const simulator = await startSimulator(options.simulator ?? {});
+  const apiPort = await freePort();
+  const config = loadConfig({
+    REDIS_URL: options.redisUrl,
+    BUILDFLEET_PREFIX: options.prefix ?? `bf${randomBytes(4).toString('hex')}`,
+    ANTHROPIC_BASE_URL: simulator.url,
+    BUILDFLEET_API_PORT: String(apiPort),
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const fleet = createFleetContext(config, 'in-process');
+  const api = await startApiProcess(fleet);
+  const client = createModelClient(config);
+  const workers: Worker[] = [];
+  for (let index = 0; index < (options.modelWorkers ?? 1); index += 1) {
+    workers.push(startModelWorker(fleet, { client, recover: createTextRecovery(), ...options.modelWorker }));
+  }
+  for (let index = 0; index < (options.toolWorkers ?? 1); index += 1) {
+    workers.push(startToolWorker(fleet, options.toolWorker ?? {}));
+  }
+  return {
+    config,
+    fleet,
+    simulator,
+    apiUrl: api.url,
+    workers,
+    submit: (input) => submitRun(fleet, { tenant: 'default', prompt: 'Build a small bakery website.', ...input }),
+    async waitForRun(runId, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const run = await fleet.store.getRun(runId);
+        if (run && (fleet.store.isTerminalStatus(run.status) || run.status === 'waiting_for_input')) return run;
+        if (Date.now() > deadline) throw new Error(`run ${runId} did not settle in ${timeoutMs} ms: ${JSON.stringify(run)}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    async close() {
+      await Promise.all(workers.map((worker) => worker.close(true)));
+      await api.close();
+      await simulator.close();
+      if (options.cleanUp !== false) await deletePrefix(fleet, config.BUILDFLEET_PREFIX);
+      await fleet.close();
+    },
+  };
+}
+
+async function deletePrefix(fleet: FleetContext, prefix: string): Promise<void> {
+  for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await fleet.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0) await fleet.redis.unlink(...keys);
+    } while (cursor !== '0');
+  }
+}
