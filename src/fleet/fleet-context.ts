@@ -30,7 +30,7 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
   redis.on('error', (error) => resolvedLogger.warn({ err: error.message }, 'redis connection error'));
   const keys = createKeySpace(config.BUILDFLEET_PREFIX);
   const store = new RunStore(redis, keys);
-  const queues = new FleetQueues(redis, keys);
+  const queues = new FleetQueues(redis, keys, config.BUILDFLEET_MODEL_ATTEMPTS);
   return {
     config,
     logger: resolvedLogger,

@@ -11,14 +11,15 @@ export class ModelConfigurationError extends Error {
 }
 
 export function createModelClient(config: Config): Anthropic {
-  if (!config.ANTHROPIC_API_KEY && !config.ANTHROPIC_BASE_URL) {
+  const baseURL = config.ANTHROPIC_BASE_URL ?? (config.ANTHROPIC_API_KEY ? undefined : config.BUILDFLEET_SIMULATOR_URL);
+  if (!config.ANTHROPIC_API_KEY && !baseURL) {
     throw new ModelConfigurationError(
-      'No model configured: set ANTHROPIC_API_KEY to call Claude, or ANTHROPIC_BASE_URL to a simulator (`buildfleet sim`).',
+      'No model configured: set ANTHROPIC_API_KEY to call Claude, or ANTHROPIC_BASE_URL (or BUILDFLEET_SIMULATOR_URL) to a simulator (`buildfleet sim`).',
     );
   }
   return new Anthropic({
     apiKey: config.ANTHROPIC_API_KEY ?? 'simulator',
-    ...(config.ANTHROPIC_BASE_URL ? { baseURL: config.ANTHROPIC_BASE_URL } : {}),
+    ...(baseURL ? { baseURL } : {}),
     maxRetries: 0,
     timeout: config.BUILDFLEET_MODEL_TIMEOUT_MS,
   });

@@ -17,6 +17,7 @@ const KEEP_COMPLETED = { age: 24 * 3600, count: 50_000 };
 const KEEP_FAILED = { age: 7 * 24 * 3600, count: 50_000 };
 
 export const MODEL_JOB_OPTIONS: JobsOptions = {
+  // FleetQueues sets attempts from BUILDFLEET_MODEL_ATTEMPTS.
   attempts: 5,
   backoff: { type: 'fleet' },
   removeOnComplete: KEEP_COMPLETED,
@@ -38,10 +39,14 @@ export class FleetQueues {
   readonly tool: Queue<ToolJobData>;
   readonly flows: FlowProducer;
 
+  private readonly modelJobOptions: JobsOptions;
+
   constructor(
     connection: Redis,
     readonly keys: KeySpace,
+    modelAttempts = 5,
   ) {
+    this.modelJobOptions = { ...MODEL_JOB_OPTIONS, attempts: modelAttempts };
     const options = { connection, prefix: keys.queuePrefix };
     this.model = new Queue<ModelJobData>(QUEUE_NAMES.model, options);
     this.tool = new Queue<ToolJobData>(QUEUE_NAMES.tool, options);
@@ -51,7 +56,7 @@ export class FleetQueues {
   /** Enqueues a model turn with nothing to wait for. */
   async enqueueTurn(data: ModelJobData, jobId = jobIds.modelTurn(data.runId, data.turn)): Promise<void> {
     const checked = modelJobSchema.parse(data);
-    await this.model.add('turn', checked, { ...MODEL_JOB_OPTIONS, jobId });
+    await this.model.add('turn', checked, { ...this.modelJobOptions, jobId });
   }
 
   /** Fans a turn's tool calls out to the tool queue and fans them back in: the next model turn
@@ -66,7 +71,7 @@ export class FleetQueues {
       name: 'turn',
       queueName: QUEUE_NAMES.model,
       data: parentData,
-      opts: { ...MODEL_JOB_OPTIONS, jobId: parentId },
+      opts: { ...this.modelJobOptions, jobId: parentId },
       children: tools.map((tool) => ({
         name: tool.name,
         queueName: QUEUE_NAMES.tool,

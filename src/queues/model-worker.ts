@@ -63,9 +63,10 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
       if (result.outcome.kind === 'rate_limited') {
         const cycles = await fleet.redis.hincrby(fleet.store.keys.turn(data.runId, data.turn), 'rateLimitCycles', 1);
         if (cycles > MAX_RATE_LIMIT_CYCLES) {
-          await fleet.store.finishRun(data.runId, 'failed', {
-            error: { code: 'rate_limit_exhausted', message: `The model stayed rate limited for ${cycles} retry-after cycles.` },
-          });
+          const error = { code: 'rate_limit_exhausted', message: `The model stayed rate limited for ${cycles} retry-after cycles.` };
+          if (await fleet.store.finishRun(data.runId, 'failed', { error })) {
+            await fleet.store.appendEvent({ run_id: data.runId, step: data.turn, event: 'run-end', status: 'failed', error_code: error.code, message: error.message });
+          }
           return 'rate_limit_exhausted';
         }
         const until = Date.now() + result.outcome.waitMs;
@@ -84,13 +85,17 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
       concurrency: options.concurrency ?? fleet.config.BUILDFLEET_MODEL_CONCURRENCY,
       // Locks: a worker killed mid-turn loses its lock after lockDuration; the stalled check
       // then hands the job to another worker (at most maxStalledCount times).
-      lockDuration: 30_000,
-      stalledInterval: 15_000,
+      lockDuration: fleet.config.BUILDFLEET_LOCK_DURATION_MS,
+      stalledInterval: fleet.config.BUILDFLEET_STALLED_INTERVAL_MS,
       maxStalledCount: 3,
       settings: {
         backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) => {
           const outcome = error instanceof RetryableModelError ? error.outcome : ({ kind: 'transient' } as const);
-          return backoffDelay(attemptsMade, outcome);
+          return backoffDelay(attemptsMade, outcome, {
+            baseMs: fleet.config.BUILDFLEET_RETRY_BASE_MS,
+            rateLimitBaseMs: fleet.config.BUILDFLEET_RETRY_BASE_MS * 5,
+            capMs: fleet.config.BUILDFLEET_RETRY_CAP_MS,
+          });
         },
       },
     },

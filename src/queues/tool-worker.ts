@@ -40,8 +40,8 @@ export function startToolWorker(fleet: FleetContext, options: ToolWorkerOptions 
       // Recorded on each job as processedBy, so a run can be traced to the worker that ran it.
       name: workerIdentity('tool'),
       concurrency: options.concurrency ?? fleet.config.BUILDFLEET_TOOL_CONCURRENCY,
-      lockDuration: 30_000,
-      stalledInterval: 15_000,
+      lockDuration: fleet.config.BUILDFLEET_LOCK_DURATION_MS,
+      stalledInterval: fleet.config.BUILDFLEET_STALLED_INTERVAL_MS,
       maxStalledCount: 3,
     },
   );

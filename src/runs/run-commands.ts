@@ -13,6 +13,8 @@ export interface SubmitRunInput {
   options?: RunOptions | undefined;
   traceId?: string | null;
   traceContext?: Record<string, string>;
+  /** Chosen by the caller (tests that script faults for the run before it starts); else minted. */
+  runId?: string;
 }
 
 /** Creates the run and enqueues its first model turn. */
@@ -26,6 +28,7 @@ export async function submitRun(fleet: FleetContext, input: SubmitRunInput): Pro
     options: input.options ?? {},
     traceId: input.traceId ?? null,
     traceContext: input.traceContext ?? {},
+    ...(input.runId ? { runId: input.runId } : {}),
   });
   await fleet.store.appendEvent({ run_id: run.id, step: 0, event: 'run-create', model: run.model, ...(run.traceId ? { trace_id: run.traceId } : {}) });
   await fleet.queues.enqueueTurn({ runId: run.id, turn: 0, trace: input.traceContext ?? {} });

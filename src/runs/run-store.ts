@@ -118,6 +118,10 @@ function fromFields(fields: Record<string, string>): RunRecord {
   };
 }
 
+export function newRunId(): string {
+  return `run_${randomUUID().replaceAll('-', '')}`;
+}
+
 export class RunStore {
   readonly scripts: RunScripts;
 
@@ -130,7 +134,7 @@ export class RunStore {
 
   /** Creates the run record; returns it. */
   async createRun(input: CreateRunInput): Promise<RunRecord> {
-    const id = input.runId ?? `run_${randomUUID().replaceAll('-', '')}`;
+    const id = input.runId ?? newRunId();
     const now = new Date().toISOString();
     const record: RunRecord = {
       id,

@@ -1,0 +1,76 @@
+// A 429 with retry-after seen by one worker process holds every worker process: the simulator
+// receives no request from any of three model workers until the retry-after has passed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/cli/api-client.js';
+import { startDevFleet, type DevFleet } from '../../src/cli/dev-fleet.js';
+import { connectTestRedis, deletePrefix, testRedisUrl, uniquePrefix } from '../support/redis.js';
+
+interface RequestSummary {
+  timestampMs: number;
+  durationMs: number;
+  status: number;
+  headers: Record<string, string>;
+}
+
+const prefix = uniquePrefix('ratelimit');
+let fleet: DevFleet;
+
+beforeAll(async () => {
+  fleet = await startDevFleet({
+    env: { REDIS_URL: testRedisUrl(), BUILDFLEET_PREFIX: prefix, LOG_LEVEL: 'info', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' },
+    modelWorkers: 3,
+    toolWorkers: 1,
+    writeStateFile: false,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await fleet?.stop();
+  const redis = connectTestRedis();
+  await deletePrefix(redis, prefix);
+  redis.disconnect();
+});
+
+async function simulatorRequests(): Promise<RequestSummary[]> {
+  const response = await fetch(`${fleet.simulatorUrl}/_sim/requests`);
+  const body = (await response.json()) as { requests?: RequestSummary[] } | RequestSummary[];
+  return Array.isArray(body) ? body : (body.requests ?? []);
+}
+
+describe('a 429 across the fleet', () => {
+  it('pauses every model worker process until retry-after has passed', async () => {
+    const client = new ApiClient(fleet.apiUrl);
+    await fetch(`${fleet.simulatorUrl}/_sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'rate_limit', retryAfterSeconds: 2, count: 1 }),
+    });
+    const first = await client.request<{ id: string }>('POST', '/v1/runs', { prompt: 'Build the first site.' });
+    let limited: RequestSummary | undefined;
+    for (let attempt = 0; attempt < 100 && !limited; attempt += 1) {
+      limited = (await simulatorRequests()).find((request) => request.status === 429);
+      if (!limited) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(limited, 'the scripted 429 was served').toBeDefined();
+    // Traffic from more runs, spread over all three worker processes, while the fleet is paused.
+    const others = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => client.request<{ id: string }>('POST', '/v1/runs', { prompt: `Build site ${index}.` })),
+    );
+    const ids = [first.id, ...others.map((run) => run.id)];
+    const deadline = Date.now() + 60_000;
+    for (const id of ids) {
+      for (;;) {
+        const view = await client.request<{ status: string }>('GET', `/v1/runs/${id}`);
+        if (view.status === 'succeeded') break;
+        expect(['queued', 'running']).toContain(view.status);
+        expect(Date.now()).toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    const limitedAnsweredAt = limited!.timestampMs + limited!.durationMs;
+    const after = (await simulatorRequests()).filter((request) => request.timestampMs > limited!.timestampMs);
+    expect(after.length).toBeGreaterThan(ids.length);
+    const earliest = Math.min(...after.map((request) => request.timestampMs));
+    expect(earliest - limitedAnsweredAt, 'ms between the 429 and the next model request').toBeGreaterThanOrEqual(2000);
+  }, 90_000);
+});
