@@ -2,12 +2,20 @@
 // The README's "Configuration" table documents each one; a bad value stops the process with the
 // variable named, before any connection is made.
 import { z } from 'zod';
+import { parseToolOutputModes } from './tools/output/parse-output-modes.js';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+const toolOutputModes = z.string().superRefine((value, context) => {
+  try {
+    parseToolOutputModes(value);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+  }
+});
 
 export const configSchema = z.object({
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
@@ -17,6 +25,10 @@ export const configSchema = z.object({
     .default('bf'),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: z.string().url().optional(),
+  // The simulator to call when no ANTHROPIC_API_KEY is set (ANTHROPIC_BASE_URL still wins): lets
+  // docker compose and the k8s simulator overlay always name the simulator, yet call Claude as
+  // soon as a key is supplied.
+  BUILDFLEET_SIMULATOR_URL: z.string().url().optional(),
   BUILDFLEET_MODEL: z.string().min(1).default('claude-sonnet-4-6'),
   BUILDFLEET_MAX_TOKENS: positiveInt.default(4096),
   BUILDFLEET_MAX_TOKENS_CEILING: positiveInt.default(16384),
@@ -26,13 +38,36 @@ export const configSchema = z.object({
   BUILDFLEET_API_HOST: z.string().default('127.0.0.1'),
   BUILDFLEET_API_PORT: port.default(8080),
   BUILDFLEET_PUBLIC_URL: z.string().url().optional(),
+  // Every process serves /healthz, /readyz and /metrics here; loopback by default, containers set
+  // 0.0.0.0 so probes and Prometheus can reach it.
+  BUILDFLEET_METRICS_HOST: z.string().default('127.0.0.1'),
   BUILDFLEET_METRICS_PORT: port.default(0),
   BUILDFLEET_MODEL_CONCURRENCY: positiveInt.default(8),
   BUILDFLEET_TOOL_CONCURRENCY: positiveInt.default(16),
   BUILDFLEET_SHUTDOWN_TIMEOUT_MS: positiveInt.default(25_000),
+  /** Attempts of one model turn on transient errors (5xx, 529, timeouts, connection). */
+  BUILDFLEET_MODEL_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  /** Base of the exponential backoff with jitter between model attempts (429 without retry-after: x5). */
+  BUILDFLEET_RETRY_BASE_MS: positiveInt.default(1000),
+  /** Cap of one backoff delay. */
+  BUILDFLEET_RETRY_CAP_MS: positiveInt.default(30_000),
+  /** BullMQ job lock: a worker killed mid-job loses its job to another after this long. */
+  BUILDFLEET_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** How often workers look for stalled jobs (those whose lock expired). */
+  BUILDFLEET_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(15_000),
   BUILDFLEET_CHROMIUM_PATH: z.string().optional(),
   BUILDFLEET_FETCH_ALLOWLIST: z.string().default(''),
   BUILDFLEET_TEXT_RECOVERY: booleanFlag.default(true),
+  /** Per-tool output modes overriding the contracts' defaults: `fetch_image=degrade,fetch_url_live=fail_closed`. */
+  BUILDFLEET_TOOL_OUTPUT_MODES: toolOutputModes.default(''),
+  /** Invalid share of validated tool outputs in the window that trips the kill switch (0 < x <= 1). */
+  BUILDFLEET_KILLSWITCH_THRESHOLD: z.coerce.number().gt(0).max(1).default(0.25),
+  /** Validated outputs the window must hold before the kill switch may trip. */
+  BUILDFLEET_KILLSWITCH_MIN_VOLUME: positiveInt.default(20),
+  /** Length of the kill switch's sliding window (1 s buckets), 1 s to 10 min. */
+  BUILDFLEET_KILLSWITCH_WINDOW_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
+  /** After an automatic trip, half-open after this long and let one probe write through; 0 = off. */
+  BUILDFLEET_KILLSWITCH_COOLDOWN_MS: z.coerce.number().int().min(0).default(0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
 });
