@@ -28,7 +28,8 @@ export interface DevFleetOptions {
 }
 
 export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevFleet> {
-  const baseEnv: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  // Several processes on one machine: each serves /healthz, /readyz and /metrics on a free port.
+  const baseEnv: NodeJS.ProcessEnv = { ...process.env, ...options.env, BUILDFLEET_METRICS_PORT: '0' };
   const roles: SpawnedRole[] = [];
   let redis: PrivateRedis | null = null;
   const stop = async () => {

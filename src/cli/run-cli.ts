@@ -11,6 +11,7 @@ Commands:
   submit "<prompt>" [--follow] [--scenario NAME] [--model M] [--max-turns N]
   scenarios [--only a,b]      run every stop-reason scenario against the fleet; table + exit code
   experiment tiers [--runs N] flat vs tiered tools, recovery off vs on (prints a table)
+  experiment crash [--runs N] SIGKILL workers and restart Redis during builds; audit effects
   status <runId>              print a run's state as JSON
   input <runId> "<text>"      answer a run's open question
   cancel <runId>              cancel a run
@@ -97,7 +98,11 @@ export async function runCli(argv: string[]): Promise<number> {
           const { runTiersExperimentCommand } = await import('./experiment-tiers.js');
           return await runTiersExperimentCommand(experimentArguments);
         }
-        throw new UsageError('experiment needs a name: tiers');
+        if (name === 'crash') {
+          const { runCrashExperimentCommand } = await import('./experiment-crash.js');
+          return await runCrashExperimentCommand(experimentArguments);
+        }
+        throw new UsageError('experiment needs a name: tiers | crash');
       }
       case 'api': {
         const { runApiCommand } = await import('./api-command.js');
