@@ -57,6 +57,18 @@ export const configSchema = z.object({
   BUILDFLEET_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(15_000),
   BUILDFLEET_CHROMIUM_PATH: z.string().optional(),
   BUILDFLEET_FETCH_ALLOWLIST: z.string().default(''),
+  /** fetch_url_live / fetch_image may reach public addresses (each connection's address checked by
+   * the SSRF guard); false = only the site server and BUILDFLEET_FETCH_ALLOWLIST. */
+  BUILDFLEET_FETCH_PUBLIC: booleanFlag.default(true),
+  /** API authentication: `required` (bearer API keys) or `disabled` (every request is tenant
+   * `default` with every scope; local experiments only). */
+  BUILDFLEET_AUTH: z.enum(['required', 'disabled']).default('required'),
+  /** Longest prompt POST /v1/runs accepts, in characters (Unicode code points). */
+  BUILDFLEET_MAX_PROMPT_CHARS: z.coerce.number().int().min(1).max(200_000).default(20_000),
+  /** Runs one tenant may create per minute (sliding window); 0 = unlimited. */
+  BUILDFLEET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  /** Runs one tenant may have not yet ended (queued, running, waiting for input); 0 = unlimited. */
+  BUILDFLEET_MAX_CONCURRENT_RUNS: z.coerce.number().int().min(0).default(20),
   BUILDFLEET_TEXT_RECOVERY: booleanFlag.default(true),
   /** Per-tool output modes overriding the contracts' defaults: `fetch_image=degrade,fetch_url_live=fail_closed`. */
   BUILDFLEET_TOOL_OUTPUT_MODES: toolOutputModes.default(''),

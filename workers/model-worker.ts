@@ -1,4 +1,4 @@
 // Model worker process: takes model-turn jobs. All logic lives in src/.
 import { runWorkerProcess } from '../src/fleet/start-roles.js';
 
-runWorkerProcess('model');
+await runWorkerProcess('model');

@@ -1,4 +1,4 @@
 // Tool worker process: takes tool-call jobs. All logic lives in src/.
 import { runWorkerProcess } from '../src/fleet/start-roles.js';
 
-runWorkerProcess('tool');
+await runWorkerProcess('tool');

@@ -30,6 +30,8 @@ import type { FleetQueues } from '../queues/fleet-queues.js';
 import type { ModelJobData, ToolJobData } from '../queues/job-catalog.js';
 import type { RunStore, StoredToolResult } from '../runs/run-store.js';
 import type { RunRecord } from '../runs/run-types.js';
+import { activeTraceCarrier, inSpan, SpanKind } from '../telemetry/tracing.js';
+import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 
 export interface ModelTurnDependencies {
   store: RunStore;
@@ -159,16 +161,46 @@ export async function runModelTurn(
     if (run.options.scenario) headers['x-buildfleet-scenario'] = run.options.scenario;
     const started = performance.now();
     try {
-      response = await callModel(deps.client, {
+      const request = {
         model: run.model,
         maxTokens,
-        system: buildSystemPrompt({ phase }),
+        system: buildSystemPrompt({
+          phase,
+          note:
+            run.safeMode === 'skip_writes'
+              ? 'SAFE MODE: a tool returned invalid output, so every write tool is refused for the rest of this run. Do not call write tools; finish by explaining what could not be completed.'
+              : null,
+        }),
         messages,
         tools: tools.definitions,
         toolChoice,
         stopSequences: Object.keys(DEFAULT_STOP_SEQUENCES),
         headers,
-      });
+      };
+      response = await inSpan(
+        SPAN_NAMES.chat(run.model),
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            [SPAN_ATTRIBUTES.operationName]: 'chat',
+            [SPAN_ATTRIBUTES.providerName]: 'anthropic',
+            [SPAN_ATTRIBUTES.requestModel]: run.model,
+            [SPAN_ATTRIBUTES.requestMaxTokens]: maxTokens,
+            [SPAN_ATTRIBUTES.toolCount]: tools.names.length,
+          },
+        },
+        async (span) => {
+          const answer = await callModel(deps.client, request);
+          span.setAttributes({
+            [SPAN_ATTRIBUTES.responseModel]: answer.model,
+            [SPAN_ATTRIBUTES.responseId]: answer.id,
+            [SPAN_ATTRIBUTES.responseFinishReasons]: [answer.stop_reason ?? 'null'],
+            [SPAN_ATTRIBUTES.usageInputTokens]: answer.usage.input_tokens,
+            [SPAN_ATTRIBUTES.usageOutputTokens]: answer.usage.output_tokens,
+          });
+          return answer;
+        },
+      );
     } catch (error) {
       const failure = describeModelError(error);
       const outcome = classifyModelError(failure);
@@ -243,7 +275,12 @@ export async function runModelTurn(
     return endRun(deps, run, turn, 'succeeded', null, decision.result);
   }
   if (decision.kind === 'end') {
-    return endRun(deps, run, turn, decision.status, decision.error);
+    // A run in skip_writes safe mode cannot pass the finish gate; say so rather than blame the model.
+    const error =
+      run.safeMode === 'skip_writes' && decision.error.code === 'unverified_finish'
+        ? { code: 'safe_mode_incomplete', message: `The run continued in skip_writes safe mode after an invalid tool output and could not finish: ${decision.error.message}` }
+        : decision.error;
+    return endRun(deps, run, turn, decision.status, error);
   }
   await dispatch(deps, run, turn, finalOutcome, data.trace);
   return { kind: 'done', detail: decision.kind };
@@ -336,7 +373,10 @@ async function recordRejection(
 async function dispatch(deps: ModelTurnDependencies, run: RunRecord, turn: number, outcome: TurnOutcome, trace: Record<string, string>): Promise<void> {
   if (!outcome.nextInput) return;
   const next: ModelJobData = { runId: run.id, turn: turn + 1, trace };
-  const toolJobs = outcome.dispatch.filter((call) => call.name !== 'ask_user').map((call) => ({ ...call, trace }));
+  // Tool calls are children of the turn that made them; the next turn hangs off the run root.
+  const turnContext = activeTraceCarrier();
+  const toolTrace = Object.keys(turnContext).length > 0 ? turnContext : trace;
+  const toolJobs = outcome.dispatch.filter((call) => call.name !== 'ask_user').map((call) => ({ ...call, trace: toolTrace }));
   if (toolJobs.length > 0) {
     await deps.queues.enqueueToolFanOut(next, toolJobs);
     for (const call of toolJobs) {

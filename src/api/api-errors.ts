@@ -14,6 +14,8 @@ export interface ApiErrorDefinition {
 /** An error the API answers with `{ error: { code, message } }` and its registered status. */
 export class ApiError extends Error {
   readonly apiError = true;
+  /** Response headers that belong to the answer (retry-after, www-authenticate). */
+  headers: Record<string, string> = {};
 
   constructor(
     readonly code: string,
@@ -22,6 +24,12 @@ export class ApiError extends Error {
   ) {
     super(message);
     this.name = 'ApiError';
+  }
+
+  /** Adds response headers to the answer; returns the error for `throw error.withHeaders(…)`. */
+  withHeaders(headers: Record<string, string>): this {
+    Object.assign(this.headers, headers);
+    return this;
   }
 
   /** Duck-typed so an ApiError thrown by another copy of this module is still recognised. */
@@ -102,6 +110,36 @@ export const apiErrors = {
     'The request body is larger than 256 KiB.',
     413,
     'The body exceeds the 256 KiB limit. Checked from Content-Length before the body is read, so nothing else runs.',
+  ),
+  unauthorized: createApiError(
+    'unauthorized',
+    'Send a valid API key: Authorization: Bearer bf_….',
+    401,
+    'The request has no `Authorization: Bearer` API key, or the key is malformed, unknown or revoked. Answered with `www-authenticate: Bearer`. Create keys with `buildfleet keys create`.',
+  ),
+  forbidden: createApiError(
+    'forbidden',
+    'This API key lacks the scope this endpoint needs.',
+    403,
+    'The API key is valid but lacks the scope the endpoint needs (`runs:read`, `runs:write` or `admin`); the message names it. `admin` includes every scope.',
+  ),
+  promptTooLarge: createApiError(
+    'prompt_too_large',
+    'The prompt is too long.',
+    400,
+    'The prompt has more characters (Unicode code points) than `BUILDFLEET_MAX_PROMPT_CHARS` (default 20,000). Shorten it; nothing was created.',
+  ),
+  rateLimited: createApiError(
+    'rate_limited',
+    'Too many runs created; retry later.',
+    429,
+    'The tenant created `BUILDFLEET_RATE_LIMIT_PER_MINUTE` runs (default 60) within the last 60 s. `retry-after` says how many seconds until one more is allowed. Nothing was created.',
+  ),
+  tooManyActiveRuns: createApiError(
+    'too_many_active_runs',
+    'Too many runs have not ended yet; wait for one to end or cancel one.',
+    429,
+    'The tenant already has `BUILDFLEET_MAX_CONCURRENT_RUNS` runs (default 20) that have not ended (queued, running or waiting for input). Wait for one to end, or cancel one. Nothing was created.',
   ),
   notFound: createApiError('not_found', 'No such route.', 404, 'No route matches the method and path.'),
   runNotFound: createApiError(

@@ -3,6 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import { buildApiServer } from './api-server.js';
+import type { FleetMetrics } from '../telemetry/fleet-metrics.js';
 
 export interface RunningApi {
   url: string;
@@ -11,8 +12,25 @@ export interface RunningApi {
 }
 
 /** Starts the API server of a fleet process. */
-export async function startApiProcess(fleet: FleetContext): Promise<RunningApi> {
-  const app = await buildApiServer(fleet, { logger: true });
+export async function startApiProcess(fleet: FleetContext, options: { metrics?: FleetMetrics } = {}): Promise<RunningApi> {
+  const metrics = options.metrics;
+  const app = await buildApiServer(fleet, {
+    logger: true,
+    ...(metrics
+      ? {
+          extend: (server) => {
+            // Requests by route pattern (not raw URL, which would explode the label set) and status.
+            server.addHook('onResponse', async (request, reply) => {
+              metrics.httpRequests.inc({ route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) });
+            });
+            server.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+              const exposition = await metrics.render();
+              return reply.type(exposition.contentType).send(exposition.body);
+            });
+          },
+        }
+      : {}),
+  });
   await app.listen({ host: fleet.config.BUILDFLEET_API_HOST, port: fleet.config.BUILDFLEET_API_PORT });
   const address = app.server.address() as AddressInfo;
   // A wildcard bind address is not somewhere to connect to; loopback reaches the same server.

@@ -24,7 +24,9 @@ export const runParamsSchema = resourceParams(z.object({ id: runIdSchema }), api
 
 export const createRunBodySchema = z
   .strictObject({
-    prompt: z.string().min(1).max(20_000).describe('What to build, in plain language'),
+    // The length limit is BUILDFLEET_MAX_PROMPT_CHARS, checked by the route (prompt_too_large);
+    // the 256 KiB body limit bounds it before that.
+    prompt: z.string().min(1).describe('What to build, in plain language; at most BUILDFLEET_MAX_PROMPT_CHARS characters (default 20,000)'),
     model: z.string().min(1).max(200).optional().describe('Model id; defaults to BUILDFLEET_MODEL'),
     maxTurns: z.int().min(1).max(200).optional().describe('Model turns before the run stops; defaults to BUILDFLEET_MAX_TURNS'),
     options: runOptionsSchema.optional(),
@@ -71,7 +73,53 @@ export const runViewSchema = z
   .describe('A run');
 export type RunView = z.infer<typeof runViewSchema>;
 
-const streamIdSchema = z.string().regex(STREAM_ID_PATTERN, 'must be an event id like 1700000000000-0');
+export const listRunsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Runs per page, 1–100 (default 20)'),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'must be a nextCursor from an earlier page')
+    .optional()
+    .describe('The `nextCursor` of the previous page'),
+  status: z.enum(RUN_STATUSES).optional().describe('Only runs in this status'),
+});
+
+export const runPageSchema = z
+  .object({
+    runs: z.array(
+      z.object({
+        id: runIdSchema,
+        status: z.enum(RUN_STATUSES),
+        phase: z.string(),
+        turn: z.int(),
+        prompt: z.string().describe('The first 200 characters of the prompt'),
+        createdAt: z.string(),
+        updatedAt: z.string(),
+      }),
+    ),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` to get the next page; null when there are no more runs'),
+  })
+  .describe('One page of the tenant’s runs, newest first');
+
+const jobCountsSchema = z.record(z.string(), z.int()).describe('Jobs per BullMQ state');
+
+export const queueCountsSchema = z
+  .object({ queues: z.object({ model: jobCountsSchema, tool: jobCountsSchema }) })
+  .describe('Job counts of the model and tool queues');
+
+const UINT64_MAX = 2n ** 64n - 1n;
+/** Whether a pattern-valid id is one Redis can read after: both halves unsigned 64-bit (20 digits
+ * can exceed that; found by the fuzzer as a 500), and not the largest id, which has no "after". */
+function isReadableAfter(id: string): boolean {
+  const [milliseconds, sequence] = id.split('-').map((part) => BigInt(part));
+  if (milliseconds === undefined || sequence === undefined) return false;
+  return milliseconds <= UINT64_MAX && sequence <= UINT64_MAX && !(milliseconds === UINT64_MAX && sequence === UINT64_MAX);
+}
+
+const streamIdSchema = z
+  .string()
+  .regex(STREAM_ID_PATTERN, 'must be an event id like 1700000000000-0')
+  // zod runs this even after the regex failed, so it must not assume digits (BigInt would throw).
+  .refine((id) => !STREAM_ID_PATTERN.test(id) || isReadableAfter(id), 'must be an event id like 1700000000000-0');
 
 export const runEventsQuerySchema = z.object({
   after: streamIdSchema.optional().describe('Replay only events after this event id'),

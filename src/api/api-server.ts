@@ -5,15 +5,21 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { ApiKeyStore } from '../auth/api-key-store.js';
 import type { FleetContext } from '../fleet/fleet-context.js';
+import { registerKillSwitchRoutes } from '../safety/kill-switch-routes.js';
 import { API_ERRORS, apiErrors, errorBodyOf } from './api-errors.js';
 import { answerClientError } from './client-error-handler.js';
 import { registerRoute } from './define-route.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { openApiTransform } from './openapi-transform.js';
+import { installRequestAuth } from './request-auth.js';
+import { adminQueuesRoute } from './routes/admin-queues-route.js';
 import { cancelRunRoute } from './routes/cancel-run-route.js';
 import { createRunRoute } from './routes/create-run-route.js';
 import { getRunRoute } from './routes/get-run-route.js';
+import { killSwitchDocumentation } from './routes/kill-switch-documentation.js';
+import { listRunsRoute } from './routes/list-runs-route.js';
 import { healthzRoute, readyzRoute } from './routes/health-routes.js';
 import { runEventsRoute, type OpenEventStreams } from './routes/run-events-route.js';
 import { runInputRoute } from './routes/run-input-route.js';
@@ -27,7 +33,8 @@ import {
 import { toApiError } from './to-api-error.js';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-route-compilers.js';
 
-/** 256 KiB: a prompt is at most 20,000 characters, so anything near this is not a real request. */
+/** 256 KiB: a prompt is at most BUILDFLEET_MAX_PROMPT_CHARS (20,000 by default) characters, so
+ * anything near this is not a real request. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
 
 export interface ApiServerOptions {
@@ -35,6 +42,8 @@ export interface ApiServerOptions {
   logger?: boolean;
   /** Interval of the SSE heartbeat comment (default 15 s); tests shorten it. */
   heartbeatMs?: number;
+  /** Adds hooks and routes before the server is sealed (the process adds /metrics here). */
+  extend?: (app: FastifyInstance) => void;
 }
 
 /** Builds the API server over a fleet context; the caller listens (or injects) and closes it. */
@@ -64,7 +73,7 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
     const apiError = toApiError(error);
     if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: apiError.code }, 'request rejected');
-    return reply.code(apiError.statusCode).send(errorBodyOf(apiError));
+    return reply.code(apiError.statusCode).headers(apiError.headers).send(errorBodyOf(apiError));
   });
   app.setNotFoundHandler((_request, reply) => {
     const apiError = apiErrors.notFound();
@@ -75,6 +84,11 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   app.addHook('onRequest', async () => {
     if (closing) throw apiErrors.shuttingDown();
   });
+  // After the closing check, before any body is read (see request-auth.ts).
+  installRequestAuth({ app, keyStore: new ApiKeyStore({ redis: fleet.redis, keys: fleet.store.keys }), mode: fleet.config.BUILDFLEET_AUTH });
+  if (fleet.config.BUILDFLEET_AUTH === 'disabled') {
+    fleet.logger.warn('BUILDFLEET_AUTH=disabled: every API request acts as tenant default with every scope; for local experiments only');
+  }
 
   const openStreams: OpenEventStreams = new Set();
   // Event streams last as long as their runs; closing the server ends them (clients reconnect
@@ -101,13 +115,24 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
         { name: 'runs', description: 'Build runs' },
         { name: 'sites', description: 'The sites runs build and deploy' },
         { name: 'health', description: 'Liveness and readiness' },
+        { name: 'admin', description: 'Operator endpoints (the `admin` scope)' },
       ],
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key (`bf_…`) from `buildfleet keys create`, as `Authorization: Bearer bf_…`. Each key belongs to one tenant and has scopes: `runs:read`, `runs:write`, `admin` (includes both).',
+          },
+        },
+      },
     },
     transform: openApiTransform,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   registerRoute({ app, route: createRunRoute({ fleet }) });
+  registerRoute({ app, route: listRunsRoute({ fleet }) });
   registerRoute({ app, route: getRunRoute({ fleet }) });
   registerRoute({ app, route: runEventsRoute({ fleet, openStreams, ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) }) });
   registerRoute({ app, route: runInputRoute({ fleet }) });
@@ -119,7 +144,15 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   registerRoute({ app, route: ogImageRoute({ fleet }) });
   registerRoute({ app, route: deploymentRootRedirectRoute() });
   registerRoute({ app, route: deploymentSiteRoute({ fleet }) });
+  registerRoute({ app, route: adminQueuesRoute({ fleet }) });
+  // The kill switch plugin's routes declare no access, so the auth hook requires `admin` for them
+  // (its default); killSwitchDocumentation says so and documents them in the OpenAPI document.
+  await app.register(async (scope) => {
+    scope.addHook('onRoute', killSwitchDocumentation);
+    registerKillSwitchRoutes(scope, fleet);
+  });
 
+  options.extend?.(app);
   await app.ready();
   return app;
 }

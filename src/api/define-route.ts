@@ -4,6 +4,7 @@
 // added without being documented.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 import type { z } from 'zod';
+import type { ApiKeyScope } from '../auth/api-key-scopes.js';
 import { apiErrorDefinition, errorBodySchema, type ApiErrorCode } from './api-errors.js';
 
 type Part = z.ZodType | undefined;
@@ -19,9 +20,13 @@ export interface RouteResponse {
   headers?: Record<string, { description: string }>;
 }
 
+/** Who may call a route: anyone, or an API key with this scope (see request-auth.ts). */
+export type RouteAccess = ApiKeyScope | 'public';
+
 export interface RouteDocumentation {
   responses: Record<number, RouteResponse>;
   errors: readonly ApiErrorCode[];
+  access: RouteAccess;
 }
 
 export interface RouteDefinition<Body extends Part, Params extends Part, Query extends Part, Headers extends Part> {
@@ -31,6 +36,8 @@ export interface RouteDefinition<Body extends Part, Params extends Part, Query e
   summary: string;
   description: string;
   tags: string[];
+  /** Required: a route cannot be added without deciding who may call it. */
+  access: RouteAccess;
   body?: Body;
   params?: Params;
   query?: Query;
@@ -59,8 +66,10 @@ export function registerRoute<Body extends Part, Params extends Part, Query exte
   app: FastifyInstance;
   route: RouteDefinition<Body, Params, Query, Headers>;
 }): void {
-  // Any route can fail unexpectedly or meet a server that is shutting down.
-  const errors: ApiErrorCode[] = [...new Set<ApiErrorCode>([...route.errors, 'shutting_down', 'internal_error'])];
+  // Any route can fail unexpectedly or meet a server that is shutting down; any route behind a
+  // scope can meet a missing or weak key.
+  const authErrors: ApiErrorCode[] = route.access === 'public' ? [] : ['unauthorized', 'forbidden'];
+  const errors: ApiErrorCode[] = [...new Set<ApiErrorCode>([...authErrors, ...route.errors, 'shutting_down', 'internal_error'])];
   const response: Record<number, z.ZodType> = {};
   for (const code of errors) response[apiErrorDefinition(code).statusCode] = errorBodySchema;
   // A status the route documents itself keeps its own schema, which must then also accept the
@@ -68,7 +77,7 @@ export function registerRoute<Body extends Part, Params extends Part, Query exte
   for (const [status, documented] of Object.entries(route.responses)) {
     if (documented.schema) response[Number(status)] = documented.schema;
   }
-  const documentation: RouteDocumentation = { responses: route.responses, errors };
+  const documentation: RouteDocumentation = { responses: route.responses, errors, access: route.access };
   app.route({
     method: route.method,
     url: route.url,

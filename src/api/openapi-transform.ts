@@ -77,5 +77,8 @@ export function openApiTransform({ schema, url, route }: { schema: unknown; url:
     else transformed[key] = value;
   }
   transformed.response = responsesOf(documentation);
+  // Public routes say so explicitly; the others name the bearer scheme (the scope is in the
+  // description and the 403 answer).
+  transformed.security = documentation.access === 'public' ? [] : [{ bearerAuth: [] }];
   return { schema: transformed, url: url.replace(/\*$/, `:${WILDCARD_NAME}`) };
 }

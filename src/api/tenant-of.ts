@@ -1,10 +1,10 @@
-// The one place a request is mapped to its tenant. Every run, idempotency key and lookup is
-// scoped by it, so adding authentication later changes this function and nothing else.
+// The one place a request is mapped to its tenant: the tenant of the API key that authenticated
+// it (request-auth.ts). Every run, idempotency key and lookup is scoped by it.
 import type { FastifyRequest } from 'fastify';
 
-export const DEFAULT_TENANT = 'default';
-
-/** The tenant a request acts for. Until API keys exist every request is the default tenant. */
-export function tenantOf(_request: FastifyRequest): string {
-  return DEFAULT_TENANT;
+/** The tenant a request acts for. Only called on routes behind a scope, where the auth hook has
+ * set `request.auth`; anything else is a wiring bug and fails the request rather than guess. */
+export function tenantOf(request: FastifyRequest): string {
+  if (!request.auth) throw new Error('tenantOf called on a request that was not authenticated');
+  return request.auth.tenant;
 }

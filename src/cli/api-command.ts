@@ -3,13 +3,16 @@ import { loadConfig } from '../config.js';
 import { createFleetContext } from '../fleet/fleet-context.js';
 import { installGracefulShutdown } from '../fleet/graceful-shutdown.js';
 import { startApiProcess } from '../api/api-process.js';
-import { defaultRegistryMetrics } from '../telemetry/default-registry-metrics.js';
+import { FleetMetrics } from '../telemetry/fleet-metrics.js';
+import { startTracing } from '../telemetry/tracing.js';
 import { startProcessHttpServer } from '../telemetry/process-http-server.js';
 
 export async function runApiCommand(): Promise<number> {
   const config = loadConfig();
+  const tracing = startTracing({ serviceName: 'buildfleet-api', endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const fleet = createFleetContext(config, 'api');
-  const api = await startApiProcess(fleet);
+  const metrics = new FleetMetrics({ role: 'api', queues: fleet.queues });
+  const api = await startApiProcess(fleet, { metrics });
   let stopping = false;
   // The same /healthz, /readyz and /metrics port as every other role, so one container health
   // check and one scrape config fit them all (the API's own /healthz and /readyz stay on its port).
@@ -17,7 +20,7 @@ export async function runApiCommand(): Promise<number> {
     port: config.BUILDFLEET_METRICS_PORT,
     host: config.BUILDFLEET_METRICS_HOST,
     ready: async () => !stopping && fleet.redis.status === 'ready',
-    metrics: defaultRegistryMetrics,
+    metrics: () => metrics.render(),
   });
   console.log(`api listening on ${api.url}`);
   console.log(`health and metrics on ${health.url}`);
@@ -36,6 +39,7 @@ export async function runApiCommand(): Promise<number> {
     after: async () => {
       await health.close();
       await fleet.close();
+      await tracing.shutdown();
     },
   });
   return new Promise<number>(() => undefined);

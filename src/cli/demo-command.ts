@@ -18,7 +18,7 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
   let code = 1;
   try {
     console.log(`API: ${fleet.apiUrl}  (docs at ${fleet.apiUrl}/docs)`);
-    const client = new ApiClient(fleet.apiUrl);
+    const client = new ApiClient(fleet.apiUrl, fleet.apiKey);
     const created = await client.request<{ id: string }>('POST', '/v1/runs', { prompt: SAMPLE_PROMPT });
     console.log(`submitted ${created.id}: ${SAMPLE_PROMPT}`);
     const view = await followRun(client, created.id, (line) => console.log(line));

@@ -15,6 +15,7 @@ export async function runDevCommand(argv: string[]): Promise<number> {
   });
   console.error(`redis: ${fleet.redisUrl}${fleet.simulatorUrl ? `  simulator: ${fleet.simulatorUrl}` : ''}`);
   console.error(`API docs: ${fleet.apiUrl}/docs   submit with: npm run buildfleet -- submit "a landing page" --follow`);
+  console.error(`API key (tenant dev, every scope; also in .buildfleet/dev.json, revoked on exit): ${fleet.apiKey}`);
   console.log(fleet.apiUrl);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());

@@ -3,6 +3,10 @@
 // one tool worker, each its own process — and a state file the other commands read.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { ApiKeyStore } from '../auth/api-key-store.js';
+import { loadConfig } from '../config.js';
+import { createKeySpace } from '../runs/keys.js';
 import { freePort, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
 import { DEV_STATE_DIR, DEV_STATE_FILE } from './dev-state.js';
@@ -13,6 +17,8 @@ export interface DevFleet {
   apiUrl: string;
   redisUrl: string;
   simulatorUrl: string | null;
+  /** An API key of tenant `dev` with every scope, revoked again by stop(). */
+  apiKey: string;
   roles: SpawnedRole[];
   stop(): Promise<void>;
 }
@@ -32,8 +38,13 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
   const baseEnv: NodeJS.ProcessEnv = { ...process.env, ...options.env, BUILDFLEET_METRICS_PORT: '0' };
   const roles: SpawnedRole[] = [];
   let redis: PrivateRedis | null = null;
+  let devKey: { store: ApiKeyStore; connection: Redis; id: string } | null = null;
   const stop = async () => {
     await Promise.all([...roles].reverse().map((role) => role.stop('SIGTERM', 20_000)));
+    if (devKey) {
+      await devKey.store.revoke(devKey.id).catch(() => undefined);
+      devKey.connection.disconnect();
+    }
     await redis?.stop();
     if (options.writeStateFile !== false) rmSync(DEV_STATE_FILE, { force: true });
   };
@@ -64,11 +75,22 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     roles.push(...workers);
     await api.waitForLine(/api listening on (http:\/\/\S+)/);
     await Promise.all(workers.map((worker) => worker.waitForLine(/worker started/)));
+    // The dev key: what `buildfleet submit/status/…` (through dev.json) and the demo call with.
+    const config = loadConfig(baseEnv);
+    const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
+    connection.on('error', () => undefined);
+    const store = new ApiKeyStore({ redis: connection, keys: createKeySpace(config.BUILDFLEET_PREFIX) });
+    const created = await store.create({ tenant: 'dev', scopes: ['runs:read', 'runs:write', 'admin'], name: 'buildfleet dev' });
+    devKey = { store, connection, id: created.id };
     if (options.writeStateFile !== false) {
       mkdirSync(DEV_STATE_DIR, { recursive: true });
-      writeFileSync(DEV_STATE_FILE, JSON.stringify({ apiUrl, redisUrl: baseEnv.REDIS_URL, simulatorUrl, pid: process.pid }, null, 2));
+      writeFileSync(
+        DEV_STATE_FILE,
+        JSON.stringify({ apiUrl, redisUrl: baseEnv.REDIS_URL, simulatorUrl, devKey: created.token, pid: process.pid }, null, 2),
+        { mode: 0o600 },
+      );
     }
-    return { apiUrl, redisUrl: baseEnv.REDIS_URL ?? '', simulatorUrl, roles, stop };
+    return { apiUrl, redisUrl: baseEnv.REDIS_URL ?? '', simulatorUrl, apiKey: created.token, roles, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -57,6 +57,7 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     ANTHROPIC_API_KEY: '',
   };
   const roles: SpawnedRole[] = [];
+  const workers = new Map<string, SpawnedRole>();
   const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
   connection.on('error', () => undefined);
   const store = new RunStore(connection, createKeySpace(prefix));
@@ -68,7 +69,6 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     const api = spawnRole({ name: 'api', args: ['api'], env });
     roles.push(api);
     await api.waitForLine(/api listening on/);
-    const workers = new Map<string, SpawnedRole>();
     const startWorker = async (slot: string) => {
       const role = spawnRole({ name: slot, args: ['worker', slot.startsWith('model') ? 'model' : 'tool'], env });
       workers.set(slot, role);
@@ -158,7 +158,7 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
       durationMs: Date.now() - started,
     };
   } finally {
-    await Promise.allSettled(roles.map((role) => role.stop('SIGTERM', 10_000)));
+    await Promise.allSettled([...roles, ...workers.values()].map((role) => role.stop('SIGTERM', 10_000)));
     connection.disconnect();
     await redis.stop();
     rmSync(dataDir, { recursive: true, force: true });

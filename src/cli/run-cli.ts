@@ -12,9 +12,12 @@ Commands:
   scenarios [--only a,b]      run every stop-reason scenario against the fleet; table + exit code
   experiment tiers [--runs N] flat vs tiered tools, recovery off vs on (prints a table)
   experiment crash [--runs N] SIGKILL workers and restart Redis during builds; audit effects
+  experiment killswitch       upstream turns invalid mid-load; time to trip, writes after it
   status <runId>              print a run's state as JSON
   input <runId> "<text>"      answer a run's open question
   cancel <runId>              cancel a run
+  keys create --tenant T --scopes runs:read,runs:write[,admin] [--name N]
+  keys list [--tenant T] / keys revoke <keyId>   API keys (talks to REDIS_URL directly)
   api                         run the API process
   worker model|tool           run a worker process
   sim [--port N] [--latency-ms MIN-MAX]   run the model simulator
@@ -102,7 +105,15 @@ export async function runCli(argv: string[]): Promise<number> {
           const { runCrashExperimentCommand } = await import('./experiment-crash.js');
           return await runCrashExperimentCommand(experimentArguments);
         }
-        throw new UsageError('experiment needs a name: tiers | crash');
+        if (name === 'killswitch') {
+          const { runKillSwitchExperimentCommand } = await import('./experiment-killswitch.js');
+          return await runKillSwitchExperimentCommand(experimentArguments);
+        }
+        throw new UsageError('experiment needs a name: tiers | crash | killswitch');
+      }
+      case 'keys': {
+        const { runKeysCommand } = await import('./keys-command.js');
+        return await runKeysCommand({ argv: rest });
       }
       case 'api': {
         const { runApiCommand } = await import('./api-command.js');

@@ -11,16 +11,21 @@ import { startModelWorker, type ModelWorkerOptions } from '../queues/model-worke
 import { startToolWorker, type ToolWorkerOptions } from '../queues/tool-worker.js';
 import { createTextRecovery } from '../agent/text-recovery.js';
 import { startApiProcess } from '../api/api-process.js';
+import { ApiKeyStore } from '../auth/api-key-store.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../sim/simulator-server.js';
 import type { RunRecord } from '../runs/run-types.js';
 import { submitRun, type SubmitRunInput } from '../runs/run-commands.js';
 import { freePort } from './private-redis.js';
+import type { Logger } from 'pino';
+import type { FleetMetrics } from '../telemetry/fleet-metrics.js';
 
 export interface InProcessFleet {
   config: Config;
   fleet: FleetContext;
   simulator: RunningSimulator;
   apiUrl: string;
+  /** An admin API key of tenant `default`, for calling the API. */
+  apiKey: string;
   workers: Worker[];
   submit(input: Partial<SubmitRunInput>): Promise<RunRecord>;
   /** Resolves when the run is terminal or waiting for input. */
@@ -39,6 +44,9 @@ export interface InProcessFleetOptions {
   toolWorker?: ToolWorkerOptions;
   /** Delete every key of the prefix on close (tests); experiments keep nothing either. */
   cleanUp?: boolean;
+  /** Wires the turn and tool hooks and the API's /metrics to these metrics. */
+  metrics?: FleetMetrics;
+  logger?: Logger;
 }
 
 export async function startInProcessFleet(options: InProcessFleetOptions): Promise<InProcessFleet> {
@@ -52,21 +60,41 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
     LOG_LEVEL: 'silent',
     ...options.env,
   });
-  const fleet = createFleetContext(config, 'in-process');
-  const api = await startApiProcess(fleet);
+  const fleet = createFleetContext(config, 'in-process', options.logger);
+  const metrics = options.metrics;
+  if (metrics && !metrics.queues) metrics.queues = fleet.queues;
+  const api = await startApiProcess(fleet, metrics ? { metrics } : {});
+  const { token: apiKey } = await new ApiKeyStore({ redis: fleet.redis, keys: fleet.store.keys }).create({
+    tenant: 'default',
+    scopes: ['admin'],
+    name: 'in-process fleet',
+  });
   const client = createModelClient(config);
   const workers: Worker[] = [];
   for (let index = 0; index < (options.modelWorkers ?? 1); index += 1) {
-    workers.push(startModelWorker(fleet, { client, recover: createTextRecovery(), ...options.modelWorker }));
+    workers.push(
+      startModelWorker(fleet, {
+        client,
+        recover: createTextRecovery(),
+        ...(metrics ? { hooks: metrics.modelTurnHooks(), onJobDone: (ms: number) => metrics.jobDuration.observe({ queue: 'model' }, ms / 1000) } : {}),
+        ...options.modelWorker,
+      }),
+    );
   }
   for (let index = 0; index < (options.toolWorkers ?? 1); index += 1) {
-    workers.push(startToolWorker(fleet, options.toolWorker ?? {}));
+    workers.push(
+      startToolWorker(fleet, {
+        ...(metrics ? { hooks: metrics.toolJobHooks(), onJobDone: (ms: number) => metrics.jobDuration.observe({ queue: 'tool' }, ms / 1000) } : {}),
+        ...options.toolWorker,
+      }),
+    );
   }
   return {
     config,
     fleet,
     simulator,
     apiUrl: api.url,
+    apiKey,
     workers,
     submit: (input) => submitRun(fleet, { tenant: 'default', prompt: 'Build a small bakery website.', ...input }),
     async waitForRun(runId, timeoutMs = 20_000) {

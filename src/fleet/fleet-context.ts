@@ -8,6 +8,9 @@ import { RunStore } from '../runs/run-store.js';
 import { FleetQueues } from '../queues/fleet-queues.js';
 import { connectRedis } from '../queues/redis-connection.js';
 import { createLogger } from '../telemetry/logger.js';
+import { registerSecretsFromEnvironment } from '../telemetry/redact-secrets.js';
+import { addSpanEvent } from '../telemetry/tracing.js';
+import { workerIdentity } from '../queues/redis-connection.js';
 
 export interface FleetContext {
   config: Config;
@@ -25,11 +28,23 @@ export function publicBaseUrlOf(config: Config): string {
 }
 
 export function createFleetContext(config: Config, role: string, logger?: Logger): FleetContext {
-  const resolvedLogger = logger ?? createLogger({ level: config.LOG_LEVEL, role });
+  registerSecretsFromEnvironment(process.env);
+  const resolvedLogger = (logger ?? createLogger({ level: config.LOG_LEVEL, role })).child({ worker: workerIdentity(role) });
   const redis = connectRedis(config.REDIS_URL, role === 'api' ? 'api' : 'worker');
   redis.on('error', (error) => resolvedLogger.warn({ err: error.message }, 'redis connection error'));
   const keys = createKeySpace(config.BUILDFLEET_PREFIX);
   const store = new RunStore(redis, keys);
+  // Every trace line of a run goes to the log and, as a span event, to the active span.
+  store.observeEvents((event) => {
+    const level = event.level === 'warn' ? 'warn' : 'info';
+    resolvedLogger[level](event, event.event);
+    const attributes: Record<string, string | number | boolean> = {};
+    for (const [key, value] of Object.entries(event)) {
+      if (value === null || value === undefined) continue;
+      attributes[`buildfleet.${key}`] = typeof value === 'object' ? JSON.stringify(value) : (value as string | number | boolean);
+    }
+    addSpanEvent(event.event, attributes);
+  });
   const queues = new FleetQueues(redis, keys, config.BUILDFLEET_MODEL_ATTEMPTS);
   return {
     config,

@@ -8,40 +8,90 @@ import { createModelClient } from '../model/model-client.js';
 import { startModelWorker } from '../queues/model-worker.js';
 import { startToolWorker } from '../queues/tool-worker.js';
 import { createTextRecovery } from '../agent/text-recovery.js';
+import { startProcessHttpServer, type ProcessHttpServer } from '../telemetry/process-http-server.js';
+import { FleetMetrics } from '../telemetry/fleet-metrics.js';
+import { startTracing } from '../telemetry/tracing.js';
 
 export type WorkerRole = 'model' | 'tool';
 
 export interface RunningWorker {
   fleet: FleetContext;
   worker: Worker;
+  /** /healthz, /readyz and /metrics on BUILDFLEET_METRICS_HOST:BUILDFLEET_METRICS_PORT. */
+  health: ProcessHttpServer;
+  /** Stops taking jobs and waits for the running ones (force: abandons them); /readyz answers 503 from the start. */
+  drain(force?: boolean): Promise<void>;
   close(force?: boolean): Promise<void>;
+  metrics: FleetMetrics;
+  tracing: { shutdown(): Promise<void> };
 }
 
-export function startWorkerRole(role: WorkerRole, config: Config = loadConfig()): RunningWorker {
+/** The worker's own Redis connection (it blocks on it), when it was given one to share. */
+function connectionStatus(worker: Worker): string {
+  const connection = worker.opts.connection as { status?: unknown } | undefined;
+  return typeof connection?.status === 'string' ? connection.status : 'ready';
+}
+
+export async function startWorkerRole(role: WorkerRole, config: Config = loadConfig()): Promise<RunningWorker> {
+  const tracing = startTracing({ serviceName: `buildfleet-${role}-worker`, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const fleet = createFleetContext(config, `${role}-worker`);
+  const metrics = new FleetMetrics({ role: `${role}-worker`, queues: fleet.queues });
+  const onJobDone = (durationMs: number) => metrics.jobDuration.observe({ queue: role }, durationMs / 1000);
   const worker =
     role === 'model'
-      ? startModelWorker(fleet, { client: createModelClient(config), recover: createTextRecovery() })
-      : startToolWorker(fleet);
-  fleet.logger.info({ event: 'worker-start', queue: role, concurrency: worker.opts.concurrency }, `${role} worker started`);
+      ? startModelWorker(fleet, { client: createModelClient(config), recover: createTextRecovery(), hooks: metrics.modelTurnHooks(), onJobDone })
+      : startToolWorker(fleet, { hooks: metrics.toolJobHooks(), onJobDone });
+  let draining = false;
+  let health: ProcessHttpServer;
+  try {
+    health = await startProcessHttpServer({
+      port: config.BUILDFLEET_METRICS_PORT,
+      host: config.BUILDFLEET_METRICS_HOST,
+      ready: async () => !draining && worker.isRunning() && fleet.redis.status === 'ready' && connectionStatus(worker) === 'ready',
+      metrics: () => metrics.render(),
+    });
+  } catch (error) {
+    await worker.close(true);
+    await fleet.close();
+    throw error;
+  }
+  fleet.logger.info(
+    { event: 'worker-start', queue: role, concurrency: worker.opts.concurrency, metrics_port: health.port },
+    `${role} worker started; health and metrics on ${health.url}`,
+  );
+  const drain = async (force = false) => {
+    draining = true;
+    await worker.close(force);
+  };
   return {
     fleet,
     worker,
+    health,
+    drain,
     async close(force = false) {
-      await worker.close(force);
+      await drain(force);
+      await health.close();
       await fleet.close();
+      await tracing.shutdown();
     },
+    metrics,
+    tracing,
   };
 }
 
 /** Runs a worker role until SIGTERM/SIGINT. */
-export function runWorkerProcess(role: WorkerRole): void {
+export async function runWorkerProcess(role: WorkerRole): Promise<void> {
   const config = loadConfig();
-  const running = startWorkerRole(role, config);
+  const running = await startWorkerRole(role, config);
   installGracefulShutdown({
     logger: running.fleet.logger,
     deadlineMs: config.BUILDFLEET_SHUTDOWN_TIMEOUT_MS,
-    closables: [{ name: `${role}-worker`, close: (force) => running.worker.close(force) }],
-    after: () => running.fleet.close(),
+    closables: [{ name: `${role}-worker`, close: (force) => running.drain(force) }],
+    after: async () => {
+      await running.health.close();
+      await running.fleet.close();
+      // Flushes the spans still batched, so the last turn reaches the collector.
+      await running.tracing.shutdown();
+    },
   });
 }

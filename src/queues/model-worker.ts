@@ -5,6 +5,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { runModelTurn, type ModelTurnDependencies, type ModelTurnHooks } from '../agent/run-model-turn.js';
 import { backoffDelay, type RetryOutcome } from '../model/classify-model-error.js';
 import type { FleetContext } from '../fleet/fleet-context.js';
+import { inSpan, SpanKind } from '../telemetry/tracing.js';
+import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 import { connectRedis, workerIdentity } from './redis-connection.js';
 import { QUEUE_NAMES, modelJobSchema, type ModelJobData } from './job-catalog.js';
 
@@ -27,6 +29,8 @@ export interface ModelWorkerOptions {
   recover?: ModelTurnDependencies['recover'];
   hooks?: ModelTurnHooks;
   toolsFor?: ModelTurnDependencies['toolsFor'];
+  /** Job processing time in ms, for the job duration metric. */
+  onJobDone?: (durationMs: number) => void;
 }
 
 export function startModelWorker(fleet: FleetContext, options: ModelWorkerOptions): Worker<ModelJobData> {
@@ -54,11 +58,23 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
         await worker.rateLimit(remaining);
         throw new RateLimitError();
       }
-      const result = await runModelTurn(deps, data, {
-        jobId: job.id ?? '',
-        attemptsMade: job.attemptsMade,
-        maxAttempts: job.opts.attempts ?? 1,
-      });
+      const started = performance.now();
+      const result = await inSpan(
+        SPAN_NAMES.modelTurn,
+        {
+          parent: data.trace,
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            [SPAN_ATTRIBUTES.runId]: data.runId,
+            [SPAN_ATTRIBUTES.turn]: data.turn,
+            [SPAN_ATTRIBUTES.jobId]: job.id ?? '',
+            [SPAN_ATTRIBUTES.queue]: QUEUE_NAMES.model,
+            [SPAN_ATTRIBUTES.attempt]: job.attemptsMade + 1,
+          },
+        },
+        () => runModelTurn(deps, data, { jobId: job.id ?? '', attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 }),
+      );
+      options.onJobDone?.(performance.now() - started);
       if (result.kind === 'done') return result.detail;
       if (result.outcome.kind === 'rate_limited') {
         const cycles = await fleet.redis.hincrby(fleet.store.keys.turn(data.runId, data.turn), 'rateLimitCycles', 1);

@@ -1,6 +1,8 @@
 // The tool worker: takes tool-call jobs; each records exactly one tool_result in the ledger.
 import { Worker, type Job } from 'bullmq';
 import type { FleetContext } from '../fleet/fleet-context.js';
+import { inSpan, SpanKind } from '../telemetry/tracing.js';
+import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 import { KillSwitch } from '../safety/kill-switch.js';
 import { runToolJob, type ToolJobDependencies } from '../tools/run-tool-job.js';
 import { connectRedis, workerIdentity } from './redis-connection.js';
@@ -12,6 +14,8 @@ export interface ToolWorkerOptions {
   hooks?: ToolJobDependencies['hooks'];
   /** The fleet's kill switch (default: one over the fleet's Redis and config); false: none. */
   killSwitch?: KillSwitch | false;
+  /** Job processing time in ms, for the job duration metric. */
+  onJobDone?: (durationMs: number) => void;
 }
 
 export function startToolWorker(fleet: FleetContext, options: ToolWorkerOptions = {}): Worker<ToolJobData> {
@@ -31,7 +35,28 @@ export function startToolWorker(fleet: FleetContext, options: ToolWorkerOptions 
     QUEUE_NAMES.tool,
     async (job: Job<ToolJobData>) => {
       const data = toolJobSchema.parse(job.data);
-      const result = await runToolJob(deps, data, { attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 });
+      const started = performance.now();
+      const result = await inSpan(
+        SPAN_NAMES.executeTool(data.name),
+        {
+          parent: data.trace,
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            [SPAN_ATTRIBUTES.operationName]: 'execute_tool',
+            [SPAN_ATTRIBUTES.toolName]: data.name,
+            [SPAN_ATTRIBUTES.toolCallId]: data.toolUseId,
+            [SPAN_ATTRIBUTES.toolType]: 'function',
+            [SPAN_ATTRIBUTES.parseMode]: data.parseMode,
+            [SPAN_ATTRIBUTES.runId]: data.runId,
+            [SPAN_ATTRIBUTES.turn]: data.turn,
+            [SPAN_ATTRIBUTES.jobId]: job.id ?? '',
+            [SPAN_ATTRIBUTES.queue]: QUEUE_NAMES.tool,
+            [SPAN_ATTRIBUTES.attempt]: job.attemptsMade + 1,
+          },
+        },
+        () => runToolJob(deps, data, { attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 }),
+      );
+      options.onJobDone?.(performance.now() - started);
       return result.kind === 'recorded' ? { is_error: result.result.is_error, cached: result.cached } : { skipped: result.reason };
     },
     {

@@ -20,6 +20,12 @@ export interface KeySpace {
   killSwitch(): string;
   toolOutcomes(): string;
   apiKeys(): string;
+  /** API key hash (SHA-256 hex) → key id, the lookup a bearer token takes. */
+  apiKeyHashes(): string;
+  /** Ids of the tenant's runs that have not ended (the concurrent-run cap counts them). */
+  activeRuns(tenant: string): string;
+  /** The tenant's run creations of the last minute (the rate limit's sliding window). */
+  runCreations(tenant: string): string;
   rateLimit(name: string): string;
 }
 
@@ -43,6 +49,10 @@ export function createKeySpace(prefix: string): KeySpace {
     killSwitch: () => `${prefix}:killswitch`,
     toolOutcomes: () => `${prefix}:toolout`,
     apiKeys: () => `${prefix}:apikeys`,
+    apiKeyHashes: () => `${prefix}:apikeys:byhash`,
+    // The tenant as hash tag: run admission checks and updates both in one Lua step (Cluster).
+    activeRuns: (tenant) => `${prefix}:tenant:{${tenant}}:active`,
+    runCreations: (tenant) => `${prefix}:tenant:{${tenant}}:created`,
     rateLimit: (name) => `${prefix}:ratelimit:${name}`,
   };
 }

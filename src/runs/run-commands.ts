@@ -3,7 +3,9 @@
 import type { FleetContext } from '../fleet/fleet-context.js';
 import { jobIds } from '../queues/job-catalog.js';
 import type { RunOptions, RunRecord } from './run-types.js';
-import type { StoredToolResult } from './run-store.js';
+import { newRunId, type StoredToolResult } from './run-store.js';
+import { activeTraceCarrier, inSpan, SpanKind, traceIdOfCarrier } from '../telemetry/tracing.js';
+import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 
 export interface SubmitRunInput {
   tenant: string;
@@ -17,8 +19,17 @@ export interface SubmitRunInput {
   runId?: string;
 }
 
-/** Creates the run and enqueues its first model turn. */
+/** Creates the run and enqueues its first model turn. The run's root span starts here, in the
+ * request that creates it; every job of the run carries its context. */
 export async function submitRun(fleet: FleetContext, input: SubmitRunInput): Promise<RunRecord> {
+  const runId = input.runId ?? newRunId();
+  return inSpan(SPAN_NAMES.runCreate, { kind: SpanKind.SERVER, attributes: { [SPAN_ATTRIBUTES.runId]: runId } }, async () => {
+    const carrier = input.traceContext ?? activeTraceCarrier();
+    return createAndEnqueue(fleet, { ...input, runId, traceContext: carrier, traceId: input.traceId ?? traceIdOfCarrier(carrier) });
+  });
+}
+
+async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { runId: string }): Promise<RunRecord> {
   const run = await fleet.store.createRun({
     tenant: input.tenant,
     prompt: input.prompt,

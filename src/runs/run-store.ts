@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Phase } from '../agent/profile.js';
 import type { KeySpace } from './keys.js';
+import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 import { defineRunScripts, type RunScripts } from './run-scripts.js';
 import {
   countersSchema,
@@ -122,8 +123,16 @@ export function newRunId(): string {
   return `run_${randomUUID().replaceAll('-', '')}`;
 }
 
+/** Called after every event is stored: the logger and the active span take their copy here. */
+export type RunEventObserver = (event: RunEvent) => void;
+
 export class RunStore {
   readonly scripts: RunScripts;
+  private readonly observers: RunEventObserver[] = [];
+
+  observeEvents(observer: RunEventObserver): void {
+    this.observers.push(observer);
+  }
 
   constructor(
     readonly redis: Redis,
@@ -194,12 +203,19 @@ export class RunStore {
     const fields = toFields({
       status,
       result: outcome.result ?? null,
-      error: outcome.error ?? null,
+      error: outcome.error ? { code: outcome.error.code, message: redactText(outcome.error.message) } : null,
       question: null,
       updatedAt: new Date().toISOString(),
     });
     const changed = await this.scripts.updateIfActive(this.keys.run(runId), JSON.stringify(fields));
-    return changed === 1;
+    if (changed !== 1) return false;
+    // Frees the run's slot under its tenant's concurrent-run cap (src/api/limits/admit-run.ts).
+    // Not inside updateIfActive: the tenant's set and the run hash are in different Cluster slots.
+    // Only the call that made the transition gets here, and SREM is idempotent; a crash in
+    // between leaves a member that admission prunes when the cap is reached.
+    const tenant = await this.redis.hget(this.keys.run(runId), 'tenant');
+    if (tenant) await this.redis.srem(this.keys.activeRuns(tenant), runId);
+    return true;
   }
 
   async addUsage(runId: string, usage: Usage): Promise<Usage> {
@@ -224,6 +240,8 @@ export class RunStore {
 
   /** Appends a trace line to the run's event stream; returns the stream id. */
   async appendEvent(event: RunEvent): Promise<string> {
+    // Secrets never reach the stream, even inside an error message or a URL.
+    const safe = redactValue(event);
     const id = await this.redis.xadd(
       this.keys.events(event.run_id),
       'MAXLEN',
@@ -231,8 +249,9 @@ export class RunStore {
       '10000',
       '*',
       'data',
-      JSON.stringify({ ...event, at: new Date().toISOString() }),
+      JSON.stringify({ ...safe, at: new Date().toISOString() }),
     );
+    for (const observer of this.observers) observer(safe);
     return id ?? '';
   }
 
@@ -268,7 +287,7 @@ export class RunStore {
     const stored = await this.scripts.recordToolResult(
       this.keys.toolResult(runId, trail.toolUseId),
       this.keys.trail(runId),
-      JSON.stringify(result),
+      JSON.stringify(redactValue(result)),
       JSON.stringify(trail),
     );
     return JSON.parse(stored) as StoredToolResult;

@@ -1,12 +1,33 @@
 // One tool call, as the tool worker runs it: ledger first (a re-run returns the recorded
-// result), then the run's state and the write guards, then the tool. Tool failures become
-// is_error results; infrastructure failures throw so the queue retries them.
+// result), then the run's state and the write guards (skip_writes safe mode, the kill switch),
+// then the tool, then its output contract. Tool failures become is_error results; infrastructure
+// failures throw so the queue retries them.
+//
+// Output contracts (output/validate-tool-output.ts): every output is validated before the model
+// sees it, and every validated outcome is recorded in the kill switch's window. An invalid output
+// is answered by the tool's mode (its contract's default, or BUILDFLEET_TOOL_OUTPUT_MODES):
+//   fail_closed  the run stops: failed with error code invalid_tool_output;
+//   degrade      the run continues in skip_writes safe mode, with the tool's last-known-good
+//                output (marked degraded: true) where one is cached, else an is_error result.
+// Trace lines (the run's event stream):
+//   {event:'tool_result', tool, ok:false, error:'ToolOutputInvalid', reason}
+//   {event:'stop', reason:'invalid_tool_output'}                        fail_closed
+//   {event:'stop', reason:'invalid_tool_output', safe_mode:'skip_writes'} degrade (the run goes on)
+//   {event:'tool-output-injection-flagged', tool, patterns}             flagged, not dropped
+//   {event:'killswitch-trip', tool, reason, window, ...}                 this output tripped the switch
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { ToolJobData } from '../queues/job-catalog.js';
 import type { RunStore, StoredToolResult } from '../runs/run-store.js';
 import type { RunRecord } from '../runs/run-types.js';
 import { isToolName } from '../agent/profile.js';
+import type { KillSwitch } from '../safety/kill-switch.js';
+import type { ToolSafetyHooks } from '../safety/safety-hooks.js';
+import { detectInjectionInValue } from './output/detect-injection.js';
+import { lastKnownGoodKey, lastKnownGoodScopeOf, loadLastKnownGood, saveLastKnownGood } from './output/last-known-good.js';
+import { resolveToolOutputMode } from './output/parse-output-modes.js';
+import { ToolOutputInvalid } from './output/tool-output-invalid.js';
+import { validateToolOutput } from './output/validate-tool-output.js';
 import { toolDefinitions } from './tool-catalog.js';
 import { capToolResultContent, wrapToolOutput } from './result-envelope.js';
 import { ToolError, type ToolContext } from './tool-types.js';
@@ -18,15 +39,25 @@ export interface ToolJobDependencies {
   publicBaseUrl: string;
   /** Asked before every write tool starts; returns a refusal reason or null. */
   writeGuard?: (run: RunRecord, toolName: string) => Promise<string | null>;
+  /** The fleet-wide kill switch: claims writes, records validated outputs. Without it nothing is
+   * recorded, but the guarded write scripts still refuse writes while the switch is read_only. */
+  killSwitch?: KillSwitch;
   hooks?: ToolJobHooks;
   timeoutMs?: number;
 }
 
-export interface ToolJobHooks {
+export interface ToolJobHooks extends ToolSafetyHooks {
   onToolResult?(details: { tool: string; parseMode: string; status: 'ok' | 'empty' | 'error'; durationMs: number; errorCode?: string }): void;
 }
 
 export type ToolJobResult = { kind: 'recorded'; result: StoredToolResult; cached: boolean } | { kind: 'skipped'; reason: string };
+
+/** The stable error code of a tool_result whose output failed its contract. */
+export const TOOL_OUTPUT_INVALID_CODE = 'ToolOutputInvalid';
+/** The run error code of a run stopped by a fail_closed contract. */
+export const INVALID_TOOL_OUTPUT_RUN_ERROR = 'invalid_tool_output';
+
+const REFUSAL_CODES: Record<string, 'killswitch' | 'safe_mode'> = { killswitch_read_only: 'killswitch', safe_mode_skip_writes: 'safe_mode' };
 
 export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, job: { attemptsMade: number; maxAttempts: number }): Promise<ToolJobResult> {
   const { store } = deps;
@@ -38,6 +69,8 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     store.appendEvent({ run_id: data.runId, step: data.turn, event, tool: data.name, tool_use_id: data.toolUseId, ...fields });
   const trail = { tool: data.name, phase: run.phase, turn: data.turn, toolUseId: data.toolUseId };
   const fail = async (code: string, message: string, durationMs = 0) => {
+    const cause = REFUSAL_CODES[code];
+    if (cause) deps.hooks?.onWriteRefused?.(data.name, cause);
     const result: StoredToolResult = { content: capToolResultContent(`Error (${code}): ${message}`), is_error: true, error_code: code };
     const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: false, detail: code });
     await emit('tool-call-end', { ok: false, error_code: code, message, duration_ms: Math.round(durationMs) });
@@ -47,21 +80,122 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
 
   if (store.isTerminalStatus(run.status)) return fail('run_ended', `The run is ${run.status}; the tool was not run.`);
   if (!isToolName(data.name)) return fail('tool_not_available', `Unknown tool "${data.name}".`);
-  const definition = toolDefinitions[data.name];
+  const toolName = data.name;
+  const definition = toolDefinitions[toolName];
   const parsed = definition.inputSchema.safeParse(data.input);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`);
     return fail('tool_input_invalid', problems.join('; '));
   }
+
+  let probeToken = '';
+  let probeSettled = false;
+  let claimedAtMs: number | null = null;
   if (definition.writes) {
     if (run.safeMode === 'skip_writes') {
       return fail('safe_mode_skip_writes', 'The run is in skip_writes safe mode after an invalid tool output: write tools are refused.');
     }
     const refusal = deps.writeGuard ? await deps.writeGuard(run, data.name) : null;
     if (refusal) return fail('killswitch_read_only', refusal);
+    if (deps.killSwitch) {
+      const claim = await deps.killSwitch.claimWrite();
+      if (claim.verdict === 'refuse') {
+        return fail(
+          'killswitch_read_only',
+          `The fleet-wide kill switch is ${claim.mode}${claim.reason ? ` (${claim.reason})` : ''}: write tools are refused and nothing was written. Reads still work.`,
+        );
+      }
+      claimedAtMs = claim.redisTimeMs;
+      if (claim.verdict === 'probe') probeToken = claim.probeToken;
+    }
   }
 
-  await emit('tool-call-start', { parse_mode: data.parseMode, attempt: job.attemptsMade + 1 });
+  // Records a validated outcome in the kill switch's window; reports a trip on this run.
+  const recordOutcome = async (valid: boolean, reason = '') => {
+    if (!deps.killSwitch) return;
+    const record = await deps.killSwitch.recordOutcome({ tool: data.name, valid, reason, probeToken });
+    if (probeToken) probeSettled = true;
+    if (record.outcome === 'tripped') {
+      const settings = deps.killSwitch.settings;
+      await store.appendEvent({
+        run_id: data.runId,
+        step: data.turn,
+        event: 'killswitch-trip',
+        tool: data.name,
+        reason,
+        mode: 'read_only',
+        window: record.window,
+        window_ms: settings.windowMs,
+        threshold: settings.threshold,
+        min_volume: settings.minVolume,
+        at_ms: record.sinceMs,
+      });
+    } else if (record.outcome !== 'recorded') {
+      await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'killswitch-probe', tool: data.name, outcome: record.outcome, mode: record.mode });
+    }
+  };
+
+  const invalidOutput = async (error: ToolOutputInvalid, durationMs: number): Promise<ToolJobResult> => {
+    const { reason } = error;
+    deps.hooks?.onToolOutputInvalid?.(data.name, reason);
+    await recordOutcome(false, reason);
+    const mode = resolveToolOutputMode({ tool: toolName, defaultMode: definition.output.mode, configured: deps.config.BUILDFLEET_TOOL_OUTPUT_MODES });
+    deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, reason, mode, err: error.message }, 'tool output invalid');
+    await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool_result', tool: data.name, ok: false, error: TOOL_OUTPUT_INVALID_CODE, reason });
+    const trailEntry = { ...trail, ok: false, detail: `${TOOL_OUTPUT_INVALID_CODE}:${reason}` };
+    const finish = async (result: StoredToolResult, extra: Record<string, unknown>, beforeLedger?: () => Promise<void>) => {
+      await emit('tool-call-end', { ok: false, error_code: TOOL_OUTPUT_INVALID_CODE, reason, mode, ...extra, duration_ms: Math.round(durationMs) });
+      await beforeLedger?.();
+      const stored = await store.recordToolResult(data.runId, result, trailEntry);
+      deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status: 'error', durationMs, errorCode: TOOL_OUTPUT_INVALID_CODE });
+      return { kind: 'recorded', result: stored, cached: false } as const;
+    };
+    const errorResult = (consequence: string): StoredToolResult & { error_reason: string } => ({
+      content: capToolResultContent(`Error (${TOOL_OUTPUT_INVALID_CODE}: ${reason}): ${data.name} returned an invalid output. ${error.message} ${consequence}`),
+      is_error: true,
+      error_code: TOOL_OUTPUT_INVALID_CODE,
+      error_reason: reason,
+    });
+
+    if (mode === 'fail_closed') {
+      // The run ends before the ledger entry is written: a worker dying in between leaves a
+      // failed run whose retried job answers run_ended, never an open run that goes on.
+      return finish(errorResult('Nothing was built from it, and the run is stopped.'), {}, async () => {
+        const message = `${data.name} returned an invalid output (${reason}): ${error.message}`;
+        if (await store.finishRun(data.runId, 'failed', { error: { code: INVALID_TOOL_OUTPUT_RUN_ERROR, message } })) {
+          await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR });
+          await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'run-end', status: 'failed', error_code: INVALID_TOOL_OUTPUT_RUN_ERROR, message });
+        }
+      });
+    }
+    // degrade: from here on the run makes no writes; the switch to safe mode is announced once.
+    const current = await store.getRun(data.runId);
+    if (current && current.safeMode !== 'skip_writes' && (await store.updateRun(data.runId, { safeMode: 'skip_writes' }))) {
+      await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR, safe_mode: 'skip_writes' });
+    }
+    const scope = lastKnownGoodScopeOf({ writes: definition.writes, scope: definition.output.lastKnownGood });
+    const lastGood =
+      scope === 'never'
+        ? null
+        : await loadLastKnownGood({ redis: store.redis, key: lastKnownGoodKey({ keys: store.keys, tool: data.name, input: parsed.data, runId: data.runId, scope }) });
+    if (lastGood !== null) {
+      const degraded = {
+        ...(typeof lastGood === 'object' && !Array.isArray(lastGood) ? (lastGood as Record<string, unknown>) : { value: lastGood }),
+        degraded: true,
+        degraded_reason: reason,
+      };
+      const result: StoredToolResult = { content: wrapToolOutput(data.name, degraded, { maxCharacters: 31_800 }), is_error: false, output: degraded };
+      return finish(result, { degraded: true });
+    }
+    return finish(errorResult('Nothing was built from it; the run continues in skip_writes safe mode, so write tools are refused.'), {});
+  };
+
+  await emit('tool-call-start', {
+    parse_mode: data.parseMode,
+    attempt: job.attemptsMade + 1,
+    ...(claimedAtMs !== null ? { write_claimed_at_ms: claimedAtMs } : {}),
+    ...(probeToken ? { killswitch_probe: true } : {}),
+  });
   const controller = new AbortController();
   const timeout = setTimeout(() => controller.abort(new Error('tool timed out')), deps.timeoutMs ?? 60_000);
   const started = performance.now();
@@ -76,31 +210,66 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     logger: deps.logger.child({ run_id: data.runId, step: data.turn, tool: data.name }),
     signal: controller.signal,
     publicBaseUrl: deps.publicBaseUrl,
+    ...(definition.writes ? { writeFence: { tool: data.name, probeToken } } : {}),
   };
-  let output: unknown;
   try {
-    output = await definition.execute(parsed.data, context);
-  } catch (error) {
+    let output: unknown;
+    try {
+      output = await definition.execute(parsed.data, context);
+    } catch (error) {
+      const durationMs = performance.now() - started;
+      if (ToolOutputInvalid.isInstance(error)) return await invalidOutput(error, durationMs);
+      if (ToolError.isInstance(error)) return await fail(error.code, error.message, durationMs);
+      if (controller.signal.aborted && !definition.idempotent) {
+        return await fail('tool_outcome_unknown', `${data.name} timed out after it started; it is not safe to run again, so its outcome is unknown.`, durationMs);
+      }
+      if (job.attemptsMade + 1 >= job.maxAttempts) {
+        return await fail('tool_infrastructure_error', `${data.name} failed ${job.attemptsMade + 1} times: ${error instanceof Error ? error.message : String(error)}`, durationMs);
+      }
+      await emit('tool-call-retry', { level: 'warn', message: error instanceof Error ? error.message : String(error), attempt: job.attemptsMade + 1 });
+      throw error;
+    } finally {
+      clearTimeout(timeout);
+    }
     const durationMs = performance.now() - started;
-    if (ToolError.isInstance(error)) return fail(error.code, error.message, durationMs);
-    if (controller.signal.aborted && !definition.idempotent) {
-      return fail('tool_outcome_unknown', `${data.name} timed out after it started; it is not safe to run again, so its outcome is unknown.`, durationMs);
+
+    let value: unknown;
+    try {
+      value = validateToolOutput({
+        output,
+        contract: definition.output,
+        context: { runId: data.runId, toolUseId: data.toolUseId, input: parsed.data, publicBaseUrl: deps.publicBaseUrl },
+      });
+    } catch (error) {
+      if (ToolOutputInvalid.isInstance(error)) return await invalidOutput(error, durationMs);
+      throw error;
     }
-    if (job.attemptsMade + 1 >= job.maxAttempts) {
-      return fail('tool_infrastructure_error', `${data.name} failed ${job.attemptsMade + 1} times: ${error instanceof Error ? error.message : String(error)}`, durationMs);
+    await recordOutcome(true);
+    const scope = lastKnownGoodScopeOf({ writes: definition.writes, scope: definition.output.lastKnownGood });
+    if (scope !== 'never') {
+      const key = lastKnownGoodKey({ keys: store.keys, tool: data.name, input: parsed.data, runId: data.runId, scope });
+      await saveLastKnownGood({ redis: store.redis, key, output: value });
     }
-    await emit('tool-call-retry', { level: 'warn', message: error instanceof Error ? error.message : String(error), attempt: job.attemptsMade + 1 });
-    throw error;
+    // Tool output is data: a flagged output is kept (the envelope marks it untrusted), and the
+    // flag goes to the run's events and the metric.
+    const patterns = detectInjectionInValue(value);
+    if (patterns.length > 0) {
+      deps.hooks?.onInjectionFlagged?.(data.name, patterns);
+      deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, patterns }, 'tool output looks like an injected instruction');
+      await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool-output-injection-flagged', tool: data.name, patterns });
+    }
+
+    // The cap applies inside the envelope, so the closing tag always survives (32,000 in all).
+    const content = wrapToolOutput(data.name, value, { maxCharacters: 31_800 });
+    const result: StoredToolResult = { content, is_error: false, output: value };
+    const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: true });
+    const empty = value === null || value === undefined || (typeof value === 'object' && Object.keys(value as object).length === 0);
+    await emit('tool-call-end', { ok: true, duration_ms: Math.round(durationMs) });
+    deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status: empty ? 'empty' : 'ok', durationMs });
+    return { kind: 'recorded', result: stored, cached: false };
   } finally {
-    clearTimeout(timeout);
+    // A probe that produced no validated output (a tool error, a crash to be retried) hands the
+    // half-open slot back so another write can probe.
+    if (probeToken && !probeSettled) await deps.killSwitch?.releaseProbe(probeToken).catch(() => undefined);
   }
-  const durationMs = performance.now() - started;
-  // The cap applies inside the envelope, so the closing tag always survives (32,000 in all).
-  const content = wrapToolOutput(data.name, output, { maxCharacters: 31_800 });
-  const result: StoredToolResult = { content, is_error: false, output };
-  const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: true });
-  const empty = output === null || output === undefined || (typeof output === 'object' && Object.keys(output as object).length === 0);
-  await emit('tool-call-end', { ok: true, duration_ms: Math.round(durationMs) });
-  deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status: empty ? 'empty' : 'ok', durationMs });
-  return { kind: 'recorded', result: stored, cached: false };
 }

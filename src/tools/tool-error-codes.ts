@@ -21,11 +21,11 @@ export const TOOL_ERROR_CODES = {
   fetch_timeout: 'A fetch did not complete within 10 seconds.',
   fetch_failed: 'A fetch failed at the network level (DNS, connection refused, reset, TLS).',
   fetch_http_error: 'fetch_image got a non-2xx HTTP status.',
-  not_an_image: 'fetch_image got a response whose content-type is not image/*.',
-  image_too_large: 'fetch_image got a body larger than 2 MB.',
   chromium_unavailable: 'screenshot found no Chromium binary to run.',
   screenshot_timeout: 'Chromium did not produce a screenshot within 30 seconds.',
   screenshot_failed: 'Chromium exited with an error or wrote no PNG.',
+  killswitch_read_only: 'The fleet-wide kill switch is read_only (or half_open with its probe taken): the write tool was refused, before it started or atomically at its Redis write. Reads still work.',
+  safe_mode_skip_writes: 'The run is in skip_writes safe mode after an invalid tool output (degrade mode): write tools are refused.',
 } as const satisfies Record<string, string>;
 
 export type ToolErrorCode = keyof typeof TOOL_ERROR_CODES;

@@ -17,3 +17,9 @@ export function assetsKey(keys: KeySpace, runId: string): string {
 export function screenshotsKey(keys: KeySpace, runId: string): string {
   return `${keys.run(runId)}:screenshots`;
 }
+
+/** List: the run's write journal, one JSON entry {at_ms, tool, kind, target} per Redis write a
+ * write tool made, stamped with Redis TIME by the same Lua script that wrote (tool-scripts.ts). */
+export function writesKey(keys: KeySpace, runId: string): string {
+  return `${keys.run(runId)}:writes`;
+}

@@ -1,12 +1,15 @@
-// What a tool is to the fleet: its input schema, whether it writes, whether it may be retried,
-// and an execute function. Tool failures the model can act on are ToolError (they become
-// is_error tool_results); anything else thrown is an infrastructure failure and is retried.
+// What a tool is to the fleet: its input schema, its output contract, whether it writes, whether
+// it may be retried, and an execute function. Tool failures the model can act on are ToolError
+// (they become is_error tool_results); an output that breaks its contract is ToolOutputInvalid
+// (output/tool-output-invalid.ts); anything else thrown is an infrastructure failure and is retried.
 import type { z } from 'zod';
 import type { Logger } from 'pino';
 import type { Phase, ToolName } from '../agent/profile.js';
 import type { Config } from '../config.js';
 import type { RunRecord } from '../runs/run-types.js';
 import type { RunStore } from '../runs/run-store.js';
+import type { ToolOutputContract } from './output/output-contract.js';
+import type { WriteFence } from './workspace/write-fence.js';
 
 export interface ToolContext {
   runId: string;
@@ -20,12 +23,17 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Base URL under which the API serves deployed sites, e.g. http://127.0.0.1:8080 */
   publicBaseUrl: string;
+  /** Set by the tool worker for write tools: the tool's name and its kill switch probe token,
+   * passed to the guarded write scripts (workspace/write-fence.ts). */
+  writeFence?: WriteFence;
 }
 
-export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
+export interface ToolDefinition<Schema extends z.ZodType = z.ZodType, Output = any> {
   name: ToolName;
   description: string;
   inputSchema: Schema;
+  /** What the output must be (validate-tool-output.ts) and what happens when it is not. */
+  output: ToolOutputContract<Output>;
   /** Changes the workspace, a deployment or what is published: refused by the kill switch. */
   writes: boolean;
   /** Safe to run again after an unknown outcome (a timeout after sending). */
@@ -48,7 +56,8 @@ export class ToolError extends Error {
   }
 }
 
-/** Helper so each tool file keeps its input type inferred from its schema. */
-export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<Schema>): ToolDefinition<Schema> {
+/** Helper so each tool file keeps its input type inferred from its schema (and its output type
+ * from its output schema, for the invariants). */
+export function defineTool<Schema extends z.ZodType, Output>(definition: ToolDefinition<Schema, Output>): ToolDefinition<Schema, Output> {
   return definition;
 }

@@ -26,7 +26,7 @@ afterAll(async () => {
 
 describe('a fleet of separate processes', () => {
   it('runs 20 concurrent builds to success across 2 model and 2 tool workers', async () => {
-    const client = new ApiClient(fleet.apiUrl);
+    const client = new ApiClient(fleet.apiUrl, fleet.apiKey);
     const created = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
         client.request<{ id: string }>('POST', '/v1/runs', { prompt: `Build site number ${index} for a bakery.` }),

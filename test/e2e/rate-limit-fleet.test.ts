@@ -39,7 +39,7 @@ async function simulatorRequests(): Promise<RequestSummary[]> {
 
 describe('a 429 across the fleet', () => {
   it('pauses every model worker process until retry-after has passed', async () => {
-    const client = new ApiClient(fleet.apiUrl);
+    const client = new ApiClient(fleet.apiUrl, fleet.apiKey);
     await fetch(`${fleet.simulatorUrl}/_sim/faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -26,6 +26,10 @@ interface Operation {
 
 const EXPECTED_OPERATIONS = [
   'post /v1/runs',
+  'get /v1/runs',
+  'get /v1/admin/queues',
+  'get /v1/admin/killswitch',
+  'post /v1/admin/killswitch',
   'get /v1/runs/{id}',
   'get /v1/runs/{id}/events',
   'post /v1/runs/{id}/input',
@@ -112,7 +116,7 @@ describe('OpenAPI document', () => {
       additionalProperties: false,
     });
     expect(createRun.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key')).toBe(true);
-    expect(Object.keys(createRun.responses).sort()).toEqual(['202', '400', '409', '413', '415', '422', '500']);
+    expect(Object.keys(createRun.responses).sort()).toEqual(['202', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
     expect(Object.keys(document.paths['/v1/runs/{id}/events']!.get!.responses['200']!.content ?? {}).sort()).toEqual([
       'application/json',
       'text/event-stream',

@@ -45,12 +45,17 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 5_000): Promis
   }
 }
 
+/** fetch with the harness's API key. */
+function authed(url: string, init: RequestInit = {}, auth = harness.auth): Promise<Response> {
+  return fetch(url, { ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } });
+}
+
 const append = (runId: string, event: string, extra: Record<string, unknown> = {}) =>
   harness.fleet.store.appendEvent({ run_id: runId, step: 1, event, ...extra });
 
 describe('Server-Sent Events', () => {
   it('replays from the start, follows live, and ends with event: end once the run is terminal', async () => {
-    const created = await fetch(`${baseUrl}/v1/runs`, {
+    const created = await authed(`${baseUrl}/v1/runs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ prompt: 'Stream me' }),
@@ -58,7 +63,7 @@ describe('Server-Sent Events', () => {
     const { id } = (await created.json()) as { id: string };
     const replayedId = await append(id, 'turn-start');
 
-    const response = await fetch(`${baseUrl}/v1/runs/${id}/events`, { headers: { accept: 'text/event-stream' } });
+    const response = await authed(`${baseUrl}/v1/runs/${id}/events`, { headers: { accept: 'text/event-stream' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     expect(response.headers.get('cache-control')).toContain('no-cache');
@@ -91,15 +96,15 @@ describe('Server-Sent Events', () => {
     await harness.fleet.store.finishRun(run.id, 'failed', { error: { code: 'model_error', message: 'x' } });
     const third = await append(run.id, 'run-end', { status: 'failed' });
 
-    const resumed = await collect(await fetch(`${baseUrl}/v1/runs/${run.id}/events`, { headers: { 'last-event-id': first } }));
+    const resumed = await collect(await authed(`${baseUrl}/v1/runs/${run.id}/events`, { headers: { 'last-event-id': first } }));
     expect(resumed.filter((frame) => frame.event === 'message').map((frame) => frame.id)).toEqual([second, third]);
     expect(resumed.at(-1)).toMatchObject({ event: 'end' });
 
-    const viaQuery = await collect(await fetch(`${baseUrl}/v1/runs/${run.id}/events?after=${second}`));
+    const viaQuery = await collect(await authed(`${baseUrl}/v1/runs/${run.id}/events?after=${second}`));
     expect(viaQuery.filter((frame) => frame.event === 'message').map((frame) => frame.id)).toEqual([third]);
 
     // The header wins over the query, as a reconnecting EventSource repeats the original URL.
-    const both = await collect(await fetch(`${baseUrl}/v1/runs/${run.id}/events?after=${first}`, { headers: { 'last-event-id': second } }));
+    const both = await collect(await authed(`${baseUrl}/v1/runs/${run.id}/events?after=${first}`, { headers: { 'last-event-id': second } }));
     expect(both.filter((frame) => frame.event === 'message').map((frame) => frame.id)).toEqual([third]);
     expect(await followerConnections()).toBe(0);
   });
@@ -107,7 +112,7 @@ describe('Server-Sent Events', () => {
   it('ends a run that finished without a run-end event after the grace period', async () => {
     const run = await harness.newRun({ status: 'running' });
     await append(run.id, 'turn-start');
-    const response = await fetch(`${baseUrl}/v1/runs/${run.id}/events`);
+    const response = await authed(`${baseUrl}/v1/runs/${run.id}/events`);
     const framesPromise = collect(response);
     await waitFor(async () => (await followerConnections()) === 1);
     await harness.fleet.store.finishRun(run.id, 'refused', {});
@@ -122,7 +127,7 @@ describe('Server-Sent Events', () => {
   it('sends heartbeat comments while idle', async () => {
     const run = await harness.newRun({ status: 'running' });
     const controller = new AbortController();
-    const response = await fetch(`${baseUrl}/v1/runs/${run.id}/events`, { signal: controller.signal });
+    const response = await authed(`${baseUrl}/v1/runs/${run.id}/events`, { signal: controller.signal });
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';
@@ -143,32 +148,51 @@ describe('Server-Sent Events', () => {
     await append(run.id, 'turn-start');
     const controllers = Array.from({ length: 3 }, () => new AbortController());
     const responses = await Promise.all(
-      controllers.map((controller) => fetch(`${baseUrl}/v1/runs/${run.id}/events`, { signal: controller.signal })),
+      controllers.map((controller) => authed(`${baseUrl}/v1/runs/${run.id}/events`, { signal: controller.signal })),
     );
     expect(responses.every((response) => response.status === 200)).toBe(true);
     await waitFor(async () => (await followerConnections()) === 3);
     for (const controller of controllers) controller.abort();
     await waitFor(async () => (await followerConnections()) === 0);
     // The run is untouched and the API still answers.
-    const view = await fetch(`${baseUrl}/v1/runs/${run.id}`);
+    const view = await authed(`${baseUrl}/v1/runs/${run.id}`);
     expect(view.status).toBe(200);
   });
 
   it('answers 404 before streaming for an unknown run, and 400 for a malformed cursor', async () => {
-    const missing = await fetch(`${baseUrl}/v1/runs/run_unknownrun123/events`);
+    const missing = await authed(`${baseUrl}/v1/runs/run_unknownrun123/events`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({ error: { code: 'run_not_found', message: 'No such run.' } });
 
     const run = await harness.newRun();
-    const badQuery = await fetch(`${baseUrl}/v1/runs/${run.id}/events?after=yesterday`);
+    const badQuery = await authed(`${baseUrl}/v1/runs/${run.id}/events?after=yesterday`);
     expect(badQuery.status).toBe(400);
     expect(((await badQuery.json()) as { error: { code: string; message: string } }).error).toEqual({
       code: 'invalid_query',
       message: expect.stringContaining('query.after'),
     });
-    const badHeader = await fetch(`${baseUrl}/v1/runs/${run.id}/events`, { headers: { 'last-event-id': 'abc' } });
+    const badHeader = await authed(`${baseUrl}/v1/runs/${run.id}/events`, { headers: { 'last-event-id': 'abc' } });
     expect(badHeader.status).toBe(400);
     expect(((await badHeader.json()) as { error: { code: string } }).error.code).toBe('invalid_header');
+    // 20 digits fit the pattern but not Redis's unsigned 64-bit ids (a 500 the fuzzer found).
+    const overflow = await authed(`${baseUrl}/v1/runs/${run.id}/events`, { headers: { accept: 'application/json', 'last-event-id': '99999999999999999999-1' } });
+    expect(overflow.status).toBe(400);
+    expect(((await overflow.json()) as { error: { code: string } }).error.code).toBe('invalid_header');
+    const nearMax = await authed(`${baseUrl}/v1/runs/${run.id}/events?after=18446744073709551615-18446744073709551614`, { headers: { accept: 'application/json' } });
+    expect(nearMax.status).toBe(200);
+    const max = await authed(`${baseUrl}/v1/runs/${run.id}/events?after=18446744073709551615-18446744073709551615`, { headers: { accept: 'application/json' } });
+    expect(max.status).toBe(400);
+  });
+});
+
+describe('HEAD', () => {
+  it('answers the head of an event stream without following the run', async () => {
+    const run = await harness.newRun({ status: 'running' });
+    const started = Date.now();
+    const response = await authed(`${baseUrl}/v1/runs/${run.id}/events`, { method: 'HEAD' });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/event-stream');
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 });
 
@@ -179,7 +203,7 @@ describe('JSON events', () => {
     const second = await append(run.id, 'tool-call-dispatch', { tool: 'write_file' });
     const response = await harness.app.inject({
       url: `/v1/runs/${run.id}/events`,
-      headers: { accept: 'application/json' },
+      headers: { ...harness.auth, accept: 'application/json' },
     });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('application/json');
@@ -187,7 +211,7 @@ describe('JSON events', () => {
     expect(events.map((event) => event.id)).toEqual([first, second]);
     expect(events[1]).toMatchObject({ run_id: run.id, step: 1, event: 'tool-call-dispatch', tool: 'write_file', at: expect.any(String) });
 
-    const after = await harness.app.inject({ url: `/v1/runs/${run.id}/events?after=${first}`, headers: { accept: 'application/json' } });
+    const after = await harness.app.inject({ url: `/v1/runs/${run.id}/events?after=${first}`, headers: { ...harness.auth, accept: 'application/json' } });
     expect((after.json() as Array<{ id: string }>).map((event) => event.id)).toEqual([second]);
   });
 
@@ -198,7 +222,7 @@ describe('JSON events', () => {
       pipeline.xadd(harness.fleet.store.keys.events(run.id), '*', 'data', JSON.stringify({ run_id: run.id, step: index, event: 'turn-start', at: 'now' }));
     }
     await pipeline.exec();
-    const response = await harness.app.inject({ url: `/v1/runs/${run.id}/events`, headers: { accept: 'application/json' } });
+    const response = await harness.app.inject({ url: `/v1/runs/${run.id}/events`, headers: { ...harness.auth, accept: 'application/json' } });
     const events = response.json() as Array<{ step: number }>;
     expect(events).toHaveLength(1_203);
     expect(events.at(-1)?.step).toBe(1_202);
@@ -210,7 +234,7 @@ describe('server close', () => {
     const local = await createApiTestHarness({ label: 'apievclose' });
     const url = await local.listen();
     const run = await local.newRun({ status: 'running' });
-    const response = await fetch(`${url}/v1/runs/${run.id}/events`);
+    const response = await authed(`${url}/v1/runs/${run.id}/events`, {}, local.auth);
     const framesPromise = collect(response).catch(() => []);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const started = Date.now();

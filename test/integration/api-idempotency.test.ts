@@ -1,5 +1,6 @@
 // submitRunIdempotently's edges against real Redis: a failed winner frees the key, a stuck
-// pending marker answers idempotency_key_in_progress, and a foreign value is a conflict.
+// pending marker answers idempotency_key_in_progress, a foreign value is a conflict; and over
+// HTTP, 100 concurrent creations with one key make exactly one run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { submitRunIdempotently } from '../../src/api/submit-run-idempotently.js';
 import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
@@ -61,5 +62,28 @@ describe('submitRunIdempotently', () => {
     await expect(
       submitRunIdempotently({ fleet: harness.fleet, tenant: 'default', idempotencyKey: 'garbage', body: {}, submit: () => harness.newRun() }),
     ).rejects.toMatchObject({ code: 'idempotency_key_conflict' });
+  });
+});
+
+describe('POST /v1/runs with one Idempotency-Key, 100 times at once', () => {
+  it('creates exactly one run; every answer carries its id; the same key with another body is 422', async () => {
+    const token = await harness.createKey({ tenant: 'stampede', scopes: ['runs:write'] });
+    const headers = { authorization: `Bearer ${token}`, 'idempotency-key': 'stampede-1' };
+    const body = { prompt: 'One bakery, however many times you ask', maxTurns: 7 };
+    const responses = await Promise.all(
+      Array.from({ length: 100 }, () => harness.app.inject({ method: 'POST', url: '/v1/runs', headers, payload: body })),
+    );
+    expect(responses.map((response) => response.statusCode)).toEqual(Array(100).fill(202));
+    const ids = new Set(responses.map((response) => response.json().id as string));
+    expect(ids.size).toBe(1);
+    expect(responses.filter((response) => response.headers['idempotent-replayed'] === 'true')).toHaveLength(99);
+    expect(await harness.fleet.redis.zcard(harness.fleet.store.keys.runsByTenant('stampede'))).toBe(1);
+    const [id] = [...ids];
+    expect(await harness.fleet.queues.model.getJob(`${id}-turn-0`)).toBeTruthy();
+
+    const conflict = await harness.app.inject({ method: 'POST', url: '/v1/runs', headers, payload: { ...body, maxTurns: 8 } });
+    expect(conflict.statusCode).toBe(422);
+    expect(conflict.json().error.code).toBe('idempotency_key_conflict');
+    expect(await harness.fleet.redis.zcard(harness.fleet.store.keys.runsByTenant('stampede'))).toBe(1);
   });
 });

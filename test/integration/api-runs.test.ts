@@ -1,5 +1,6 @@
 // The /v1/runs endpoints against real Redis: creation and its job, every malformed-input path,
 // idempotency under concurrency, input, cancel, health, and what unknown runs and failures answer.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createFleetContext } from '../../src/fleet/fleet-context.js';
@@ -8,6 +9,13 @@ import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing
 import { uniquePrefix } from '../support/redis.js';
 
 let harness: ApiTestHarness;
+let listeningUrl: string | undefined;
+
+/** The harness listens once; tests that need a socket share it. */
+async function listening(): Promise<string> {
+  listeningUrl ??= await harness.listen();
+  return listeningUrl;
+}
 
 beforeAll(async () => {
   harness = await createApiTestHarness({ label: 'apiruns' });
@@ -18,7 +26,8 @@ afterAll(async () => {
 });
 
 const post = (url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-  harness.app.inject({ method: 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }), headers });
+  harness.app.inject({ method: 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }), headers: { ...harness.auth, ...headers } });
+const get = (url: string) => harness.app.inject({ method: 'GET', url, headers: harness.auth });
 
 async function countRuns(): Promise<number> {
   return harness.fleet.redis.zcard(harness.fleet.store.keys.runsByTenant('default'));
@@ -42,7 +51,8 @@ describe('POST /v1/runs', () => {
   const malformed: Array<{ name: string; payload?: unknown; raw?: string; contentType?: string; status: number; code: string; mentions: string }> = [
     { name: 'missing prompt', payload: { model: 'x' }, status: 400, code: 'invalid_body', mentions: 'body.prompt' },
     { name: 'empty prompt', payload: { prompt: '' }, status: 400, code: 'invalid_body', mentions: 'body.prompt: Too small' },
-    { name: 'prompt too long', payload: { prompt: 'x'.repeat(20_001) }, status: 400, code: 'invalid_body', mentions: 'body.prompt' },
+    { name: 'prompt too long', payload: { prompt: 'x'.repeat(20_001) }, status: 400, code: 'prompt_too_large', mentions: 'at most 20000' },
+    { name: 'prompt too long in code points', payload: { prompt: '🥐'.repeat(20_001) }, status: 400, code: 'prompt_too_large', mentions: '20001 characters' },
     { name: 'prompt of the wrong type', payload: { prompt: 42 }, status: 400, code: 'invalid_body', mentions: 'body.prompt' },
     { name: 'maxTurns not an integer', payload: { prompt: 'x', maxTurns: 1.5 }, status: 400, code: 'invalid_body', mentions: 'body.maxTurns' },
     { name: 'maxTurns out of range', payload: { prompt: 'x', maxTurns: 201 }, status: 400, code: 'invalid_body', mentions: 'body.maxTurns' },
@@ -69,7 +79,7 @@ describe('POST /v1/runs', () => {
               method: 'POST',
               url: '/v1/runs',
               payload: testCase.raw,
-              headers: { 'content-type': testCase.contentType ?? 'application/json' },
+              headers: { ...harness.auth, 'content-type': testCase.contentType ?? 'application/json' },
             })
           : await post('/v1/runs', testCase.payload);
       expect(response.statusCode).toBe(testCase.status);
@@ -81,7 +91,7 @@ describe('POST /v1/runs', () => {
   }
 
   it('answers 400 when there is no body at all', async () => {
-    const response = await harness.app.inject({ method: 'POST', url: '/v1/runs' });
+    const response = await harness.app.inject({ method: 'POST', url: '/v1/runs', headers: harness.auth });
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toEqual({ code: 'invalid_body', message: expect.stringContaining('body: Required') });
   });
@@ -95,10 +105,10 @@ describe('POST /v1/runs', () => {
   });
 
   it('answers 413 on a real socket too, from Content-Length alone', async () => {
-    const url = await harness.listen();
+    const url = await listening();
     const response = await fetch(`${url}/v1/runs`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { ...harness.auth, 'content-type': 'application/json' },
       body: JSON.stringify({ prompt: 'y'.repeat(1024 * 1024) }),
     });
     expect(response.status).toBe(413);
@@ -173,7 +183,7 @@ describe('GET /v1/runs/:id', () => {
     await harness.fleet.store.createDeployment(run.id, 'dep_one');
     await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_one' });
 
-    const response = await harness.app.inject({ method: 'GET', url: `/v1/runs/${run.id}` });
+    const response = await get(`/v1/runs/${run.id}`);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       id: run.id,
@@ -201,7 +211,7 @@ describe('GET /v1/runs/:id', () => {
 
   it('shows null deployments for a new run', async () => {
     const run = await harness.newRun();
-    const body = (await harness.app.inject({ method: 'GET', url: `/v1/runs/${run.id}` })).json();
+    const body = (await get(`/v1/runs/${run.id}`)).json();
     expect(body.deployment).toEqual({ latest: null, live: null });
     expect(body.files).toEqual([]);
   });
@@ -224,6 +234,7 @@ describe('unknown and malformed run ids', () => {
         const response = await harness.app.inject({
           method: endpoint.method,
           url: endpoint.path(id),
+          headers: harness.auth,
           ...(endpoint.payload ? { payload: endpoint.payload } : {}),
         });
         expect(response.statusCode, `${endpoint.method} ${endpoint.path(id)}`).toBe(404);
@@ -241,7 +252,7 @@ describe('unknown and malformed run ids', () => {
       maxTokens: 1,
       options: {},
     });
-    const response = await harness.app.inject({ method: 'GET', url: `/v1/runs/${run.id}` });
+    const response = await get(`/v1/runs/${run.id}`);
     expect(response.statusCode).toBe(404);
     expect(response.json().error.code).toBe('run_not_found');
   });
@@ -299,14 +310,14 @@ describe('POST /v1/runs/:id/input', () => {
 describe('POST /v1/runs/:id/cancel', () => {
   it('cancels (202) then refuses (409 run_already_ended)', async () => {
     const created = (await post('/v1/runs', { prompt: 'Cancel me' })).json();
-    const first = await harness.app.inject({ method: 'POST', url: `/v1/runs/${created.id}/cancel` });
+    const first = await post(`/v1/runs/${created.id}/cancel`);
     expect(first.statusCode).toBe(202);
     expect(first.json()).toEqual({ id: created.id, status: 'cancelled' });
     const run = await harness.fleet.store.getRun(created.id);
     expect(run?.status).toBe('cancelled');
     expect(run?.error?.code).toBe('cancelled');
 
-    const second = await harness.app.inject({ method: 'POST', url: `/v1/runs/${created.id}/cancel` });
+    const second = await post(`/v1/runs/${created.id}/cancel`);
     expect(second.statusCode).toBe(409);
     expect(second.json().error.code).toBe('run_already_ended');
   });
@@ -316,7 +327,7 @@ describe('POST /v1/runs/:id/cancel', () => {
     const response = await harness.app.inject({
       method: 'POST',
       url: `/v1/runs/${run.id}/cancel`,
-      headers: { 'content-type': 'application/json' },
+      headers: { ...harness.auth, 'content-type': 'application/json' },
       payload: '',
     });
     expect(response.statusCode).toBe(202);
@@ -362,9 +373,33 @@ describe('health and routing', () => {
     }
   });
 
+  it('answers malformed URLs and malformed HTTP in the error shape too', async () => {
+    const badUrl = await harness.app.inject({ url: '/v1/runs/%E0%A4%A' });
+    expect(badUrl.statusCode).toBe(400);
+    expect(badUrl.json()).toEqual({ error: { code: 'bad_request', message: 'The URL is malformed.' } });
+
+    const url = new URL(await listening());
+    const exchange = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname, () => socket.write(text));
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString('utf8')));
+        socket.on('end', () => resolve(received));
+        socket.on('error', reject);
+      });
+    const garbage = await exchange('NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: { code: 'bad_request', message: 'The request could not be understood.' },
+    });
+    const hugeHeaders = await exchange(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}\r\n\r\n`);
+    expect(hugeHeaders).toMatch(/^HTTP\/1\.1 431 /);
+    expect(hugeHeaders).toContain('"code":"headers_too_large"');
+  });
+
   it('answers 500 internal_error without leaking the cause', async () => {
     const fleet = createFleetContext(
-      loadConfig({ REDIS_URL: harness.fleet.config.REDIS_URL, BUILDFLEET_PREFIX: uniquePrefix('apiboom'), LOG_LEVEL: 'silent' }),
+      loadConfig({ REDIS_URL: harness.fleet.config.REDIS_URL, BUILDFLEET_PREFIX: uniquePrefix('apiboom'), LOG_LEVEL: 'silent', BUILDFLEET_AUTH: 'disabled' }),
       'api',
     );
     fleet.store.getRun = async () => {

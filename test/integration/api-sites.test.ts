@@ -187,6 +187,8 @@ describe('path traversal', () => {
     await harness.fleet.store.writeFile(run.id, 'secret.txt', 'SECRET');
     const attempts = [
       '../secret.txt',
+      '..%2f..%2f',
+      '..%2f..%2f..%2fv1%2fruns',
       '..%2fsecret.txt',
       '%2e%2e/secret.txt',
       '%2e%2e%2fsecret.txt',

@@ -34,7 +34,7 @@ describe('a build job end to end', () => {
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(await page.text()).toContain('<html');
 
-    const status = (await (await fetch(`${harness.apiUrl}/v1/runs/${run.id}`)).json()) as { status: string; deployment: { live: { url: string } } };
+    const status = (await (await fetch(`${harness.apiUrl}/v1/runs/${run.id}`, { headers: { authorization: `Bearer ${harness.apiKey}` } })).json()) as { status: string; deployment: { live: { url: string } } };
     expect(status.status).toBe('succeeded');
     expect(status.deployment.live.url).toContain(`/sites/${run.id}/`);
   });

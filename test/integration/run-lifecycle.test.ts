@@ -60,7 +60,7 @@ describe('human in the loop', () => {
     const run = await harness.waitForRun((await harness.submit({})).id);
     const response = await fetch(`${harness.apiUrl}/v1/runs/${run.id}/input`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${harness.apiKey}` },
       body: JSON.stringify({ text: 'hello' }),
     });
     expect(response.status).toBe(409);

@@ -16,7 +16,7 @@ afterAll(async () => {
 
 describe('every stop reason handled', () => {
   it('runs the whole scenario matrix to the expected terminal states', async () => {
-    const rows = await runScenarioMatrix(new ApiClient(harness.apiUrl), { timeoutMs: 30_000, concurrency: 6 });
+    const rows = await runScenarioMatrix(new ApiClient(harness.apiUrl, harness.apiKey), { timeoutMs: 30_000, concurrency: 6 });
     const table = formatScenarioTable(rows);
     expect(rows.filter((row) => !row.passed), table).toEqual([]);
     const rejected = harness.simulator.requests.filter((request) => request.status >= 400 && request.status < 500);

@@ -16,6 +16,7 @@ export function cancelRunRoute({ fleet }: { fleet: FleetContext }) {
     summary: 'Cancel a run',
     description: 'Moves the run to `cancelled`; its queued jobs find it cancelled and do nothing. No body is needed.',
     tags: ['runs'],
+    access: 'runs:write',
     params: runParamsSchema,
     responses: { 202: { description: 'The run was cancelled', schema: runAcceptedSchema } },
     errors: ['run_not_found', 'run_already_ended', 'unsupported_media_type', 'body_too_large', 'invalid_body'],

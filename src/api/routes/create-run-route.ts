@@ -1,20 +1,32 @@
-// POST /v1/runs: starts a build run, once per Idempotency-Key.
+// POST /v1/runs: starts a build run, once per Idempotency-Key, within the tenant's limits.
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { submitRun } from '../../runs/run-commands.js';
+import { newRunId } from '../../runs/run-store.js';
+import { apiErrors } from '../api-errors.js';
 import { createRunBodySchema, createRunHeadersSchema, runAcceptedSchema, type RunAccepted } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
+import { admitRun, releaseRunAdmission } from '../limits/admit-run.js';
 import { submitRunIdempotently } from '../submit-run-idempotently.js';
 import { tenantOf } from '../tenant-of.js';
 
+/** Length in Unicode code points, so an emoji counts once, as a person would count it. */
+function codePointLength(text: string): number {
+  let length = 0;
+  for (const _ of text) length += 1;
+  return length;
+}
+
 export function createRunRoute({ fleet }: { fleet: FleetContext }) {
+  const maxPromptChars = fleet.config.BUILDFLEET_MAX_PROMPT_CHARS;
   return defineRoute({
     method: 'POST',
     url: '/v1/runs',
     operationId: 'createRun',
     summary: 'Start a build run',
     description:
-      'Creates a run and enqueues its first model turn. With an `Idempotency-Key`, retrying the same body within 24 h returns the same run (202, same id) and concurrent identical requests create exactly one run; the same key with a different body is answered 422.',
+      'Creates a run of the caller’s tenant and enqueues its first model turn. With an `Idempotency-Key`, retrying the same body within 24 h returns the same run (202, same id) and concurrent identical requests create exactly one run; the same key with a different body is answered 422. A replay does not count against the limits. Limits per tenant: `BUILDFLEET_RATE_LIMIT_PER_MINUTE` creations per 60 s (429 `rate_limited` with `retry-after`), `BUILDFLEET_MAX_CONCURRENT_RUNS` runs not yet ended (429 `too_many_active_runs`), prompts of at most `BUILDFLEET_MAX_PROMPT_CHARS` characters (400 `prompt_too_large`). Needs the `runs:write` scope.',
     tags: ['runs'],
+    access: 'runs:write',
     body: createRunBodySchema,
     headers: createRunHeadersSchema,
     responses: {
@@ -30,16 +42,33 @@ export function createRunRoute({ fleet }: { fleet: FleetContext }) {
     errors: [
       'invalid_body',
       'invalid_header',
+      'prompt_too_large',
       'unsupported_media_type',
       'body_too_large',
       'idempotency_key_conflict',
       'idempotency_key_in_progress',
+      'rate_limited',
+      'too_many_active_runs',
     ],
     async handler(request, reply): Promise<RunAccepted> {
       const tenant = tenantOf(request);
       const body = request.body;
-      const submit = () =>
-        submitRun(fleet, { tenant, prompt: body.prompt, model: body.model, maxTurns: body.maxTurns, options: body.options });
+      const promptLength = codePointLength(body.prompt);
+      if (promptLength > maxPromptChars) {
+        throw apiErrors.promptTooLarge(`The prompt has ${promptLength} characters; at most ${maxPromptChars} are allowed.`);
+      }
+      // Only a request that really creates a run is admitted (and counted): a replay of an
+      // Idempotency-Key returns its run without reaching this.
+      const submit = async () => {
+        const runId = newRunId();
+        await admitRun({ fleet, tenant, runId });
+        try {
+          return await submitRun(fleet, { tenant, runId, prompt: body.prompt, model: body.model, maxTurns: body.maxTurns, options: body.options });
+        } catch (error) {
+          await releaseRunAdmission({ fleet, tenant, runId }).catch(() => undefined);
+          throw error;
+        }
+      };
       const idempotencyKey = request.headers['idempotency-key'];
       const { run, replayed } = idempotencyKey
         ? await submitRunIdempotently({ fleet, tenant, idempotencyKey, body, submit })

@@ -14,6 +14,7 @@ export function getRunRoute({ fleet }: { fleet: FleetContext }) {
     summary: 'Get a run',
     description: 'The run’s status, phase, plan (todos), workspace files, deployments with their URLs, token usage, result or error, and open question.',
     tags: ['runs'],
+    access: 'runs:read',
     params: runParamsSchema,
     responses: { 200: { description: 'The run', schema: runViewSchema } },
     errors: ['run_not_found'],

@@ -34,6 +34,7 @@ export function healthzRoute() {
     summary: 'Liveness',
     description: 'Answers 200 while the process can serve HTTP; does not touch Redis.',
     tags: ['health'],
+    access: 'public',
     responses: { 200: { description: 'Alive', schema: healthSchema } },
     errors: [],
     async handler() {
@@ -50,6 +51,7 @@ export function readyzRoute({ fleet }: { fleet: FleetContext }) {
     summary: 'Readiness',
     description: 'Answers 200 when Redis answers PING within 1 s, else 503.',
     tags: ['health'],
+    access: 'public',
     responses: {
       200: { description: 'Ready', schema: healthSchema },
       503: { description: '`redis_unavailable`: Redis did not answer PING within 1 s', schema: readinessFailureSchema },

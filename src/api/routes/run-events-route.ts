@@ -41,6 +41,7 @@ export function runEventsRoute({
     description:
       'Server-Sent Events of the run’s trace: every event from the start (or after `Last-Event-ID` / `?after=`), then new ones live until the run is terminal, then `event: end` with `{"status"}`. Each event has `id:` (usable as Last-Event-ID) and `data:` (the JSON event). A `: heartbeat` comment is sent every 15 s. With `Accept: application/json` the answer is instead a JSON array of the events so far.',
     tags: ['runs'],
+    access: 'runs:read',
     params: runParamsSchema,
     query: runEventsQuerySchema,
     headers: runEventsHeadersSchema,
@@ -79,6 +80,12 @@ export function runEventsRoute({
         // nginx buffers responses by default, which would hold events back until the run ends.
         'x-accel-buffering': 'no',
       });
+      // HEAD (Fastify answers it with this GET handler) has no body to stream: following the
+      // run would hold a stream open, and a Redis reader with it, for nothing (found by the fuzzer).
+      if (request.method === 'HEAD') {
+        raw.end();
+        return;
+      }
       const controller = new AbortController();
       let markFinished = () => {};
       const stream = { controller, finished: new Promise<void>((resolve) => (markFinished = resolve)) };

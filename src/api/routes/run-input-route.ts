@@ -16,6 +16,7 @@ export function runInputRoute({ fleet }: { fleet: FleetContext }) {
     summary: 'Answer the run’s open question',
     description: 'Closes the open `ask_user` question with the text as the answer; the run resumes on its next model turn.',
     tags: ['runs'],
+    access: 'runs:write',
     params: runParamsSchema,
     body: runInputBodySchema,
     responses: { 202: { description: 'The answer was recorded', schema: runAcceptedSchema } },

@@ -1,8 +1,12 @@
 // Test-only: the API server over a real fleet context on the suite's Redis, under a private
-// prefix, with no workers. Tests move runs along by writing to the store directly.
+// prefix, with no workers. Tests move runs along by writing to the store directly. An admin key
+// of tenant `default` is created for the tests (`apiKey`, `auth`); the per-tenant limits are off
+// unless a test's environment sets them.
 import type { FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { deletePrefix, testRedisUrl, uniquePrefix } from '../../../test/support/redis.js';
+import type { ApiKeyScope } from '../../auth/api-key-scopes.js';
+import { ApiKeyStore } from '../../auth/api-key-store.js';
 import { loadConfig } from '../../config.js';
 import { createFleetContext, type FleetContext } from '../../fleet/fleet-context.js';
 import type { RunRecord } from '../../runs/run-types.js';
@@ -12,6 +16,13 @@ export interface ApiTestHarness {
   fleet: FleetContext;
   app: FastifyInstance;
   prefix: string;
+  keyStore: ApiKeyStore;
+  /** An admin key of tenant `default`. */
+  apiKey: string;
+  /** `{ authorization: 'Bearer <apiKey>' }`, to spread into request headers. */
+  auth: { authorization: string };
+  /** Creates a key and returns its token. */
+  createKey(input: { tenant: string; scopes: ApiKeyScope[]; name?: string }): Promise<string>;
   /** Creates a run in the store (no job), then applies `update`. */
   newRun(update?: Partial<RunRecord>): Promise<RunRecord>;
   /** Starts listening on 127.0.0.1 and an ephemeral port; returns the base URL. */
@@ -34,14 +45,24 @@ export async function createApiTestHarness({
     BUILDFLEET_PREFIX: prefix,
     LOG_LEVEL: 'silent',
     BUILDFLEET_PUBLIC_URL: 'https://fleet.example.test',
+    BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0',
+    BUILDFLEET_MAX_CONCURRENT_RUNS: '0',
     ...environment,
   });
   const fleet = createFleetContext(config, 'api');
   const app = await buildApiServer(fleet, server);
+  const keyStore = new ApiKeyStore({ redis: fleet.redis, keys: fleet.store.keys });
+  const { token: apiKey } = await keyStore.create({ tenant: 'default', scopes: ['admin'], name: 'test harness' });
   return {
     fleet,
     app,
     prefix,
+    keyStore,
+    apiKey,
+    auth: { authorization: `Bearer ${apiKey}` },
+    async createKey(input) {
+      return (await keyStore.create(input)).token;
+    },
     async newRun(update = {}) {
       const run = await fleet.store.createRun({
         tenant: 'default',

@@ -1,8 +1,11 @@
 // deploy: snapshots the workspace into an immutable deployment with its own URL.
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { toolInputSchemas } from '../input-schemas.js';
 import { deploymentUrl } from '../site-urls.js';
+import { defineToolScripts } from '../tool-scripts.js';
 import { defineTool, ToolError } from '../tool-types.js';
+import { fenceArgs, fenceKeys, writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
 
 /** The deploy id of one deploy call. Derived from the tool call rather than random, so running
  * the same call again after a crash finds its deployment instead of making a second one. */
@@ -16,6 +19,18 @@ export const deployTool = defineTool({
     'Deploy the current workspace as a new immutable version of the site and get its URL and deploy_id. ' +
     'Deploy again after any change to the files; visitors only see a deployment once you publish it.',
   inputSchema: toolInputSchemas.deploy,
+  output: {
+    schema: z.strictObject({ deploy_id: z.string(), url: z.string(), files: z.array(z.string().min(1)) }),
+    invariants: [
+      { name: 'deploy_id_format', check: (output) => /^dep_[0-9a-f]{16}$/.test(output.deploy_id) || `${output.deploy_id} is not dep_ + 16 hex digits` },
+      { name: 'files_non_empty', check: (output) => output.files.length > 0 || 'the deployment holds no files' },
+      {
+        name: 'url_is_the_deployment',
+        check: (output, { runId }) => output.url.endsWith(`/sites/${runId}/d/${output.deploy_id}/`) || `${output.url} is not this run's deployment URL`,
+      },
+    ],
+    mode: 'fail_closed',
+  },
   writes: true,
   idempotent: true,
   async execute(_input, context) {
@@ -25,7 +40,18 @@ export const deployTool = defineTool({
     if (!exists && (await context.store.listFiles(context.runId)).length === 0) {
       throw new ToolError('deploy_empty_workspace', 'The workspace has no files to deploy; write the site with write_file first.');
     }
-    const { files } = await context.store.createDeployment(context.runId, deployId);
+    const { store, runId } = context;
+    const reply = await defineToolScripts(store.redis).bfSnapshotDeployment(
+      ...fenceKeys(store, runId),
+      store.keys.files(runId),
+      store.keys.deployment(runId, deployId),
+      store.keys.deployments(runId),
+      ...fenceArgs(writeFenceOf(context)),
+      deployId,
+      new Date().toISOString(),
+    );
+    if (reply[0] !== 'ok') throw writeRefusalError(reply[0]);
+    const files = reply[2];
     return {
       deploy_id: deployId,
       url: deploymentUrl({ publicBaseUrl: context.publicBaseUrl, runId: context.runId, deployId }),

@@ -25,9 +25,21 @@ beforeAll(async () => {
       case '/huge.png':
         response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(3 * 1024 * 1024));
         break;
+      case '/not-a-png.png':
+        response.writeHead(200, { 'content-type': 'image/png' }).end('<html>maintenance</html>');
+        break;
+      case '/logo.svg':
+        response.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><rect width="4" height="4"/></svg>\n');
+        break;
+      case '/broken.svg':
+        response.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg"><rect width="4"');
+        break;
+      case '/untyped.png':
+        response.end(ONE_PIXEL_PNG);
+        break;
       case '/big.png':
         // 450 KB fits the fetch cap, but as base64 it exceeds one 512 KB workspace file.
-        response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(450 * 1024));
+        response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.concat([ONE_PIXEL_PNG, Buffer.alloc(450 * 1024)]));
         break;
       default:
         response.writeHead(404).end();
@@ -53,15 +65,34 @@ describe('fetch_image', () => {
   });
 
   it.each([
-    ['/page.html', 'logo.png', 'not_an_image'],
     ['/missing.png', 'logo.png', 'fetch_http_error'],
-    ['/huge.png', 'logo.png', 'image_too_large'],
     ['/big.png', 'logo.png', 'file_too_large'],
     ['/logo.png', '../logo.png', 'path_invalid'],
   ])('refuses %s saved as %s with %s', async (urlPath, path, code) => {
     const run = await harness.newRun({ phase: 'building' });
     await expect(harness.call(fetchImageTool, { url: `${images.origin}${urlPath}`, path }, await context(run.id))).rejects.toMatchObject({ code });
     expect(await harness.store.listFiles(run.id)).toEqual([]);
+  });
+
+  it.each([
+    ['/page.html', 'unexpected_content_type:text/html'],
+    ['/huge.png', 'tool_output_too_large'],
+    ['/not-a-png.png', 'invalid_image'],
+    ['/broken.svg', 'invalid_svg'],
+    ['/untyped.png', 'missing_content_type'],
+  ])('writes nothing for %s: its upstream response is invalid (%s)', async (urlPath, reason) => {
+    const run = await harness.newRun({ phase: 'building' });
+    await expect(harness.call(fetchImageTool, { url: `${images.origin}${urlPath}`, path: 'logo.png' }, await context(run.id))).rejects.toMatchObject({
+      code: 'ToolOutputInvalid',
+      reason,
+    });
+    expect(await harness.store.listFiles(run.id)).toEqual([]);
+  });
+
+  it('stores a well-formed SVG', async () => {
+    const run = await harness.newRun({ phase: 'building' });
+    const output = await harness.call(fetchImageTool, { url: `${images.origin}/logo.svg`, path: 'logo.svg' }, await context(run.id));
+    expect(output).toMatchObject({ path: 'logo.svg', content_type: 'image/svg+xml' });
   });
 
   it('refuses hosts outside the allowlist without contacting them', async () => {

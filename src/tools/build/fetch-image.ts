@@ -3,12 +3,21 @@
 // Storage format: the workspace is a hash of strings, so a binary file is stored as a data URL,
 // `data:<content-type>;base64,<bytes>`. The site server serves a file whose content starts with
 // `data:` and `;base64,` as the decoded bytes with that content type.
+//
+// The upstream response passes size → content type → strict parse (validateUpstreamResponse)
+// before anything is written: a maintenance page served with 200 is `unexpected_content_type:
+// text/html`, an SVG must parse as an <svg> document, a PNG must carry the PNG signature.
+import { z } from 'zod';
 import { normalizeWorkspacePath } from '../../safety/workspace-path.js';
 import { fetchPolicyFor } from '../http/check-fetch-target.js';
 import { FETCH_MAX_BYTES, fetchWithLimits } from '../http/fetch-with-limits.js';
 import { toolInputSchemas } from '../input-schemas.js';
+import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, ToolError } from '../tool-types.js';
+import { writeFenceOf } from '../workspace/write-fence.js';
 import { writeWorkspaceFile } from '../workspace/write-workspace-file.js';
+
+const IMAGE_TYPES = ['image/*'] as const;
 
 export const fetchImageTool = defineTool({
   name: 'fetch_image',
@@ -17,25 +26,25 @@ export const fetchImageTool = defineTool({
     'so pages can reference it relatively. Only allowed hosts can be reached; the response must be an image ' +
     '(content-type image/*) and, once stored, fit in a 512 KB file.',
   inputSchema: toolInputSchemas.fetch_image,
+  output: {
+    // Bounds the upstream body (the fetch stops reading there); the output itself is tiny.
+    maxCharacters: FETCH_MAX_BYTES,
+    contentTypes: IMAGE_TYPES,
+    schema: z.strictObject({ path: z.string().min(1), content_type: z.string(), bytes: z.int().min(1) }),
+    invariants: [{ name: 'content_type_is_image', check: (output) => output.content_type.startsWith('image/') || `${output.content_type} is not an image type` }],
+    mode: 'degrade',
+  },
   writes: true,
   idempotent: true,
   async execute(input, context) {
     const path = normalizeWorkspacePath(input.path);
-    const response = await fetchWithLimits({ url: input.url, policy: fetchPolicyFor(context), signal: context.signal });
+    const response = await fetchWithLimits({ url: input.url, policy: fetchPolicyFor(context), signal: context.signal, maxBytes: FETCH_MAX_BYTES });
     if (response.status < 200 || response.status > 299) {
       throw new ToolError('fetch_http_error', `${response.finalUrl} answered HTTP ${response.status}; no image was saved.`);
     }
-    if (!response.contentType.startsWith('image/')) {
-      throw new ToolError(
-        'not_an_image',
-        `${response.finalUrl} is ${response.contentType || 'of unknown type'}, not an image (image/*); no file was saved.`,
-      );
-    }
-    if (response.truncated) {
-      throw new ToolError('image_too_large', `${response.finalUrl} is larger than ${FETCH_MAX_BYTES} bytes (2 MB); use a smaller image.`);
-    }
+    validateUpstreamResponse({ response, expect: { contentTypes: IMAGE_TYPES, maxBytes: FETCH_MAX_BYTES } });
     const content = `data:${response.contentType};base64,${response.body.toString('base64')}`;
-    await writeWorkspaceFile({ store: context.store, runId: context.runId, path, content });
+    await writeWorkspaceFile({ store: context.store, runId: context.runId, path, content, fence: writeFenceOf(context) });
     return { path, content_type: response.contentType, bytes: response.body.length };
   },
 });

@@ -1,4 +1,5 @@
 // list_files: the workspace's files with their sizes.
+import { z } from 'zod';
 import { toolInputSchemas } from '../input-schemas.js';
 import { defineTool } from '../tool-types.js';
 
@@ -6,6 +7,18 @@ export const listFilesTool = defineTool({
   name: 'list_files',
   description: 'List every file in the site workspace with its size in bytes, sorted by path.',
   inputSchema: toolInputSchemas.list_files,
+  output: {
+    schema: z.strictObject({
+      files: z.array(z.strictObject({ path: z.string().min(1), bytes: z.int().min(0) })),
+      count: z.int().min(0),
+      total_bytes: z.int().min(0),
+    }),
+    invariants: [
+      { name: 'count_matches_files', check: (output) => output.count === output.files.length },
+      { name: 'total_matches_files', check: (output) => output.total_bytes === output.files.reduce((sum, file) => sum + file.bytes, 0) },
+    ],
+    mode: 'fail_closed',
+  },
   writes: false,
   idempotent: true,
   async execute(_input, context) {

@@ -1,7 +1,9 @@
 // read_file: one workspace file's content.
+import { z } from 'zod';
 import { normalizeWorkspacePath } from '../../safety/workspace-path.js';
 import { toolInputSchemas } from '../input-schemas.js';
 import { defineTool, ToolError } from '../tool-types.js';
+import { MAX_FILE_BYTES } from '../workspace/write-workspace-file.js';
 
 export const readFileTool = defineTool({
   name: 'read_file',
@@ -9,6 +11,14 @@ export const readFileTool = defineTool({
     'Read one file of the site workspace by its relative path. Images fetched with fetch_image read back as a ' +
     'data: URL. Use list_files to see which files exist.',
   inputSchema: toolInputSchemas.read_file,
+  output: {
+    // A 512 KB file can serialise to several times its size (JSON escapes), and the envelope caps
+    // what the model reads anyway; this bound only catches a runaway.
+    maxCharacters: 8 * MAX_FILE_BYTES,
+    schema: z.strictObject({ path: z.string().min(1), bytes: z.int().min(0), content: z.string() }),
+    invariants: [{ name: 'bytes_match_content', check: (output) => output.bytes === Buffer.byteLength(output.content) }],
+    mode: 'fail_closed',
+  },
   writes: false,
   idempotent: true,
   async execute(input, context) {

@@ -1,7 +1,9 @@
 // set_colors: the site's color palette, as CSS custom properties in theme.css.
+import { z } from 'zod';
 import { toolInputSchemas } from '../input-schemas.js';
 import { defineTool } from '../tool-types.js';
 import { themeVariables } from '../workspace/render-theme-css.js';
+import { writeFenceOf } from '../workspace/write-fence.js';
 import { THEME_FILE_PATH, updateTheme } from '../workspace/update-theme.js';
 
 export const setColorsTool = defineTool({
@@ -10,6 +12,22 @@ export const setColorsTool = defineTool({
     'Set the site colors (hex like #1a2b3c). They are written to theme.css as --color-primary, --color-background, ' +
     '--color-text and --color-accent; link theme.css from every page and use var(--color-primary) etc. in your CSS.',
   inputSchema: toolInputSchemas.set_colors,
+  output: {
+    schema: z.strictObject({
+      path: z.literal(THEME_FILE_PATH),
+      colors: z.strictObject({
+        primary: z.string().regex(/^#[0-9a-f]{6}$/),
+        background: z.string().regex(/^#[0-9a-f]{6}$/),
+        text: z.string().regex(/^#[0-9a-f]{6}$/),
+        accent: z.string().regex(/^#[0-9a-f]{6}$/).optional(),
+      }),
+      variables: z.record(z.string(), z.string()),
+    }),
+    invariants: [
+      { name: 'primary_variable_set', check: (output) => output.variables['--color-primary'] === output.colors.primary || '--color-primary is not the primary color' },
+    ],
+    mode: 'fail_closed',
+  },
   writes: true,
   idempotent: true,
   async execute(input, context) {
@@ -19,7 +37,7 @@ export const setColorsTool = defineTool({
       text: input.text.toLowerCase(),
       ...(input.accent ? { accent: input.accent.toLowerCase() } : {}),
     };
-    const { theme } = await updateTheme({ store: context.store, runId: context.runId, part: { colors } });
+    const { theme } = await updateTheme({ store: context.store, runId: context.runId, part: { colors }, fence: writeFenceOf(context) });
     return { path: THEME_FILE_PATH, colors, variables: Object.fromEntries(themeVariables(theme)) };
   },
 });

@@ -1,7 +1,9 @@
 // set_fonts: the site's font stacks, as CSS custom properties in theme.css.
+import { z } from 'zod';
 import { toolInputSchemas } from '../input-schemas.js';
 import { defineTool } from '../tool-types.js';
 import { themeVariables } from '../workspace/render-theme-css.js';
+import { writeFenceOf } from '../workspace/write-fence.js';
 import { THEME_FILE_PATH, updateTheme } from '../workspace/update-theme.js';
 
 export const setFontsTool = defineTool({
@@ -11,11 +13,25 @@ export const setFontsTool = defineTool({
     'theme.css as --font-heading and --font-body (a generic fallback is added when you give none); use ' +
     'var(--font-body) etc. in your CSS. This does not load web fonts.',
   inputSchema: toolInputSchemas.set_fonts,
+  output: {
+    schema: z.strictObject({
+      path: z.literal(THEME_FILE_PATH),
+      fonts: z.strictObject({ heading: z.string().min(1), body: z.string().min(1) }),
+      variables: z.record(z.string(), z.string()),
+    }),
+    invariants: [
+      {
+        name: 'font_variables_set',
+        check: (output) => ('--font-heading' in output.variables && '--font-body' in output.variables) || 'theme.css lacks the font variables',
+      },
+    ],
+    mode: 'fail_closed',
+  },
   writes: true,
   idempotent: true,
   async execute(input, context) {
     const fonts = { heading: input.heading, body: input.body };
-    const { theme } = await updateTheme({ store: context.store, runId: context.runId, part: { fonts } });
+    const { theme } = await updateTheme({ store: context.store, runId: context.runId, part: { fonts }, fence: writeFenceOf(context) });
     return { path: THEME_FILE_PATH, fonts, variables: Object.fromEntries(themeVariables(theme)) };
   },
 });

@@ -1,5 +1,6 @@
 // finish_turn: the model's claim that the site is done, checked against the trail by the finish
 // gate before the run may end.
+import { z } from 'zod';
 import { evaluateFinishGate } from '../../agent/finish-gate.js';
 import { toolInputSchemas } from '../input-schemas.js';
 import { defineTool, ToolError } from '../tool-types.js';
@@ -12,6 +13,10 @@ export const finishTurnTool = defineTool({
     'at least 3 files written, the final workspace deployed and that deployment published. If anything is missing ' +
     'the call fails and lists what to do.',
   inputSchema: toolInputSchemas.finish_turn,
+  output: {
+    schema: z.strictObject({ finished: z.literal(true), summary: z.string().min(1).max(2000) }),
+    mode: 'fail_closed',
+  },
   writes: false,
   idempotent: true,
   async execute(input, context) {

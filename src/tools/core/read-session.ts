@@ -1,5 +1,8 @@
 // read_session: the run's state as the tools left it, read fresh from Redis (the context's run
 // record was loaded before this turn's other tool calls ran).
+import { z } from 'zod';
+import { PHASES } from '../../agent/profile.js';
+import { todoState } from '../../runs/run-types.js';
 import { toolInputSchemas } from '../input-schemas.js';
 import { defineTool } from '../tool-types.js';
 
@@ -9,6 +12,24 @@ export const readSessionTool = defineTool({
     'Read the current state of this build: phase, the plan with what is done, the workspace files with their sizes, ' +
     'the latest and the live (published) deployment, and the page metadata.',
   inputSchema: toolInputSchemas.read_session,
+  output: {
+    schema: z.strictObject({
+      phase: z.enum(PHASES),
+      pending_phase: z.enum(PHASES).nullable(),
+      todos: z.array(todoState),
+      files: z.array(z.strictObject({ path: z.string().min(1), bytes: z.int().min(0) })),
+      latest_deploy: z.string().nullable(),
+      live_deploy: z.string().nullable(),
+      meta: z.strictObject({ title: z.string(), description: z.string() }).nullable(),
+    }),
+    invariants: [
+      {
+        name: 'live_deploy_is_a_deploy_id',
+        check: (output) => output.live_deploy === null || output.live_deploy.startsWith('dep_'),
+      },
+    ],
+    mode: 'fail_closed',
+  },
   writes: false,
   idempotent: true,
   async execute(_input, context) {

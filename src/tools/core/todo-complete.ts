@@ -13,6 +13,16 @@ export const todoCompleteTool = defineTool({
     'Mark one todo of the plan as done, by its id. Only mark work that is actually finished. ' +
     'When every "build" todo is done during the building phase, the run moves to the verifying phase on the next turn.',
   inputSchema: toolInputSchemas.todo_complete,
+  output: {
+    schema: z.strictObject({ todo: todoState, remaining: z.int().min(0), next_phase: z.literal('verifying').nullable() }),
+    invariants: [
+      {
+        name: 'todo_marked_done',
+        check: (output, { input }) => (output.todo.done && output.todo.id === (input as { id: string }).id) || 'the todo returned is not the one completed',
+      },
+    ],
+    mode: 'fail_closed',
+  },
   writes: false,
   idempotent: true,
   async execute(input, context) {

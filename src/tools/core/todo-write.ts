@@ -1,7 +1,8 @@
 // todo_write: the plan. Writing it is what moves a run out of planning.
+import { z } from 'zod';
 import { toolInputSchemas } from '../input-schemas.js';
 import { defineTool, ToolError } from '../tool-types.js';
-import type { TodoState } from '../../runs/run-types.js';
+import { todoState, type TodoState } from '../../runs/run-types.js';
 import { ensureRunUpdated } from './ensure-run-updated.js';
 
 export const todoWriteTool = defineTool({
@@ -11,6 +12,14 @@ export const todoWriteTool = defineTool({
     'Give each todo a short lowercase id (e.g. "home-page"), a title, and a phase: "build" for work done before deploying, ' +
     '"verify" for checks on the deployed site. Writing the plan during planning starts the building phase on the next turn.',
   inputSchema: toolInputSchemas.todo_write,
+  output: {
+    schema: z.strictObject({ todos: z.array(todoState).min(1).max(20), next_phase: z.literal('building').nullable() }),
+    invariants: [
+      { name: 'todo_ids_unique', check: (output) => new Set(output.todos.map((todo) => todo.id)).size === output.todos.length },
+      { name: 'todos_start_not_done', check: (output) => output.todos.every((todo) => !todo.done) },
+    ],
+    mode: 'fail_closed',
+  },
   writes: false,
   idempotent: true,
   async execute(input, context) {

@@ -1,8 +1,11 @@
 // An HTTP GET/HEAD for tools: redirects followed by hand so every hop passes checkFetchTarget,
-// one deadline over all hops and the body, and a body read that stops at a byte cap instead of
-// buffering whatever a server sends.
+// every connection through the SSRF guard (the address connected to is checked), one deadline
+// over all hops and the body, and a body read that stops at a byte cap instead of buffering
+// whatever a server sends.
+import { guardedFetch } from '../../safety/ssrf-guard-fetch.js';
+import { SsrfBlockedError, type HostResolver } from '../../safety/ssrf-guard.js';
 import { ToolError } from '../tool-types.js';
-import { checkFetchTarget, type FetchTargetPolicy } from './check-fetch-target.js';
+import { checkFetchTarget, isAllowlistedTarget, type FetchTargetPolicy } from './check-fetch-target.js';
 
 export const FETCH_TIMEOUT_MS = 10_000;
 export const FETCH_MAX_BYTES = 2 * 1024 * 1024;
@@ -19,6 +22,8 @@ export interface FetchWithLimitsInput {
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
+  /** DNS for hosts that are not allowlisted (default: the system resolver); tests script it. */
+  resolveHost?: HostResolver;
 }
 
 export interface LimitedResponse {
@@ -65,18 +70,20 @@ export async function fetchWithLimits({
   timeoutMs = FETCH_TIMEOUT_MS,
   maxBytes = FETCH_MAX_BYTES,
   maxRedirects = FETCH_MAX_REDIRECTS,
+  resolveHost,
 }: FetchWithLimitsInput): Promise<LimitedResponse> {
   const timeout = AbortSignal.timeout(timeoutMs);
   const combined = AbortSignal.any([signal, timeout]);
-  let current = checkFetchTarget({ url, policy });
+  let current = checkFetchTarget({ url, policy, addressGuarded: true });
   let redirects = 0;
   try {
     for (;;) {
-      const response = await fetch(current, {
+      const response = await guardedFetch(current, {
         method,
-        redirect: 'manual',
         signal: combined,
         headers: { 'user-agent': 'buildfleet-tools/0.1', accept: '*/*' },
+        trusted: isAllowlistedTarget({ url: current, policy }),
+        ...(resolveHost ? { resolve: resolveHost } : {}),
       });
       const location = response.headers.get('location');
       if (REDIRECT_STATUSES.has(response.status) && location) {
@@ -85,7 +92,7 @@ export async function fetchWithLimits({
           throw new ToolError('fetch_too_many_redirects', `${url} redirected more than ${maxRedirects} times; last hop ${current.href}.`);
         }
         redirects += 1;
-        current = checkFetchTarget({ url: new URL(location, current), policy });
+        current = checkFetchTarget({ url: new URL(location, current), policy, addressGuarded: true });
         continue;
       }
       const { body, truncated } = method === 'HEAD' ? { body: Buffer.alloc(0), truncated: false } : await readCapped(response, maxBytes);
@@ -94,6 +101,7 @@ export async function fetchWithLimits({
     }
   } catch (error) {
     if (ToolError.isInstance(error)) throw error;
+    if (SsrfBlockedError.isInstance(error)) throw new ToolError('fetch_blocked', `Fetching ${current.href} is not allowed: ${error.message}.`);
     if (signal.aborted) throw error;
     if (timeout.aborted) {
       throw new ToolError('fetch_timeout', `${current.href} did not respond completely within ${timeoutMs / 1000} s.`);

@@ -78,7 +78,7 @@ describe('check_broken_images', () => {
       { page: 'index.html', src: 'javascript:alert(1)', reason: 'browsers cannot load images over javascript:' },
       { page: 'index.html', src: '', reason: 'the reference is empty' },
       { page: 'index.html', src: 'images/gone.png', reason: 'images/gone.png is not a file of this deployment' },
-      { page: 'index.html', src: `${remote}/page`, reason: 'not an image (content-type text/html)' },
+      { page: 'index.html', src: `${remote}/page`, reason: 'not an image (unexpected_content_type:text/html)' },
       { page: 'index.html', src: `${remote}/missing.png`, reason: 'HTTP 404' },
       { page: 'pages/about.html', src: 'logo.png', reason: 'pages/logo.png is not a file of this deployment' },
     ]);

@@ -1,15 +1,25 @@
 // check_broken_images: every image a deployment's pages and stylesheets reference, checked the
 // way a browser viewing that deployment would resolve it.
+//
+// Each remote check's response passes size → content type → strict parse
+// (validateUpstreamResponse, reading only a prefix on purpose) before it becomes a verdict: an
+// image URL answering a maintenance page is broken with the reason code
+// `unexpected_content_type:text/html`, a PNG without the PNG signature `invalid_image`. A remote
+// image's failure is this tool's finding, not an invalid output of the tool.
+import { z } from 'zod';
 import { fetchPolicyFor, checkFetchTarget } from '../http/check-fetch-target.js';
 import { fetchWithLimits, type LimitedResponse } from '../http/fetch-with-limits.js';
 import { cssImageUrls, extractHtmlImageReferences } from '../html/extract-image-references.js';
 import { toolInputSchemas } from '../input-schemas.js';
+import { ToolOutputInvalid } from '../output/tool-output-invalid.js';
+import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, ToolError, type ToolContext } from '../tool-types.js';
 
 const REMOTE_CHECK_TIMEOUT_MS = 5_000;
 const REMOTE_CHECK_MAX_BYTES = 64 * 1024;
 const MAX_REMOTE_URLS = 50;
 const REMOTE_CONCURRENCY = 4;
+const IMAGE_TYPES = ['image/*'] as const;
 
 // Relative references are resolved against a fake origin whose path stands for the deployment's
 // root; a result outside that path escaped the site (too many "../").
@@ -42,8 +52,11 @@ function checkLocal(fromPath: string, src: string, files: ReadonlySet<string>): 
 
 function judge(response: LimitedResponse): Verdict {
   if (response.status < 200 || response.status > 399) return { state: 'broken', reason: `HTTP ${response.status}` };
-  if (!response.contentType.startsWith('image/')) {
-    return { state: 'broken', reason: `not an image (content-type ${response.contentType || 'missing'})` };
+  try {
+    validateUpstreamResponse({ response, expect: { contentTypes: IMAGE_TYPES, maxBytes: REMOTE_CHECK_MAX_BYTES, prefixOnly: true } });
+  } catch (error) {
+    if (ToolOutputInvalid.isInstance(error)) return { state: 'broken', reason: `not an image (${error.reason})` };
+    throw error;
   }
   return { state: 'ok' };
 }
@@ -93,6 +106,20 @@ export const checkBrokenImagesTool = defineTool({
     'pages and stylesheets. Relative paths must exist in the deployment; http(s) images must answer with an image. ' +
     'Lists each broken reference with its page and the reason; "unchecked" lists remote images this worker may not reach.',
   inputSchema: toolInputSchemas.check_broken_images,
+  output: {
+    contentTypes: IMAGE_TYPES,
+    schema: z.strictObject({
+      deploy_id: z.string(),
+      checked: z.int().min(0),
+      broken: z.array(z.strictObject({ page: z.string(), src: z.string(), reason: z.string() })),
+      unchecked: z.array(z.strictObject({ page: z.string(), src: z.string(), reason: z.string() })),
+    }),
+    invariants: [
+      { name: 'deploy_id_matches_input', check: (output, { input }) => output.deploy_id === (input as { deploy_id: string }).deploy_id },
+      { name: 'broken_within_checked', check: (output) => output.broken.length <= output.checked },
+    ],
+    mode: 'degrade',
+  },
   writes: false,
   idempotent: true,
   async execute(input, context) {

@@ -25,6 +25,16 @@ beforeAll(async () => {
       case '/logo.png':
         response.writeHead(200, { 'content-type': 'image/png' }).end(ONE_PIXEL_PNG);
         break;
+      case '/sites/run/data.json':
+      case '/api/data.json':
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+        break;
+      case '/api/truncated.json':
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true,"items":[1,2');
+        break;
+      case '/api/wrapped.json':
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true,"error":{"code":"quota"}}');
+        break;
       case '/loop':
         response.writeHead(302, { location: '/loop' }).end();
         break;
@@ -67,10 +77,30 @@ describe('fetch_url_live', () => {
     expect(output.body_excerpt).toHaveLength(4000);
   });
 
-  it('gives no text for binary content', async () => {
+  it('refuses content it does not expect: binary, or anything but HTML from the fleet\'s own sites', async () => {
     const run = await harness.newRun({ phase: 'verifying' });
-    const output = await harness.call(fetchUrlLiveTool, { url: `${site.origin}/logo.png` }, await context(run.id));
-    expect(output).toMatchObject({ content_type: 'image/png', bytes: ONE_PIXEL_PNG.length, title: null, body_excerpt: '' });
+    await expect(harness.call(fetchUrlLiveTool, { url: `${site.origin}/logo.png` }, await context(run.id))).rejects.toMatchObject({
+      code: 'ToolOutputInvalid',
+      reason: 'unexpected_content_type:image/png',
+    });
+    await expect(harness.call(fetchUrlLiveTool, { url: `${site.origin}/sites/run/data.json` }, await context(run.id))).rejects.toMatchObject({
+      code: 'ToolOutputInvalid',
+      reason: 'unexpected_content_type:application/json',
+    });
+  });
+
+  it('parses JSON strictly and reads text', async () => {
+    const run = await harness.newRun({ phase: 'verifying' });
+    const output = await harness.call(fetchUrlLiveTool, { url: `${site.origin}/api/data.json` }, await context(run.id));
+    expect(output).toMatchObject({ status: 200, content_type: 'application/json', title: null, body_excerpt: '{"ok":true}' });
+    await expect(harness.call(fetchUrlLiveTool, { url: `${site.origin}/api/truncated.json` }, await context(run.id))).rejects.toMatchObject({
+      reason: 'invalid_json',
+    });
+    await expect(harness.call(fetchUrlLiveTool, { url: `${site.origin}/api/wrapped.json` }, await context(run.id))).rejects.toMatchObject({
+      reason: 'error_in_success_wrapper',
+    });
+    const empty = await harness.call(fetchUrlLiveTool, { url: `${site.origin}/nothing` }, await context(run.id));
+    expect(empty).toMatchObject({ status: 404, bytes: 0, body_excerpt: '' });
   });
 
   it('reports redirect loops, blocked hosts and bad URLs', async () => {

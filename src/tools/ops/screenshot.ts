@@ -1,6 +1,7 @@
 // screenshot: renders a URL in headless Chromium and keeps the PNG on the run (for the operator
 // and later review); the model gets the size, not the pixels.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { z } from 'zod';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetchPolicyFor, checkFetchTarget } from '../http/check-fetch-target.js';
@@ -28,6 +29,10 @@ export const screenshotTool = defineTool({
     '(default 1280x800) to confirm it renders. Returns the image size; fails with chromium_unavailable when no browser ' +
     'is installed, in which case use fetch_url_live instead.',
   inputSchema: toolInputSchemas.screenshot,
+  output: {
+    schema: z.strictObject({ bytes: z.int().min(1), width: z.int().min(1), height: z.int().min(1) }),
+    mode: 'fail_closed',
+  },
   writes: false,
   idempotent: true,
   async execute(input, context) {

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import type { RunStore } from '../../runs/run-store.js';
 import { themeKey } from '../tool-keys.js';
 import { renderThemeCss, type ThemeColors, type ThemeFonts } from './render-theme-css.js';
+import { defineToolScripts } from '../tool-scripts.js';
+import { fenceArgs, fenceKeys, writeRefusalError, type WriteFence } from './write-fence.js';
 import { writeWorkspaceFile } from './write-workspace-file.js';
 
 export const THEME_FILE_PATH = 'theme.css';
@@ -38,20 +40,23 @@ export async function updateTheme({
   store,
   runId,
   part,
+  fence,
 }: {
   store: RunStore;
   runId: string;
   part: { colors: ThemeColors } | { fonts: ThemeFonts };
+  fence?: WriteFence;
 }): Promise<{ theme: StoredTheme; css: string }> {
   const key = themeKey(store.keys, runId);
   const [field, value] = 'colors' in part ? ['colors', part.colors] : ['fonts', part.fonts];
   // The version makes concurrent set_colors/set_fonts safe without locks: each call renders what
   // it read after its own increment and writes only if nobody incremented since, so the file
   // always ends up rendered from the newest theme.
-  const results = await store.redis.multi().hset(key, field, JSON.stringify(value)).hincrby(key, 'version', 1).exec();
-  const version = String(results?.[1]?.[1] ?? '');
+  const reply = await defineToolScripts(store.redis).bfUpdateTheme(...fenceKeys(store, runId), key, ...fenceArgs(fence), field, JSON.stringify(value));
+  if (reply[0] !== 'ok') throw writeRefusalError(reply[0]);
+  const version = String(reply[1]);
   const theme = await readTheme({ store, runId });
   const css = renderThemeCss(theme);
-  await writeWorkspaceFile({ store, runId, path: THEME_FILE_PATH, content: css, guard: { key, field: 'version', value: version } });
+  await writeWorkspaceFile({ store, runId, path: THEME_FILE_PATH, content: css, guard: { key, field: 'version', value: version }, ...(fence ? { fence } : {}) });
   return { theme, css };
 }

@@ -1,0 +1,101 @@
+// Run admission: a tenant's rate limit on run creation and its cap on runs that have not ended,
+// checked and recorded in one Lua step so concurrent creations cannot together overshoot either.
+// The rate limit is a sliding window log (a sorted set of creation times over the last 60 s, at
+// most BUILDFLEET_RATE_LIMIT_PER_MINUTE entries); the cap counts the tenant's active-run set,
+// which RunStore.finishRun shrinks when a run ends.
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { FleetContext } from '../../fleet/fleet-context.js';
+import { isTerminal, type RunStatus } from '../../runs/run-types.js';
+import { apiErrors } from '../api-errors.js';
+
+export const RATE_WINDOW_MS = 60_000;
+
+/**
+ * admitRun
+ * KEYS[1] the tenant's creations in the window (zset: unique member → creation time in ms),
+ * KEYS[2] the tenant's active runs (set of run ids). Both carry the tenant as hash tag.
+ * ARGV[1] creations allowed per window (0 = unlimited), ARGV[2] window in ms,
+ * ARGV[3] active runs allowed (0 = unlimited), ARGV[4] the new run's id, ARGV[5] a unique member.
+ * Returns {1, 0} admitted (creation and active run recorded); {0, ms} rate limited, ms until the
+ * oldest creation leaves the window; {-1, n} the tenant has n active runs, at or over the cap.
+ * Nothing is recorded unless admitted. Time is the server's (TIME), the same for every API process.
+ */
+const ADMIT_RUN = `
+if redis.replicate_commands then redis.replicate_commands() end
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local cap = tonumber(ARGV[3])
+if limit > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+  if redis.call('ZCARD', KEYS[1]) >= limit then
+    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+    local wait = tonumber(oldest[2]) + window - now
+    if wait < 1 then wait = 1 end
+    return {0, wait}
+  end
+end
+if cap > 0 then
+  local active = redis.call('SCARD', KEYS[2])
+  if active >= cap then return {-1, active} end
+end
+if limit > 0 then
+  redis.call('ZADD', KEYS[1], now, ARGV[5])
+  redis.call('PEXPIRE', KEYS[1], window)
+end
+redis.call('SADD', KEYS[2], ARGV[4])
+return {1, 0}
+`;
+
+interface AdmissionCommands {
+  bfAdmitRun(creationsKey: string, activeKey: string, limit: number, windowMs: number, cap: number, runId: string, member: string): Promise<[number, number]>;
+}
+
+function commandsOf(redis: Redis): AdmissionCommands {
+  const commands = redis as unknown as Record<string, unknown>;
+  if (typeof commands.bfAdmitRun !== 'function') redis.defineCommand('bfAdmitRun', { numberOfKeys: 2, lua: ADMIT_RUN });
+  return commands as unknown as AdmissionCommands;
+}
+
+/** Removes the tenant's active runs that have ended (or no longer exist) from its set: a slot a
+ * crash kept between a run's end and the set update. Returns how many were removed. */
+async function pruneEndedRuns({ fleet, tenant }: { fleet: FleetContext; tenant: string }): Promise<number> {
+  const key = fleet.store.keys.activeRuns(tenant);
+  const members = await fleet.redis.smembers(key);
+  if (members.length === 0) return 0;
+  const pipeline = fleet.redis.pipeline();
+  for (const runId of members) pipeline.hget(fleet.store.keys.run(runId), 'status');
+  const statuses = (await pipeline.exec()) ?? [];
+  const ended = members.filter((_, index) => {
+    const [error, status] = statuses[index] ?? [null, null];
+    return !error && (status === null || isTerminal(status as RunStatus));
+  });
+  if (ended.length > 0) await fleet.redis.srem(key, ...ended);
+  return ended.length;
+}
+
+/** Admits one new run of a tenant or throws ApiError rate_limited (with retry-after) or
+ * too_many_active_runs. An admitted run holds a slot until it ends or releaseRunAdmission. */
+export async function admitRun({ fleet, tenant, runId }: { fleet: FleetContext; tenant: string; runId: string }): Promise<void> {
+  const { BUILDFLEET_RATE_LIMIT_PER_MINUTE: limit, BUILDFLEET_MAX_CONCURRENT_RUNS: cap } = fleet.config;
+  const keys = fleet.store.keys;
+  const attempt = () =>
+    commandsOf(fleet.redis).bfAdmitRun(keys.runCreations(tenant), keys.activeRuns(tenant), limit, RATE_WINDOW_MS, cap, runId, `${Date.now()}-${randomUUID()}`);
+  let [outcome, detail] = await attempt();
+  if (outcome === -1 && (await pruneEndedRuns({ fleet, tenant })) > 0) [outcome, detail] = await attempt();
+  if (outcome === 1) return;
+  if (outcome === 0) {
+    const seconds = Math.max(1, Math.ceil(detail / 1000));
+    throw apiErrors
+      .rateLimited(`This tenant may create ${limit} runs per minute; retry in ${seconds} s.`)
+      .withHeaders({ 'retry-after': String(seconds) });
+  }
+  throw apiErrors.tooManyActiveRuns(`This tenant has ${detail} runs that have not ended (at most ${cap}); wait for one to end or cancel one.`);
+}
+
+/** Gives an admitted run's slot back when its creation failed after admission. */
+export async function releaseRunAdmission({ fleet, tenant, runId }: { fleet: FleetContext; tenant: string; runId: string }): Promise<void> {
+  await fleet.redis.srem(fleet.store.keys.activeRuns(tenant), runId);
+}

@@ -1,0 +1,118 @@
+// `buildfleet keys create|list|revoke`: API key management. An operator task, so it talks to Redis
+// directly (REDIS_URL and BUILDFLEET_PREFIX, else the local dev fleet's Redis) instead of through
+// an API that would need a key to begin with.
+import { existsSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { parseScopes } from '../auth/api-key-scopes.js';
+import { ApiKeyStore, TENANT_PATTERN } from '../auth/api-key-store.js';
+import { loadConfig } from '../config.js';
+import { createKeySpace } from '../runs/keys.js';
+import { DEV_STATE_FILE } from './dev-state.js';
+
+export const KEYS_USAGE = `Usage:
+  buildfleet keys create --tenant T --scopes runs:read,runs:write[,admin] [--name N]
+  buildfleet keys list [--tenant T] [--json]
+  buildfleet keys revoke <keyId>`;
+
+class KeysUsageError extends Error {}
+
+/** REDIS_URL when set, else the running dev fleet's Redis, else the configured default. */
+function redisUrlFor(environment: NodeJS.ProcessEnv): string {
+  if (environment.REDIS_URL) return environment.REDIS_URL;
+  if (existsSync(DEV_STATE_FILE)) {
+    const state = JSON.parse(readFileSync(DEV_STATE_FILE, 'utf8')) as { redisUrl?: string };
+    if (state.redisUrl) return state.redisUrl;
+  }
+  return loadConfig(environment).REDIS_URL;
+}
+
+/** Runs a keys subcommand; returns the exit code. `print` receives stdout lines. */
+export async function runKeysCommand({
+  argv,
+  environment = process.env,
+  print = (line: string) => console.log(line),
+}: {
+  argv: string[];
+  environment?: NodeJS.ProcessEnv;
+  print?: (line: string) => void;
+}): Promise<number> {
+  const [subcommand, ...rest] = argv;
+  try {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { tenant: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
+    });
+    if (subcommand !== 'create' && subcommand !== 'list' && subcommand !== 'revoke') {
+      throw new KeysUsageError(subcommand ? `unknown keys subcommand "${subcommand}"` : 'keys needs a subcommand');
+    }
+    if (values.tenant !== undefined && !TENANT_PATTERN.test(values.tenant)) {
+      throw new KeysUsageError(`invalid tenant "${values.tenant}": 1-64 letters, digits, _ and -`);
+    }
+    const config = loadConfig({ ...environment, REDIS_URL: redisUrlFor(environment) });
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 5_000 });
+    redis.on('error', () => undefined);
+    const store = new ApiKeyStore({ redis, keys: createKeySpace(config.BUILDFLEET_PREFIX) });
+    try {
+      switch (subcommand) {
+        case 'create': {
+          if (!values.tenant) throw new KeysUsageError('keys create needs --tenant');
+          if (!values.scopes) throw new KeysUsageError('keys create needs --scopes, e.g. --scopes runs:read,runs:write');
+          let scopes;
+          try {
+            scopes = parseScopes(values.scopes);
+          } catch (error) {
+            throw new KeysUsageError((error as Error).message);
+          }
+          const created = await store.create({ tenant: values.tenant, scopes, name: values.name ?? null });
+          if (values.json) {
+            print(JSON.stringify({ id: created.id, tenant: values.tenant, scopes, key: created.token }));
+          } else {
+            print(`key id:  ${created.id}`);
+            print(`tenant:  ${values.tenant}`);
+            print(`scopes:  ${scopes.join(',')}`);
+            print(`key:     ${created.token}`);
+            print('The key is shown only now; store it safely (it is kept only as a hash).');
+          }
+          return 0;
+        }
+        case 'list': {
+          const keys = await store.list(values.tenant === undefined ? {} : { tenant: values.tenant });
+          if (values.json) {
+            print(JSON.stringify(keys));
+            return 0;
+          }
+          if (keys.length === 0) {
+            print('no keys');
+            return 0;
+          }
+          for (const key of keys) {
+            const state = key.revoked ? `revoked ${key.revoked}` : 'active';
+            print(`${key.id}  ${key.tenant}  ${key.scopes.join(',')}  created ${key.created}  ${state}${key.name ? `  "${key.name}"` : ''}`);
+          }
+          return 0;
+        }
+        case 'revoke': {
+          const keyId = positionals[0];
+          if (!keyId) throw new KeysUsageError('keys revoke needs a key id (see buildfleet keys list)');
+          const outcome = await store.revoke(keyId);
+          if (outcome === 'not_found') {
+            console.error(`buildfleet: no key ${keyId}`);
+            return 1;
+          }
+          print(outcome === 'revoked' ? `revoked ${keyId}` : `${keyId} was already revoked`);
+          return 0;
+        }
+      }
+    } finally {
+      redis.disconnect();
+    }
+  } catch (error) {
+    if (error instanceof KeysUsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`buildfleet: ${(error as Error).message}\n\n${KEYS_USAGE}`);
+      return 2;
+    }
+    throw error;
+  }
+}

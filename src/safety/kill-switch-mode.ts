@@ -1,0 +1,25 @@
+// The kill switch's modes, shared by the switch, its routes and the metrics hook.
+import { assertNever } from '../agent/profile.js';
+
+/** read_write: writes allowed. read_only: every write tool refused, reads go on. half_open: after
+ * an automatic trip's cool-down, one probe write is let through to test recovery. */
+export const KILL_SWITCH_MODES = ['read_write', 'read_only', 'half_open'] as const;
+export type KillSwitchMode = (typeof KILL_SWITCH_MODES)[number];
+
+export function isKillSwitchMode(value: unknown): value is KillSwitchMode {
+  return typeof value === 'string' && (KILL_SWITCH_MODES as readonly string[]).includes(value);
+}
+
+/** The value of the buildfleet_killswitch_state gauge: 0 read_write, 1 half_open, 2 read_only. */
+export function killSwitchGaugeValue(mode: KillSwitchMode): number {
+  switch (mode) {
+    case 'read_write':
+      return 0;
+    case 'half_open':
+      return 1;
+    case 'read_only':
+      return 2;
+    default:
+      return assertNever(mode, 'Unknown kill switch mode');
+  }
+}

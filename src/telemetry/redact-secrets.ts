@@ -1,0 +1,60 @@
+// Secret redaction by value: every configured secret (environment variables named like keys,
+// tokens, secrets or passwords, and the password in REDIS_URL) plus anything shaped like an API
+// key or a bearer token is replaced before it reaches a log line, a run event or Redis — also
+// when it hides inside an error message or a URL.
+
+const SECRET_NAME = /(KEY|SECRET|TOKEN|PASSWORD|CREDENTIAL)/i;
+const MIN_SECRET_LENGTH = 8;
+const REPLACEMENT = '[redacted]';
+// Shapes of secrets that were never configured here: Anthropic keys, buildfleet keys, bearer
+// tokens in header dumps.
+const SECRET_SHAPES = [/sk-ant-[A-Za-z0-9_-]{8,}/g, /\bbf_[A-Za-z0-9_-]{16,}/g, /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi];
+
+const secrets = new Set<string>();
+
+/** Registers the secret values of an environment; returns how many are known now. */
+export function registerSecretsFromEnvironment(environment: NodeJS.ProcessEnv = process.env): number {
+  for (const [name, value] of Object.entries(environment)) {
+    if (!value) continue;
+    if (SECRET_NAME.test(name)) registerSecret(value);
+    if (/_URL$/.test(name)) {
+      try {
+        const parsed = new URL(value);
+        if (parsed.password) registerSecret(decodeURIComponent(parsed.password));
+      } catch {
+        // not a URL: nothing to take from it
+      }
+    }
+  }
+  return secrets.size;
+}
+
+export function registerSecret(value: string): void {
+  if (value.length >= MIN_SECRET_LENGTH) secrets.add(value);
+}
+
+/** The text with every known secret and secret-shaped token replaced. */
+export function redactText(text: string): string {
+  let result = text;
+  for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REPLACEMENT);
+  for (const shape of SECRET_SHAPES) {
+    shape.lastIndex = 0;
+    result = result.replace(shape, (match, bearer: unknown) => (typeof bearer === 'string' && /^Bearer/i.test(bearer) ? `${bearer}${REPLACEMENT}` : REPLACEMENT));
+  }
+  return result;
+}
+
+/** A deep copy with every string redacted (objects from JSON: plain values, arrays, objects). */
+export function redactValue<T>(value: T, depth = 0): T {
+  if (typeof value === 'string') return redactText(value) as T;
+  if (depth > 20 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1)) as T;
+  if (value instanceof Error) return redactValue({ name: value.name, message: value.message, stack: value.stack }, depth + 1) as T;
+  // Only plain data is copied: a request, socket or stream (Fastify hands pino those) is left to
+  // pino's serializers — walking one costs seconds and can touch getters with side effects.
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[key] = redactValue(item, depth + 1);
+  return copy as T;
+}

@@ -1,0 +1,147 @@
+// docker-compose.yml, checked without Docker: the services, their health checks and restart
+// policies, that every fleet process gets a valid configuration from it, and that Prometheus
+// scrapes every fleet service.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { PROJECT_ROOT } from '../../src/cli/spawn-role.js';
+import { configSchema, loadConfig } from '../../src/config.js';
+import { durationMs, readComposeFile, type ComposeService } from './support/compose-file.js';
+
+const compose = readComposeFile(join(PROJECT_ROOT, 'docker-compose.yml'));
+const FLEET_ROLES = {
+  simulator: 'sim',
+  api: 'api',
+  'model-worker': 'worker',
+  'tool-worker': 'worker',
+} as const;
+const fleetServices = Object.keys(FLEET_ROLES) as Array<keyof typeof FLEET_ROLES>;
+
+function serviceOf(name: string): ComposeService {
+  const service = compose.services[name];
+  if (!service) throw new Error(`docker-compose.yml has no service ${name}`);
+  return service;
+}
+
+function environmentOf(name: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(serviceOf(name).environment ?? {}).map(([key, value]) => [key, value === null ? '' : String(value)]));
+}
+
+describe('docker-compose.yml', () => {
+  it('runs the fleet with Redis, Jaeger, Prometheus and Grafana, each restarted unless stopped', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(
+      ['api', 'grafana', 'jaeger', 'model-worker', 'prometheus', 'redis', 'simulator', 'tool-worker'].sort(),
+    );
+    for (const [name, service] of Object.entries(compose.services)) expect(service.restart, name).toBe('unless-stopped');
+  });
+
+  it('configures Redis as BullMQ needs it: AOF, no eviction, a volume, a ping health check', () => {
+    const redis = serviceOf('redis');
+    expect(redis.image).toMatch(/^redis:7/);
+    const command = (redis.command ?? []).join(' ');
+    expect(command).toContain('--appendonly yes');
+    expect(command).toContain('--appendfsync everysec');
+    expect(command).toContain('--maxmemory-policy noeviction');
+    expect(redis.volumes?.some((volume) => volume.endsWith(':/data'))).toBe(true);
+    expect(redis.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
+  });
+
+  it('runs every role from the one image, with the CLI command of the role', () => {
+    const images = new Set(fleetServices.map((name) => serviceOf(name).image));
+    expect(images.size).toBe(1);
+    for (const name of fleetServices) {
+      const command = serviceOf(name).command ?? [];
+      expect(command[0], name).toBe(FLEET_ROLES[name]);
+      expect(serviceOf(name).build, name).toBeDefined();
+    }
+    expect(serviceOf('model-worker').command).toEqual(['worker', 'model']);
+    expect(serviceOf('tool-worker').command).toEqual(['worker', 'tool']);
+    expect(serviceOf('simulator').command).toEqual(expect.arrayContaining(['--port', '--host', '0.0.0.0']));
+  });
+
+  it('gives every fleet service a health check on its /readyz and a stop grace period past the shutdown timeout', () => {
+    for (const name of fleetServices) {
+      const service = serviceOf(name);
+      const config = loadConfig(environmentOf(name));
+      const test = Array.isArray(service.healthcheck?.test) ? service.healthcheck.test.join(' ') : (service.healthcheck?.test ?? '');
+      expect(test, name).toContain(`127.0.0.1:${config.BUILDFLEET_METRICS_PORT}/readyz`);
+      expect(durationMs(service.stop_grace_period ?? '0s'), name).toBeGreaterThanOrEqual(config.BUILDFLEET_SHUTDOWN_TIMEOUT_MS + 3000);
+      expect(service.read_only, name).toBe(true);
+      expect(service.cap_drop, name).toEqual(['ALL']);
+    }
+  });
+
+  it('lets the workers scale: no container names, no published ports', () => {
+    for (const name of ['model-worker', 'tool-worker']) {
+      expect(serviceOf(name).container_name, name).toBeUndefined();
+      expect(serviceOf(name).ports, name).toBeUndefined();
+    }
+    for (const [name, service] of Object.entries(compose.services)) expect(service.container_name, name).toBeUndefined();
+  });
+
+  it('sets only environment variables the config schema knows (or OTEL_ and NODE_ ones), with values it accepts', () => {
+    for (const name of fleetServices) {
+      const environment = environmentOf(name);
+      const unknown = Object.keys(environment).filter((key) => !(key in configSchema.shape) && !/^(OTEL_|NODE_)/.test(key));
+      expect(unknown, name).toEqual([]);
+      const config = loadConfig(environment);
+      expect(config.BUILDFLEET_METRICS_HOST, name).toBe('0.0.0.0');
+      expect(config.OTEL_EXPORTER_OTLP_ENDPOINT, name).toBe('http://jaeger:4318');
+      expect(config.REDIS_URL, name).toBe('redis://redis:6379');
+    }
+    expect(loadConfig(environmentOf('api')).BUILDFLEET_API_HOST).toBe('0.0.0.0');
+  });
+
+  it('calls the simulator without a key and Claude with one', () => {
+    const simulatorPort = (serviceOf('simulator').command ?? [])[(serviceOf('simulator').command ?? []).indexOf('--port') + 1];
+    const withoutKey = loadConfig(environmentOf('model-worker'));
+    expect(withoutKey.ANTHROPIC_API_KEY).toBeUndefined();
+    expect(withoutKey.ANTHROPIC_BASE_URL).toBeUndefined();
+    expect(withoutKey.BUILDFLEET_SIMULATOR_URL).toBe(`http://simulator:${simulatorPort}`);
+    const withKey = readComposeFile(join(PROJECT_ROOT, 'docker-compose.yml'), { ANTHROPIC_API_KEY: 'sk-ant-test' });
+    const environment = Object.fromEntries(Object.entries(withKey.services['model-worker']?.environment ?? {}).map(([key, value]) => [key, String(value ?? '')]));
+    expect(loadConfig(environment).ANTHROPIC_API_KEY).toBe('sk-ant-test');
+  });
+
+  it('makes the public URL reachable from the host and from inside the network', () => {
+    const publicUrl = new URL(loadConfig(environmentOf('api')).BUILDFLEET_PUBLIC_URL ?? '');
+    const api = serviceOf('api');
+    expect(api.networks?.default?.aliases).toContain(publicUrl.hostname);
+    expect(api.ports).toContain(`${publicUrl.port}:${loadConfig(environmentOf('api')).BUILDFLEET_API_PORT}`);
+  });
+
+  it('exposes Jaeger (OTLP over HTTP), Grafana and the API on their usual ports', () => {
+    expect(serviceOf('jaeger').environment?.COLLECTOR_OTLP_ENABLED).toBe('true');
+    expect(serviceOf('jaeger').ports).toEqual(expect.arrayContaining(['16686:16686', '4318:4318']));
+    expect(serviceOf('grafana').ports).toContain('3000:3000');
+    expect(serviceOf('prometheus').ports).toContain('9090:9090');
+  });
+
+  it('mounts the Prometheus and Grafana files that exist in deploy/', () => {
+    for (const name of ['prometheus', 'grafana']) {
+      for (const volume of serviceOf(name).volumes ?? []) {
+        const [source] = volume.split(':');
+        if (source?.startsWith('./')) expect(existsSync(join(PROJECT_ROOT, source)), `${name}: ${volume}`).toBe(true);
+      }
+    }
+  });
+
+  it('has Prometheus scrape every fleet service, every replica, on its metrics port', () => {
+    const prometheus = parseYaml(readFileSync(join(PROJECT_ROOT, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
+      rule_files: string[];
+      scrape_configs: Array<{ job_name: string; dns_sd_configs?: Array<{ names: string[]; type: string; port: number }> }>;
+    };
+    for (const name of fleetServices) {
+      const job = prometheus.scrape_configs.find((candidate) => candidate.dns_sd_configs?.some((discovery) => discovery.names.includes(name)));
+      expect(job, `no scrape job discovers ${name}`).toBeDefined();
+      const discovery = job?.dns_sd_configs?.find((candidate) => candidate.names.includes(name));
+      // Type A: one record per container, so every replica of a scaled service is a target.
+      expect(discovery?.type, name).toBe('A');
+      expect(discovery?.port, name).toBe(loadConfig(environmentOf(name)).BUILDFLEET_METRICS_PORT);
+      expect(job?.job_name, name).toBe(name);
+    }
+    expect(prometheus.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
+    expect(serviceOf('prometheus').volumes).toContain('./deploy/prometheus:/etc/prometheus:ro');
+  });
+});

@@ -1,0 +1,227 @@
+// k8s/ renders with kustomize (the default and every overlay), every rendered object validates
+// offline against the Kubernetes (and KEDA / Prometheus Operator CRD) schemas with no unknown
+// field, and the fleet's deployment rules hold: probes, grace periods, security context,
+// disruption budgets, KEDA on the BullMQ wait lists.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { PROJECT_ROOT } from '../../src/cli/spawn-role.js';
+import { configSchema, loadConfig } from '../../src/config.js';
+import { createKeySpace } from '../../src/runs/keys.js';
+import { QUEUE_NAMES } from '../../src/queues/job-catalog.js';
+import { kubectlVersion, renderKustomization, type KubernetesDocument } from './support/render-kustomization.js';
+import { findUnknownFields, schemaErrors } from './support/kubernetes-schemas.js';
+
+const KUSTOMIZATIONS = ['k8s', 'k8s/overlays/hpa', 'k8s/overlays/simulator', 'k8s/overlays/prometheus-operator'] as const;
+const kubectl = kubectlVersion();
+if (!kubectl) console.warn('[deploy] kubectl is not installed: skipping the k8s/ rendering checks (install kubectl to run them)');
+
+const labelOf = (document: KubernetesDocument) => `${document.kind}/${document.metadata.name}`;
+
+interface Container {
+  name: string;
+  image: string;
+  args?: string[];
+  ports?: Array<{ name: string; containerPort: number }>;
+  envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string; optional?: boolean } }>;
+  env?: Array<{ name: string; value?: string }>;
+  readinessProbe?: { httpGet?: { path: string; port: string | number } };
+  livenessProbe?: { httpGet?: { path: string; port: string | number } };
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; capabilities?: { drop?: string[] } };
+}
+
+interface DeploymentShape {
+  spec: {
+    replicas?: number;
+    selector: { matchLabels: Record<string, string> };
+    template: {
+      metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+      spec: { terminationGracePeriodSeconds?: number; securityContext?: { runAsNonRoot?: boolean; runAsUser?: number }; containers: Container[] };
+    };
+  };
+}
+
+const byKind = (documents: KubernetesDocument[], kind: string) => documents.filter((document) => document.kind === kind);
+const named = (documents: KubernetesDocument[], kind: string, name: string) =>
+  documents.find((document) => document.kind === kind && document.metadata.name === name);
+
+function portNumber(container: Container, port: string | number): number | undefined {
+  return typeof port === 'number' ? port : container.ports?.find((candidate) => candidate.name === port)?.containerPort;
+}
+
+describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
+  const rendered = new Map<string, KubernetesDocument[]>();
+  const renderedOf = (directory: string) => {
+    if (!rendered.has(directory)) rendered.set(directory, renderKustomization(join(PROJECT_ROOT, directory)));
+    return rendered.get(directory) ?? [];
+  };
+
+  it.each(KUSTOMIZATIONS)('%s renders and every object validates against its schema', async (directory) => {
+    const documents = renderedOf(directory);
+    expect(documents.length).toBeGreaterThan(5);
+    const problems: string[] = [];
+    for (const document of documents) {
+      for (const error of await schemaErrors(document)) problems.push(`${labelOf(document)}: ${error}`);
+      if (document.kind !== 'Namespace') expect(document.metadata.namespace, labelOf(document)).toBe('buildfleet');
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('no rendered object has a field its kind does not define (kubectl --validate=strict)', () => {
+    const all = KUSTOMIZATIONS.flatMap((directory) => renderedOf(directory).map((document) => ({ directory, document })));
+    const unique = [...new Map(all.map((entry) => [`${labelOf(entry.document)}:${JSON.stringify(entry.document)}`, entry])).values()];
+    const problems = findUnknownFields(
+      unique.map((entry) => entry.document),
+      labelOf,
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it('the unknown-field check catches a misspelt field', () => {
+    const deployment = structuredClone(named(renderedOf('k8s'), 'Deployment', 'model-worker')) as KubernetesDocument & DeploymentShape;
+    const container = deployment.spec.template.spec.containers[0] as unknown as Record<string, unknown>;
+    container.readinesProbe = container.readinessProbe;
+    const problems = findUnknownFields([deployment], labelOf);
+    expect(problems.join('\n')).toMatch(/readinesProbe/);
+  });
+
+  it('the schema check catches a wrong type', async () => {
+    const deployment = structuredClone(named(renderedOf('k8s'), 'Deployment', 'api')) as KubernetesDocument & DeploymentShape;
+    (deployment.spec as unknown as Record<string, unknown>).replicas = 'two';
+    expect((await schemaErrors(deployment)).join('\n')).toMatch(/replicas/);
+  });
+
+  it.each(KUSTOMIZATIONS)('%s: every fleet Deployment has probes, resources, a grace period past the shutdown timeout and a locked-down container', (directory) => {
+    const documents = renderedOf(directory);
+    const configMap = byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string>; metadata: { name: string } };
+    const config = loadConfig(configMap.data);
+    const deployments = byKind(documents, 'Deployment') as Array<KubernetesDocument & DeploymentShape>;
+    expect(deployments.map((deployment) => deployment.metadata.name)).toEqual(expect.arrayContaining(['api', 'model-worker', 'tool-worker']));
+    const images = new Set<string>();
+    for (const deployment of deployments) {
+      const label = labelOf(deployment);
+      const pod = deployment.spec.template.spec;
+      expect(Object.entries(deployment.spec.selector.matchLabels).every(([key, value]) => deployment.spec.template.metadata.labels[key] === value), label).toBe(true);
+      expect(pod.terminationGracePeriodSeconds, label).toBeGreaterThanOrEqual(Math.ceil(config.BUILDFLEET_SHUTDOWN_TIMEOUT_MS / 1000) + 5);
+      expect(pod.securityContext?.runAsNonRoot, label).toBe(true);
+      expect(pod.securityContext?.runAsUser, label).toBeGreaterThan(0);
+      const annotations = deployment.spec.template.metadata.annotations ?? {};
+      expect(annotations['prometheus.io/scrape'], label).toBe('true');
+      expect(annotations['prometheus.io/port'], label).toBe(String(config.BUILDFLEET_METRICS_PORT));
+      for (const container of pod.containers) {
+        images.add(container.image);
+        expect(container.securityContext, label).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect(container.resources?.requests, label).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+        expect(container.resources?.limits, label).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+        expect(container.envFrom?.some((source) => source.configMapRef?.name === configMap.metadata.name), label).toBe(true);
+        expect(container.readinessProbe?.httpGet?.path, label).toBe('/readyz');
+        expect(container.livenessProbe?.httpGet?.path, label).toBe('/healthz');
+        const readinessPort = portNumber(container, container.readinessProbe?.httpGet?.port ?? -1);
+        const role = deployment.metadata.name;
+        if (role === 'api') expect(readinessPort, label).toBe(config.BUILDFLEET_API_PORT);
+        else expect(readinessPort, label).toBe(config.BUILDFLEET_METRICS_PORT);
+        expect(container.ports?.find((port) => port.name === 'metrics')?.containerPort, label).toBe(config.BUILDFLEET_METRICS_PORT);
+        if (role === 'model-worker' || role === 'tool-worker') {
+          expect(container.args, label).toEqual(['worker', role.replace('-worker', '')]);
+          // The autoscaler owns the replica count; a fixed one would be reset on every apply.
+          expect(deployment.spec.replicas, label).toBeUndefined();
+        }
+      }
+    }
+    expect(images.size, `one image for every role, got ${[...images].join(', ')}`).toBe(1);
+    expect([...images][0]).toMatch(/:[\w.-]+$/);
+    expect(config.BUILDFLEET_API_HOST).toBe('0.0.0.0');
+    expect(config.BUILDFLEET_METRICS_HOST).toBe('0.0.0.0');
+  });
+
+  it('the ConfigMap sets only variables of the config schema, and the Secret carries no data', () => {
+    for (const directory of KUSTOMIZATIONS) {
+      const documents = renderedOf(directory);
+      const data = (byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data;
+      const unknown = Object.keys(data).filter((key) => !(key in configSchema.shape) && !/^(OTEL_|NODE_)/.test(key));
+      expect(unknown, directory).toEqual([]);
+      const secret = named(documents, 'Secret', 'buildfleet-secrets') as unknown as Record<string, unknown>;
+      expect(secret, directory).toBeDefined();
+      // Applying must never overwrite a key created with `kubectl create secret`.
+      expect(secret.data ?? secret.stringData, directory).toBeUndefined();
+    }
+  });
+
+  it('a PodDisruptionBudget covers every fleet Deployment, and a headless Service exposes every metrics port', () => {
+    const documents = renderedOf('k8s');
+    const budgets = byKind(documents, 'PodDisruptionBudget') as unknown as Array<{ spec: { selector: { matchLabels: Record<string, string> } } }>;
+    for (const deployment of byKind(documents, 'Deployment') as Array<KubernetesDocument & DeploymentShape>) {
+      const labels = deployment.spec.template.metadata.labels;
+      const covered = budgets.some((budget) => Object.entries(budget.spec.selector.matchLabels).every(([key, value]) => labels[key] === value));
+      expect(covered, labelOf(deployment)).toBe(true);
+    }
+    const metrics = named(documents, 'Service', 'buildfleet-metrics') as unknown as { spec: { clusterIP: string; selector: Record<string, string> } };
+    expect(metrics.spec.clusterIP).toBe('None');
+    for (const deployment of byKind(documents, 'Deployment') as Array<KubernetesDocument & DeploymentShape>) {
+      const labels = deployment.spec.template.metadata.labels;
+      expect(Object.entries(metrics.spec.selector).every(([key, value]) => labels[key] === value), labelOf(deployment)).toBe(true);
+    }
+  });
+
+  it('KEDA scales each worker Deployment on its BullMQ wait list', () => {
+    const documents = renderedOf('k8s');
+    const configMap = byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> };
+    const keys = createKeySpace(loadConfig(configMap.data).BUILDFLEET_PREFIX);
+    const scaledObjects = byKind(documents, 'ScaledObject') as unknown as Array<{
+      metadata: { name: string };
+      spec: { scaleTargetRef: { name: string }; triggers: Array<{ type: string; metadata: Record<string, string> }> };
+    }>;
+    for (const [role, queue] of [
+      ['model-worker', QUEUE_NAMES.model],
+      ['tool-worker', QUEUE_NAMES.tool],
+    ] as const) {
+      const scaled = scaledObjects.find((candidate) => candidate.spec.scaleTargetRef.name === role);
+      expect(scaled, role).toBeDefined();
+      expect(named(documents, 'Deployment', role), role).toBeDefined();
+      const trigger = scaled?.spec.triggers.find((candidate) => candidate.type === 'redis');
+      // BullMQ 5: the waiting jobs of a queue are the list `<prefix>:<queue>:wait`.
+      expect(trigger?.metadata.listName, role).toBe(`${keys.queuePrefix}:${queue}:wait`);
+      expect(Number(trigger?.metadata.listLength), role).toBeGreaterThan(0);
+    }
+    // The HPA overlays replace KEDA rather than fight it over the same Deployment.
+    for (const directory of ['k8s/overlays/hpa', 'k8s/overlays/simulator']) {
+      expect(byKind(renderedOf(directory), 'ScaledObject'), directory).toEqual([]);
+      expect(byKind(renderedOf(directory), 'HorizontalPodAutoscaler').length, directory).toBe(2);
+    }
+  });
+
+  it('the simulator overlay points the workers at the simulator Service', () => {
+    const documents = renderedOf('k8s/overlays/simulator');
+    const data = (byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data;
+    const service = named(documents, 'Service', 'simulator') as unknown as { spec: { ports: Array<{ port: number }> } };
+    expect(data.BUILDFLEET_SIMULATOR_URL).toBe(`http://simulator:${service.spec.ports[0]?.port}`);
+    const simulator = named(documents, 'Deployment', 'simulator') as KubernetesDocument & DeploymentShape;
+    expect(simulator.spec.template.spec.containers[0]?.args).toEqual(['sim', '--port', String(service.spec.ports[0]?.port), '--host', '0.0.0.0']);
+  });
+
+  it('the ServiceMonitor selects the metrics Service by its labels and port', () => {
+    const documents = renderedOf('k8s/overlays/prometheus-operator');
+    const monitor = byKind(documents, 'ServiceMonitor')[0] as unknown as {
+      spec: { selector: { matchLabels: Record<string, string> }; endpoints: Array<{ port: string }> };
+    };
+    const service = named(documents, 'Service', 'buildfleet-metrics') as unknown as {
+      metadata: { labels: Record<string, string> };
+      spec: { ports: Array<{ name: string }> };
+    };
+    expect(Object.entries(monitor.spec.selector.matchLabels).every(([key, value]) => service.metadata.labels[key] === value)).toBe(true);
+    expect(service.spec.ports.map((port) => port.name)).toContain(monitor.spec.endpoints[0]?.port);
+    // Plain clusters apply k8s/ without the Prometheus Operator's CRDs.
+    expect(byKind(renderedOf('k8s'), 'ServiceMonitor')).toEqual([]);
+  });
+});
+
+describe('k8s/ source files', () => {
+  it('every kustomization names the buildfleet namespace', () => {
+    for (const directory of KUSTOMIZATIONS) {
+      const kustomization = parseYaml(readFileSync(join(PROJECT_ROOT, directory, 'kustomization.yaml'), 'utf8')) as { namespace?: string };
+      expect(kustomization.namespace, directory).toBe('buildfleet');
+    }
+  });
+});
