@@ -49,6 +49,9 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     BUILDFLEET_API_PORT: String(apiPort),
     BUILDFLEET_PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
     BUILDFLEET_AUTH: 'disabled',
+    // The experiment is one tenant submitting every run at once: per-tenant limits off.
+    BUILDFLEET_MAX_CONCURRENT_RUNS: '0',
+    BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0',
     // Short locks so a killed worker's job is taken over in seconds, not half a minute.
     BUILDFLEET_LOCK_DURATION_MS: '3000',
     BUILDFLEET_STALLED_INTERVAL_MS: '1000',

@@ -51,6 +51,9 @@ export class FleetQueues {
     this.model = new Queue<ModelJobData>(QUEUE_NAMES.model, options);
     this.tool = new Queue<ToolJobData>(QUEUE_NAMES.tool, options);
     this.flows = new FlowProducer(options);
+    // A process that closes before Redis ever answered (a dead REDIS_URL at boot) must not die
+    // of the readiness promises' rejections; the connection's own errors are logged elsewhere.
+    for (const part of [this.model, this.tool, this.flows]) void part.waitUntilReady().catch(() => undefined);
   }
 
   /** Enqueues a model turn with nothing to wait for. */
