@@ -17,11 +17,14 @@ export function installGracefulShutdown(input: { logger: Logger; deadlineMs: num
     const deadline = new Promise<'deadline'>((resolve) => setTimeout(() => resolve('deadline'), input.deadlineMs).unref());
     const graceful = Promise.all(input.closables.map((closable) => closable.close(false))).then(() => 'closed' as const);
     const outcome = await Promise.race([graceful, deadline]);
+    // Past the deadline nothing may hold the exit: closing against a Redis that is gone can
+    // wait forever, so the forced close and the clean-up each get a few seconds at most.
+    const bounded = (work: Promise<unknown>) => Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
     if (outcome === 'deadline') {
       input.logger.warn({ event: 'shutdown-deadline' }, 'deadline reached; forcing close');
-      await Promise.allSettled(input.closables.map((closable) => closable.close(true)));
+      await bounded(Promise.allSettled(input.closables.map((closable) => closable.close(true))));
     }
-    await input.after?.().catch(() => undefined);
+    await bounded(input.after?.() ?? Promise.resolve());
     input.logger.info({ event: 'shutdown-end', outcome }, 'stopped');
     process.exit(0);
   };
