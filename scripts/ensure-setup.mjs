@@ -20,7 +20,15 @@ function dependenciesAreCurrent() {
 if (!dependenciesAreCurrent()) {
   const lockExists = existsSync(join(root, 'package-lock.json'));
   console.error(`[setup] installing npm dependencies (${lockExists ? 'npm ci' : 'npm install'})`);
-  execFileSync('npm', [lockExists ? 'ci' : 'install', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' });
+  try {
+    execFileSync('npm', [lockExists ? 'ci' : 'install', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' });
+  } catch (error) {
+    // `npm ci` refuses a lock file that lacks other platforms' optional packages (some npm
+    // versions write such lock files); `npm install` resolves the same versions from it.
+    if (!lockExists) throw error;
+    console.error('[setup] npm ci refused the lock file; falling back to npm install');
+    execFileSync('npm', ['install', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' });
+  }
 }
 
 if (process.env.REDIS_URL) process.exit(0);

@@ -1,5 +1,6 @@
 // Lua scripts that make each once-only step of a run atomic. Registered with ioredis
 // defineCommand, so they run by EVALSHA after the first call.
+import { defineLuaCommands } from './define-lua-commands.js';
 import type { Redis } from 'ioredis';
 
 const TERMINAL_CHECK = `
@@ -229,9 +230,5 @@ const definitions = {
 
 /** Registers the scripts on a connection (idempotent) and returns them typed. */
 export function defineRunScripts(redis: Redis): RunScripts {
-  const commands = redis as unknown as Record<string, unknown>;
-  for (const [name, definition] of Object.entries(definitions)) {
-    if (typeof commands[name] !== 'function') redis.defineCommand(name, definition);
-  }
-  return commands as unknown as RunScripts;
+  return defineLuaCommands<RunScripts>(redis, definitions);
 }

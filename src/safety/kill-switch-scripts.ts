@@ -5,6 +5,7 @@
 //
 // Time is Redis TIME (ms) everywhere, so the trip instant can be compared with the write journal
 // entries the write scripts stamp (tool-scripts.ts), whichever machine the workers run on.
+import { defineLuaCommands } from '../runs/define-lua-commands.js';
 import type { Redis } from 'ioredis';
 
 const NOW_MS = `
@@ -206,9 +207,5 @@ const definitions = {
 
 /** Registers the scripts on a connection (idempotent) and returns them typed. */
 export function defineKillSwitchScripts(redis: Redis): KillSwitchScripts {
-  const commands = redis as unknown as Record<string, unknown>;
-  for (const [name, definition] of Object.entries(definitions)) {
-    if (typeof commands[name] !== 'function') redis.defineCommand(name, definition);
-  }
-  return commands as unknown as KillSwitchScripts;
+  return defineLuaCommands<KillSwitchScripts>(redis, definitions);
 }

@@ -13,6 +13,7 @@
 // Otherwise it writes and appends {at_ms (Redis TIME), tool, kind, target} to the journal in the
 // same step, so "no write landed after the trip" can be checked from the journal alone. (On Redis
 // Cluster the kill switch key is in another slot: see src/safety/kill-switch.ts.)
+import { defineLuaCommands } from '../runs/define-lua-commands.js';
 import type { Redis } from 'ioredis';
 
 const WRITE_FENCE = `
@@ -231,9 +232,5 @@ const definitions = {
 
 /** Registers the scripts on a connection (idempotent) and returns them typed. */
 export function defineToolScripts(redis: Redis): ToolScripts {
-  const commands = redis as unknown as Record<string, unknown>;
-  for (const [name, definition] of Object.entries(definitions)) {
-    if (typeof commands[name] !== 'function') redis.defineCommand(name, definition);
-  }
-  return commands as unknown as ToolScripts;
+  return defineLuaCommands<ToolScripts>(redis, definitions);
 }
