@@ -55,7 +55,10 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
     publicBaseUrl: publicBaseUrlOf(config),
     async close() {
       await queues.close();
-      redis.disconnect();
+      // QUIT lets commands still in flight (a last event, a metrics read) finish; disconnecting
+      // would reject them with "Connection is closed" where nobody awaits them any more.
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
     },
   };
 }

@@ -117,7 +117,7 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
     },
   );
   worker.on('error', (error) => fleet.logger.error({ err: error.message }, 'model worker error'));
-  worker.on('closed', () => connection.disconnect());
+  worker.on('closed', () => void (connection.status === 'ready' ? connection.quit().catch(() => connection.disconnect()) : connection.disconnect()));
   worker.on('failed', (job, error) => {
     if (job) fleet.logger.warn({ run_id: job.data.runId, step: job.data.turn, attempt: job.attemptsMade, err: error.message }, 'model job attempt failed');
   });

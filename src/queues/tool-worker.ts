@@ -71,6 +71,6 @@ export function startToolWorker(fleet: FleetContext, options: ToolWorkerOptions 
     },
   );
   worker.on('error', (error) => fleet.logger.error({ err: error.message }, 'tool worker error'));
-  worker.on('closed', () => connection.disconnect());
+  worker.on('closed', () => void (connection.status === 'ready' ? connection.quit().catch(() => connection.disconnect()) : connection.disconnect()));
   return worker;
 }
