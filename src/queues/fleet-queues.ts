@@ -35,11 +35,9 @@ export const TOOL_JOB_OPTIONS: JobsOptions = {
 };
 
 export class FleetQueues {
-  readonly model: Queue<ModelJobData>;
-  readonly tool: Queue<ToolJobData>;
-  readonly flows: FlowProducer;
-
   private readonly modelJobOptions: JobsOptions;
+  private readonly options: { connection: Redis; prefix: string };
+  private created: { model?: Queue<ModelJobData>; tool?: Queue<ToolJobData>; flows?: FlowProducer } = {};
 
   constructor(
     connection: Redis,
@@ -47,13 +45,21 @@ export class FleetQueues {
     modelAttempts = 5,
   ) {
     this.modelJobOptions = { ...MODEL_JOB_OPTIONS, attempts: modelAttempts };
-    const options = { connection, prefix: keys.queuePrefix };
-    this.model = new Queue<ModelJobData>(QUEUE_NAMES.model, options);
-    this.tool = new Queue<ToolJobData>(QUEUE_NAMES.tool, options);
-    this.flows = new FlowProducer(options);
-    // A process that closes before Redis ever answered (a dead REDIS_URL at boot) must not die
-    // of the readiness promises' rejections; the connection's own errors are logged elsewhere.
-    for (const part of [this.model, this.tool, this.flows]) void part.waitUntilReady().catch(() => undefined);
+    this.options = { connection, prefix: keys.queuePrefix };
+  }
+
+  // Created on first use: a process that never enqueues (or closes before Redis answered) holds
+  // no BullMQ objects and no pending initialisation that could reject after close.
+  get model(): Queue<ModelJobData> {
+    return (this.created.model ??= watch(new Queue<ModelJobData>(QUEUE_NAMES.model, this.options)));
+  }
+
+  get tool(): Queue<ToolJobData> {
+    return (this.created.tool ??= watch(new Queue<ToolJobData>(QUEUE_NAMES.tool, this.options)));
+  }
+
+  get flows(): FlowProducer {
+    return (this.created.flows ??= watch(new FlowProducer(this.options)));
   }
 
   /** Enqueues a model turn with nothing to wait for. */
@@ -85,6 +91,16 @@ export class FleetQueues {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.model.close(), this.tool.close(), this.flows.close()]);
+    const parts = Object.values(this.created);
+    this.created = {};
+    await Promise.all(parts.map((part) => part.close()));
   }
+}
+
+/** BullMQ re-emits connection failures as 'error' events; an emitter without a listener turns
+ * them into unhandled rejections. The shared connection's own listener logs them once. */
+function watch<Part extends Queue | FlowProducer>(part: Part): Part {
+  (part as unknown as NodeJS.EventEmitter).on('error', () => undefined);
+  void part.waitUntilReady().catch(() => undefined);
+  return part;
 }
