@@ -78,7 +78,7 @@ export async function runModelTurn(
   data: ModelJobData,
   job: ModelJobContext,
 ): Promise<ModelTurnResult> {
-  const { store, logger } = deps;
+  const { store } = deps;
   const { runId, turn } = data;
   const keys = store.keys;
   const emit = (event: string, fields: Record<string, unknown> = {}) =>

@@ -16,7 +16,6 @@ import {
   runOptionsSchema,
   todoState,
   usageSchema,
-  type RunCounters,
   type RunError,
   type RunOptions,
   type RunRecord,
@@ -228,10 +227,6 @@ export class RunStore {
     await this.redis.hset(this.keys.run(runId), 'todos', JSON.stringify(todos));
   }
 
-  async setCounters(runId: string, counters: RunCounters): Promise<void> {
-    await this.redis.hset(this.keys.run(runId), 'counters', JSON.stringify(counters));
-  }
-
   isTerminalStatus(status: RunStatus): boolean {
     return isTerminal(status);
   }
@@ -274,14 +269,6 @@ export class RunStore {
     return this.redis.get(this.keys.toolResult(runId, toolUseId));
   }
 
-  /** Stores a tool's result once (SET NX); returns the result that is stored, first one wins. */
-  async storeToolResult(runId: string, toolUseId: string, serialized: string): Promise<string> {
-    const key = this.keys.toolResult(runId, toolUseId);
-    const stored = await this.redis.set(key, serialized, 'NX');
-    if (stored === 'OK') return serialized;
-    return (await this.redis.get(key)) ?? serialized;
-  }
-
   /** Stores a tool's result and its trail entry together, once; returns what is stored. */
   async recordToolResult(runId: string, result: StoredToolResult, trail: TrailEntry): Promise<StoredToolResult> {
     const stored = await this.scripts.recordToolResult(
@@ -317,10 +304,6 @@ export class RunStore {
 
   async readFile(runId: string, path: string): Promise<string | null> {
     return this.redis.hget(this.keys.files(runId), path);
-  }
-
-  async deleteFile(runId: string, path: string): Promise<boolean> {
-    return (await this.redis.hdel(this.keys.files(runId), path)) === 1;
   }
 
   async listFiles(runId: string): Promise<Array<{ path: string; bytes: number }>> {

@@ -68,7 +68,3 @@ export async function inSpan<T>(
 export function addSpanEvent(name: string, attributes: Attributes): void {
   trace.getActiveSpan()?.addEvent(name, attributes);
 }
-
-export function activeSpan(): Span | undefined {
-  return trace.getActiveSpan();
-}
