@@ -44,6 +44,9 @@ export interface ModelTurnDependencies {
   /** Tool names the model sees in a phase; the flat layout exists for the tiers experiment. */
   toolsFor?: (phase: Phase, run: RunRecord) => { names: readonly string[]; definitions: Array<{ name: string; description: string; input_schema: unknown }> };
   hooks?: ModelTurnHooks;
+  /** The fleet-wide model pause a 429 sets: checked right before every call, set first thing
+   * on a 429, so no worker calls the model before a retry-after has passed. */
+  modelPause?: { remainingMs(): Promise<number>; pause(waitMs: number): Promise<void> };
 }
 
 /** Observers for metrics and traces; each is optional. */
@@ -159,6 +162,10 @@ export async function runModelTurn(
     await emit('turn-start', { phase, tools: tools.names.length, tool_choice: toolChoice.type, attempt: job.attemptsMade + 1 });
     const headers: Record<string, string> = { 'x-buildfleet-run-id': runId };
     if (run.options.scenario) headers['x-buildfleet-scenario'] = run.options.scenario;
+    const pausedForMs = (await deps.modelPause?.remainingMs()) ?? 0;
+    if (pausedForMs > 0) {
+      return { kind: 'retry', outcome: { kind: 'rate_limited', waitMs: pausedForMs }, error: new Error('the model queue is paused after a 429') };
+    }
     const started = performance.now();
     try {
       const request = {
@@ -204,6 +211,7 @@ export async function runModelTurn(
     } catch (error) {
       const failure = describeModelError(error);
       const outcome = classifyModelError(failure);
+      if (outcome.kind === 'rate_limited') await deps.modelPause?.pause(outcome.waitMs);
       deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - started, outcome });
       await emit('model-error', { status: failure.status ?? null, outcome: outcome.kind, message: failure.message, attempt: job.attemptsMade + 1 });
       return failModelCall(deps, run, turn, outcome, failure.message, job, error);

@@ -43,8 +43,15 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
     recover: options.recover ?? null,
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.toolsFor ? { toolsFor: options.toolsFor } : {}),
+    modelPause: { remainingMs: () => remainingPause(), pause: (waitMs) => pauseModelCalls(waitMs) },
   };
   const pauseKey = `${fleet.store.keys.prefix}:model:paused-until`;
+  const remainingPause = async () => Number((await fleet.redis.get(pauseKey)) ?? 0) - Date.now();
+  // Only ever extends the pause: a shorter retry-after seen later must not cut a longer one.
+  const pauseModelCalls = async (waitMs: number) => {
+    const until = Date.now() + waitMs;
+    if (until > Number((await fleet.redis.get(pauseKey)) ?? 0)) await fleet.redis.set(pauseKey, String(until), 'PX', Math.max(1, waitMs));
+  };
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
   const connection = connectRedis(fleet.config.REDIS_URL);
   const worker: Worker<ModelJobData> = new Worker<ModelJobData>(
@@ -52,8 +59,7 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
     async (job: Job<ModelJobData>) => {
       const data = modelJobSchema.parse(job.data);
       // A 429 seen by any worker holds every worker until its retry-after has passed.
-      const pausedUntil = Number((await fleet.redis.get(pauseKey)) ?? 0);
-      const remaining = pausedUntil - Date.now();
+      const remaining = await remainingPause();
       if (remaining > 0) {
         await worker.rateLimit(remaining);
         throw new RateLimitError();
@@ -85,8 +91,7 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
           }
           return 'rate_limit_exhausted';
         }
-        const until = Date.now() + result.outcome.waitMs;
-        await fleet.redis.set(pauseKey, String(until), 'PX', Math.max(1, result.outcome.waitMs));
+        await pauseModelCalls(result.outcome.waitMs);
         await fleet.store.appendEvent({ run_id: data.runId, step: data.turn, event: 'model-rate-limit', wait_ms: result.outcome.waitMs, cycle: cycles });
         await worker.rateLimit(result.outcome.waitMs);
         throw new RateLimitError();

@@ -1,32 +1,15 @@
 // Two model workers and two tool workers as separate processes share 20 concurrent runs.
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevFleet, type DevFleet } from '../../src/cli/dev-fleet.js';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/cli/api-client.js';
-import { connectTestRedis, deletePrefix, testRedisUrl, uniquePrefix } from '../support/redis.js';
+import { useDevFleet } from '../support/dev-fleet.js';
+import { connectTestRedis } from '../support/redis.js';
 
-const prefix = uniquePrefix('multi');
-let fleet: DevFleet;
-
-beforeAll(async () => {
-  fleet = await startDevFleet({
-    env: { REDIS_URL: testRedisUrl(), BUILDFLEET_PREFIX: prefix, LOG_LEVEL: 'info', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' },
-    modelWorkers: 2,
-    toolWorkers: 2,
-    writeStateFile: false,
-  });
-}, 60_000);
-
-afterAll(async () => {
-  await fleet?.stop();
-  const redis = connectTestRedis();
-  await deletePrefix(redis, prefix);
-  redis.disconnect();
-});
+const handle = useDevFleet({ label: 'multi', modelWorkers: 2, toolWorkers: 2 });
 
 describe('a fleet of separate processes', () => {
   it('runs 20 concurrent builds to success across 2 model and 2 tool workers', async () => {
-    const client = new ApiClient(fleet.apiUrl, fleet.apiKey);
+    const client = new ApiClient(handle.fleet.apiUrl, handle.fleet.apiKey);
     const created = await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
         client.request<{ id: string }>('POST', '/v1/runs', { prompt: `Build site number ${index} for a bakery.` }),
@@ -47,7 +30,7 @@ describe('a fleet of separate processes', () => {
     const redis = connectTestRedis();
     try {
       for (const queueName of ['model', 'tool']) {
-        const queue = new Queue(queueName, { connection: redis, prefix: `{${prefix}}` });
+        const queue = new Queue(queueName, { connection: redis, prefix: `{${handle.prefix}}` });
         const jobs = await queue.getJobs(['completed'], 0, 5000);
         const processors = new Set(jobs.map((job) => job.processedBy?.split(':').slice(0, 2).join(':')));
         expect(processors.size, `${queueName} jobs were processed by ${[...processors].join(', ')}`).toBe(2);

@@ -1,9 +1,8 @@
 // A 429 with retry-after seen by one worker process holds every worker process: the simulator
 // receives no request from any of three model workers until the retry-after has passed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/cli/api-client.js';
-import { startDevFleet, type DevFleet } from '../../src/cli/dev-fleet.js';
-import { connectTestRedis, deletePrefix, testRedisUrl, uniquePrefix } from '../support/redis.js';
+import { useDevFleet } from '../support/dev-fleet.js';
 
 interface RequestSummary {
   timestampMs: number;
@@ -12,35 +11,18 @@ interface RequestSummary {
   headers: Record<string, string>;
 }
 
-const prefix = uniquePrefix('ratelimit');
-let fleet: DevFleet;
-
-beforeAll(async () => {
-  fleet = await startDevFleet({
-    env: { REDIS_URL: testRedisUrl(), BUILDFLEET_PREFIX: prefix, LOG_LEVEL: 'info', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' },
-    modelWorkers: 3,
-    toolWorkers: 1,
-    writeStateFile: false,
-  });
-}, 60_000);
-
-afterAll(async () => {
-  await fleet?.stop();
-  const redis = connectTestRedis();
-  await deletePrefix(redis, prefix);
-  redis.disconnect();
-});
+const handle = useDevFleet({ label: 'ratelimit', modelWorkers: 3, toolWorkers: 1 });
 
 async function simulatorRequests(): Promise<RequestSummary[]> {
-  const response = await fetch(`${fleet.simulatorUrl}/_sim/requests`);
+  const response = await fetch(`${handle.fleet.simulatorUrl}/_sim/requests`);
   const body = (await response.json()) as { requests?: RequestSummary[] } | RequestSummary[];
   return Array.isArray(body) ? body : (body.requests ?? []);
 }
 
 describe('a 429 across the fleet', () => {
   it('pauses every model worker process until retry-after has passed', async () => {
-    const client = new ApiClient(fleet.apiUrl, fleet.apiKey);
-    await fetch(`${fleet.simulatorUrl}/_sim/faults`, {
+    const client = new ApiClient(handle.fleet.apiUrl, handle.fleet.apiKey);
+    await fetch(`${handle.fleet.simulatorUrl}/_sim/faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ kind: 'rate_limit', retryAfterSeconds: 2, count: 1 }),
