@@ -10,9 +10,9 @@
 //   parallel_tool_fail        write_file → the writes plus a read_file of a missing file (once)
 //   max_tokens_text           first turn that opens with text → truncated text, max_tokens (once);
 //                             a continuation (last message = that text) gets the rest + the calls
-//   max_tokens_tool_use       write_file, right after a tool result → one write_file with input {} and max_tokens (once): a
-//                             non-streaming response can only carry parsed input, and a tool_use
-//                             cut mid-JSON arrives with whatever parsed, here nothing
+//   max_tokens_tool_use       write_file, right after a tool result → one write_file cut off inside its
+//                             path, max_tokens (once): streamed, input_json_delta stops mid-JSON;
+//                             either way the input holds what parses of it, here {}
 //   max_tokens_after_tool_use deploy → complete deploy tool_use then truncated text, max_tokens (once)
 //   stop_sequence_end         every final answer, if stop_sequences has "\n---END---"
 //   stop_sequence_user        first build-tier turn right after a tool result, if stop_sequences has "\nUser:" (once)
@@ -22,6 +22,9 @@
 //   unknown_stop_reason       first build-tier turn → stop_reason "brand_new_reason" (once)
 //   ask_user                  first build-tier turn → ask_user about the color scheme (once)
 //   text_tool_calls           set_colors, deploy and publish → each written as text once
+//   redacted_thinking         with thinking enabled, the run's first answer starts with a
+//                             redacted_thinking block instead of a thinking block (once;
+//                             add-thinking.ts, not a bent turn)
 import { BUILD_TOOLS, assertNever } from '../agent/profile.js';
 import type { MessagesRequest } from './messages-request.js';
 import { parseTextToolCall } from './parse-text-tool-call.js';
@@ -53,6 +56,8 @@ export const USER_STOP_SEQUENCE = '\nUser:';
 export const UNKNOWN_STOP_REASON = 'brand_new_reason';
 /** The file `parallel_tool_fail` reads; the fleet's workspace never has it. */
 export const MISSING_FILE_PATH = 'content/brief.md';
+/** `max_tokens_tool_use` cuts the write_file JSON here: inside the path string, so nothing parses. */
+const TRUNCATED_TOOL_JSON_CHARACTERS = 12;
 /** `text_tool_calls` writes the first call of these steps as text, once each. */
 const TEXT_CALL_STEPS: readonly string[] = ['set_colors', 'deploy', 'publish'];
 
@@ -146,7 +151,9 @@ export function applyScenario(context: ScenarioContext): ResponsePlan | null {
         facts.calls.some((call) => call.name === 'write_file' && call.input.path === undefined);
       if (turn.kind !== 'tool-calls' || !firstTimeCalling('write_file') || truncatedBefore || !answersToolResults) return null;
       const preface = textAllowed && !isContinuation ? [text(SCENARIO_TEXTS.truncatedToolUsePreface)] : [];
-      return plan(scenario, [...preface, { type: 'tool_use', name: 'write_file', input: {} }], 'max_tokens');
+      const write = turn.calls.find((call) => call.name === 'write_file');
+      const partialJson = JSON.stringify(write?.input ?? { path: 'index.html' }).slice(0, TRUNCATED_TOOL_JSON_CHARACTERS);
+      return plan(scenario, [...preface, { type: 'tool_use', name: 'write_file', input: {}, partialJson }], 'max_tokens');
     }
     case 'max_tokens_after_tool_use':
       if (!firstTimeCalling('deploy') || !textAllowed || said(SCENARIO_TEXTS.truncatedAfterToolUse)) return null;
@@ -189,6 +196,8 @@ export function applyScenario(context: ScenarioContext): ResponsePlan | null {
       const format = pickTextCallFormat({ seed: context.seed, transcriptHash: context.transcriptHash });
       return planTextToolCall({ format, call: firstCall, stopSequences: request.stopSequences, source: scenario });
     }
+    case 'redacted_thinking':
+      return null;
     default:
       return assertNever(scenario);
   }

@@ -9,7 +9,7 @@ import { failuresOf, readBuilderProgress, successesOf, type BuilderProgress } fr
 import { composeFinalAnswer } from './final-answer.js';
 import type { ToolChoice } from './messages-request.js';
 import type { PlannedToolCall, PlannedTurn } from './planned-turn.js';
-import { PLAN_TODOS, siteFiles } from './site-plan.js';
+import { PLAN_TODOS, SMALL_SITE, siteFiles, type SiteOptions } from './site-plan.js';
 import { standardToolInput } from './standard-tool-input.js';
 import type { ToolCallRecord, TranscriptFacts } from './transcript-facts.js';
 
@@ -25,19 +25,22 @@ export interface BuilderContext {
   toolNames: readonly string[];
   toolChoice: ToolChoice;
   facts: TranscriptFacts;
+  /** The site it writes; default the small one. */
+  site?: SiteOptions;
 }
 
 interface StepContext {
   offered: (name: string) => boolean;
   progress: BuilderProgress;
+  site: SiteOptions;
 }
 
 function toolCalls(preface: string, calls: PlannedToolCall[]): PlannedTurn {
   return { kind: 'tool-calls', preface, calls };
 }
 
-function call(name: string, progress: BuilderProgress, input?: Record<string, unknown>): PlannedToolCall {
-  return { name, input: input ?? standardToolInput({ name, progress }) };
+function call(name: string, { progress, site }: { progress: BuilderProgress; site: SiteOptions }, input?: Record<string, unknown>): PlannedToolCall {
+  return { name, input: input ?? standardToolInput({ name, progress, site }) };
 }
 
 function lastErrorText(calls: readonly ToolCallRecord[]): string {
@@ -46,13 +49,13 @@ function lastErrorText(calls: readonly ToolCallRecord[]): string {
 }
 
 /** Decides the next turn. */
-export function decideBuilderTurn({ toolNames, toolChoice, facts }: BuilderContext): PlannedTurn {
+export function decideBuilderTurn({ toolNames, toolChoice, facts, site = SMALL_SITE }: BuilderContext): PlannedTurn {
   const progress = readBuilderProgress({ facts });
   const offered = (name: string) => toolNames.includes(name);
-  const context: StepContext = { offered, progress };
+  const context: StepContext = { offered, progress, site };
 
   if (toolChoice.type === 'tool') {
-    return { kind: 'tool-calls', preface: null, calls: [call(toolChoice.name, progress)] };
+    return { kind: 'tool-calls', preface: null, calls: [call(toolChoice.name, { progress, site })] };
   }
   if (toolChoice.type === 'none' || toolNames.length === 0) {
     const reason = progress.finishTurnDone ? 'published' : toolNames.length === 0 ? 'no-tools' : 'progress-report';
@@ -73,29 +76,29 @@ export function decideBuilderTurn({ toolNames, toolChoice, facts }: BuilderConte
   return { kind: 'tool-calls', preface: prefaceAllowed ? turn.preface : null, calls };
 }
 
-function planStep({ offered, progress }: StepContext): PlannedTurn | null {
+function planStep({ offered, progress, site }: StepContext): PlannedTurn | null {
   if (progress.planWritten || !offered('todo_write')) return null;
   const failures = failuresOf(progress, 'todo_write');
   if (failures.length >= MAX_ATTEMPTS_PER_STEP) {
     return composeFinalAnswer({ reason: 'gave-up', progress, detail: lastErrorText(failures) });
   }
-  return toolCalls("I'll plan the site first.", [call('todo_write', progress)]);
+  return toolCalls("I'll plan the site first.", [call('todo_write', { progress, site })]);
 }
 
-function buildingSteps({ offered, progress }: StepContext): PlannedTurn | null {
+function buildingSteps({ offered, progress, site }: StepContext): PlannedTurn | null {
   if (!offered('write_file')) return null;
 
   const styleCalls = ['set_colors', 'set_fonts']
     .filter((name) => offered(name) && successesOf(progress, name).length === 0)
     .filter((name) => failuresOf(progress, name).length < MAX_ATTEMPTS_PER_STEP)
-    .map((name) => call(name, progress));
+    .map((name) => call(name, { progress, site }));
   if (styleCalls.length > 0) return toolCalls("I'll set the color palette and fonts first.", styleCalls);
 
   const pathIs = (path: string) => (record: ToolCallRecord) => record.input.path === path;
-  const fileCalls = siteFiles({ title: progress.siteTitle })
+  const fileCalls = siteFiles({ title: progress.siteTitle, site })
     .filter((file) => !progress.writtenFiles.has(file.path))
     .filter((file) => failuresOf(progress, 'write_file', -1, pathIs(file.path)).length < MAX_ATTEMPTS_PER_STEP)
-    .map((file) => call('write_file', progress, { path: file.path, content: file.content }));
+    .map((file) => call('write_file', { progress, site }, { path: file.path, content: file.content }));
   if (fileCalls.length > 0) return toolCalls('Now the pages, the stylesheet and the logo.', fileCalls);
 
   const deployment = progress.latestDeployment;
@@ -105,20 +108,20 @@ function buildingSteps({ offered, progress }: StepContext): PlannedTurn | null {
     if (failures.length >= MAX_ATTEMPTS_PER_STEP) {
       return composeFinalAnswer({ reason: 'gave-up', progress, detail: lastErrorText(failures) });
     }
-    return toolCalls('The files are written; deploying the site.', [call('deploy', progress)]);
+    return toolCalls('The files are written; deploying the site.', [call('deploy', { progress, site })]);
   }
 
-  return todoStep({ offered, progress }, 'build', 'The site is deployed, so the build step is done.');
+  return todoStep({ offered, progress, site }, 'build', 'The site is deployed, so the build step is done.');
 }
 
-function todoStep({ offered, progress }: StepContext, id: string, preface: string): PlannedTurn | null {
+function todoStep({ offered, progress, site }: StepContext, id: string, preface: string): PlannedTurn | null {
   if (!offered('todo_complete') || progress.completedTodos.has(id)) return null;
   const idIs = (record: ToolCallRecord) => record.input.id === id;
   if (failuresOf(progress, 'todo_complete', -1, idIs).length >= MAX_ATTEMPTS_PER_STEP) return null;
-  return toolCalls(preface, [call('todo_complete', progress, { id })]);
+  return toolCalls(preface, [call('todo_complete', { progress, site }, { id })]);
 }
 
-function verifyingSteps({ offered, progress }: StepContext): PlannedTurn | null {
+function verifyingSteps({ offered, progress, site }: StepContext): PlannedTurn | null {
   if (!offered('publish')) return null;
   const deployment = progress.latestDeployment;
   if (!deployment?.deployId) {
@@ -132,46 +135,46 @@ function verifyingSteps({ offered, progress }: StepContext): PlannedTurn | null 
     failuresOf(progress, name, after).length < MAX_ATTEMPTS_PER_STEP;
 
   if (deployment.url && pending('fetch_url_live', since)) {
-    return toolCalls('Let me check the live page.', [call('fetch_url_live', progress)]);
+    return toolCalls('Let me check the live page.', [call('fetch_url_live', { progress, site })]);
   }
   if (pending('check_broken_images', since)) {
-    return toolCalls('Now I will make sure no images are broken.', [call('check_broken_images', progress)]);
+    return toolCalls('Now I will make sure no images are broken.', [call('check_broken_images', { progress, site })]);
   }
-  if (pending('set_meta', -1)) return toolCalls('Setting the page title and description.', [call('set_meta', progress)]);
+  if (pending('set_meta', -1)) return toolCalls('Setting the page title and description.', [call('set_meta', { progress, site })]);
   if (successesOf(progress, 'publish', since).length === 0) {
     const failures = failuresOf(progress, 'publish', since);
     if (failures.length >= MAX_ATTEMPTS_PER_STEP) {
       return composeFinalAnswer({ reason: 'gave-up', progress, detail: lastErrorText(failures) });
     }
-    return toolCalls('Everything checks out; publishing.', [call('publish', progress)]);
+    return toolCalls('Everything checks out; publishing.', [call('publish', { progress, site })]);
   }
-  return todoStep({ offered, progress }, 'verify', 'The live site is verified and published.');
+  return todoStep({ offered, progress, site }, 'verify', 'The live site is verified and published.');
 }
 
-function finishStep({ offered, progress }: StepContext): PlannedTurn {
+function finishStep({ offered, progress, site }: StepContext): PlannedTurn {
   if (progress.finishTurnDone) return composeFinalAnswer({ reason: 'published', progress });
   if (!offered('finish_turn')) return composeFinalAnswer({ reason: 'progress-report', progress });
 
   const finishCalls = progress.calls.filter((record) => record.name === 'finish_turn');
   const lastFinish = finishCalls[finishCalls.length - 1];
   if (!lastFinish || lastFinish.outcome !== 'error') {
-    return toolCalls('Everything is in place; wrapping up.', [call('finish_turn', progress)]);
+    return toolCalls('Everything is in place; wrapping up.', [call('finish_turn', { progress, site })]);
   }
   const refusal = lastErrorText([lastFinish]);
   if (failuresOf(progress, 'finish_turn').length >= MAX_FINISH_TURN_ATTEMPTS) {
     return composeFinalAnswer({ reason: 'gave-up', progress, detail: refusal });
   }
-  const remedy = findRemedy({ offered, progress }, refusal, lastFinish.position);
+  const remedy = findRemedy({ offered, progress, site }, refusal, lastFinish.position);
   if (remedy) return toolCalls('finish_turn says something is missing; doing that first.', [remedy]);
   const remediedSince = progress.calls.some((record) => record.position > lastFinish.position && record.outcome === 'success');
-  if (remediedSince) return toolCalls('That should cover it; wrapping up again.', [call('finish_turn', progress)]);
+  if (remediedSince) return toolCalls('That should cover it; wrapping up again.', [call('finish_turn', { progress, site })]);
   return composeFinalAnswer({ reason: 'gave-up', progress, detail: refusal });
 }
 
 /** A call that does what a finish_turn refusal says is missing, if the offered tools allow it.
  * The refusal is read line by line: a line naming a todo asks for todo_complete, any other line
  * asks for the first tool it names ("Deploy the site with deploy.", "Publish … with publish"). */
-function findRemedy({ offered, progress }: StepContext, refusal: string, after: number): PlannedToolCall | null {
+function findRemedy({ offered, progress, site }: StepContext, refusal: string, after: number): PlannedToolCall | null {
   const stillMissing = (name: string, filter?: (record: ToolCallRecord) => boolean) =>
     successesOf(progress, name, after, filter).length === 0 &&
     failuresOf(progress, name, after, filter).length < MAX_ATTEMPTS_PER_STEP;
@@ -185,7 +188,7 @@ function findRemedy({ offered, progress }: StepContext, refusal: string, after: 
     if (todoId && PLAN_TODOS.some((todo) => todo.id === todoId)) {
       const idIs = (record: ToolCallRecord) => record.input.id === todoId;
       if (offered('todo_complete') && !progress.completedTodos.has(todoId) && todoIsEarned(todoId) && stillMissing('todo_complete', idIs)) {
-        return call('todo_complete', progress, { id: todoId });
+        return call('todo_complete', { progress, site }, { id: todoId });
       }
       continue;
     }
@@ -195,13 +198,13 @@ function findRemedy({ offered, progress }: StepContext, refusal: string, after: 
       .sort((left, right) => left.index - right.index)[0]?.name;
     if (!named || !offered(named) || named === 'todo_complete' || named === 'todo_write') continue;
     if (NEEDS_DEPLOYMENT.has(named) && !progress.latestDeployment?.deployId) continue;
-    if (stillMissing(named)) return call(named, progress);
+    if (stillMissing(named)) return call(named, { progress, site });
   }
   return null;
 }
 
 /** tool_choice `any` forbids a text-only answer: call the most harmless offered tool. */
-function anyToolFallback({ offered, progress }: StepContext, toolNames: readonly string[]): PlannedTurn {
+function anyToolFallback({ offered, progress, site }: StepContext, toolNames: readonly string[]): PlannedTurn {
   const name = ['finish_turn', 'read_session', 'list_files'].find(offered) ?? toolNames[0] ?? 'finish_turn';
-  return { kind: 'tool-calls', preface: null, calls: [call(name, progress)] };
+  return { kind: 'tool-calls', preface: null, calls: [call(name, { progress, site })] };
 }

@@ -26,6 +26,10 @@ export function hashTranscript({ messages, toolNames }: { messages: readonly Nor
           return ['tool_use', block.name];
         case 'tool_result':
           return ['tool_result', block.isError];
+        case 'thinking':
+        case 'redacted_thinking':
+          // Signatures and redacted data differ per simulator secret; only the block's presence counts.
+          return [block.kind];
         case 'other':
           return ['other', block.type];
         default:

@@ -4,6 +4,8 @@
 //   rate_limit[:retryAfterSeconds]   server_error[:status]    overloaded     spend_cap
 //   should_retry[:status[:true|false]] (default 500:false)   connection_reset
 //   slow:delayMs   latency:delayMs   bad_request   unauthorized
+//   stream_error[:afterTokens[:errorType]]   (default: right after message_start, overloaded_error)
+//   spend_limit[:workspace]   (an `overload_episode` is fleet-wide: queue it, it has no header form)
 import { faultSpecSchema, type FaultSpec } from './fault-spec.js';
 
 export type ParsedFaultHeader = { ok: true; fault: FaultSpec; count: number } | { ok: false; message: string };
@@ -26,6 +28,10 @@ export function parseFaultHeader({ value }: { value: string }): ParsedFaultHeade
         return { kind, status: numberParameter(first) };
       case 'should_retry':
         return { kind, status: numberParameter(first) ?? 500, shouldRetry: second === 'true' };
+      case 'spend_limit':
+        return { kind, workspace: first === 'workspace' ? true : undefined };
+      case 'stream_error':
+        return { kind, afterTokens: numberParameter(first), errorType: second === '' ? undefined : second };
       case 'slow':
       case 'latency':
         return { kind, delayMs: numberParameter(first) ?? (kind === 'slow' ? 1000 : undefined) };

@@ -15,6 +15,11 @@ function httpDate(value: number | string, now: number): string {
   return Number.isNaN(date.getTime()) ? new Date(now).toUTCString() : date.toUTCString();
 }
 
+function firstOfNextMonth(now: number): Date {
+  const date = new Date(now);
+  return new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1));
+}
+
 /** The answer for an error fault, or null for faults that are not an HTTP answer. */
 export function faultAnswer({ fault, requestId, now }: { fault: FaultSpec; requestId: string; now: number }): FaultAnswer | null {
   const answer = (
@@ -42,7 +47,18 @@ export function faultAnswer({ fault, requestId, now }: { fault: FaultSpec; reque
     case 'server_error':
       return answer(fault.status ?? 500, 'Internal server error (simulated).');
     case 'overloaded':
+    case 'overload_episode':
       return answer(529, 'Overloaded (simulated).');
+    case 'spend_limit': {
+      // The real wording (seen in 400 answers): "You have reached your specified API usage limits.
+      // You will regain access on 2025-07-01 at 00:00 UTC." and "…specified workspace API usage limits…".
+      const resumes = fault.resumesAt === undefined ? firstOfNextMonth(now) : new Date(fault.resumesAt);
+      const when = Number.isNaN(resumes.getTime()) ? firstOfNextMonth(now) : resumes;
+      const day = when.toISOString().slice(0, 10);
+      const time = when.toISOString().slice(11, 16);
+      const scope = fault.workspace === true ? 'workspace API usage limits' : 'API usage limits';
+      return answer(400, `You have reached your specified ${scope}. You will regain access on ${day} at ${time} UTC.`);
+    }
     case 'should_retry':
       return answer(fault.status, `Simulated ${fault.status} with x-should-retry: ${fault.shouldRetry}.`, {
         'x-should-retry': String(fault.shouldRetry),
@@ -54,6 +70,9 @@ export function faultAnswer({ fault, requestId, now }: { fault: FaultSpec; reque
     case 'connection_reset':
     case 'slow':
     case 'latency':
+    case 'stream_error':
+      // stream_error: the server writes it into the stream (stream-message.ts), or answers
+      // streamErrorAnswer() to a non-streaming request.
       return null;
     default:
       return assertNever(fault);

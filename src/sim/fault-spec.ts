@@ -31,6 +31,29 @@ export const faultSpecSchema = z.discriminatedUnion('kind', [
   }),
   /** 529 overloaded_error */
   z.strictObject({ kind: z.literal('overloaded'), ...common }),
+  /**
+   * An overload episode: every /v1/messages request answers 529 overloaded_error for `durationMs`
+   * from the moment the fault is queued (docs api/errors: "529 errors can occur when APIs
+   * experience high traffic across all users" — it hits everyone at once, for a while).
+   */
+  z.strictObject({
+    kind: z.literal('overload_episode'),
+    durationMs: z.int().min(1),
+    runId: z.string().min(1).optional(),
+    message: z.string().min(1).optional(),
+  }),
+  /**
+   * 400 invalid_request_error "You have reached your specified API usage limits. You will regain
+   * access on <date> at 00:00 UTC." — the real answer to a user-set spend limit (its workspace
+   * variant with `workspace: true`); retrying cannot help before that date.
+   */
+  z.strictObject({
+    kind: z.literal('spend_limit'),
+    ...common,
+    workspace: z.boolean().optional(),
+    /** When access resumes; default the first day of next month, 00:00 UTC. */
+    resumesAt: z.string().min(1).optional(),
+  }),
   /** Any status plus `x-should-retry`, which overrides the SDK's own retry decision. */
   z.strictObject({ kind: z.literal('should_retry'), ...common, status: z.int().min(400).max(599), shouldRetry: z.boolean() }),
   /** The socket is destroyed without an answer. */
@@ -46,6 +69,19 @@ export const faultSpecSchema = z.discriminatedUnion('kind', [
     delayMs: z.int().min(0).optional(),
     minMs: z.int().min(0).optional(),
     maxMs: z.int().min(0).optional(),
+  }),
+  /**
+   * A streamed answer starts, then ends with `event: error` (docs build-with-claude/streaming,
+   * "Error events": e.g. an overloaded_error mid-stream), after `afterTokens` output tokens or
+   * `afterEvents` events (default: right after message_start). A non-streaming request gets the
+   * HTTP error of the same type instead (overloaded_error → 529).
+   */
+  z.strictObject({
+    kind: z.literal('stream_error'),
+    ...common,
+    errorType: z.enum(['overloaded_error', 'api_error', 'rate_limit_error', 'invalid_request_error']).optional(),
+    afterTokens: z.int().min(0).optional(),
+    afterEvents: z.int().min(1).optional(),
   }),
 ]);
 

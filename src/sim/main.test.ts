@@ -17,6 +17,16 @@ describe('buildfleet sim', () => {
     expect(() => parseSimulatorArguments(['--port', 'eighty'])).toThrow(/--port/);
     expect(() => parseSimulatorArguments(['--latency-ms', '50-10'])).toThrow(/MAX/);
     expect(() => parseSimulatorArguments(['--verbose'])).toThrow();
+    expect(parseSimulatorArguments(['--profile', 'realistic'])).toEqual({ profile: 'realistic' });
+    expect(() => parseSimulatorArguments(['--profile', 'leisurely'])).toThrow(/--profile expects one of instant, realistic, fast/);
+  });
+
+  it('reads --rate-limits RPM,ITPM,OTPM', () => {
+    expect(parseSimulatorArguments(['--rate-limits', '50,30000,8000'])).toEqual({
+      rateLimits: { requestsPerMinute: 50, inputTokensPerMinute: 30_000, outputTokensPerMinute: 8000 },
+    });
+    expect(() => parseSimulatorArguments(['--rate-limits', '50,30000'])).toThrow(/RPM,ITPM,OTPM/);
+    expect(() => parseSimulatorArguments(['--rate-limits', '0,1,1'])).toThrow(/at least 1/);
   });
 
   it('prints the listening line, serves until SIGTERM, then closes cleanly', async () => {

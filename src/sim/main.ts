@@ -1,15 +1,30 @@
-// `buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host H] [--seed N]`: runs the simulator
+// `buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host H] [--seed N] [--profile instant|realistic|fast]
+// [--rate-limits RPM,ITPM,OTPM]`: runs the simulator
 // until SIGINT or SIGTERM. Prints `simulator listening on <url>`, which the dev fleet waits for.
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { startSimulator, type SimulatorOptions } from './simulator-server.js';
+import { isTimingProfileName, TIMING_PROFILE_NAMES } from './timing-profile.js';
 
-const USAGE = 'usage: buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host HOST] [--seed N]';
+const USAGE = `usage: buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host HOST] [--seed N] [--profile ${TIMING_PROFILE_NAMES.join('|')}] [--rate-limits RPM,ITPM,OTPM] [--max-recorded-requests N]`;
 
 function parseInteger(value: string, flag: string): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${flag} expects a whole number, got "${value}"\n${USAGE}`);
   return parsed;
+}
+
+/** `--rate-limits RPM,ITPM,OTPM`: requests, input tokens and output tokens per minute (rate-limiter.ts). */
+function parseRateLimits(value: string): NonNullable<SimulatorOptions['rateLimits']> {
+  const parts = value.split(',');
+  if (parts.length !== 3) throw new Error(`--rate-limits expects RPM,ITPM,OTPM, got "${value}"\n${USAGE}`);
+  const [requests = '', input = '', output = ''] = parts;
+  const perMinute = (text: string) => {
+    const parsed = parseInteger(text, '--rate-limits');
+    if (parsed < 1) throw new Error(`--rate-limits: every limit must be at least 1\n${USAGE}`);
+    return parsed;
+  };
+  return { requestsPerMinute: perMinute(requests), inputTokensPerMinute: perMinute(input), outputTokensPerMinute: perMinute(output) };
 }
 
 /** Reads the command's flags into simulator options. */
@@ -21,6 +36,9 @@ export function parseSimulatorArguments(argv: string[]): SimulatorOptions {
       'latency-ms': { type: 'string' },
       host: { type: 'string' },
       seed: { type: 'string' },
+      profile: { type: 'string' },
+      'rate-limits': { type: 'string' },
+      'max-recorded-requests': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -29,6 +47,14 @@ export function parseSimulatorArguments(argv: string[]): SimulatorOptions {
   if (values.port !== undefined) options.port = parseInteger(values.port, '--port');
   if (values.host !== undefined) options.host = values.host;
   if (values.seed !== undefined) options.seed = parseInteger(values.seed, '--seed');
+  if (values.profile !== undefined) {
+    if (!isTimingProfileName(values.profile)) throw new Error(`--profile expects one of ${TIMING_PROFILE_NAMES.join(', ')}, got "${values.profile}"\n${USAGE}`);
+    options.profile = values.profile;
+  }
+  if (values['rate-limits'] !== undefined) options.rateLimits = parseRateLimits(values['rate-limits']);
+  if (values['max-recorded-requests'] !== undefined) {
+    options.maxRecordedRequests = parseInteger(values['max-recorded-requests'], '--max-recorded-requests');
+  }
   if (values['latency-ms'] !== undefined) {
     const [minimum = '', maximum] = values['latency-ms'].split('-');
     const min = parseInteger(minimum, '--latency-ms');

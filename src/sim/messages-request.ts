@@ -1,10 +1,15 @@
 // The simulator's normalized view of a validated `POST /v1/messages` body. Only what the builder
-// policy and the scenarios read is kept; everything else in the body is accepted and ignored.
+// policy and the scenarios read is kept; other documented fields are accepted and ignored.
+import type { PromptBlock } from './cache-breakpoints.js';
+import type { ModelDescription } from './model-catalog.js';
 
 export type NormalizedBlock =
   | { kind: 'text'; text: string }
   | { kind: 'tool_use'; id: string; name: string; input: unknown }
   | { kind: 'tool_result'; toolUseId: string; text: string; isError: boolean }
+  /** Sent back verbatim from an earlier answer; the server checks the signature (verify-thinking-blocks.ts). */
+  | { kind: 'thinking'; thinking: string; signature: string }
+  | { kind: 'redacted_thinking'; data: string }
   | { kind: 'other'; type: string };
 
 export interface NormalizedMessage {
@@ -16,8 +21,14 @@ export type ToolChoice =
   | { type: 'auto' | 'any' | 'none'; disableParallelToolUse: boolean }
   | { type: 'tool'; name: string; disableParallelToolUse: boolean };
 
+/** The request's `thinking` field; `disabled` when absent. */
+export type ThinkingSetting = { type: 'enabled'; budgetTokens: number } | { type: 'disabled' };
+
 export interface MessagesRequest {
   model: string;
+  /** `stream: true`: answer as server-sent events (stream-message.ts). */
+  stream: boolean;
+  thinking: ThinkingSetting;
   maxTokens: number;
   messages: NormalizedMessage[];
   toolNames: string[];
@@ -25,4 +36,8 @@ export interface MessagesRequest {
   stopSequences: string[];
   /** Characters of system prompt, messages and tools, for the input token estimate. */
   promptText: string;
+  /** The known model the request names (model-catalog.ts). */
+  modelDescription: ModelDescription;
+  /** The prompt as cacheable blocks, tools → system → messages, with their breakpoints (cache-breakpoints.ts). */
+  promptBlocks: PromptBlock[];
 }

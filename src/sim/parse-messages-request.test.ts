@@ -111,7 +111,7 @@ describe('request validation (400 invalid_request_error, like the real API)', ()
     ['tool_choice of unknown type', { ...base, tools: [tool('deploy')], tool_choice: { type: 'sometimes' } }, "tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'"],
     ['tool name with spaces', { ...base, tools: [tool('bad name')] }, "tools.0.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"],
     ['tool name longer than 64', { ...base, tools: [tool('x'.repeat(65))] }, 'tools.0.name: String should match pattern'],
-    ['stream: true', { ...base, stream: true }, 'streaming is not supported by the simulator'],
+    ['stream that is not a boolean', { ...base, stream: 'yes' }, 'stream: Input should be a valid boolean'],
   ];
 
   it.each(cases)('%s', async (_label, body, message) => {

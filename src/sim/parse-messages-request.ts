@@ -2,13 +2,23 @@
 // one the real API enforces, so a fleet that passes against the simulator will not get a 400 in
 // production for the same transcript. Messages mirror the real API's wording where known.
 import type { MessagesRequest, NormalizedBlock, NormalizedMessage, ToolChoice } from './messages-request.js';
+import { checkThinkingCompatibility, parseThinkingSetting, ThinkingSettingInvalid } from './parse-thinking-setting.js';
+import { CacheControlInvalid } from './cache-breakpoints.js';
+import { checkExtraFields } from './check-extra-fields.js';
+import { collectPromptBlocks } from './collect-prompt-blocks.js';
+import { lookupModel } from './model-catalog.js';
+import { estimateTokens } from './token-estimate.js';
 
-export type ParseMessagesRequestResult = { ok: true; request: MessagesRequest } | { ok: false; message: string };
+/** A refusal's status: 400 invalid_request_error, or 404 not_found_error for an unknown model. */
+export type ParseMessagesRequestResult = { ok: true; request: MessagesRequest } | { ok: false; status: 400 | 404; message: string };
 
 const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 const TOOL_CHOICE_TYPES = ['auto', 'any', 'tool', 'none'] as const;
 
 class RequestInvalid extends Error {}
+
+/** The real API answers an unknown model id with 404 not_found_error "model: <id>". */
+class ModelNotFound extends Error {}
 
 function reject(message: string): never {
   throw new RequestInvalid(message);
@@ -18,19 +28,28 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Validates and normalizes a parsed JSON body; the failure message is what the 400 carries. */
-export function parseMessagesRequest({ body }: { body: unknown }): ParseMessagesRequestResult {
+/**
+ * Validates and normalizes a parsed JSON body; the failure message is what the 400 (or 404)
+ * carries. `acceptsBetaFields`: the request came with an `anthropic-beta` header, so the beta-only
+ * top-level fields are known (request-fields.ts).
+ */
+export function parseMessagesRequest({ body, acceptsBetaFields = false }: { body: unknown; acceptsBetaFields?: boolean }): ParseMessagesRequestResult {
   try {
-    return { ok: true, request: parseBody(body) };
+    return { ok: true, request: parseBody(body, acceptsBetaFields) };
   } catch (error) {
-    if (error instanceof RequestInvalid) return { ok: false, message: error.message };
+    if (error instanceof ModelNotFound) return { ok: false, status: 404, message: error.message };
+    if (error instanceof RequestInvalid || error instanceof ThinkingSettingInvalid || error instanceof CacheControlInvalid) {
+      return { ok: false, status: 400, message: error.message };
+    }
     throw error;
   }
 }
 
-function parseBody(body: unknown): MessagesRequest {
+function parseBody(body: unknown, acceptsBetaFields: boolean): MessagesRequest {
   if (!isRecord(body)) reject('request body must be a JSON object');
-  if (body.stream === true) reject('streaming is not supported by the simulator');
+  const extraField = checkExtraFields({ body, acceptsBetaFields });
+  if (extraField !== null) reject(extraField);
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') reject('stream: Input should be a valid boolean');
 
   if (!('model' in body) || body.model === undefined || body.model === null) reject('model: Field required');
   if (typeof body.model !== 'string') reject('model: Input should be a valid string');
@@ -41,22 +60,45 @@ function parseBody(body: unknown): MessagesRequest {
     reject('max_tokens: Input should be a valid integer');
   }
   if (body.max_tokens < 1) reject('max_tokens: Input should be greater than or equal to 1');
+  const modelDescription = lookupModel({ model: body.model });
+  if (!modelDescription) throw new ModelNotFound(`model: ${body.model}`);
+  // The real wording: "max_tokens: 128001 > 64000, which is the maximum allowed number of output
+  // tokens for claude-opus-4-5-20251101" (docs about-claude/models/overview, "Max output").
+  if (body.max_tokens > modelDescription.maxOutputTokens) {
+    reject(
+      `max_tokens: ${body.max_tokens} > ${modelDescription.maxOutputTokens}, which is the maximum allowed number of output tokens for ${modelDescription.id}`,
+    );
+  }
 
   checkSampling(body);
-  const systemText = parseSystem(body.system);
+  const thinking = parseThinkingSetting({ thinking: body.thinking, model: body.model, maxTokens: body.max_tokens });
+  parseSystem(body.system);
   const stopSequences = parseStopSequences(body.stop_sequences);
   const toolNames = parseTools(body.tools);
   const toolChoice = parseToolChoice(body.tool_choice, toolNames);
+  checkThinkingCompatibility({ thinking, toolChoice, temperature: body.temperature, topP: body.top_p, topK: body.top_k });
   const messages = parseMessages(body.messages);
+  const promptBlocks = collectPromptBlocks({ body, toolChoice, thinking });
+  const promptText = promptBlocks.map((block) => block.text).join('');
+  const promptTokens = estimateTokens({ text: promptText });
+  // The real wording: "prompt is too long: 208310 tokens > 200000 maximum" (docs
+  // build-with-claude/context-windows: the prompt must fit the model's context window).
+  if (promptTokens > modelDescription.contextWindowTokens) {
+    reject(`prompt is too long: ${promptTokens} tokens > ${modelDescription.contextWindowTokens} maximum`);
+  }
 
   return {
     model: body.model,
+    stream: body.stream === true,
+    thinking,
     maxTokens: body.max_tokens,
     messages,
     toolNames,
     toolChoice,
     stopSequences,
-    promptText: systemText + JSON.stringify(body.messages) + JSON.stringify(body.tools ?? []),
+    promptText,
+    modelDescription,
+    promptBlocks,
   };
 }
 
@@ -68,6 +110,8 @@ function checkSampling(body: Record<string, unknown>): void {
     if (value < 0) reject(`${field}: Input should be greater than or equal to 0`);
     if (value > 1) reject(`${field}: Input should be less than or equal to 1`);
   }
+  const topK = body.top_k;
+  if (topK !== undefined && topK !== null && (typeof topK !== 'number' || !Number.isInteger(topK))) reject('top_k: Input should be a valid integer');
 }
 
 function parseSystem(system: unknown): string {
@@ -230,6 +274,19 @@ function parseBlock(block: unknown, path: string, role: 'user' | 'assistant'): N
         reject(`${path}.is_error: Input should be a valid boolean`);
       }
       return { kind: 'tool_result', toolUseId: block.tool_use_id, text: toolResultText(block.content, path), isError: block.is_error === true };
+    }
+    case 'thinking': {
+      // Thinking blocks come only from the model and go back unchanged (docs extended-thinking,
+      // "Preserving thinking blocks"); the server checks the signature with its secret.
+      if (role !== 'assistant') reject(`${path}: thinking blocks are only allowed in assistant messages`);
+      if (typeof block.thinking !== 'string') reject(`${path}.thinking: Field required`);
+      if (typeof block.signature !== 'string') reject(`${path}.signature: Field required`);
+      return { kind: 'thinking', thinking: block.thinking, signature: block.signature };
+    }
+    case 'redacted_thinking': {
+      if (role !== 'assistant') reject(`${path}: redacted_thinking blocks are only allowed in assistant messages`);
+      if (typeof block.data !== 'string') reject(`${path}.data: Field required`);
+      return { kind: 'redacted_thinking', data: block.data };
     }
     default:
       return { kind: 'other', type: block.type };

@@ -1,14 +1,16 @@
 // The model itself: a validated request in, a response plan out. Policy first, then the
 // scenario may bend the turn, then (if nothing bent it) text-call drift may write the call as text.
+import { addThinking } from './add-thinking.js';
 import { applyScenario } from './apply-scenario.js';
 import { decideBuilderTurn } from './builder-policy.js';
 import { hashTranscript } from './deterministic-random.js';
 import type { MessagesRequest } from './messages-request.js';
 import { planFromTurn, type ResponsePlan } from './response-plan.js';
 import type { ScenarioName } from './scenario-names.js';
+import { SMALL_SITE, type SiteOptions } from './site-plan.js';
 import { decideTextToolCall, type TextCallMode, type TextCallProbabilityTable } from './text-call-decision.js';
 import { planTextToolCall } from './text-tool-call-plan.js';
-import { readTranscriptFacts } from './transcript-facts.js';
+import { readTranscriptFacts, type TranscriptFacts } from './transcript-facts.js';
 
 export interface RespondToMessagesInput {
   request: MessagesRequest;
@@ -18,13 +20,28 @@ export interface RespondToMessagesInput {
   seed: number;
   /** Whether this run already saw `scenario` fire (per-run memory of the server). */
   scenarioFiredForRun: boolean;
+  /** The site the builder writes; default the small one. */
+  site?: SiteOptions;
 }
 
-/** Decides the response to one Messages request. Deterministic apart from ids. */
+/** Decides the response to one Messages request, thinking block included. Deterministic apart from ids. */
 export function respondToMessages(input: RespondToMessagesInput): ResponsePlan {
+  const site = input.site ?? SMALL_SITE;
+  const facts = readTranscriptFacts({ messages: input.request.messages });
+  const plan = decideResponse(input, facts, site);
+  return addThinking({
+    plan,
+    request: input.request,
+    facts,
+    scenario: input.scenario,
+    firedForRun: input.scenarioFiredForRun,
+    size: site.size,
+  });
+}
+
+function decideResponse(input: RespondToMessagesInput, facts: TranscriptFacts, site: SiteOptions): ResponsePlan {
   const { request, seed } = input;
-  const facts = readTranscriptFacts({ messages: request.messages });
-  const turn = decideBuilderTurn({ toolNames: request.toolNames, toolChoice: request.toolChoice, facts });
+  const turn = decideBuilderTurn({ toolNames: request.toolNames, toolChoice: request.toolChoice, facts, site });
   const transcriptHash = hashTranscript({ messages: request.messages, toolNames: request.toolNames });
 
   const bent = applyScenario({

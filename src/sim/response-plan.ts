@@ -5,7 +5,17 @@ import type { ScenarioName } from './scenario-names.js';
 
 export type ResponseBlock =
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; name: string; input: Record<string, unknown> };
+  | {
+      type: 'tool_use';
+      name: string;
+      input: Record<string, unknown>;
+      /** The JSON as written on the wire when a scenario cut the call off; `input` is what it parses to. */
+      partialJson?: string;
+    }
+  /** Signed with the simulator's secret when the message is rendered (assistant-message.ts). */
+  | { type: 'thinking'; thinking: string }
+  /** Stands for reasoning the safety systems hid; rendered as opaque, signed `data`. */
+  | { type: 'redacted_thinking'; hiddenText: string };
 
 export interface RefusalStopDetails {
   type: 'refusal';

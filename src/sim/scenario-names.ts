@@ -18,6 +18,7 @@ export const SCENARIO_NAMES = [
   'unknown_stop_reason',
   'ask_user',
   'text_tool_calls',
+  'redacted_thinking',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 

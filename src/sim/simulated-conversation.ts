@@ -20,6 +20,10 @@ export interface SimulatedConversationOptions {
   maxTokens?: number;
   /** The ask_user answer. */
   answer?: string;
+  /** Enables extended thinking with this budget; thinking blocks go back verbatim (never with forcePlanFirst: the API refuses it). */
+  thinkingBudgetTokens?: number;
+  /** Streams every call (`client.messages.stream(...).finalMessage()`) instead of create(). */
+  stream?: boolean;
 }
 
 export interface SimulatedConversationResult {
@@ -53,6 +57,9 @@ function asParams(content: Anthropic.ContentBlock[]): ContentBlockParam[] {
   return content.flatMap((block): ContentBlockParam[] => {
     if (block.type === 'text') return block.text === '' ? [] : [{ type: 'text', text: block.text }];
     if (block.type === 'tool_use') return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
+    // Thinking blocks go back unchanged: the API checks their signatures.
+    if (block.type === 'thinking') return [{ type: 'thinking', thinking: block.thinking, signature: block.signature }];
+    if (block.type === 'redacted_thinking') return [{ type: 'redacted_thinking', data: block.data }];
     return [];
   });
 }
@@ -81,8 +88,7 @@ export async function runSimulatedConversation(options: SimulatedConversationOpt
   for (let index = 0; index < (options.maxRequests ?? 40); index += 1) {
     phases.push(phase);
     const forced = options.forcePlanFirst && index === 0;
-    const response = await options.client.messages.create(
-      {
+    const body: Anthropic.MessageCreateParamsNonStreaming = {
         model: 'claude-sim',
         max_tokens: options.maxTokens ?? 4096,
         system: 'You build small websites.',
@@ -90,9 +96,12 @@ export async function runSimulatedConversation(options: SimulatedConversationOpt
         tools: toolDefinitions(phase),
         tool_choice: phase === 'done' ? { type: 'none' } : forced ? { type: 'tool', name: 'todo_write' } : { type: 'auto' },
         ...(options.stopSequences ? { stop_sequences: options.stopSequences } : {}),
-      },
-      { headers: options.headers ?? {} },
-    );
+        ...(options.thinkingBudgetTokens ? { thinking: { type: 'enabled', budget_tokens: options.thinkingBudgetTokens } } : {}),
+    };
+    const requestOptions = { headers: options.headers ?? {} };
+    const response = options.stream
+      ? await options.client.messages.stream(body, requestOptions).finalMessage()
+      : await options.client.messages.create(body, requestOptions);
     responses.push(response);
     const stopReason = response.stop_reason as string;
     let content = response.content;

@@ -96,6 +96,8 @@ describe('the response, exactly like the real API', () => {
       output_tokens: expect.any(Number),
       cache_creation_input_tokens: 0,
       cache_read_input_tokens: 0,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      service_tier: 'standard',
     });
     const toolUse = data.content.find((block) => block.type === 'tool_use');
     expect(toolUse?.id).toMatch(/^toolu_[0-9A-Za-z]{24}$/);

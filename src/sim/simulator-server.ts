@@ -9,13 +9,36 @@
 //   DELETE /_sim/faults          clear them → {cleared}
 //   GET /_sim/requests           summaries of the recorded requests
 //   DELETE /_sim/requests        clear the record → {cleared}
+//   GET /_sim/rate-limits        the limits in effect → {limits}
+//   PUT /_sim/rate-limits        change some of them ({requestsPerMinute?, inputTokensPerMinute?,
+//                                outputTokensPerMinute?}) → {limits}; opens or ends a rate-limit episode
+//   DELETE /_sim/rate-limits     refill every bucket → {reset}
+//   DELETE /_sim/prompt-cache    drop every cached prefix → {cleared}
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ZodError } from 'zod';
-import { createApiErrorBody, type ApiErrorType } from './api-error.js';
-import { createAssistantMessage } from './assistant-message.js';
+import { createApiErrorBody, errorTypeForStatus, type ApiErrorType } from './api-error.js';
+import { createAssistantMessage, type AssistantMessageBody, type RenderedMessage } from './assistant-message.js';
+import { hashTranscript } from './deterministic-random.js';
+import { streamErrorAnswer, streamErrorPlanOf } from './stream-error-fault.js';
+import { streamMessage, type StreamErrorPlan } from './stream-message.js';
+import { ThinkingSigner } from './thinking-signature.js';
+import {
+  drawAnswerTiming,
+  generationTimeMs,
+  TIMING_PROFILES,
+  type AnswerTiming,
+  type TimingProfileName,
+} from './timing-profile.js';
+import type { SiteSize } from './site-plan.js';
+import { verifyThinkingBlocks } from './verify-thinking-blocks.js';
 import { FaultController } from './fault-controller.js';
+import { lookupModel } from './model-catalog.js';
+import { PromptCache } from './prompt-cache.js';
+import { RateLimiter, type RateLimits } from './rate-limiter.js';
+import { rateLimitsSchema } from './rate-limits-schema.js';
 import { parseFaultHeader } from './fault-header.js';
 import { faultAnswer } from './fault-response.js';
 import type { FaultKind, FaultSpec } from './fault-spec.js';
@@ -48,6 +71,20 @@ export interface SimulatorOptions {
   seed?: number;
   /** How many of the most recent requests `requests` keeps; default 1000. */
   maxRecordedRequests?: number;
+  /** Generation timing and output sizes (timing-profile.ts); default `instant`. */
+  profile?: TimingProfileName;
+  /** Overrides the profile's time to first token, ms. */
+  ttftMs?: number;
+  /** Overrides the profile's output rate; Infinity: no time per token. */
+  tokensPerSecond?: number;
+  /** Overrides the profile's site size: `realistic` writes pages of thousands of tokens. */
+  siteSize?: SiteSize;
+  /** Secret for thinking-block signatures; default random per simulator (thinking-signature.ts). */
+  thinkingSecret?: string;
+  /** Per-minute limits of every API key and model class (rate-limiter.ts); default generous. */
+  rateLimits?: Partial<RateLimits>;
+  /** The time source of prompt-cache lifetimes, rate-limit buckets and overload episodes; default Date.now. */
+  clock?: () => number;
 }
 
 export interface RecordedRequest {
@@ -66,6 +103,15 @@ export interface RecordedRequest {
   stopReason: string | null;
   /** What shaped a 200 answer: `policy`, `text-tool-call` or the scenario's name. */
   source: string | null;
+  /** The request asked for a streamed answer (`stream: true`). */
+  streamed: boolean;
+  /** The client closed the connection before a 200 answer was complete (a call it abandoned,
+   * which the real API bills for what was generated). */
+  abandoned: boolean;
+  /** SHA-256 of the body without `stream`: equal hashes are the same conversation sent again. */
+  conversationHash: string | null;
+  /** The usage of a 200 answer, as the response reports it. */
+  usage: AssistantMessageBody['usage'] | null;
 }
 
 export interface RunningSimulator {
@@ -74,6 +120,8 @@ export interface RunningSimulator {
   close(): Promise<void>;
   faults: FaultController;
   requests: RecordedRequest[];
+  rateLimits: RateLimiter;
+  promptCache: PromptCache;
 }
 
 const DEFAULT_HOST = '127.0.0.1';
@@ -91,12 +139,20 @@ const HEADER_RUN_ID = 'x-buildfleet-run-id';
 interface JsonAnswer {
   status: number;
   body: unknown;
+  /** Sent with the answer, JSON or event stream alike. */
   headers?: Record<string, string>;
+  /** Set for `stream: true`: the answer goes out as server-sent events (stream-message.ts). */
+  stream?: { rendered: RenderedMessage; timing: AnswerTiming; streamError: StreamErrorPlan | undefined };
 }
 
 function headerValue(incoming: IncomingMessage, name: string): string | undefined {
   const value = incoming.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The caller's API key: prompt caches and rate limits are kept per key. */
+function apiKeyOf(incoming: IncomingMessage): string {
+  return headerValue(incoming, 'x-api-key') ?? headerValue(incoming, 'authorization')?.replace(/^Bearer\s+/i, '') ?? '';
 }
 
 function flattenHeaders(incoming: IncomingMessage): Record<string, string> {
@@ -148,11 +204,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const seed = options.seed ?? DEFAULT_SEED;
   const textCallTable = options.textCallProbability ?? DEFAULT_TEXT_CALL_PROBABILITY;
   const maxRecorded = options.maxRecordedRequests ?? DEFAULT_MAX_RECORDED_REQUESTS;
-  const faults = new FaultController();
+  const clock = options.clock ?? Date.now;
+  const faults = new FaultController({ clock });
+  const rateLimiter = new RateLimiter({ ...(options.rateLimits ? { limits: options.rateLimits } : {}), clock });
+  const promptCache = new PromptCache({ clock });
   const requests: RecordedRequest[] = [];
   const firedScenarios = new Map<string, true>();
   const headerFaultUses = new Map<string, number>();
   const shutdown = new AbortController();
+  const profile = TIMING_PROFILES[options.profile ?? 'instant'];
+  const site = { size: options.siteSize ?? profile.siteSize, seed };
+  const signer = new ThinkingSigner(options.thinkingSecret === undefined ? {} : { secret: options.thinkingSecret });
 
   const baseLatency = () => {
     if (!options.latencyMs) return 0;
@@ -168,6 +230,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   function send(outgoing: ServerResponse, answer: JsonAnswer, requestId: string): void {
     if (outgoing.destroyed || outgoing.writableEnded) return;
+    // A stream that failed midway cannot turn into a JSON answer: drop the connection.
+    if (outgoing.headersSent) {
+      outgoing.destroy();
+      return;
+    }
     const payload = JSON.stringify(answer.body);
     outgoing.writeHead(answer.status, {
       'content-type': 'application/json',
@@ -206,7 +273,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (delayMs > 0) await sleep(delayMs, undefined, { signal: shutdown.signal });
 
     if (fault) {
-      const answer = faultAnswer({ fault, requestId, now: Date.now() });
+      const answer = faultAnswer({ fault, requestId, now: clock() });
       if (answer) return answer;
     }
     if (!incoming.headers['x-api-key'] && !incoming.headers.authorization) {
@@ -217,8 +284,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     const json = parseJson(bodyText);
     if (!json.ok) return errorAnswer(400, 'invalid_request_error', `There was an error parsing the body: ${json.message}`, requestId);
-    const parsed = parseMessagesRequest({ body: json.value });
-    if (!parsed.ok) return errorAnswer(400, 'invalid_request_error', parsed.message, requestId);
+    const parsed = parseMessagesRequest({ body: json.value, acceptsBetaFields: incoming.headers['anthropic-beta'] !== undefined });
+    if (!parsed.ok) return errorAnswer(parsed.status, errorTypeForStatus({ status: parsed.status }), parsed.message, requestId);
+    const thinkingProblem = verifyThinkingBlocks({ request: parsed.request, signer });
+    if (thinkingProblem) return errorAnswer(400, 'invalid_request_error', thinkingProblem, requestId);
+    if (fault?.kind === 'stream_error' && !parsed.request.stream) return streamErrorAnswer({ fault, requestId });
 
     const scenarioHeader = headerValue(incoming, HEADER_SCENARIO)?.trim() || 'happy';
     if (!isScenarioName(scenarioHeader)) {
@@ -232,6 +302,28 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return errorAnswer(400, 'invalid_request_error', `${HEADER_TEXT_CALLS}: expected one of ${TEXT_CALL_MODES.join(', ')}`, requestId);
     }
 
+    // Admission: what the prompt cache would read and write decides the input tokens that count
+    // toward the input-tokens-per-minute limit (rate-limiter.ts); nothing is cached or spent on a 429.
+    const apiKey = apiKeyOf(incoming);
+    const { modelDescription } = parsed.request;
+    const cachePlan = promptCache.plan({ apiKey, model: modelDescription, blocks: parsed.request.promptBlocks });
+    const promptUsage = cachePlan.usage;
+    const admission = rateLimiter.admit({
+      apiKey,
+      rateLimitClass: modelDescription.rateLimitClass,
+      model: modelDescription.id,
+      inputTokens:
+        promptUsage.input_tokens +
+        promptUsage.cache_creation_input_tokens +
+        (modelDescription.cacheReadsCountTowardInputLimit ? promptUsage.cache_read_input_tokens : 0),
+      maxOutputTokens: parsed.request.maxTokens,
+    });
+    if (!admission.admitted) {
+      const answer = errorAnswer(429, 'rate_limit_error', admission.message, requestId);
+      return { ...answer, headers: { ...admission.headers, 'retry-after': String(admission.retryAfterSeconds) } };
+    }
+    cachePlan.commit();
+
     const memoryKey = runId ? `${runId}\u0000${scenario}` : null;
     const plan = respondToMessages({
       request: parsed.request,
@@ -240,12 +332,31 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       textCallTable,
       seed,
       scenarioFiredForRun: memoryKey !== null && firedScenarios.has(memoryKey),
+      site,
     });
     if (plan.firesOncePerRun && memoryKey !== null) remember(firedScenarios, memoryKey, true);
-    entry.stopReason = plan.stopReason;
-    entry.source = plan.source;
     const { model, promptText, maxTokens } = parsed.request;
-    return { status: 200, body: createAssistantMessage({ plan, model, promptText, maxTokens }) };
+    const rendered = createAssistantMessage({ plan, model, promptText, maxTokens, signer, promptUsage });
+    // The output estimate (max_tokens) is settled to what the answer uses as soon as it is known.
+    admission.reservation.settle({ outputTokens: rendered.body.usage.output_tokens });
+    entry.stopReason = rendered.body.stop_reason;
+    entry.source = plan.source;
+    entry.usage = rendered.body.usage;
+    const timing = drawAnswerTiming({
+      profile,
+      ...(options.ttftMs !== undefined ? { ttftMs: options.ttftMs } : {}),
+      ...(options.tokensPerSecond !== undefined ? { tokensPerSecond: options.tokensPerSecond } : {}),
+      seed,
+      transcriptHash: hashTranscript({ messages: parsed.request.messages, toolNames: parsed.request.toolNames }),
+    });
+    if (parsed.request.stream) {
+      const streamError = fault?.kind === 'stream_error' ? streamErrorPlanOf({ fault }) : undefined;
+      return { status: 200, body: rendered.body, headers: admission.headers, stream: { rendered, timing, streamError } };
+    }
+    // A JSON answer arrives once the whole message is generated.
+    const waitMs = generationTimeMs({ timing, outputTokens: rendered.body.usage.output_tokens });
+    if (waitMs > 0) await sleep(waitMs, undefined, { signal: shutdown.signal });
+    return { status: 200, body: rendered.body, headers: admission.headers };
   }
 
   function handleAdmin(method: string, path: string, bodyText: string, requestId: string): JsonAnswer | null {
@@ -267,6 +378,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         }
       }
     }
+    if (path === '/_sim/rate-limits') {
+      if (method === 'GET') return { status: 200, body: { limits: rateLimiter.limits() } };
+      if (method === 'DELETE') return { status: 200, body: { reset: rateLimiter.reset() } };
+      if (method === 'PUT') {
+        const json = parseJson(bodyText);
+        if (!json.ok) return errorAnswer(400, 'invalid_request_error', `There was an error parsing the body: ${json.message}`, requestId);
+        const limits = rateLimitsSchema.safeParse(json.value);
+        if (!limits.success) {
+          const problems = limits.error.issues.map((issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`).join('; ');
+          return errorAnswer(400, 'invalid_request_error', `invalid rate limits: ${problems}`, requestId);
+        }
+        return { status: 200, body: { limits: rateLimiter.setLimits(limits.data) } };
+      }
+    }
+    if (path === '/_sim/prompt-cache' && method === 'DELETE') return { status: 200, body: { cleared: promptCache.clear() } };
     if (path === '/_sim/requests') {
       if (method === 'GET') {
         const summaries = requests.map((entry) => {
@@ -286,6 +412,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
             source: entry.source,
             fault: entry.fault,
             durationMs: entry.durationMs,
+            streamed: entry.streamed,
+            abandoned: entry.abandoned,
+            conversationHash: entry.conversationHash,
+            usage: entry.usage,
           };
         });
         return { status: 200, body: { requests: summaries } };
@@ -316,6 +446,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
           scenario: null,
           stopReason: null,
           source: null,
+          streamed: false,
+          abandoned: false,
+          conversationHash: null,
+          usage: null,
         });
 
     let bodyText: string;
@@ -331,15 +465,41 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (entry) {
       const json = bodyText === '' ? { ok: true as const, value: null } : parseJson(bodyText);
       entry.body = json.ok ? json.value : bodyText;
+      if (json.ok && typeof json.value === 'object' && json.value !== null && !Array.isArray(json.value)) {
+        const { stream, ...conversation } = json.value as Record<string, unknown>;
+        entry.streamed = stream === true;
+        entry.conversationHash = createHash('sha256').update(JSON.stringify(conversation)).digest('hex');
+      }
+      // A 200 answer whose connection closes before it was fully written was abandoned by the client.
+      outgoing.once('close', () => {
+        if (entry.status === 200 && !outgoing.writableFinished && !shutdown.signal.aborted) entry.abandoned = true;
+      });
     }
 
     let answer: JsonAnswer | 'reset' | null = isAdmin ? handleAdmin(method, path, bodyText, requestId) : null;
-    if (!answer && entry && path === '/v1/messages' && method === 'POST') answer = await handleMessages(incoming, entry, bodyText);
+    if (!answer && entry && path === '/v1/messages' && method === 'POST') {
+      answer = await handleMessages(incoming, entry, bodyText);
+      // Every Messages answer carries the rate-limit headers (docs api/rate-limits), errors too:
+      // those that spent nothing show the buckets as they are.
+      if (answer !== 'reset' && answer.headers?.['anthropic-ratelimit-requests-limit'] === undefined) {
+        const model = typeof entry.body === 'object' && entry.body !== null ? (entry.body as Record<string, unknown>).model : undefined;
+        const rateLimitClass = (typeof model === 'string' ? lookupModel({ model })?.rateLimitClass : undefined) ?? 'claude-sim';
+        answer.headers = { ...rateLimiter.peekHeaders({ apiKey: apiKeyOf(incoming), rateLimitClass }), ...answer.headers };
+      }
+    }
     answer ??= errorAnswer(404, 'not_found_error', `Not found: ${method} ${path}`, requestId);
 
     if (answer === 'reset') {
       if (entry) entry.durationMs = Date.now() - started;
       incoming.socket.destroy();
+      return;
+    }
+    if (answer.stream) {
+      if (entry) entry.status = answer.status;
+      const { rendered, timing, streamError } = answer.stream;
+      const headers = { 'request-id': requestId, ...answer.headers };
+      await streamMessage({ outgoing, headers, rendered, timing, streamError, requestId, signal: shutdown.signal });
+      if (entry) entry.durationMs = Date.now() - started;
       return;
     }
     if (entry) Object.assign(entry, { status: answer.status, durationMs: Date.now() - started });
@@ -377,6 +537,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     port,
     faults,
     requests,
+    rateLimits: rateLimiter,
+    promptCache,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         shutdown.abort();

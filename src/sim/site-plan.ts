@@ -1,5 +1,8 @@
-// What the simulated builder builds: one fixed, small but real site, titled from the brief. Kept
-// small so the largest turn (all file writes) stays well under common max_tokens settings.
+// What the simulated builder builds, titled from the brief. `small` (the instant profile's): one
+// fixed, tiny but real site, so the largest turn (all file writes) stays well under common
+// max_tokens settings. `realistic` (realistic and fast profiles): full pages of thousands of tokens
+// (realistic-site.ts), the size a production model writes.
+import { realisticSiteFiles } from './realistic-site.js';
 
 export const SITE_PALETTE = { primary: '#1f6feb', background: '#ffffff', text: '#1b1f24', accent: '#f78166' } as const;
 export const SITE_FONTS = { heading: 'Inter', body: 'Source Sans 3' } as const;
@@ -8,6 +11,16 @@ export const PLAN_TODOS = [
   { id: 'build', title: 'Build and deploy the site', phase: 'build' },
   { id: 'verify', title: 'Verify the live page and publish', phase: 'verify' },
 ] as const;
+
+export type SiteSize = 'small' | 'realistic';
+
+/** How the builder writes its site: size, and the seed that picks a realistic site's words. */
+export interface SiteOptions {
+  size: SiteSize;
+  seed: number;
+}
+
+export const SMALL_SITE: SiteOptions = { size: 'small', seed: 1 };
 
 export interface SiteFile {
   path: string;
@@ -50,7 +63,8 @@ function page({ title, heading, body }: { title: string; heading: string; body: 
 }
 
 /** The files the builder writes, in the order it writes them. */
-export function siteFiles({ title }: { title: string }): SiteFile[] {
+export function siteFiles({ title, site = SMALL_SITE }: { title: string; site?: SiteOptions }): SiteFile[] {
+  if (site.size === 'realistic') return realisticSiteFiles({ title, seed: site.seed, palette: SITE_PALETTE, fonts: SITE_FONTS });
   return [
     {
       path: 'index.html',

@@ -2,7 +2,7 @@
 // Used for the policy's own steps, forced tool_choice and finish_turn remedies alike.
 import { assertNever, isToolName } from '../agent/profile.js';
 import type { BuilderProgress } from './builder-progress.js';
-import { PLAN_TODOS, SITE_FONTS, SITE_PALETTE, siteFiles } from './site-plan.js';
+import { PLAN_TODOS, SITE_FONTS, SITE_PALETTE, siteFiles, type SiteOptions } from './site-plan.js';
 
 /** The question the `ask_user` scenario (and a forced ask_user) asks. */
 export const COLOR_SCHEME_QUESTION = 'Which color scheme do you prefer?';
@@ -27,11 +27,19 @@ export function nextTodoId({ progress }: { progress: BuilderProgress }): string 
 }
 
 /** The input for `name`; unknown tool names (not one of the 19) get `{}`. */
-export function standardToolInput({ name, progress }: { name: string; progress: BuilderProgress }): Record<string, unknown> {
+export function standardToolInput({
+  name,
+  progress,
+  site,
+}: {
+  name: string;
+  progress: BuilderProgress;
+  site?: SiteOptions;
+}): Record<string, unknown> {
   if (!isToolName(name)) return {};
   const deployUrl = progress.latestDeployment?.url ?? PLACEHOLDER_URL;
   const deployId = progress.latestDeployment?.deployId ?? PLACEHOLDER_DEPLOY_ID;
-  const files = siteFiles({ title: progress.siteTitle });
+  const files = siteFiles({ title: progress.siteTitle, ...(site ? { site } : {}) });
   switch (name) {
     case 'todo_write':
       return { todos: PLAN_TODOS.map((todo) => ({ ...todo })) };

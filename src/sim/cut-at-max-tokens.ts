@@ -1,0 +1,68 @@
+// Real max_tokens truncation: the model stops where its output budget runs out, wherever that is.
+// Inside text the text is cut; inside a tool_use the JSON is cut (a stream's input_json_delta stops
+// mid-JSON and the block ends; a non-streaming answer carries whatever of the input parses). Docs:
+// "If Claude's response is cut off due to hitting the max_tokens limit, and the truncated response
+// contains an incomplete tool use block, you'll need to retry the request with a higher max_tokens
+// value" (agents-and-tools/tool-use/implement-tool-use, handling-stop-reasons). Thinking counts
+// against max_tokens too (build-with-claude/extended-thinking, "max_tokens … includes your thinking
+// budget"). The output token count is then exactly max_tokens.
+import { outputCharactersOf, type WireBlock } from './wire-block.js';
+
+const CHARACTERS_PER_TOKEN = 4;
+
+export interface CutResult {
+  blocks: WireBlock[];
+  truncated: boolean;
+  /** usage.output_tokens: max_tokens when truncated, the estimate of everything otherwise. */
+  outputTokens: number;
+}
+
+/** Cuts `blocks` at `maxTokens` of output. `resign` re-signs a cut thinking text. */
+export function cutAtMaxTokens({
+  blocks,
+  maxTokens,
+  resign,
+}: {
+  blocks: readonly WireBlock[];
+  maxTokens: number;
+  resign: (thinking: string) => string;
+}): CutResult {
+  const total = blocks.reduce((sum, block) => sum + outputCharactersOf(block), 0);
+  const budget = maxTokens * CHARACTERS_PER_TOKEN;
+  if (total <= budget) return { blocks: [...blocks], truncated: false, outputTokens: Math.max(1, Math.ceil(total / CHARACTERS_PER_TOKEN)) };
+
+  const kept: WireBlock[] = [];
+  let remaining = budget;
+  for (const block of blocks) {
+    const cost = outputCharactersOf(block);
+    if (cost <= remaining) {
+      kept.push(block);
+      remaining -= cost;
+      continue;
+    }
+    if (remaining > 0) {
+      const cut = cutBlock(block, remaining, resign);
+      if (cut) kept.push(cut);
+    }
+    break;
+  }
+  return { blocks: kept, truncated: true, outputTokens: maxTokens };
+}
+
+function cutBlock(block: WireBlock, characters: number, resign: (thinking: string) => string): WireBlock | null {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text.slice(0, characters) };
+    case 'thinking': {
+      const thinking = block.thinking.slice(0, characters);
+      return { type: 'thinking', thinking, signature: resign(thinking) };
+    }
+    case 'redacted_thinking':
+      // Opaque data cannot be half-sent; the budget ended inside the hidden reasoning.
+      return null;
+    case 'tool_use':
+      return { ...block, inputJson: block.inputJson.slice(0, characters), complete: false };
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,171 @@
+// The models the simulated Messages API knows, with what each can do. Sources:
+// - ids, aliases, context windows and max output: Anthropic's models overview
+//   (https://platform.claude.com/docs/en/about-claude/models/overview and the per-model pages
+//   /docs/en/models/*/overview: "Context window", "Max output"); the SDK's `Model` union
+//   (@anthropic-ai/sdk src/resources/messages/messages.ts) lists the current ids.
+// - thinking: docs build-with-claude/extended-thinking, "Supported models" (Claude 3.7 Sonnet and
+//   every Claude 4 model; Claude 3.5 and 3 Haiku do not think).
+// - minimum cacheable prompt length: docs build-with-claude/prompt-caching, "Cache limitations"
+//   (4,096 tokens for Opus 4.5+/Haiku 4.5, 1,024 for Sonnet 4.x/Opus 4/4.1/Sonnet 3.7, 2,048 for
+//   Haiku 3.x; "Shorter prompts cannot be cached, even if marked with cache_control").
+// - rate-limit class: docs api/rate-limits ("rate limits are applied separately for each model";
+//   "Opus rate limit is a total limit that applies to combined traffic across … Opus 4.x", the
+//   same for Sonnet 4.x and Haiku 4.x).
+// An id outside the catalog is answered 404 `not_found_error` "model: <id>", as the real API does.
+// `claude-sim`, the simulator's own default model name, behaves like a current thinking model.
+
+export type RateLimitClass =
+  | 'claude-opus-5'
+  | 'claude-sonnet-5'
+  | 'claude-haiku-5'
+  | 'claude-fable-5'
+  | 'claude-mythos'
+  | 'claude-opus-4'
+  | 'claude-sonnet-4'
+  | 'claude-haiku-4'
+  | 'claude-sonnet-3-7'
+  | 'claude-haiku-3'
+  | 'claude-sim';
+
+export interface ModelDescription {
+  /** The id the API reports for the model (the dated snapshot where one exists). */
+  id: string;
+  /** Every name the API accepts for it, `id` included. */
+  names: readonly string[];
+  /** "Max output": the largest accepted `max_tokens`. */
+  maxOutputTokens: number;
+  /** "Context window": the largest prompt, in tokens. */
+  contextWindowTokens: number;
+  /** Accepts `thinking: {type: 'enabled', budget_tokens}`. */
+  supportsThinking: boolean;
+  /** Prompt prefixes shorter than this are processed without caching (no error). */
+  minimumCacheableTokens: number;
+  rateLimitClass: RateLimitClass;
+  /**
+   * Whether `cache_read_input_tokens` count toward the input-tokens-per-minute limit: only for the
+   * older models marked † in the docs' rate-limit tables (api/rate-limits: "For Claude Haiku 3.5 and
+   * Claude Haiku 3, cache_read_input_tokens also count"; for every other model they do not).
+   */
+  cacheReadsCountTowardInputLimit: boolean;
+}
+
+function model(
+  description: Omit<ModelDescription, 'names' | 'cacheReadsCountTowardInputLimit'> & { aliases?: readonly string[] },
+): ModelDescription {
+  const { aliases = [], ...rest } = description;
+  return { ...rest, names: [rest.id, ...aliases], cacheReadsCountTowardInputLimit: rest.rateLimitClass === 'claude-haiku-3' };
+}
+
+const CATALOG: readonly ModelDescription[] = [
+  // The Claude 5 generation as listed by the SDK (1M context, 128K output on the models pages).
+  // Their minimum cacheable lengths are not in the stored docs: assumed like the newest 4.x.
+  ...(['claude-opus-5-5', 'claude-opus-5'] as const).map((id) =>
+    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-5' }),
+  ),
+  ...(['claude-sonnet-5-5', 'claude-sonnet-5'] as const).map((id) =>
+    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 2048, rateLimitClass: 'claude-sonnet-5' }),
+  ),
+  model({ id: 'claude-haiku-5-5', maxOutputTokens: 64_000, contextWindowTokens: 200_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-haiku-5' }),
+  ...(['claude-fable-5-1', 'claude-fable-5'] as const).map((id) =>
+    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-fable-5' }),
+  ),
+  ...(['claude-mythos-5-1', 'claude-mythos-5', 'claude-mythos-preview'] as const).map((id) =>
+    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-mythos' }),
+  ),
+  // Claude 4.x.
+  model({ id: 'claude-opus-4-8', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 1024, rateLimitClass: 'claude-opus-4' }),
+  model({ id: 'claude-opus-4-7', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
+  model({ id: 'claude-opus-4-6', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
+  model({ id: 'claude-sonnet-4-6', maxOutputTokens: 64_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 1024, rateLimitClass: 'claude-sonnet-4' }),
+  model({
+    id: 'claude-opus-4-5-20251101',
+    aliases: ['claude-opus-4-5'],
+    maxOutputTokens: 64_000,
+    contextWindowTokens: 200_000,
+    supportsThinking: true,
+    minimumCacheableTokens: 4096,
+    rateLimitClass: 'claude-opus-4',
+  }),
+  model({
+    id: 'claude-haiku-4-5-20251001',
+    aliases: ['claude-haiku-4-5'],
+    maxOutputTokens: 64_000,
+    contextWindowTokens: 200_000,
+    supportsThinking: true,
+    minimumCacheableTokens: 4096,
+    rateLimitClass: 'claude-haiku-4',
+  }),
+  model({
+    id: 'claude-sonnet-4-5-20250929',
+    aliases: ['claude-sonnet-4-5'],
+    maxOutputTokens: 64_000,
+    contextWindowTokens: 200_000,
+    supportsThinking: true,
+    minimumCacheableTokens: 1024,
+    rateLimitClass: 'claude-sonnet-4',
+  }),
+  model({
+    id: 'claude-opus-4-1-20250805',
+    aliases: ['claude-opus-4-1'],
+    maxOutputTokens: 32_000,
+    contextWindowTokens: 200_000,
+    supportsThinking: true,
+    minimumCacheableTokens: 1024,
+    rateLimitClass: 'claude-opus-4',
+  }),
+  model({
+    id: 'claude-opus-4-20250514',
+    aliases: ['claude-opus-4-0'],
+    maxOutputTokens: 32_000,
+    contextWindowTokens: 200_000,
+    supportsThinking: true,
+    minimumCacheableTokens: 1024,
+    rateLimitClass: 'claude-opus-4',
+  }),
+  model({
+    id: 'claude-sonnet-4-20250514',
+    aliases: ['claude-sonnet-4-0'],
+    maxOutputTokens: 64_000,
+    contextWindowTokens: 200_000,
+    supportsThinking: true,
+    minimumCacheableTokens: 1024,
+    rateLimitClass: 'claude-sonnet-4',
+  }),
+  // Claude 3.x still answering on the API.
+  model({
+    id: 'claude-3-7-sonnet-20250219',
+    aliases: ['claude-3-7-sonnet-latest'],
+    maxOutputTokens: 64_000,
+    contextWindowTokens: 200_000,
+    supportsThinking: true,
+    minimumCacheableTokens: 1024,
+    rateLimitClass: 'claude-sonnet-3-7',
+  }),
+  model({
+    id: 'claude-3-5-haiku-20241022',
+    aliases: ['claude-3-5-haiku-latest'],
+    maxOutputTokens: 8192,
+    contextWindowTokens: 200_000,
+    supportsThinking: false,
+    minimumCacheableTokens: 2048,
+    rateLimitClass: 'claude-haiku-3',
+  }),
+  model({ id: 'claude-3-haiku-20240307', maxOutputTokens: 4096, contextWindowTokens: 200_000, supportsThinking: false, minimumCacheableTokens: 2048, rateLimitClass: 'claude-haiku-3' }),
+  // The simulator's own name: a current thinking model with generous limits.
+  model({ id: 'claude-sim', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 1024, rateLimitClass: 'claude-sim' }),
+];
+
+const BY_NAME: ReadonlyMap<string, ModelDescription> = new Map(CATALOG.flatMap((description) => description.names.map((name) => [name, description] as const)));
+
+/** Every model the simulator knows, newest first. */
+export const KNOWN_MODELS: readonly ModelDescription[] = CATALOG;
+
+/** The model an id or alias names, or undefined when the API would answer 404. */
+export function lookupModel({ model: name }: { model: string }): ModelDescription | undefined {
+  return BY_NAME.get(name);
+}
+
+/** Whether `model` accepts `thinking: {type: 'enabled'}`; false for an unknown model. */
+export function modelSupportsThinking(model: string): boolean {
+  return lookupModel({ model })?.supportsThinking ?? false;
+}

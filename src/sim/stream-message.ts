@@ -1,0 +1,214 @@
+// A rendered message written as the Messages API's server-sent events (docs
+// build-with-claude/streaming, "Event types"): `message_start` (content empty, usage with the input
+// and cache tokens and a small output_tokens), per block `content_block_start` → deltas
+// (`text_delta`, `input_json_delta` with partial_json chunks, `thinking_delta` then one
+// `signature_delta`) → `content_block_stop`; `message_delta` (stop fields, cumulative
+// output_tokens); `message_stop`. `ping` events come after the first block starts ("a ping event
+// … may be interspersed") and then periodically: every PING_EVERY_TOKENS of output and whenever the
+// stream would otherwise be silent for PING_INTERVAL_MS. A redacted_thinking block arrives whole in
+// its content_block_start, as the real API sends it.
+//
+// Deltas are paced over the answer's generation time (timing-profile.ts): the first content after
+// the time to first token, the rest spread by output written. A scripted `stream_error` fault ends
+// the stream early with `event: error` (the real API's mid-stream error, which the SDK turns into
+// an APIError carrying `error.type`, see its core/streaming.ts).
+import type { ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createApiErrorBody, type ApiErrorType } from './api-error.js';
+import type { RenderedMessage } from './assistant-message.js';
+import { millisecondsForTokens, type AnswerTiming } from './timing-profile.js';
+import { outputCharactersOf, type WireBlock } from './wire-block.js';
+
+/** The stream stays silent at most this long: a client idle timeout above it never fires on a live stream. */
+export const PING_INTERVAL_MS = 5_000;
+/** A ping after every this many output tokens, whatever the pace. */
+export const PING_EVERY_TOKENS = 500;
+/** Characters per delta, cycled: real deltas carry a few tokens each, of varying size. */
+const CHUNK_SIZES = [12, 20, 28, 16, 24, 36, 8, 32];
+/** Waits shorter than this are not slept: writes are batched instead. */
+const MINIMUM_SLEEP_MS = 4;
+
+export interface StreamErrorPlan {
+  errorType: ApiErrorType;
+  message: string;
+  /** The error comes once this many output tokens were streamed… */
+  afterTokens?: number;
+  /** …or after this many events (message_start is the first). Neither: right after message_start. */
+  afterEvents?: number;
+}
+
+export type StreamOutcome = 'completed' | 'errored' | 'aborted';
+
+interface PlannedEvent {
+  name: string;
+  data: unknown;
+  /** Output characters written once this event is out, for pacing and `afterTokens`. */
+  charactersAt: number;
+}
+
+function chunks(text: string): string[] {
+  const parts: string[] = [];
+  let offset = 0;
+  for (let index = 0; offset < text.length; index += 1) {
+    const size = CHUNK_SIZES[index % CHUNK_SIZES.length] ?? 16;
+    parts.push(text.slice(offset, offset + size));
+    offset += size;
+  }
+  return parts;
+}
+
+function startBlockOf(block: WireBlock): Record<string, unknown> {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: '' };
+    case 'thinking':
+      return { type: 'thinking', thinking: '', signature: '' };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: block.data };
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: {} };
+    default:
+      return {};
+  }
+}
+
+function deltasOf(block: WireBlock): Array<{ delta: Record<string, unknown>; characters: number }> {
+  switch (block.type) {
+    case 'text':
+      return chunks(block.text).map((text) => ({ delta: { type: 'text_delta', text }, characters: text.length }));
+    case 'thinking':
+      return [
+        ...chunks(block.thinking).map((thinking) => ({ delta: { type: 'thinking_delta', thinking }, characters: thinking.length })),
+        { delta: { type: 'signature_delta', signature: block.signature }, characters: 0 },
+      ];
+    case 'redacted_thinking':
+      return [];
+    case 'tool_use':
+      return chunks(block.inputJson).map((partial_json) => ({ delta: { type: 'input_json_delta', partial_json }, characters: partial_json.length }));
+    default:
+      return [];
+  }
+}
+
+/** Every event of the answer, in order, with the output written by each. */
+function planEvents(rendered: RenderedMessage): PlannedEvent[] {
+  const { body, blocks } = rendered;
+  const events: PlannedEvent[] = [];
+  const startMessage = {
+    ...body,
+    content: [],
+    stop_reason: null,
+    stop_sequence: null,
+    stop_details: null,
+    usage: { ...body.usage, output_tokens: Math.min(1, body.usage.output_tokens) },
+  };
+  events.push({ name: 'message_start', data: { type: 'message_start', message: startMessage }, charactersAt: 0 });
+  let characters = 0;
+  let nextPingAt = PING_EVERY_TOKENS * 4;
+  blocks.forEach((block, index) => {
+    events.push({ name: 'content_block_start', data: { type: 'content_block_start', index, content_block: startBlockOf(block) }, charactersAt: characters });
+    if (index === 0) events.push({ name: 'ping', data: { type: 'ping' }, charactersAt: characters });
+    if (block.type === 'redacted_thinking') characters += outputCharactersOf(block);
+    for (const { delta, characters: written } of deltasOf(block)) {
+      characters += written;
+      events.push({ name: 'content_block_delta', data: { type: 'content_block_delta', index, delta }, charactersAt: characters });
+      if (characters >= nextPingAt) {
+        events.push({ name: 'ping', data: { type: 'ping' }, charactersAt: characters });
+        nextPingAt += PING_EVERY_TOKENS * 4;
+      }
+    }
+    events.push({ name: 'content_block_stop', data: { type: 'content_block_stop', index }, charactersAt: characters });
+  });
+  if (blocks.length === 0) events.push({ name: 'ping', data: { type: 'ping' }, charactersAt: 0 });
+  events.push({
+    name: 'message_delta',
+    data: {
+      type: 'message_delta',
+      delta: { stop_reason: body.stop_reason, stop_sequence: body.stop_sequence, stop_details: body.stop_details },
+      usage: { ...body.usage },
+    },
+    charactersAt: characters,
+  });
+  events.push({ name: 'message_stop', data: { type: 'message_stop' }, charactersAt: characters });
+  return events;
+}
+
+function encode(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/** Writes the answer as an event stream on `outgoing` (status 200, `headers` added). */
+export async function streamMessage({
+  outgoing,
+  headers,
+  rendered,
+  timing,
+  streamError,
+  requestId,
+  signal,
+}: {
+  outgoing: ServerResponse;
+  headers: Record<string, string>;
+  rendered: RenderedMessage;
+  timing: AnswerTiming;
+  streamError: StreamErrorPlan | undefined;
+  requestId: string;
+  signal: AbortSignal;
+}): Promise<StreamOutcome> {
+  const events = planEvents(rendered);
+  const totalCharacters = events[events.length - 1]?.charactersAt ?? 0;
+  const generationMs = millisecondsForTokens({ timing, outputTokens: rendered.body.usage.output_tokens });
+  // Due time of an event: TTFT before the first content, then spread by output written.
+  const dueMs = (event: PlannedEvent, index: number) =>
+    index === 0 ? 0 : timing.ttftMs + (totalCharacters === 0 ? generationMs : (event.charactersAt / totalCharacters) * generationMs);
+
+  const disconnected = new AbortController();
+  outgoing.once('close', () => disconnected.abort());
+  const stop = AbortSignal.any([signal, disconnected.signal]);
+
+  outgoing.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
+  outgoing.flushHeaders();
+  const started = Date.now();
+  let pending = '';
+  const flush = async () => {
+    if (pending === '') return;
+    const ok = outgoing.write(pending);
+    pending = '';
+    if (!ok) await once(outgoing, 'drain', { signal: stop });
+  };
+
+  try {
+    for (const [index, event] of events.entries()) {
+      if (streamError && errorIsDue(streamError, index, event)) {
+        pending += encode('error', createApiErrorBody({ type: streamError.errorType, message: streamError.message, requestId }));
+        await flush();
+        outgoing.end();
+        return 'errored';
+      }
+      let waitMs = dueMs(event, index) - (Date.now() - started);
+      if (waitMs >= MINIMUM_SLEEP_MS) await flush();
+      while (waitMs >= MINIMUM_SLEEP_MS) {
+        await sleep(Math.min(waitMs, PING_INTERVAL_MS), undefined, { signal: stop });
+        waitMs = dueMs(event, index) - (Date.now() - started);
+        if (waitMs >= MINIMUM_SLEEP_MS) {
+          pending += encode('ping', { type: 'ping' });
+          await flush();
+        }
+      }
+      pending += encode(event.name, event.data);
+    }
+    await flush();
+    outgoing.end();
+    return 'completed';
+  } catch (error) {
+    if (!stop.aborted) throw error;
+    outgoing.destroy();
+    return 'aborted';
+  }
+}
+
+function errorIsDue(plan: StreamErrorPlan, index: number, event: PlannedEvent): boolean {
+  if (plan.afterTokens !== undefined) return event.charactersAt > plan.afterTokens * 4 || (index > 0 && event.name === 'message_delta');
+  return index >= (plan.afterEvents ?? 1);
+}

@@ -1,0 +1,41 @@
+// Thinking blocks sent back in assistant messages, checked as the real API checks them:
+// - every thinking / redacted_thinking block must be unaltered (its signature / data verifies),
+//   else 400 "messages.N.content.M: Invalid `signature` in `thinking` block" (or `data` in
+//   `redacted_thinking`), the real API's wording;
+// - with thinking enabled, while a tool-use loop continues (the last user message carries
+//   tool_result blocks) the assistant message before it must start with a thinking or
+//   redacted_thinking block (docs build-with-claude/extended-thinking, "Preserving thinking
+//   blocks": "you must pass thinking blocks back to the API for the last assistant message").
+//   Earlier, completed turns may drop them: the API strips them anyway.
+import type { MessagesRequest } from './messages-request.js';
+import type { ThinkingSigner } from './thinking-signature.js';
+
+const MUST_START_WITH_THINKING =
+  'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of ' +
+  '`tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this ' +
+  'requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking';
+
+/** The 400 message for the first violation, or null when the transcript's thinking blocks are fine. */
+export function verifyThinkingBlocks({ request, signer }: { request: MessagesRequest; signer: ThinkingSigner }): string | null {
+  const { messages } = request;
+  for (const [messageIndex, message] of messages.entries()) {
+    for (const [blockIndex, block] of message.blocks.entries()) {
+      if (block.kind === 'thinking' && !signer.verify({ thinking: block.thinking, signature: block.signature })) {
+        return `messages.${messageIndex}.content.${blockIndex}: Invalid \`signature\` in \`thinking\` block`;
+      }
+      if (block.kind === 'redacted_thinking' && !signer.verifyRedacted({ data: block.data })) {
+        return `messages.${messageIndex}.content.${blockIndex}: Invalid \`data\` in \`redacted_thinking\` block`;
+      }
+    }
+  }
+  if (request.thinking.type !== 'enabled') return null;
+  const lastIndex = messages.length - 1;
+  const last = messages[lastIndex];
+  const continuesToolLoop = last?.role === 'user' && last.blocks.some((block) => block.kind === 'tool_result');
+  const assistant = messages[lastIndex - 1];
+  if (!continuesToolLoop || assistant?.role !== 'assistant') return null;
+  const first = assistant.blocks[0];
+  if (first?.kind === 'thinking' || first?.kind === 'redacted_thinking') return null;
+  const found = first === undefined ? 'nothing' : first.kind === 'other' ? first.type : first.kind;
+  return `messages.${lastIndex - 1}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${found}\`. ${MUST_START_WITH_THINKING}`;
+}
