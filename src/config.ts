@@ -3,6 +3,8 @@
 // variable named, before any connection is made.
 import { z } from 'zod';
 import { parseToolOutputModes } from './tools/output/parse-output-modes.js';
+import { parseModelCapabilityOverrides } from './model/model-capabilities.js';
+import { resolveRunModelSettings } from './model/resolve-run-model-settings.js';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -30,9 +32,43 @@ export const configSchema = z.object({
   // soon as a key is supplied.
   BUILDFLEET_SIMULATOR_URL: z.string().url().optional(),
   BUILDFLEET_MODEL: z.string().min(1).default('claude-sonnet-4-6'),
-  BUILDFLEET_MAX_TOKENS: positiveInt.default(4096),
-  BUILDFLEET_MAX_TOKENS_CEILING: positiveInt.default(16384),
-  BUILDFLEET_MODEL_TIMEOUT_MS: positiveInt.default(60_000),
+  /** Corrections and additions to the model capability table (src/model/model-capabilities.ts):
+   * JSON, model id → any of defaultMaxTokens, maxOutputTokens, contextWindowTokens, thinking,
+   * defaultThinkingBudgetTokens, merged over the documented entry. */
+  BUILDFLEET_MODEL_CAPABILITIES: z
+    .string()
+    .default('')
+    .transform((text, context) => {
+      try {
+        return parseModelCapabilityOverrides(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+        return z.NEVER;
+      }
+    }),
+  /** Accept models the capability table does not name (with conservative limits, no thinking). */
+  BUILDFLEET_ALLOW_UNKNOWN_MODELS: booleanFlag.default(false),
+  /** Overrides every model's default max_tokens (capped at the model's maximum); unset = the table's. */
+  BUILDFLEET_MAX_TOKENS: positiveInt.optional(),
+  /** Caps how far a truncation raises max_tokens below the model's maximum; unset = the model's maximum. */
+  BUILDFLEET_MAX_TOKENS_CEILING: positiveInt.optional(),
+  /** Wait for a model call's response headers (connect, TLS, the API accepting the request). The
+   * SDK's timeout covers only that wait; the answer itself streams under the idle timeout. */
+  BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS: positiveInt.default(60_000),
+  /** Abandon a streaming model call after this long without a stream event (pings count): well
+   * above the API's ping cadence, so only a dead stream trips it. Classified as transient. */
+  BUILDFLEET_MODEL_IDLE_TIMEOUT_MS: positiveInt.default(90_000),
+  /** At most one `model-progress` event per this interval while an answer streams (plus one when
+   * a tool_use block starts). */
+  BUILDFLEET_MODEL_PROGRESS_INTERVAL_MS: positiveInt.default(2000),
+  /** First fleet-wide pause after a 529 / overloaded_error; doubles with each further overload of
+   * the same episode (reset by a successful call), up to the cap. */
+  BUILDFLEET_OVERLOAD_BACKOFF_BASE_MS: positiveInt.default(1000),
+  BUILDFLEET_OVERLOAD_BACKOFF_CAP_MS: positiveInt.default(60_000),
+  /** How long one turn may keep meeting overload before its run fails `model_unavailable`. */
+  BUILDFLEET_OVERLOAD_PATIENCE_MS: positiveInt.default(600_000),
+  /** How long a spend-limit answer stops POST /v1/runs (unless an admin clears it sooner). */
+  BUILDFLEET_SPEND_LIMIT_PAUSE_MS: positiveInt.default(3_600_000),
   BUILDFLEET_MAX_TURNS: positiveInt.default(40),
   BUILDFLEET_TOKEN_BUDGET: positiveInt.default(400_000),
   BUILDFLEET_API_HOST: z.string().default('127.0.0.1'),
@@ -44,7 +80,10 @@ export const configSchema = z.object({
   BUILDFLEET_METRICS_PORT: port.default(0),
   BUILDFLEET_MODEL_CONCURRENCY: positiveInt.default(8),
   BUILDFLEET_TOOL_CONCURRENCY: positiveInt.default(16),
-  BUILDFLEET_SHUTDOWN_TIMEOUT_MS: positiveInt.default(25_000),
+  /** How long SIGTERM waits for running jobs. Longer than the slowest expected model call (32,000
+   * output tokens at ~60 tokens/s is about 9 minutes), so a stopping worker finishes the call it
+   * paid for instead of leaving it to be sent again by the worker that takes the job over. */
+  BUILDFLEET_SHUTDOWN_TIMEOUT_MS: positiveInt.default(600_000),
   /** Attempts of one model turn on transient errors (5xx, 529, timeouts, connection). */
   BUILDFLEET_MODEL_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   /** Base of the exponential backoff with jitter between model attempts (429 without retry-after: x5). */
@@ -91,7 +130,18 @@ export class ConfigError extends Error {
 }
 
 /** Parses an environment (process.env by default) into a frozen Config, naming every bad variable. */
+/** Variables that were renamed: still setting one is a mistake the operator must hear about,
+ * not a value silently replaced by the new variable's default. */
+const RENAMED_VARIABLES: Readonly<Record<string, string>> = {
+  BUILDFLEET_MODEL_TIMEOUT_MS:
+    'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS (the wait for response headers) and BUILDFLEET_MODEL_IDLE_TIMEOUT_MS (the longest silence in a streamed answer); a model call has no total timeout any more',
+};
+
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
+  const renamed = Object.keys(RENAMED_VARIABLES).filter((name) => environment[name] !== undefined && environment[name] !== '');
+  if (renamed.length > 0) {
+    throw new ConfigError(`Invalid environment: ${renamed.map((name) => `${name} was replaced by ${RENAMED_VARIABLES[name]}`).join('; ')}`);
+  }
   const relevant: Record<string, string> = {};
   for (const key of Object.keys(configSchema.shape)) {
     const value = environment[key];
@@ -101,6 +151,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
+  }
+  // The default model must be one runs can use: refused here rather than at every submit.
+  try {
+    resolveRunModelSettings({ config: parsed.data });
+  } catch (error) {
+    throw new ConfigError(`Invalid environment: BUILDFLEET_MODEL: ${error instanceof Error ? error.message : String(error)}`);
   }
   return Object.freeze(parsed.data);
 }

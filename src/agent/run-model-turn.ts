@@ -7,23 +7,26 @@ import type { Logger } from 'pino';
 import { toolInputSchemas } from '../tools/input-schemas.js';
 import { anthropicToolsFor } from '../tools/tool-catalog.js';
 import { evaluateFinishGate } from './finish-gate.js';
-import { ALL_TOOLS, toolsForPhase, type Phase, type ToolName } from './profile.js';
+import { ALL_TOOLS, toolsForPhase, type Phase, assertNever } from './profile.js';
 import { FILLER_TOOLS } from '../tools/filler-tools.js';
 import { buildSystemPrompt } from './system-prompt.js';
-import { chooseToolChoice } from './tool-choice-policy.js';
+import { chooseToolChoice, PLAN_FIRST_INSTRUCTION } from './tool-choice-policy.js';
 import {
   DEFAULT_STOP_SEQUENCES,
   DEFAULT_TURN_LIMITS,
   handleStopReason,
-  sanitizeAssistant,
+  mergeContinuation,
   type NextInput,
   type PlannedCall,
   type TextRecovery,
   type TurnDecision,
 } from './stop-reason-handler.js';
 import { buildToolResultsMessage, textMessage } from './turn-input.js';
+import { rejectCall } from './reject-call.js';
 import type { Config } from '../config.js';
-import { callModel, describeModelError } from '../model/model-client.js';
+import { callModel, describeModelError, type ModelStreamProgress } from '../model/model-client.js';
+import type { ModelCallPause, OverloadPause } from '../queues/model-call-pause.js';
+import type { SpendLimitFlagStore } from '../fleet/spend-limit-flag.js';
 import { classifyModelError, type RetryOutcome } from '../model/classify-model-error.js';
 import type { AssistantMessage, ModelResponse, TranscriptMessage, UserMessage } from '../model/model-message.js';
 import type { FleetQueues } from '../queues/fleet-queues.js';
@@ -44,9 +47,13 @@ export interface ModelTurnDependencies {
   /** Tool names the model sees in a phase; the flat layout exists for the tiers experiment. */
   toolsFor?: (phase: Phase, run: RunRecord) => { names: readonly string[]; definitions: Array<{ name: string; description: string; input_schema: unknown }> };
   hooks?: ModelTurnHooks;
-  /** The fleet-wide model pause a 429 sets: checked right before every call, set first thing
-   * on a 429, so no worker calls the model before a retry-after has passed. */
-  modelPause?: { remainingMs(): Promise<number>; pause(waitMs: number): Promise<void> };
+  /** The fleet-wide model pause (src/queues/model-call-pause.ts): checked right before every
+   * call, set first thing on a 429 or a 529, so no worker calls the model during it. */
+  modelPause?: Pick<ModelCallPause, 'remainingMs' | 'reason' | 'pause' | 'overloaded' | 'succeeded'>;
+  /** The spend-limit flag (src/fleet/spend-limit-flag.ts): raised on a spend-limit answer so the
+   * API stops admitting new runs. Runs already admitted still try their call: the limit may have
+   * been raised in the meantime, and a refused call costs no tokens. */
+  spendLimit?: Pick<SpendLimitFlagStore, 'set'>;
 }
 
 /** Observers for metrics and traces; each is optional. */
@@ -59,13 +66,14 @@ export interface ModelTurnHooks {
 /** How the job should end, for the worker to map onto BullMQ. */
 export type ModelTurnResult =
   | { kind: 'done'; detail: string }
-  | { kind: 'retry'; outcome: RetryOutcome; error: Error };
+  | { kind: 'retry'; outcome: RetryOutcome; error: Error }
+  /** The fleet-wide pause (set by another call's 429 or 529) is in force: wait, at no attempt's cost. */
+  | { kind: 'paused'; waitMs: number };
 
 interface TurnOutcome {
   decision: TurnDecision['kind'];
   nextInput: NextInput | null;
   dispatch: Array<Omit<ToolJobData, 'trace'>>;
-  maxTokens: number | null;
 }
 
 export interface ModelJobContext {
@@ -73,8 +81,6 @@ export interface ModelJobContext {
   attemptsMade: number;
   maxAttempts: number;
 }
-
-const isSafeToolName = (name: string): name is ToolName => Object.hasOwn(toolInputSchemas, name);
 
 export async function runModelTurn(
   deps: ModelTurnDependencies,
@@ -99,7 +105,6 @@ export async function runModelTurn(
 
   // 1. The turn's user input, committed once.
   const previous = turn > 0 ? await readOutcome(store, runId, turn - 1) : null;
-  let maxTokens = previous?.maxTokens ?? run.maxTokens;
   if (!turnState.inputCommitted) {
     const nextInput: NextInput | null = previous ? previous.nextInput : null;
     if (previous && !nextInput) return { kind: 'done', detail: 'previous_turn_ended_run' };
@@ -112,7 +117,12 @@ export async function runModelTurn(
       if (parked === -2) return { kind: 'done', detail: 'run_terminal' };
     }
     const messages: UserMessage[] = [];
-    if (!nextInput) messages.push(textMessage(run.prompt));
+    if (!nextInput) {
+      // A thinking run cannot force the plan with tool_choice, so the first message asks for it.
+      const first = textMessage(run.prompt);
+      if (run.thinkingBudgetTokens !== null && Array.isArray(first.content)) first.content.push({ type: 'text', text: PLAN_FIRST_INSTRUCTION });
+      messages.push(first);
+    }
     else if (nextInput.kind === 'tool_results') {
       const built = await buildToolResultsMessage(store, runId, nextInput.toolUseIds, nextInput.note);
       if (built.missing.length > 0) await emit('tool-result-missing', { level: 'warn', tool_use_ids: built.missing });
@@ -149,7 +159,9 @@ export async function runModelTurn(
   const owner = await store.redis.hget(claimKey, 'claimedBy');
   if (owner !== job.jobId) return { kind: 'done', detail: `turn_owned_by:${owner}` };
 
-  // 4. The model call, stored once.
+  // 4. The model call, stored once. max_tokens is the run's: raised by a truncation, it stays raised.
+  const maxTokens = run.maxTokens;
+  const thinking = run.thinkingBudgetTokens === null ? null : { type: 'enabled' as const, budget_tokens: run.thinkingBudgetTokens };
   const phase = run.phase;
   const tools = deps.toolsFor ? deps.toolsFor(phase, run) : toolsForRun(phase, run);
   let response: ModelResponse;
@@ -158,15 +170,39 @@ export async function runModelTurn(
     response = JSON.parse(storedResponse) as ModelResponse;
   } else {
     const messages = (await store.getMessages(runId)) as TranscriptMessage[];
-    const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, finishVerified: run.finishVerified });
-    await emit('turn-start', { phase, tools: tools.names.length, tool_choice: toolChoice.type, attempt: job.attemptsMade + 1 });
+    const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, finishVerified: run.finishVerified, thinking: thinking !== null });
+    // The fleet-wide pause, checked right before the call (only turn-start is written in between,
+    // so a turn that waits writes no turn-start for the attempts it did not make).
+    const pausedForMs = (await deps.modelPause?.remainingMs()) ?? 0;
+    if (pausedForMs > 0) return { kind: 'paused', waitMs: pausedForMs };
+    await emit('turn-start', {
+      phase,
+      tools: tools.names.length,
+      tool_choice: toolChoice.type,
+      max_tokens: maxTokens,
+      thinking_budget_tokens: thinking?.budget_tokens ?? null,
+      attempt: job.attemptsMade + 1,
+    });
     const headers: Record<string, string> = { 'x-buildfleet-run-id': runId };
     if (run.options.scenario) headers['x-buildfleet-scenario'] = run.options.scenario;
-    const pausedForMs = (await deps.modelPause?.remainingMs()) ?? 0;
-    if (pausedForMs > 0) {
-      return { kind: 'retry', outcome: { kind: 'rate_limited', waitMs: pausedForMs }, error: new Error('the model queue is paused after a 429') };
-    }
     const started = performance.now();
+    let requestId: string | null = null;
+    // Progress events go out while the answer streams; each is awaited before the turn moves on,
+    // so none lands after the model-response event.
+    const progressWrites: Array<Promise<unknown>> = [];
+    const onProgress = (progress: ModelStreamProgress) => {
+      progressWrites.push(
+        emit('model-progress', {
+          output_tokens: progress.outputTokens,
+          estimated: progress.estimated,
+          block: progress.blockKind,
+          tool: progress.tool,
+          blocks: progress.blocks,
+          elapsed_ms: progress.elapsedMs,
+          reason: progress.reason,
+        }).catch((error: unknown) => deps.logger.warn({ run_id: runId, step: turn, err: error instanceof Error ? error.message : String(error) }, 'model-progress event lost')),
+      );
+    };
     try {
       const request = {
         model: run.model,
@@ -181,6 +217,7 @@ export async function runModelTurn(
         messages,
         tools: tools.definitions,
         toolChoice,
+        ...(thinking ? { thinking } : {}),
         stopSequences: Object.keys(DEFAULT_STOP_SEQUENCES),
         headers,
       };
@@ -197,7 +234,15 @@ export async function runModelTurn(
           },
         },
         async (span) => {
-          const answer = await callModel(deps.client, request);
+          const { response: answer } = await callModel(deps.client, request, {
+            idleTimeoutMs: deps.config.BUILDFLEET_MODEL_IDLE_TIMEOUT_MS,
+            progressIntervalMs: deps.config.BUILDFLEET_MODEL_PROGRESS_INTERVAL_MS,
+            onProgress,
+            onConnect: (id) => {
+              requestId = id;
+              if (id) span.setAttribute(SPAN_ATTRIBUTES.requestId, id);
+            },
+          });
           span.setAttributes({
             [SPAN_ATTRIBUTES.responseModel]: answer.model,
             [SPAN_ATTRIBUTES.responseId]: answer.id,
@@ -209,13 +254,31 @@ export async function runModelTurn(
         },
       );
     } catch (error) {
+      await Promise.allSettled(progressWrites);
       const failure = describeModelError(error);
       const outcome = classifyModelError(failure);
+      // The fleet-wide consequences first, before anything else can let another call out.
+      const overload = outcome.kind === 'overloaded' ? ((await deps.modelPause?.overloaded()) ?? null) : null;
       if (outcome.kind === 'rate_limited') await deps.modelPause?.pause(outcome.waitMs);
+      const failureRequestId = failure.requestId ?? requestId;
+      if (outcome.kind === 'spend_cap') {
+        await deps.spendLimit?.set({ message: failure.message, model: run.model, runId, requestId: failureRequestId });
+      }
       deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - started, outcome });
-      await emit('model-error', { status: failure.status ?? null, outcome: outcome.kind, message: failure.message, attempt: job.attemptsMade + 1 });
+      await emit('model-error', {
+        status: failure.status ?? null,
+        error_type: failure.errorType ?? null,
+        outcome: outcome.kind,
+        message: failure.message,
+        request_id: failureRequestId,
+        attempt: job.attemptsMade + 1,
+      });
+      if (outcome.kind === 'overloaded') return waitOutOverload(deps, run, turn, overload, failure.message, error);
       return failModelCall(deps, run, turn, outcome, failure.message, job, error);
     }
+    await Promise.allSettled(progressWrites);
+    // The API answered: an overload episode, if one was going on, is over.
+    await deps.modelPause?.succeeded();
     deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - started, response });
     const won = await store.redis.hsetnx(claimKey, 'response', JSON.stringify(response));
     if (won === 1) {
@@ -225,6 +288,7 @@ export async function runModelTurn(
       response = JSON.parse((await store.redis.hget(claimKey, 'response')) as string) as ModelResponse;
     }
     await emit('model-response', {
+      request_id: won === 1 ? requestId : null,
       stop_reason: response.stop_reason,
       stop_sequence: response.stop_sequence,
       usage: response.usage,
@@ -240,13 +304,14 @@ export async function runModelTurn(
   });
   const recoveryEnabled = run.options.textRecovery ?? deps.config.BUILDFLEET_TEXT_RECOVERY;
   const recover = deps.recover;
-  const { decision, counters, events } = handleStopReason({
+  const { decision, counters, maxTokens: nextMaxTokens, events } = handleStopReason({
     response,
     finishVerified: run.finishVerified,
     finishGateMissing: gate.missing,
     counters: run.counters,
     currentMaxTokens: maxTokens,
-    limits: { ...DEFAULT_TURN_LIMITS, maxTokensCeiling: deps.config.BUILDFLEET_MAX_TOKENS_CEILING },
+    maxTokensCeiling: run.maxTokensCeiling,
+    limits: DEFAULT_TURN_LIMITS,
     stopSequences: DEFAULT_STOP_SEQUENCES,
     recover: recover ? (text, intent) => recover(text, tools.names, intent) : null,
     recoveryEnabled,
@@ -257,7 +322,12 @@ export async function runModelTurn(
 
   // 6. Commit the outcome once, then act on it.
   const outcome = await planOutcome(deps, run, turn, decision, tools.names);
-  const runFields: Record<string, string> = { turn: String(turn + 1), counters: JSON.stringify(counters), updatedAt: new Date().toISOString() };
+  const runFields: Record<string, string> = {
+    turn: String(turn + 1),
+    counters: JSON.stringify(counters),
+    maxTokens: String(nextMaxTokens),
+    updatedAt: new Date().toISOString(),
+  };
   const askUser = outcome.dispatch.find((call) => call.name === 'ask_user');
   if (askUser) {
     const parsed = toolInputSchemas.ask_user.safeParse(askUser.input);
@@ -298,7 +368,7 @@ async function mergeIntoLastAssistant(store: RunStore, runId: string, continuati
   const raw = await store.redis.lindex(store.keys.messages(runId), -1);
   const last = raw ? (JSON.parse(raw) as TranscriptMessage) : null;
   if (!last || last.role !== 'assistant') return null;
-  return sanitizeAssistant([...last.content, ...continuation.content]);
+  return mergeContinuation(last, continuation);
 }
 
 /** The tier of the phase; the `flat` layout (experiments only) shows every tool plus fillers. */
@@ -329,7 +399,7 @@ async function planOutcome(
     case 'tools': {
       const dispatchList: TurnOutcome['dispatch'] = [];
       for (const call of decision.calls) {
-        const rejection = rejectCall(call, allowed);
+        const rejection = rejectCall({ call, allowed, planMissing: run.phase === 'planning' && run.todos.length === 0 });
         if (rejection) {
           await recordRejection(deps.store, run, turn, call, rejection);
           continue;
@@ -340,30 +410,14 @@ async function planOutcome(
         decision: 'tools',
         nextInput: { kind: 'tool_results', toolUseIds: decision.calls.map((call) => call.toolUseId), note: decision.note },
         dispatch: dispatchList,
-        maxTokens: null,
       };
     }
     case 'continue':
-      return { decision: 'continue', nextInput: decision.input, dispatch: [], maxTokens: decision.maxTokens ?? null };
+      return { decision: 'continue', nextInput: decision.input, dispatch: [] };
     case 'succeed':
     case 'end':
-      return { decision: decision.kind, nextInput: null, dispatch: [], maxTokens: null };
+      return { decision: decision.kind, nextInput: null, dispatch: [] };
   }
-}
-
-function rejectCall(call: PlannedCall, allowed: readonly string[]): { code: string; message: string } | null {
-  if (!allowed.includes(call.name) || !isSafeToolName(call.name)) {
-    return {
-      code: 'tool_not_available',
-      message: `Tool "${call.name}" is not available in this phase. Available tools: ${allowed.join(', ')}.`,
-    };
-  }
-  const parsed = toolInputSchemas[call.name].safeParse(call.input);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`);
-    return { code: 'tool_input_invalid', message: `Invalid input for ${call.name}: ${problems.join('; ')}` };
-  }
-  return null;
 }
 
 async function recordRejection(
@@ -443,5 +497,49 @@ async function failModelCall(
       return { kind: 'retry', outcome, error: error instanceof Error ? error : new Error(message) };
     case 'rate_limited':
       return { kind: 'retry', outcome, error: error instanceof Error ? error : new Error(message) };
+    case 'overloaded':
+      // Handled by waitOutOverload; here only so a new outcome cannot slip through unhandled.
+      return { kind: 'retry', outcome, error: error instanceof Error ? error : new Error(message) };
+    default:
+      return assertNever(outcome);
   }
+}
+
+/**
+ * An overloaded API: the fleet-wide pause is already set (and grows while the episode lasts), so
+ * the turn waits it out without spending one of its attempts, as a 429 does. Only a turn that has
+ * met overload for BUILDFLEET_OVERLOAD_PATIENCE_MS in all fails its run `model_unavailable`;
+ * the first overload of the turn is remembered in the turn's hash, so the patience holds across
+ * attempts and worker processes.
+ */
+async function waitOutOverload(
+  deps: ModelTurnDependencies,
+  run: RunRecord,
+  turn: number,
+  overload: OverloadPause | null,
+  message: string,
+  error: unknown,
+): Promise<ModelTurnResult> {
+  const turnKey = deps.store.keys.turn(run.id, turn);
+  const now = Date.now();
+  await deps.store.redis.hsetnx(turnKey, 'overloadSince', String(now));
+  const since = Number((await deps.store.redis.hget(turnKey, 'overloadSince')) ?? now);
+  const overloadedForMs = Math.max(0, now - since);
+  const patienceMs = deps.config.BUILDFLEET_OVERLOAD_PATIENCE_MS;
+  if (overloadedForMs >= patienceMs) {
+    return endRun(deps, run, turn, 'failed', {
+      code: 'model_unavailable',
+      message: `The model API stayed overloaded for ${Math.round(overloadedForMs / 1000)} s of this turn (patience ${Math.round(patienceMs / 1000)} s): ${message}`,
+    });
+  }
+  await deps.store.appendEvent({
+    run_id: run.id,
+    step: turn,
+    event: 'model-overload',
+    wait_ms: overload?.waitMs ?? null,
+    backoff_step: overload?.step ?? null,
+    overloaded_for_ms: overloadedForMs,
+    patience_ms: patienceMs,
+  });
+  return { kind: 'retry', outcome: { kind: 'overloaded' }, error: error instanceof Error ? error : new Error(message) };
 }

@@ -6,6 +6,8 @@ import {
   DEFAULT_TURN_LIMITS,
   EMPTY_ANSWER_TEXT,
   handleStopReason,
+  mergeContinuation,
+  sanitizeAssistant,
   type StopReasonInput,
   type TextRecovery,
 } from './stop-reason-handler.js';
@@ -36,7 +38,8 @@ function input(overrides: Partial<StopReasonInput> & { response: ModelResponse }
     finishGateMissing: ['Deploy the site.'],
     counters: countersSchema.parse({}),
     currentMaxTokens: 1000,
-    limits: { ...DEFAULT_TURN_LIMITS, maxTokensCeiling: 4000 },
+    maxTokensCeiling: 4000,
+    limits: DEFAULT_TURN_LIMITS,
     stopSequences: DEFAULT_STOP_SEQUENCES,
     recover: () => noRecovery,
     recoveryEnabled: true,
@@ -115,8 +118,10 @@ describe('tool_use', () => {
 
 describe('max_tokens', () => {
   it('cut inside text: continues with a raised max_tokens, never as a final answer', () => {
-    const { decision } = handleStopReason(input({ finishVerified: true, response: response('max_tokens', [text('The site is rea')]) }));
-    expect(decision).toMatchObject({ kind: 'continue', maxTokens: 2000, input: { kind: 'text' } });
+    const { decision, maxTokens, events } = handleStopReason(input({ finishVerified: true, response: response('max_tokens', [text('The site is rea')]) }));
+    expect(decision).toMatchObject({ kind: 'continue', input: { kind: 'text' } });
+    expect(maxTokens).toBe(2000);
+    expect(events).toContainEqual({ event: 'max-tokens-raise', from: 1000, to: 2000 });
   });
 
   it('cut inside a tool_use: never runs it and asks for it again', () => {
@@ -178,5 +183,125 @@ describe('the other stop reasons', () => {
     expect(decision).toMatchObject({ kind: 'end', status: 'failed', error: { code: 'unexpected_stop' } });
     expect(events).toContainEqual(expect.objectContaining({ event: 'stop-unexpected', raw_stop_reason: 'brand_new_reason' }));
     expect(handleStopReason(input({ response: response(null, []) })).decision).toMatchObject({ error: { code: 'unexpected_stop' } });
+  });
+});
+
+describe('max_tokens: a raised limit stays, truncations counted in a row', () => {
+  const clean = () => response('tool_use', [toolUse('toolu_ok', 'deploy', {})]);
+  const cut = () => response('max_tokens', [text('cut')]);
+
+  it('raises on every max_tokens path (text or complete tool calls), capped at the ceiling', () => {
+    expect(handleStopReason(input({ response: cut() })).maxTokens).toBe(2000);
+    expect(handleStopReason(input({ response: response('max_tokens', [toolUse('toolu_ok', 'deploy', {}), toolUse('toolu_cut')]) })).maxTokens).toBe(2000);
+    expect(handleStopReason(input({ currentMaxTokens: 3000, response: cut() })).maxTokens).toBe(4000);
+    const atCeiling = handleStopReason(input({ currentMaxTokens: 4000, response: cut() }));
+    expect(atCeiling.maxTokens).toBe(4000);
+    expect(atCeiling.events.map((event) => event.event)).not.toContain('max-tokens-raise');
+  });
+
+  it('keeps the raised limit after clean answers and never lowers it', () => {
+    for (const answer of [clean(), response('end_turn', [text('Done.')]), response('pause_turn', [text('…')])]) {
+      expect(handleStopReason(input({ currentMaxTokens: 2000, response: answer })).maxTokens).toBe(2000);
+    }
+  });
+
+  it('does not raise for a full context window: a larger limit cannot help there', () => {
+    const { maxTokens } = handleStopReason(input({ response: response('model_context_window_exceeded', [toolUse('toolu_ok', 'deploy', {}), text('x')]) }));
+    expect(maxTokens).toBe(1000);
+  });
+
+  it('resets the counter after a clean answer, so truncations separated by clean turns never end the run', () => {
+    let counters = countersSchema.parse({});
+    let maxTokens = 1000;
+    for (let round = 0; round < 6; round += 1) {
+      const truncated = handleStopReason(input({ counters, currentMaxTokens: maxTokens, response: cut() }));
+      expect(truncated.decision.kind).toBe('continue');
+      expect(truncated.counters.maxTokensContinuations).toBe(1);
+      const after = handleStopReason(input({ counters: truncated.counters, currentMaxTokens: truncated.maxTokens, response: clean() }));
+      expect(after.counters.maxTokensContinuations).toBe(0);
+      counters = after.counters;
+      maxTokens = after.maxTokens;
+    }
+    expect(maxTokens).toBe(4000);
+  });
+
+  it('ends after the bound of truncations in a row, and says how many in a row', () => {
+    let counters = countersSchema.parse({});
+    let decisionKind = '';
+    let message = '';
+    for (let round = 0; round < 4; round += 1) {
+      const { decision, counters: next } = handleStopReason(input({ counters, response: cut() }));
+      counters = next;
+      decisionKind = decision.kind;
+      if (decision.kind === 'end') message = decision.error.message;
+    }
+    expect(decisionKind).toBe('end');
+    expect(message).toBe("The model's output was cut off 4 times in a row.");
+  });
+});
+
+describe('thinking blocks survive every rewrite, verbatim and first', () => {
+  const thinking: AssistantBlock = { type: 'thinking', thinking: 'Plan: deploy next.', signature: 'c2lnbmF0dXJl' };
+  const redacted: AssistantBlock = { type: 'redacted_thinking', data: 'ZW5jcnlwdGVk' };
+  const opening = [thinking, redacted];
+
+  it('text tool-call recovery: the synthetic tool_use follows the thinking blocks', () => {
+    const recovered: TextRecovery = { ...noRecovery, calls: [{ name: 'deploy', arguments: {} }], parse_mode: 'tag', candidate_count: 1, reason: null };
+    const { decision } = handleStopReason(input({ recover: () => recovered, response: response('end_turn', [...opening, text('<tool name="deploy">{}</tool>')]) }));
+    expect(decision.kind).toBe('tools');
+    expect(decision.assistant?.content).toEqual([thinking, redacted, { type: 'tool_use', id: 'synthetic_1', name: 'deploy', input: {} }]);
+  });
+
+  it('pause_turn: the paused content goes back as it came, and the continuation joins the same message', () => {
+    const { decision } = handleStopReason(input({ response: response('pause_turn', [...opening, text('Searching…')]) }));
+    expect(decision.assistant?.content).toEqual([thinking, redacted, text('Searching…')]);
+    const merged = mergeContinuation(decision.assistant!, sanitizeAssistant([toolUse('toolu_next', 'deploy', {})]));
+    expect(merged.content).toEqual([thinking, redacted, text('Searching…'), toolUse('toolu_next', 'deploy', {})]);
+  });
+
+  it('pause_turn with nothing but thinking: the placeholder does not stay inside the merged message', () => {
+    const { decision } = handleStopReason(input({ response: response('pause_turn', [thinking]) }));
+    expect(decision.assistant?.content).toEqual([thinking, text('(no content)')]);
+    const merged = mergeContinuation(decision.assistant!, sanitizeAssistant([text('Found it.')]));
+    expect(merged.content).toEqual([thinking, text('Found it.')]);
+  });
+
+  it('max_tokens inside a tool_use: the cut call is dropped, the thinking kept', () => {
+    const { decision } = handleStopReason(input({ response: response('max_tokens', [...opening, text('Now'), toolUse('toolu_cut', 'write_file', {})]) }));
+    expect(decision.kind).toBe('continue');
+    expect(decision.assistant?.content).toEqual([thinking, redacted, text('Now')]);
+  });
+
+  it('max_tokens after complete calls: the message the tool loop continues starts with the thinking', () => {
+    const { decision } = handleStopReason(input({ response: response('max_tokens', [...opening, toolUse('toolu_ok', 'deploy', {}), text('And then')]) }));
+    expect(decision.kind).toBe('tools');
+    expect(decision.assistant?.content.slice(0, 3)).toEqual([thinking, redacted, toolUse('toolu_ok', 'deploy', {})]);
+  });
+
+  it('max_tokens inside the thinking itself: the unsigned block is dropped, a placeholder keeps the turn', () => {
+    const unsigned: AssistantBlock = { type: 'thinking', thinking: 'Half a thou', signature: '' };
+    const { decision } = handleStopReason(input({ response: response('max_tokens', [unsigned]) }));
+    expect(decision.assistant?.content).toEqual([text('(no content)')]);
+  });
+
+  it('drift re-prompt: the drifted text becomes a placeholder after the thinking', () => {
+    const { decision } = handleStopReason(input({ response: response('stop_sequence', [...opening, text('Sure! Anything else?')], '\nUser:') }));
+    expect(decision.kind).toBe('continue');
+    expect(decision.assistant?.content).toEqual([thinking, redacted, text('(response discarded: it drifted into writing the user turn)')]);
+  });
+
+  it('sanitizeAssistant: drops empty text, never touches thinking, adds a placeholder only after it', () => {
+    expect(sanitizeAssistant([...opening, text('  '), toolUse('toolu_a')]).content).toEqual([thinking, redacted, toolUse('toolu_a')]);
+    expect(sanitizeAssistant([thinking, text('')]).content).toEqual([thinking, text('(no content)')]);
+    const emptyThinking: AssistantBlock = { type: 'thinking', thinking: '', signature: 'c2ln' };
+    expect(sanitizeAssistant([emptyThinking, text('ok')]).content).toEqual([emptyThinking, text('ok')]);
+  });
+
+  it('end_turn nudge and re-emit keep the thinking with the answer', () => {
+    const nudged = handleStopReason(input({ response: response('end_turn', [...opening, text('All done!')]) }));
+    expect(nudged.decision.assistant?.content).toEqual([thinking, redacted, text('All done!')]);
+    const lookalike: TextRecovery = { ...noRecovery, json_in_text: true, reason: 'not_in_tier:publish' };
+    const reemit = handleStopReason(input({ recover: () => lookalike, response: response('end_turn', [...opening, text('{"tool":"publish"}')]) }));
+    expect(reemit.decision.assistant?.content.slice(0, 2)).toEqual(opening);
   });
 });

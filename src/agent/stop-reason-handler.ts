@@ -4,6 +4,7 @@
 import type { RunCounters, RunError } from '../runs/run-types.js';
 import {
   isText,
+  isThinking,
   isToolUse,
   type AssistantBlock,
   type AssistantMessage,
@@ -50,7 +51,6 @@ export interface TurnLimits {
   maxTokensContinuations: number;
   maxDriftReprompts: number;
   maxReemitRequests: number;
-  maxTokensCeiling: number;
 }
 
 export const DEFAULT_TURN_LIMITS: TurnLimits = {
@@ -59,7 +59,6 @@ export const DEFAULT_TURN_LIMITS: TurnLimits = {
   maxTokensContinuations: 3,
   maxDriftReprompts: 2,
   maxReemitRequests: 3,
-  maxTokensCeiling: 16384,
 };
 
 export interface PlannedCall {
@@ -82,7 +81,7 @@ export interface DecisionEvent {
 
 export type TurnDecision =
   | { kind: 'tools'; assistant: AssistantMessage; calls: PlannedCall[]; note: string | null }
-  | { kind: 'continue'; assistant: AssistantMessage | null; input: NextInput; maxTokens?: number }
+  | { kind: 'continue'; assistant: AssistantMessage | null; input: NextInput }
   | { kind: 'succeed'; assistant: AssistantMessage; result: string }
   | { kind: 'end'; status: 'failed' | 'refused'; assistant: AssistantMessage | null; error: RunError };
 
@@ -91,7 +90,10 @@ export interface StopReasonInput {
   finishVerified: boolean;
   finishGateMissing: string[];
   counters: RunCounters;
+  /** The run's max_tokens, as this call sent it. */
   currentMaxTokens: number;
+  /** How far a truncation may raise it (the model's maximum output unless configured lower). */
+  maxTokensCeiling: number;
   limits: TurnLimits;
   stopSequences: Readonly<Record<string, StopSequenceAction>>;
   /** Parses text for a tool call written as text (detection and recovery). */
@@ -104,6 +106,9 @@ export interface StopReasonInput {
 export interface StopReasonOutput {
   decision: TurnDecision;
   counters: RunCounters;
+  /** The run's max_tokens from now on: raised after a max_tokens truncation and kept raised for
+   * the rest of the run (a file that did not fit once will not fit next time either). */
+  maxTokens: number;
   events: DecisionEvent[];
 }
 
@@ -120,10 +125,32 @@ export function joinText(content: AssistantBlock[]): string {
 }
 
 /** Assistant content as it may be sent back: no empty text blocks (the API rejects them), and a
- * placeholder where nothing is left, so user and assistant turns keep alternating. */
+ * placeholder where nothing but thinking is left, so user and assistant turns keep alternating.
+ * thinking and redacted_thinking blocks stay verbatim and in place: the API verifies each one and
+ * wants them first in the message that a tool loop continues. */
 export function sanitizeAssistant(content: AssistantBlock[]): AssistantMessage {
   const kept = content.filter((block) => !(isText(block) && block.text.trim() === ''));
-  return { role: 'assistant', content: kept.length > 0 ? kept : [{ type: 'text', text: EMPTY_CONTENT_PLACEHOLDER }] };
+  const hasAnswer = kept.some((block) => !isThinking(block));
+  return { role: 'assistant', content: hasAnswer ? kept : [...kept, { type: 'text', text: EMPTY_CONTENT_PLACEHOLDER }] };
+}
+
+/** After pause_turn the request ended with the paused assistant message and the answer continues
+ * it: one message, the paused content first (its thinking blocks verbatim at the start), then the
+ * continuation. A placeholder the paused message needed on its own is dropped. */
+export function mergeContinuation(paused: AssistantMessage, continuation: AssistantMessage): AssistantMessage {
+  const isPlaceholder = (block: AssistantBlock) => isText(block) && block.text === EMPTY_CONTENT_PLACEHOLDER;
+  return sanitizeAssistant([...paused.content.filter((block) => !isPlaceholder(block)), ...continuation.content.filter((block) => !isPlaceholder(block))]);
+}
+
+/** The response's thinking blocks, verbatim and in order: what a rewrite of the message keeps
+ * ahead of the content it substitutes. */
+export function thinkingBlocksOf(content: AssistantBlock[]): AssistantBlock[] {
+  return content.filter(isThinking);
+}
+
+/** A thinking block cut off by the output limit has no signature yet and cannot be sent back. */
+function isUnsignedThinking(block: AssistantBlock): boolean {
+  return block.type === 'thinking' && (typeof block.signature !== 'string' || block.signature === '');
 }
 
 function nativeCalls(blocks: ToolUseBlock[]): PlannedCall[] {
@@ -138,8 +165,11 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
   const toolUses = content.filter(isToolUse);
   const reason = response.stop_reason as KnownStopReason | null;
   if (reason !== 'pause_turn') counters.pauseTurnsInRow = 0;
+  // Truncations are counted in a row: a clean answer in between means the limit was enough again.
+  if (reason !== 'max_tokens' && reason !== 'model_context_window_exceeded') counters.maxTokensContinuations = 0;
+  let maxTokens = input.currentMaxTokens;
 
-  const decide = (decision: TurnDecision): StopReasonOutput => ({ decision, counters, events });
+  const decide = (decision: TurnDecision): StopReasonOutput => ({ decision, counters, maxTokens, events });
 
   /** end_turn, or a stop sequence that means "finished": recover text tool calls, then apply
    * the finish gate. */
@@ -164,9 +194,10 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
       if (input.recoveryEnabled && call && recovery.parse_mode !== 'none' && recovery.parse_mode !== 'native') {
         const toolUseId = input.newSyntheticId();
         events.push({ event: 'tool-call-recover', tool: call.name, parse_mode: recovery.parse_mode, tool_use_id: toolUseId, original_text: text });
+        // The text is replaced by the call it described; the thinking before it stays, verbatim.
         const assistant: AssistantMessage = {
           role: 'assistant',
-          content: [{ type: 'tool_use', id: toolUseId, name: call.name, input: call.arguments }],
+          content: [...thinkingBlocksOf(content), { type: 'tool_use', id: toolUseId, name: call.name, input: call.arguments }],
         };
         return decide({
           kind: 'tools',
@@ -234,7 +265,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
       const last = content.at(-1);
       const cutInsideToolUse = last !== undefined && isToolUse(last);
       const complete = cutInsideToolUse ? toolUses.slice(0, -1) : toolUses;
-      const kept = cutInsideToolUse ? content.slice(0, -1) : content;
+      const kept = cutInsideToolUse || (last !== undefined && isUnsignedThinking(last)) ? content.slice(0, -1) : content;
       if (cutInsideToolUse) {
         events.push({ event: 'tool-call-truncated', tool: last.name, tool_use_id: last.id });
       }
@@ -264,7 +295,14 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
       const reissue = cutInsideToolUse
         ? `Your call to ${last.name} was cut off by the output limit and was NOT executed. Reissue it, smaller if needed.`
         : null;
-      const raised = Math.min(input.currentMaxTokens * 2, limits.maxTokensCeiling);
+      // A larger limit helps a long answer, not a full context window.
+      if (reason === 'max_tokens') {
+        const raised = Math.min(input.currentMaxTokens * 2, input.maxTokensCeiling);
+        if (raised > maxTokens) {
+          events.push({ event: 'max-tokens-raise', from: maxTokens, to: raised });
+          maxTokens = raised;
+        }
+      }
       if (complete.length > 0) {
         return decide({
           kind: 'tools',
@@ -277,7 +315,6 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
         kind: 'continue',
         assistant: sanitizeAssistant(kept),
         input: { kind: 'text', text: reissue ?? 'Your previous answer was cut off by the output limit. Continue from where you left off.' },
-        maxTokens: raised,
       });
     }
 
@@ -298,10 +335,14 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
             });
           }
           counters.driftReprompts += 1;
-          // The drifted output is discarded; a placeholder keeps the turns alternating.
+          // The drifted output is discarded; a placeholder keeps the turns alternating, after the
+          // thinking, which must go back unaltered.
           return decide({
             kind: 'continue',
-            assistant: { role: 'assistant', content: [{ type: 'text', text: '(response discarded: it drifted into writing the user turn)' }] },
+            assistant: {
+              role: 'assistant',
+              content: [...thinkingBlocksOf(content), { type: 'text', text: '(response discarded: it drifted into writing the user turn)' }],
+            },
             input: { kind: 'text', text: 'Continue as the assistant only. Do not write lines for the user; use the tools.' },
           });
         default:

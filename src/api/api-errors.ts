@@ -129,6 +129,24 @@ export const apiErrors = {
     400,
     'The prompt has more characters (Unicode code points) than `BUILDFLEET_MAX_PROMPT_CHARS` (default 20,000). Shorten it; nothing was created.',
   ),
+  unknownModel: createApiError(
+    'unknown_model',
+    'The model is not one the fleet knows.',
+    400,
+    'The run names a model the capability table (`BUILDFLEET_MODEL_CAPABILITIES` over the documented defaults) does not list, and `BUILDFLEET_ALLOW_UNKNOWN_MODELS` is off. The message lists the known models. Nothing was created.',
+  ),
+  thinkingNotSupported: createApiError(
+    'thinking_not_supported',
+    'The model does not support extended thinking.',
+    400,
+    'The run asks for `thinking` on a model whose capabilities say it cannot think (the Messages API would refuse every call). Choose another model or drop `thinking`. Nothing was created.',
+  ),
+  thinkingBudgetTooLarge: createApiError(
+    'thinking_budget_too_large',
+    'The thinking budget does not fit the model’s output limit.',
+    400,
+    '`thinking.budgetTokens` must be below max_tokens, and max_tokens cannot exceed the model’s maximum output (or `BUILDFLEET_MAX_TOKENS_CEILING`). Choose a smaller budget. Nothing was created.',
+  ),
   rateLimited: createApiError(
     'rate_limited',
     'Too many runs created; retry later.',
@@ -140,6 +158,12 @@ export const apiErrors = {
     'Too many runs have not ended yet; wait for one to end or cancel one.',
     429,
     'The tenant already has `BUILDFLEET_MAX_CONCURRENT_RUNS` runs (default 20) that have not ended (queued, running or waiting for input). Wait for one to end, or cancel one. Nothing was created.',
+  ),
+  modelSpendLimitReached: createApiError(
+    'model_spend_limit_reached',
+    'The model account has reached its spend limit; new runs are paused.',
+    503,
+    'A model call of this fleet was refused because the model account reached its spend limit (Anthropic’s 400 “You have reached your specified API usage limits” or the 429 `enforced_spend_limit_reached`), so new runs are not admitted: each would fail `billing_spend_cap`. Lasts `BUILDFLEET_SPEND_LIMIT_PAUSE_MS` (default 1 h; `retry-after` gives the seconds left) or until an operator raises the limit and calls `POST /v1/admin/spend-limit/clear`. Nothing was created.',
   ),
   notFound: createApiError('not_found', 'No such route.', 404, 'No route matches the method and path.'),
   runNotFound: createApiError(

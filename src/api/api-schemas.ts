@@ -8,6 +8,7 @@ import {
   RUN_STATUSES,
   runErrorSchema,
   runOptionsSchema,
+  runThinkingSchema,
   todoState,
   usageSchema,
 } from '../runs/run-types.js';
@@ -27,9 +28,15 @@ export const createRunBodySchema = z
     // The length limit is BUILDFLEET_MAX_PROMPT_CHARS, checked by the route (prompt_too_large);
     // the 256 KiB body limit bounds it before that.
     prompt: z.string().min(1).describe('What to build, in plain language; at most BUILDFLEET_MAX_PROMPT_CHARS characters (default 20,000)'),
-    model: z.string().min(1).max(200).optional().describe('Model id; defaults to BUILDFLEET_MODEL'),
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Model id; defaults to BUILDFLEET_MODEL. Unknown models are refused (`unknown_model`) unless the operator allows them'),
     maxTurns: z.int().min(1).max(200).optional().describe('Model turns before the run stops; defaults to BUILDFLEET_MAX_TURNS'),
     options: runOptionsSchema.optional(),
+    thinking: runThinkingSchema.optional(),
   })
   .describe('A new build run');
 export type CreateRunBody = z.infer<typeof createRunBodySchema>;
@@ -56,6 +63,9 @@ export const runViewSchema = z
     status: z.enum(RUN_STATUSES),
     phase: z.enum(PHASES),
     turn: z.int(),
+    model: z.string().describe('The model every call of the run uses'),
+    maxTokens: z.int().describe('max_tokens of the next call (raised after a truncation, up to the model maximum)'),
+    thinkingBudgetTokens: z.int().nullable().describe('Extended-thinking budget of every call; null when the run does not think'),
     todos: z.array(todoState),
     files: z.array(z.object({ path: z.string(), bytes: z.int() })).describe('The workspace as it is now'),
     deployment: z.object({

@@ -15,6 +15,7 @@ import { installJsonBodyParser } from './json-body-parser.js';
 import { openApiTransform } from './openapi-transform.js';
 import { installRequestAuth } from './request-auth.js';
 import { adminQueuesRoute } from './routes/admin-queues-route.js';
+import { adminClearSpendLimitRoute, adminSpendLimitRoute } from './routes/admin-spend-limit-routes.js';
 import { cancelRunRoute } from './routes/cancel-run-route.js';
 import { createRunRoute } from './routes/create-run-route.js';
 import { getRunRoute } from './routes/get-run-route.js';
@@ -145,6 +146,8 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   registerRoute({ app, route: deploymentRootRedirectRoute() });
   registerRoute({ app, route: deploymentSiteRoute({ fleet }) });
   registerRoute({ app, route: adminQueuesRoute({ fleet }) });
+  registerRoute({ app, route: adminSpendLimitRoute({ fleet }) });
+  registerRoute({ app, route: adminClearSpendLimitRoute({ fleet }) });
   // The kill switch plugin's routes declare no access, so the auth hook requires `admin` for them
   // (its default); killSwitchDocumentation says so and documents them in the OpenAPI document.
   await app.register(async (scope) => {

@@ -19,6 +19,9 @@ export function toRunView({
     status: run.status,
     phase: run.phase,
     turn: run.turn,
+    model: run.model,
+    maxTokens: run.maxTokens,
+    thinkingBudgetTokens: run.thinkingBudgetTokens,
     todos: run.todos,
     files,
     deployment: {

@@ -59,6 +59,16 @@ export function describeEvent(event: Record<string, unknown>): string | null {
       return `  ! the model stopped early; still missing: ${(event.missing as string[] | undefined)?.join('; ') ?? ''}`;
     case 'model-rate-limit':
       return `  … rate limited, the fleet waits ${String(event.wait_ms)} ms`;
+    case 'model-progress': {
+      // A long answer streaming: what is being written and how far it has got.
+      const what = event.tool ? `writing ${String(event.tool)}` : `writing ${String(event.block ?? 'the answer')}`;
+      const tokens = `${event.estimated ? '≈' : ''}${String(event.output_tokens)} tokens`;
+      return `  … ${what} (${tokens}, ${Math.round(Number(event.elapsed_ms) / 1000)} s)`;
+    }
+    case 'model-overload':
+      return `  … the model API is overloaded; the fleet waits ${String(event.wait_ms)} ms (overloaded for ${Math.round(Number(event.overloaded_for_ms) / 1000)} s of this turn)`;
+    case 'model-error':
+      return event.outcome === 'overloaded' || event.outcome === 'rate_limited' ? null : `  ! model call failed (${String(event.outcome)}): ${String(event.message)}`;
     case 'run-end':
       return `■ run ${String(event.status)}${event.error_code ? ` (${String(event.error_code)}: ${String(event.message ?? '')})` : ''}`;
     default:

@@ -21,11 +21,18 @@ function describeState(view: { status: string; error: { code: string } | null })
   return view.error && view.status !== 'succeeded' ? `${view.status}(${view.error.code})` : view.status;
 }
 
-async function runOne(client: ApiClient, expectation: ScenarioExpectation, timeoutMs: number): Promise<ScenarioRow> {
+/** What every run of the matrix is submitted with besides its scenario. */
+export interface ScenarioRunSettings {
+  model?: string;
+  thinking?: { budgetTokens?: number };
+}
+
+async function runOne(client: ApiClient, expectation: ScenarioExpectation, timeoutMs: number, settings: ScenarioRunSettings): Promise<ScenarioRow> {
   const expected = expectation.expectedErrorCode ? `${expectation.expectedStatus}(${expectation.expectedErrorCode})` : expectation.expectedStatus;
   const created = await client.request<{ id: string }>('POST', '/v1/runs', {
     prompt: `Scenario ${expectation.scenario}: build a small site for a bakery.`,
     options: { scenario: expectation.scenario },
+    ...settings,
   });
   const deadline = Date.now() + timeoutMs;
   let answered = false;
@@ -56,7 +63,7 @@ async function runOne(client: ApiClient, expectation: ScenarioExpectation, timeo
 /** Runs every scenario (a few at a time) and returns one row each, in matrix order. */
 export async function runScenarioMatrix(
   client: ApiClient,
-  options: { timeoutMs?: number; concurrency?: number; only?: string[] } = {},
+  options: { timeoutMs?: number; concurrency?: number; only?: string[]; settings?: ScenarioRunSettings } = {},
 ): Promise<ScenarioRow[]> {
   const cases = SCENARIO_MATRIX.filter((entry) => !options.only || options.only.includes(entry.scenario));
   const rows: ScenarioRow[] = new Array(cases.length);
@@ -65,7 +72,7 @@ export async function runScenarioMatrix(
     while (next < cases.length) {
       const index = next;
       next += 1;
-      rows[index] = await runOne(client, cases[index]!, options.timeoutMs ?? 60_000);
+      rows[index] = await runOne(client, cases[index]!, options.timeoutMs ?? 60_000, options.settings ?? {});
     }
   });
   await Promise.all(lanes);

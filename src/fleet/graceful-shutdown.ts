@@ -1,6 +1,8 @@
 // SIGTERM/SIGINT: stop taking jobs, let running ones finish within the deadline, then exit.
 // A job still running at the deadline is left to BullMQ's stalled-job recovery: its lock
-// expires and another worker takes it over (see README, "Locks and stalled jobs").
+// expires and another worker takes it over (see README, "Locks and stalled jobs"). For a model
+// turn whose answer was not stored yet that means a second, paid call, so the deadline
+// (BUILDFLEET_SHUTDOWN_TIMEOUT_MS) sits above the slowest expected call (docs/deploy.md, "Stopping").
 import type { Logger } from 'pino';
 
 export interface Closable {

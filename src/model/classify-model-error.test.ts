@@ -30,9 +30,38 @@ describe('classifyModelError', () => {
     });
   });
 
-  it('5xx, 529, timeouts and connection errors are transient', () => {
-    for (const status of [500, 502, 503, 504, 529]) expect(classifyModelError({ status, message: '' }).kind).toBe('transient');
+  it('5xx, timeouts and connection errors are transient', () => {
+    for (const status of [500, 502, 503, 504]) expect(classifyModelError({ status, message: '' }).kind).toBe('transient');
     expect(classifyModelError({ connectionFailure: true, message: 'reset' }).kind).toBe('transient');
+  });
+
+  it('529 and overloaded_error are overload, for the fleet-wide backoff', () => {
+    expect(classifyModelError({ status: 529, errorType: 'overloaded_error', message: 'Overloaded' })).toEqual({ kind: 'overloaded' });
+    expect(classifyModelError({ status: 529, message: '' })).toEqual({ kind: 'overloaded' });
+  });
+
+  it('a mid-stream error event is classified like the same HTTP status', () => {
+    // The stream's own headers (a 200's) say nothing about the error: retry-after is not read.
+    const streamHeaders = new Headers({ 'retry-after': '30', 'request-id': 'req_1' });
+    const midStream = (errorType: string, message = 'mid-stream') => classifyModelError({ status: undefined, headers: streamHeaders, errorType, message });
+    expect(midStream('overloaded_error')).toEqual({ kind: 'overloaded' });
+    expect(midStream('api_error').kind).toBe('transient');
+    expect(midStream('timeout_error').kind).toBe('transient');
+    expect(midStream('rate_limit_error')).toEqual({ kind: 'rate_limited_backoff' });
+    expect(midStream('invalid_request_error', 'bad')).toEqual({ kind: 'fatal', code: 'model_invalid_request_error', message: 'bad' });
+    expect(midStream('authentication_error').kind).toBe('fatal');
+    // An unknown type with no status: nothing says it is permanent.
+    expect(midStream('some_future_error').kind).toBe('transient');
+  });
+
+  it('the user-set spend limit (a 400) is a spend cap, like the tier cap (a 429)', () => {
+    for (const message of [
+      'You have reached your specified API usage limits. You will regain access on 2026-04-01 at 00:00 UTC.',
+      'You have reached your specified workspace API usage limits. You will regain access on 2026-04-01 at 00:00 UTC.',
+    ]) {
+      expect(classifyModelError({ status: 400, errorType: 'invalid_request_error', message })).toEqual({ kind: 'spend_cap', message });
+    }
+    expect(classifyModelError({ status: 400, errorType: 'invalid_request_error', message: 'messages: usage limits are fine' }).kind).toBe('fatal');
   });
 
   it('other 4xx are fatal with the API error type', () => {

@@ -4,21 +4,65 @@
 export type RetryOutcome =
   | { kind: 'rate_limited'; waitMs: number }
   | { kind: 'rate_limited_backoff' }
+  /** 529 / overloaded_error, over HTTP or mid-stream: a fleet-wide, growing pause (model-call-pause.ts). */
+  | { kind: 'overloaded' }
   | { kind: 'transient' }
   | { kind: 'spend_cap'; message: string }
   | { kind: 'fatal'; code: string; message: string };
 
 export interface ModelCallFailure {
+  /** The HTTP status; undefined for an `error` event that arrived inside a 200 stream. */
   status?: number | undefined;
   headers?: Headers | Record<string, string | null | undefined> | undefined;
   errorType?: string | undefined;
   errorCode?: string | undefined;
   message: string;
-  /** No HTTP answer: connection refused/reset, or the client timed out. */
+  /** No (complete) answer: connection refused/reset, the client timed out waiting for headers or
+   * for the next stream event, or the stream ended before `message_stop`. */
   connectionFailure?: boolean;
+  /** The API's `request-id` header, for support requests and for matching logs to the API's. */
+  requestId?: string | null | undefined;
 }
 
-const TRANSIENT_STATUSES = new Set([408, 409, 500, 502, 503, 504, 529]);
+/**
+ * The HTTP status an error type stands for, so an `error` event in the middle of a stream is
+ * classified exactly like the same error answered before the stream began. The streaming docs
+ * (build-with-claude/streaming, "Error events"): "we may occasionally send errors in the event
+ * stream. For example, during periods of high usage, you may receive an overloaded_error, which
+ * would normally correspond to an HTTP 529 in a non-streaming context." The pairs are the API's
+ * error table (api/errors, "HTTP errors"); the SDK throws such an event as an APIError with no
+ * status and the body's error.type (core/streaming.ts, `sse.event === 'error'`).
+ */
+export const STATUS_OF_ERROR_TYPE: Readonly<Record<string, number>> = Object.freeze({
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+});
+
+/**
+ * The user-set spend limit (Console → Limits) is answered with a 400 invalid_request_error whose
+ * message begins with one of these — unlike the tier's own cap, a 429 with
+ * details.error_code enforced_spend_limit_reached. Retrying either cannot help before an operator
+ * raises the limit or the month rolls over (api/rate-limits, "Spend limits"). The real answer, as
+ * reported in anthropics/claude-code#2127 and #38038: 400 {"type":"error","error":{"type":
+ * "invalid_request_error","message":"You have reached your specified API usage limits. You will
+ * regain access on 2026-04-01 at 00:00 UTC."}}.
+ */
+const SPEND_LIMIT_MESSAGE = /^You have reached your specified (workspace )?API usage limits/i;
+
+/** Whether a failure is the user-set spend limit's 400 (see SPEND_LIMIT_MESSAGE). */
+export function isSpendLimitMessage(message: string): boolean {
+  return SPEND_LIMIT_MESSAGE.test(message.trim());
+}
+
+const TRANSIENT_STATUSES = new Set([408, 409, 500, 502, 503, 504]);
 /** The longest a single retry-after may hold the whole queue. */
 export const MAX_RATE_LIMIT_WAIT_MS = 120_000;
 
@@ -46,19 +90,28 @@ export function parseRetryAfter(headers: ModelCallFailure['headers'], now = Date
 }
 
 export function classifyModelError(failure: ModelCallFailure, now = Date.now()): RetryOutcome {
-  if (failure.connectionFailure || failure.status === undefined) return { kind: 'transient' };
-  const status = failure.status;
+  if (failure.connectionFailure) return { kind: 'transient' };
+  // A mid-stream error event has no status of its own: it stands for its type's status. Its
+  // headers are those of the 200 that opened the stream, so retry-after and x-should-retry there
+  // say nothing about the error and are not read.
+  const midStream = failure.status === undefined;
+  const status = failure.status ?? (failure.errorType ? STATUS_OF_ERROR_TYPE[failure.errorType] : undefined);
+  if (status === undefined) return { kind: 'transient' };
+  const headers = midStream ? undefined : failure.headers;
   if (status === 429 && failure.errorCode === 'enforced_spend_limit_reached') {
     return { kind: 'spend_cap', message: failure.message };
   }
-  const shouldRetry = header(failure.headers, 'x-should-retry');
+  if (status === 400 && isSpendLimitMessage(failure.message)) return { kind: 'spend_cap', message: failure.message };
+  const shouldRetry = header(headers, 'x-should-retry');
   if (shouldRetry === 'false') {
     return { kind: 'fatal', code: `model_${failure.errorType ?? `http_${status}`}`, message: failure.message };
   }
   if (status === 429) {
-    const waitMs = parseRetryAfter(failure.headers, now);
+    const waitMs = parseRetryAfter(headers, now);
     return waitMs === null ? { kind: 'rate_limited_backoff' } : { kind: 'rate_limited', waitMs };
   }
+  // 529 is the API overloaded as a whole, not this request: every worker backs off together.
+  if (status === 529 || failure.errorType === 'overloaded_error') return { kind: 'overloaded' };
   if (shouldRetry === 'true' || TRANSIENT_STATUSES.has(status) || status >= 500) return { kind: 'transient' };
   return { kind: 'fatal', code: `model_${failure.errorType ?? `http_${status}`}`, message: failure.message };
 }

@@ -1,10 +1,18 @@
 // The model client: the real Anthropic SDK, pointed at Claude when a key is set and at the
 // simulator otherwise. The SDK's own retries are off so every retry goes through the queue.
+// Every call streams; BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS bounds the wait for the response headers
+// (the SDK arms `timeout` around the fetch only), BUILDFLEET_MODEL_IDLE_TIMEOUT_MS the silence
+// between two stream events after them. Neither bounds the length of an answer.
 import Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../config.js';
 import type { ModelCallFailure } from './classify-model-error.js';
 import type { AssistantBlock, ModelResponse, TranscriptMessage } from './model-message.js';
 import type { ToolChoice } from '../agent/tool-choice-policy.js';
+import { createStreamIdleWatchdog, ModelStreamIdleError } from './stream-idle-watchdog.js';
+import { createStreamProgressTracker, type ModelStreamProgress } from './stream-progress.js';
+
+export { ModelStreamIdleError };
+export type { ModelStreamProgress };
 
 export class ModelConfigurationError extends Error {
   readonly code = 'model_not_configured';
@@ -21,7 +29,7 @@ export function createModelClient(config: Config): Anthropic {
     apiKey: config.ANTHROPIC_API_KEY ?? 'simulator',
     ...(baseURL ? { baseURL } : {}),
     maxRetries: 0,
-    timeout: config.BUILDFLEET_MODEL_TIMEOUT_MS,
+    timeout: config.BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS,
   });
 }
 
@@ -32,13 +40,55 @@ export interface ModelRequest {
   messages: TranscriptMessage[];
   tools: Array<{ name: string; description: string; input_schema: unknown }>;
   toolChoice: ToolChoice;
+  /** Extended thinking with a budget (never with a forced toolChoice: the API answers 400). */
+  thinking?: { type: 'enabled'; budget_tokens: number };
   stopSequences: string[];
   headers: Record<string, string>;
   signal?: AbortSignal;
 }
 
-export async function callModel(client: Anthropic, request: ModelRequest): Promise<ModelResponse> {
-  const response = await client.messages.create(
+export interface ModelCallOptions {
+  /** Abandon the call when the stream sends nothing (not even a ping) for this long. */
+  idleTimeoutMs: number;
+  /** Minimum time between two interval progress reports. */
+  progressIntervalMs?: number;
+  /** Progress while the answer streams (throttled; see stream-progress.ts). */
+  onProgress?: (progress: ModelStreamProgress) => void;
+  /** The API's request-id, as soon as the response headers arrive. */
+  onConnect?: (requestId: string | null) => void;
+}
+
+/** The final message of a streamed call and the API's id for the request. */
+export interface ModelCallResult {
+  response: ModelResponse;
+  requestId: string | null;
+}
+
+/** The stream ended (the connection closed cleanly) before `message_stop`: the answer is
+ * incomplete, so it is never stored, and the call counts as a connection failure. */
+export class ModelStreamIncompleteError extends Error {
+  readonly code = 'model_stream_incomplete';
+  constructor(
+    message: string,
+    readonly requestId: string | null,
+  ) {
+    super(message);
+    this.name = 'ModelStreamIncompleteError';
+  }
+}
+
+/**
+ * One model call, streamed: the SDK's MessageStream accumulates the events into the final message,
+ * which is exactly what a non-streaming call would have returned (lib/MessageStream.ts,
+ * `finalMessage()`), so the stored answer and the once-only guarantees are unchanged. Streaming is
+ * what the SDK asks for with long outputs ("Streaming is strongly recommended for operations that
+ * may take longer than 10 minutes", client.ts calculateNonstreamingTimeout) and keeps the
+ * connection busy, so it is judged by silence rather than length (stream-idle-watchdog.ts).
+ */
+export async function callModel(client: Anthropic, request: ModelRequest, options: ModelCallOptions): Promise<ModelCallResult> {
+  const watchdog = createStreamIdleWatchdog({ idleTimeoutMs: options.idleTimeoutMs, outer: request.signal });
+  const progress = createStreamProgressTracker({ intervalMs: options.progressIntervalMs ?? 2000 });
+  const stream = client.messages.stream(
     {
       model: request.model,
       max_tokens: request.maxTokens,
@@ -46,39 +96,77 @@ export async function callModel(client: Anthropic, request: ModelRequest): Promi
       messages: request.messages as Anthropic.MessageParam[],
       tools: request.tools as Anthropic.Tool[],
       tool_choice: request.toolChoice,
+      ...(request.thinking ? { thinking: request.thinking } : {}),
       stop_sequences: request.stopSequences,
     },
-    { headers: request.headers, ...(request.signal ? { signal: request.signal } : {}) },
+    { headers: request.headers, signal: watchdog.signal, middleware: [watchdog.middleware] },
   );
+  let sawMessageStop = false;
+  stream.on('connect', () => options.onConnect?.(stream.request_id ?? null));
+  stream.on('streamEvent', (event) => {
+    if (event.type === 'message_stop') sawMessageStop = true;
+    const report = progress.observe(event);
+    if (report) options.onProgress?.(report);
+  });
+  let message: Anthropic.Message;
+  try {
+    message = await stream.finalMessage();
+  } catch (error) {
+    const requestId = stream.request_id ?? (error instanceof Anthropic.APIError ? (error.requestID ?? null) : null);
+    if (watchdog.fired) throw new ModelStreamIdleError(options.idleTimeoutMs, requestId);
+    if (error instanceof Anthropic.APIError) throw error;
+    // "stream ended without producing a Message", "request ended without sending any chunks".
+    if (error instanceof Anthropic.AnthropicError && !(error instanceof Anthropic.APIUserAbortError)) {
+      throw new ModelStreamIncompleteError(error.message, requestId);
+    }
+    throw error;
+  } finally {
+    watchdog.stop();
+  }
+  const requestId = stream.request_id ?? null;
+  if (!sawMessageStop) throw new ModelStreamIncompleteError('The model stream ended before message_stop.', requestId);
+  return { response: toModelResponse(message), requestId };
+}
+
+/** The stored shape: text and tool_use as the fleet writes them; every other block (thinking with
+ * its signature, redacted_thinking with its data, …) exactly as the API sent it, because the API
+ * verifies those when they come back (build-with-claude/extended-thinking). */
+function toModelResponse(message: Anthropic.Message): ModelResponse {
   return {
-    id: response.id,
-    model: response.model,
-    content: response.content.map((block) =>
+    id: message.id,
+    model: message.model,
+    content: message.content.map((block) =>
       block.type === 'text'
         ? { type: 'text', text: block.text }
         : block.type === 'tool_use'
           ? { type: 'tool_use', id: block.id, name: block.name, input: block.input }
-          : (block as unknown as AssistantBlock),
+          : ({ ...block } as unknown as AssistantBlock),
     ),
-    stop_reason: response.stop_reason,
-    stop_sequence: response.stop_sequence,
-    usage: { input_tokens: response.usage.input_tokens, output_tokens: response.usage.output_tokens },
+    stop_reason: message.stop_reason,
+    stop_sequence: message.stop_sequence,
+    usage: { input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens },
   };
 }
 
 /** Reads what the SDK's error carries into the shape classifyModelError takes. */
 export function describeModelError(error: unknown): ModelCallFailure {
+  if (error instanceof ModelStreamIdleError || error instanceof ModelStreamIncompleteError) {
+    return { connectionFailure: true, message: error.message, requestId: error.requestId };
+  }
   if (error instanceof Anthropic.APIConnectionError) {
     return { connectionFailure: true, message: error.message };
   }
   if (error instanceof Anthropic.APIError) {
+    // A mid-stream `error` event arrives as an APIError without a status, its body the event's
+    // data ({type: 'error', error: {type, message}}) and its headers those of the stream.
     const body = (error.error ?? {}) as { error?: { type?: string; message?: string; details?: { error_code?: string } } };
     return {
       status: error.status,
       headers: error.headers as Headers | undefined,
-      errorType: body.error?.type,
+      errorType: body.error?.type ?? error.type ?? undefined,
       errorCode: body.error?.details?.error_code,
       message: body.error?.message ?? error.message,
+      requestId: error.requestID ?? null,
     };
   }
   return { connectionFailure: true, message: error instanceof Error ? error.message : String(error) };

@@ -46,3 +46,8 @@ export function isToolUse(block: AssistantBlock): block is ToolUseBlock {
 export function isText(block: AssistantBlock): block is TextBlock {
   return block.type === 'text';
 }
+/** thinking and redacted_thinking blocks: sent back byte for byte, never rewritten (docs
+ * build-with-claude/extended-thinking, "Preserving thinking blocks"). */
+export function isThinking(block: AssistantBlock): boolean {
+  return block.type === 'thinking' || block.type === 'redacted_thinking';
+}

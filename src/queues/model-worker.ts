@@ -8,6 +8,8 @@ import type { FleetContext } from '../fleet/fleet-context.js';
 import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 import { connectRedis, workerIdentity } from './redis-connection.js';
+import { ModelCallPause } from './model-call-pause.js';
+import { SpendLimitFlagStore } from '../fleet/spend-limit-flag.js';
 import { QUEUE_NAMES, modelJobSchema, type ModelJobData } from './job-catalog.js';
 
 /** A retry-after longer than this many cycles in one turn fails the run instead of looping. */
@@ -34,6 +36,12 @@ export interface ModelWorkerOptions {
 }
 
 export function startModelWorker(fleet: FleetContext, options: ModelWorkerOptions): Worker<ModelJobData> {
+  // One pause for every worker process of the fleet: a 429's retry-after or a 529's growing
+  // backoff seen by any worker holds them all (Lua, extend-only: model-call-pause.ts).
+  const modelPause = new ModelCallPause(fleet.redis, fleet.store.keys.prefix, {
+    overloadBaseMs: fleet.config.BUILDFLEET_OVERLOAD_BACKOFF_BASE_MS,
+    overloadCapMs: fleet.config.BUILDFLEET_OVERLOAD_BACKOFF_CAP_MS,
+  });
   const deps: ModelTurnDependencies = {
     store: fleet.store,
     queues: fleet.queues,
@@ -43,14 +51,8 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
     recover: options.recover ?? null,
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(options.toolsFor ? { toolsFor: options.toolsFor } : {}),
-    modelPause: { remainingMs: () => remainingPause(), pause: (waitMs) => pauseModelCalls(waitMs) },
-  };
-  const pauseKey = `${fleet.store.keys.prefix}:model:paused-until`;
-  const remainingPause = async () => Number((await fleet.redis.get(pauseKey)) ?? 0) - Date.now();
-  // Only ever extends the pause: a shorter retry-after seen later must not cut a longer one.
-  const pauseModelCalls = async (waitMs: number) => {
-    const until = Date.now() + waitMs;
-    if (until > Number((await fleet.redis.get(pauseKey)) ?? 0)) await fleet.redis.set(pauseKey, String(until), 'PX', Math.max(1, waitMs));
+    modelPause,
+    spendLimit: new SpendLimitFlagStore(fleet.redis, fleet.config),
   };
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
   const connection = connectRedis(fleet.config.REDIS_URL);
@@ -58,8 +60,8 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
     QUEUE_NAMES.model,
     async (job: Job<ModelJobData>) => {
       const data = modelJobSchema.parse(job.data);
-      // A 429 seen by any worker holds every worker until its retry-after has passed.
-      const remaining = await remainingPause();
+      // A 429 or 529 seen by any worker holds every worker until the pause has passed.
+      const remaining = await modelPause.remainingMs();
       if (remaining > 0) {
         await worker.rateLimit(remaining);
         throw new RateLimitError();
@@ -82,6 +84,14 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
       );
       options.onJobDone?.(performance.now() - started);
       if (result.kind === 'done') return result.detail;
+      // Paused, or overloaded: the pause is in Redis already; the job waits it out as BullMQ's
+      // queue rate limit (RateLimitError moves it back without spending an attempt). Overload's
+      // limit is its patience (run-model-turn.ts waitOutOverload), not a number of attempts.
+      if (result.kind === 'paused' || result.outcome.kind === 'overloaded') {
+        const waitMs = result.kind === 'paused' ? result.waitMs : await modelPause.remainingMs();
+        await worker.rateLimit(Math.max(1, waitMs));
+        throw new RateLimitError();
+      }
       if (result.outcome.kind === 'rate_limited') {
         const cycles = await fleet.redis.hincrby(fleet.store.keys.turn(data.runId, data.turn), 'rateLimitCycles', 1);
         if (cycles > MAX_RATE_LIMIT_CYCLES) {
@@ -91,7 +101,7 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
           }
           return 'rate_limit_exhausted';
         }
-        await pauseModelCalls(result.outcome.waitMs);
+        await modelPause.pause(result.outcome.waitMs);
         await fleet.store.appendEvent({ run_id: data.runId, step: data.turn, event: 'model-rate-limit', wait_ms: result.outcome.waitMs, cycle: cycles });
         await worker.rateLimit(result.outcome.waitMs);
         throw new RateLimitError();

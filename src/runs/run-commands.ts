@@ -2,7 +2,8 @@
 // store and queues, so the API, the CLI and the tests share one implementation.
 import type { FleetContext } from '../fleet/fleet-context.js';
 import { jobIds } from '../queues/job-catalog.js';
-import type { RunOptions, RunRecord } from './run-types.js';
+import type { RunOptions, RunRecord, RunThinking } from './run-types.js';
+import { resolveRunModelSettings } from '../model/resolve-run-model-settings.js';
 import { newRunId, type StoredToolResult } from './run-store.js';
 import { activeTraceCarrier, inSpan, SpanKind, traceIdOfCarrier } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
@@ -13,6 +14,7 @@ export interface SubmitRunInput {
   model?: string | undefined;
   maxTurns?: number | undefined;
   options?: RunOptions | undefined;
+  thinking?: RunThinking | undefined;
   traceId?: string | null;
   traceContext?: Record<string, string>;
   /** Chosen by the caller (tests that script faults for the run before it starts); else minted. */
@@ -20,7 +22,8 @@ export interface SubmitRunInput {
 }
 
 /** Creates the run and enqueues its first model turn. The run's root span starts here, in the
- * request that creates it; every job of the run carries its context. */
+ * request that creates it; every job of the run carries its context. Throws RunModelSettingsError
+ * (nothing created) for an unknown model or a thinking request the model cannot take. */
 export async function submitRun(fleet: FleetContext, input: SubmitRunInput): Promise<RunRecord> {
   const runId = input.runId ?? newRunId();
   return inSpan(SPAN_NAMES.runCreate, { kind: SpanKind.SERVER, attributes: { [SPAN_ATTRIBUTES.runId]: runId } }, async () => {
@@ -30,18 +33,21 @@ export async function submitRun(fleet: FleetContext, input: SubmitRunInput): Pro
 }
 
 async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { runId: string }): Promise<RunRecord> {
+  const settings = resolveRunModelSettings({ config: fleet.config, model: input.model, thinking: input.thinking });
   const run = await fleet.store.createRun({
     tenant: input.tenant,
     prompt: input.prompt,
-    model: input.model ?? fleet.config.BUILDFLEET_MODEL,
+    model: settings.model,
     maxTurns: input.maxTurns ?? fleet.config.BUILDFLEET_MAX_TURNS,
-    maxTokens: fleet.config.BUILDFLEET_MAX_TOKENS,
+    maxTokens: settings.maxTokens,
+    maxTokensCeiling: settings.maxTokensCeiling,
+    thinkingBudgetTokens: settings.thinkingBudgetTokens,
     options: input.options ?? {},
     traceId: input.traceId ?? null,
     traceContext: input.traceContext ?? {},
     ...(input.runId ? { runId: input.runId } : {}),
   });
-  await fleet.store.appendEvent({ run_id: run.id, step: 0, event: 'run-create', model: run.model, ...(run.traceId ? { trace_id: run.traceId } : {}) });
+  await fleet.store.appendEvent({ run_id: run.id, step: 0, event: 'run-create', model: run.model, max_tokens: run.maxTokens, thinking_budget_tokens: run.thinkingBudgetTokens, ...(run.traceId ? { trace_id: run.traceId } : {}) });
   await fleet.queues.enqueueTurn({ runId: run.id, turn: 0, trace: input.traceContext ?? {} });
   return run;
 }

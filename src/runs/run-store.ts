@@ -61,6 +61,10 @@ export interface CreateRunInput {
   model: string;
   maxTurns: number;
   maxTokens: number;
+  /** Default: maxTokens (never raised). */
+  maxTokensCeiling?: number;
+  /** Default: null (no thinking). */
+  thinkingBudgetTokens?: number | null;
   options: RunOptions;
   traceId?: string | null;
   traceContext?: Record<string, string>;
@@ -98,6 +102,9 @@ function fromFields(fields: Record<string, string>): RunRecord {
     model: fields.model ?? '',
     maxTurns: Number(fields.maxTurns ?? 0),
     maxTokens: Number(fields.maxTokens ?? 0),
+    // Records written before the ceiling was stored could not be raised past their maxTokens.
+    maxTokensCeiling: Number(fields.maxTokensCeiling || fields.maxTokens || 0),
+    thinkingBudgetTokens: fields.thinkingBudgetTokens ? Number(fields.thinkingBudgetTokens) : null,
     options: jsonOr(runOptionsSchema, fields.options, {}),
     createdAt: fields.createdAt ?? '',
     updatedAt: fields.updatedAt ?? '',
@@ -154,6 +161,8 @@ export class RunStore {
       model: input.model,
       maxTurns: input.maxTurns,
       maxTokens: input.maxTokens,
+      maxTokensCeiling: Math.max(input.maxTokensCeiling ?? input.maxTokens, input.maxTokens),
+      thinkingBudgetTokens: input.thinkingBudgetTokens ?? null,
       options: input.options,
       createdAt: now,
       updatedAt: now,

@@ -34,6 +34,24 @@ export const runOptionsSchema = z.strictObject({
 });
 export type RunOptions = z.infer<typeof runOptionsSchema>;
 
+/** A run's extended-thinking choice at submit: `{budgetTokens: N}` turns it on with that budget,
+ * `{}` with the model's default budget, `{enabled: false}` turns a model default off. */
+export const runThinkingSchema = z
+  .strictObject({
+    enabled: z.boolean().optional().describe('false: no thinking even where the model has a default budget'),
+    budgetTokens: z
+      .int()
+      .min(1024)
+      .max(1_000_000)
+      .optional()
+      .describe('Thinking budget in tokens, at least 1024 (the API minimum) and below the model maximum output; max_tokens is raised to fit it'),
+  })
+  .refine((thinking) => !(thinking.enabled === false && thinking.budgetTokens !== undefined), {
+    message: 'budgetTokens cannot be combined with enabled: false',
+  })
+  .describe('Extended thinking for this run (models whose capabilities say thinking: true)');
+export type RunThinking = z.infer<typeof runThinkingSchema>;
+
 export const questionSchema = z.object({ toolUseId: z.string(), question: z.string(), turn: z.number() });
 export type OpenQuestion = z.infer<typeof questionSchema>;
 
@@ -41,6 +59,7 @@ export type OpenQuestion = z.infer<typeof questionSchema>;
 export const countersSchema = z.object({
   endTurnNudges: z.number().default(0),
   pauseTurnsInRow: z.number().default(0),
+  /** Truncations (max_tokens, context window) in a row; a clean answer resets it. */
   maxTokensContinuations: z.number().default(0),
   reemitRequests: z.number().default(0),
   driftReprompts: z.number().default(0),
@@ -56,7 +75,12 @@ export interface RunRecord {
   prompt: string;
   model: string;
   maxTurns: number;
+  /** max_tokens of the run's next call: raised after a truncation, for the rest of the run. */
   maxTokens: number;
+  /** How far a truncation may raise maxTokens (the model's maximum output unless configured lower). */
+  maxTokensCeiling: number;
+  /** Extended-thinking budget of every call; null = the run does not think. */
+  thinkingBudgetTokens: number | null;
   options: RunOptions;
   createdAt: string;
   updatedAt: string;

@@ -27,7 +27,7 @@ export const METRICS = {
   writesRefused: 'buildfleet_writes_refused_total',
   /** histogram {outcome} — model request duration in seconds (outcome ok|<retry class>) */
   modelRequestDuration: 'buildfleet_model_request_duration_seconds',
-  /** counter {class} — model call failures by retry class: rate_limited, rate_limited_backoff, transient, fatal, spend_cap */
+  /** counter {class} — model call failures by retry class: rate_limited, rate_limited_backoff, overloaded, transient, fatal, spend_cap */
   modelRetries: 'buildfleet_model_retries_total',
   /** counter {direction} — tokens in (input) and out (output) */
   tokens: 'buildfleet_tokens_total',

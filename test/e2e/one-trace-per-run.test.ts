@@ -62,6 +62,8 @@ describe('tracing', () => {
       expect(chat.attributes['gen_ai.request.model']).toBeTypeOf('string');
       expect(chat.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
       expect(chat.attributes['gen_ai.response.finish_reasons']).toBeInstanceOf(Array);
+      // The API's request-id, for support requests about one call.
+      expect(String(chat.attributes['buildfleet.model.request_id'])).toMatch(/^req_/);
     }
     const tools: ReceivedSpan[] = ofRun.filter((span) => span.name.startsWith('execute_tool '));
     expect(tools.map((span) => span.attributes['gen_ai.tool.name'])).toEqual(expect.arrayContaining(['todo_write', 'write_file', 'deploy', 'publish']));

@@ -1,8 +1,12 @@
 // A 429 with retry-after seen by one worker process holds every worker process: the simulator
-// receives no request from any of three model workers until the retry-after has passed.
+// receives no request from any of three model workers until the retry-after has passed. A 529
+// overload episode does the same with the fleet's growing backoff.
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/cli/api-client.js';
+import { createKeySpace } from '../../src/runs/keys.js';
+import { RunStore } from '../../src/runs/run-store.js';
 import { useDevFleet } from '../support/dev-fleet.js';
+import { connectTestRedis } from '../support/redis.js';
 
 interface RequestSummary {
   timestampMs: number;
@@ -54,5 +58,54 @@ describe('a 429 across the fleet', () => {
     expect(after.length).toBeGreaterThan(ids.length);
     const earliest = Math.min(...after.map((request) => request.timestampMs));
     expect(earliest - limitedAnsweredAt, 'ms between the 429 and the next model request').toBeGreaterThanOrEqual(2000);
+  }, 90_000);
+});
+
+describe('a 529 overload episode across the fleet', () => {
+  it('holds every model worker process behind the growing pause; every run succeeds on its first attempts', async () => {
+    const client = new ApiClient(handle.fleet.apiUrl, handle.fleet.apiKey);
+    const before = (await simulatorRequests()).length;
+    await fetch(`${handle.fleet.simulatorUrl}/_sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'overload_episode', durationMs: 2500 }),
+    });
+    const runs = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => client.request<{ id: string }>('POST', '/v1/runs', { prompt: `Build overload site ${index}.` })),
+    );
+    const deadline = Date.now() + 60_000;
+    for (const { id } of runs) {
+      for (;;) {
+        const view = await client.request<{ status: string }>('GET', `/v1/runs/${id}`);
+        if (view.status === 'succeeded') break;
+        expect(['queued', 'running']).toContain(view.status);
+        expect(Date.now()).toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    const requests = (await simulatorRequests()).slice(before);
+    expect(requests.filter((request) => request.status === 529).length).toBeGreaterThan(0);
+    const redis = connectTestRedis();
+    try {
+      const store = new RunStore(redis, createKeySpace(handle.prefix));
+      // Each pause as a worker recorded it (model-overload: written after the pause was set, so
+      // its window starts late, never early); 50 ms at either end absorb a call that passed its
+      // pause check just before another process set the pause.
+      const windows: Array<{ from: number; to: number }> = [];
+      for (const { id } of runs) {
+        const events = await store.readEvents(id);
+        for (const event of events) {
+          if (event.event !== 'model-overload') continue;
+          const start = Date.parse(String(event.at));
+          windows.push({ from: start + 50, to: start + Number(event.wait_ms) - 50 });
+        }
+        expect(events.filter((event) => event.event === 'turn-start').every((event) => event.attempt === 1)).toBe(true);
+      }
+      expect(windows.length).toBeGreaterThan(0);
+      const sentDuringPause = requests.filter((request) => windows.some((window) => request.timestampMs > window.from && request.timestampMs < window.to));
+      expect(sentDuringPause).toEqual([]);
+    } finally {
+      redis.disconnect();
+    }
   }, 90_000);
 });

@@ -76,6 +76,8 @@ function pathFor(random: FuzzRandom, target: FuzzTarget): string {
     () => `/v1/runs/${runId()}/cancel`,
     () => '/v1/admin/queues',
     () => '/v1/admin/killswitch',
+    () => '/v1/admin/spend-limit',
+    () => '/v1/admin/spend-limit/clear',
     () => `/sites/${runId()}`,
     () => `/sites/${runId()}/`,
     () => `/sites/${runId()}/${wildcard()}`,

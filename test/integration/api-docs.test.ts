@@ -30,6 +30,8 @@ const EXPECTED_OPERATIONS = [
   'get /v1/admin/queues',
   'get /v1/admin/killswitch',
   'post /v1/admin/killswitch',
+  'get /v1/admin/spend-limit',
+  'post /v1/admin/spend-limit/clear',
   'get /v1/runs/{id}',
   'get /v1/runs/{id}/events',
   'post /v1/runs/{id}/input',

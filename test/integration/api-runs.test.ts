@@ -190,6 +190,9 @@ describe('GET /v1/runs/:id', () => {
       status: 'running',
       phase: 'building',
       turn: 3,
+      model: 'claude-sonnet-4-5',
+      maxTokens: 1024,
+      thinkingBudgetTokens: null,
       todos: [{ id: 'hero', title: 'Hero section', phase: 'build', done: true }],
       files: [
         { path: 'css/site.css', bytes: 6 },

@@ -63,7 +63,7 @@ describe('/metrics', () => {
     expect(sample(body, 'buildfleet_turns_total', { stop_reason: 'refusal' })).toBe(1);
     expect(sample(body, 'buildfleet_recoveries_total')).toBeGreaterThanOrEqual(1);
     expect(sample(body, 'buildfleet_json_in_text_total')).toBeGreaterThanOrEqual(1);
-    expect(sample(body, 'buildfleet_model_retries_total', { class: 'transient' })).toBe(2);
+    expect(sample(body, 'buildfleet_model_retries_total', { class: 'overloaded' })).toBe(2);
     expect(sample(body, 'buildfleet_tool_calls_total', { tool: 'write_file', parse_mode: 'native', status: 'ok' })).toBeGreaterThanOrEqual(9);
     expect(sample(body, 'buildfleet_turns_expecting_tool_total')).toBeGreaterThan(sample(body, 'buildfleet_turns_with_tool_use_total') - 1);
     expect(sample(body, 'buildfleet_tokens_total', { direction: 'input' })).toBeGreaterThan(0);

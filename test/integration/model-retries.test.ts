@@ -8,7 +8,7 @@ let harness: InProcessFleet;
 beforeAll(async () => {
   harness = await startInProcessFleet({
     label: 'retries',
-    env: { BUILDFLEET_RETRY_BASE_MS: '40', BUILDFLEET_MODEL_TIMEOUT_MS: '1500' },
+    env: { BUILDFLEET_RETRY_BASE_MS: '40', BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS: '1500', BUILDFLEET_OVERLOAD_BACKOFF_BASE_MS: '40', BUILDFLEET_OVERLOAD_PATIENCE_MS: '1000' },
   });
 });
 afterAll(async () => {
@@ -41,19 +41,40 @@ describe('model call retries by class', () => {
     }
   });
 
-  it('retries a 529 storm with growing, jittered delays and at most 5 attempts', async () => {
+  it('retries transient errors with growing, jittered delays and at most 5 attempts', async () => {
     const created = { id: newRunId() };
-    harness.simulator.faults.add({ kind: 'overloaded', runId: created.id, count: 10 });
+    harness.simulator.faults.add({ kind: 'server_error', status: 500, runId: created.id, count: 10 });
     await harness.submit({ runId: created.id });
     const run = await harness.waitForRun(created.id);
     expect(run.status).toBe('failed');
     expect(run.error?.code).toBe('model_unavailable');
     const attempts = requestsOf(created.id);
-    expect(attempts.map((request) => request.status)).toEqual([529, 529, 529, 529, 529]);
+    expect(attempts.map((request) => request.status)).toEqual([500, 500, 500, 500, 500]);
     const gaps = attempts.slice(1).map((request, index) => request.timestampMs - attempts[index]!.timestampMs);
     // Full jitter in [cap/2, cap] with cap = 40 ms × 2^(n-1): each gap at least half its cap.
     gaps.forEach((gap, index) => expect(gap).toBeGreaterThanOrEqual(20 * 2 ** index));
     expect(gaps[3]!).toBeGreaterThan(gaps[0]!);
+  });
+
+  it('waits out a 529 storm beyond the attempts, and fails model_unavailable only after the overload patience', async () => {
+    const created = { id: newRunId() };
+    harness.simulator.faults.add({ kind: 'overloaded', runId: created.id, count: 1000 });
+    await harness.submit({ runId: created.id });
+    const run = await harness.waitForRun(created.id);
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('model_unavailable');
+    expect(run.error?.message).toMatch(/overloaded for \d+ s of this turn/);
+    const attempts = requestsOf(created.id);
+    // Overload spends no attempt: more calls than BUILDFLEET_MODEL_ATTEMPTS, each a first attempt.
+    expect(attempts.length).toBeGreaterThan(5);
+    expect(attempts.every((request) => request.status === 529)).toBe(true);
+    const events = await harness.fleet.store.readEvents(created.id);
+    expect(events.filter((event) => event.event === 'turn-start').every((event) => event.attempt === 1)).toBe(true);
+    const overloads = events.filter((event) => event.event === 'model-overload');
+    expect(overloads.length).toBeGreaterThan(0);
+    // The fleet-wide backoff grows through the episode: 40 ms, 80 ms, 160 ms …
+    const steps = overloads.map((event) => event.backoff_step as number);
+    expect(Math.max(...steps)).toBeGreaterThan(1);
   });
 
   it('recovers from transient errors and connection resets within the attempts', async () => {
@@ -69,7 +90,7 @@ describe('model call retries by class', () => {
     expect(requestsOf(created.id).slice(0, 4).map((request) => request.status)).toEqual([503, 0, 400, 200]);
   });
 
-  it('treats a response slower than the client timeout as transient', async () => {
+  it('treats response headers slower than the connect timeout as transient', async () => {
     const created = { id: newRunId() };
     harness.simulator.faults.add({ kind: 'slow', delayMs: 2500, runId: created.id });
     await harness.submit({ runId: created.id });

@@ -3,9 +3,12 @@ import type { FleetContext } from '../../fleet/fleet-context.js';
 import { submitRun } from '../../runs/run-commands.js';
 import { newRunId } from '../../runs/run-store.js';
 import { apiErrors } from '../api-errors.js';
-import { createRunBodySchema, createRunHeadersSchema, runAcceptedSchema, type RunAccepted } from '../api-schemas.js';
+import { createRunBodySchema, createRunHeadersSchema, runAcceptedSchema, type CreateRunBody, type RunAccepted } from '../api-schemas.js';
+import { assertNever } from '../../agent/profile.js';
+import { resolveRunModelSettings, RunModelSettingsError } from '../../model/resolve-run-model-settings.js';
 import { defineRoute } from '../define-route.js';
 import { admitRun, releaseRunAdmission } from '../limits/admit-run.js';
+import { refuseDuringSpendLimit } from '../limits/refuse-during-spend-limit.js';
 import { submitRunIdempotently } from '../submit-run-idempotently.js';
 import { tenantOf } from '../tenant-of.js';
 
@@ -16,6 +19,25 @@ function codePointLength(text: string): number {
   return length;
 }
 
+/** Throws the API error of a model or thinking choice the fleet refuses. */
+function checkModelSettings(fleet: FleetContext, body: CreateRunBody): void {
+  try {
+    resolveRunModelSettings({ config: fleet.config, model: body.model, thinking: body.thinking });
+  } catch (error) {
+    if (!(error instanceof RunModelSettingsError)) throw error;
+    switch (error.code) {
+      case 'unknown_model':
+        throw apiErrors.unknownModel(error.message);
+      case 'thinking_not_supported':
+        throw apiErrors.thinkingNotSupported(error.message);
+      case 'thinking_budget_too_large':
+        throw apiErrors.thinkingBudgetTooLarge(error.message);
+      default:
+        return assertNever(error.code);
+    }
+  }
+}
+
 export function createRunRoute({ fleet }: { fleet: FleetContext }) {
   const maxPromptChars = fleet.config.BUILDFLEET_MAX_PROMPT_CHARS;
   return defineRoute({
@@ -24,7 +46,7 @@ export function createRunRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'createRun',
     summary: 'Start a build run',
     description:
-      'Creates a run of the caller’s tenant and enqueues its first model turn. With an `Idempotency-Key`, retrying the same body within 24 h returns the same run (202, same id) and concurrent identical requests create exactly one run; the same key with a different body is answered 422. A replay does not count against the limits. Limits per tenant: `BUILDFLEET_RATE_LIMIT_PER_MINUTE` creations per 60 s (429 `rate_limited` with `retry-after`), `BUILDFLEET_MAX_CONCURRENT_RUNS` runs not yet ended (429 `too_many_active_runs`), prompts of at most `BUILDFLEET_MAX_PROMPT_CHARS` characters (400 `prompt_too_large`). Needs the `runs:write` scope.',
+      'Creates a run of the caller’s tenant and enqueues its first model turn. With an `Idempotency-Key`, retrying the same body within 24 h returns the same run (202, same id) and concurrent identical requests create exactly one run; the same key with a different body is answered 422. A replay does not count against the limits. Limits per tenant: `BUILDFLEET_RATE_LIMIT_PER_MINUTE` creations per 60 s (429 `rate_limited` with `retry-after`), `BUILDFLEET_MAX_CONCURRENT_RUNS` runs not yet ended (429 `too_many_active_runs`), prompts of at most `BUILDFLEET_MAX_PROMPT_CHARS` characters (400 `prompt_too_large`). The model must be in the capability table (400 `unknown_model`); `thinking` needs a model that supports it (400 `thinking_not_supported`) and a budget below its maximum output (400 `thinking_budget_too_large`); max_tokens is raised to fit the budget. While the model account’s spend limit is reached, new runs are refused (503 `model_spend_limit_reached`, see `GET /v1/admin/spend-limit`). Needs the `runs:write` scope.',
     tags: ['runs'],
     access: 'runs:write',
     body: createRunBodySchema,
@@ -47,8 +69,12 @@ export function createRunRoute({ fleet }: { fleet: FleetContext }) {
       'body_too_large',
       'idempotency_key_conflict',
       'idempotency_key_in_progress',
+      'unknown_model',
+      'thinking_not_supported',
+      'thinking_budget_too_large',
       'rate_limited',
       'too_many_active_runs',
+      'model_spend_limit_reached',
     ],
     async handler(request, reply): Promise<RunAccepted> {
       const tenant = tenantOf(request);
@@ -57,13 +83,24 @@ export function createRunRoute({ fleet }: { fleet: FleetContext }) {
       if (promptLength > maxPromptChars) {
         throw apiErrors.promptTooLarge(`The prompt has ${promptLength} characters; at most ${maxPromptChars} are allowed.`);
       }
+      // Refused before admission, so a run the model cannot take uses no slot (submitRun checks again).
+      checkModelSettings(fleet, body);
       // Only a request that really creates a run is admitted (and counted): a replay of an
       // Idempotency-Key returns its run without reaching this.
       const submit = async () => {
         const runId = newRunId();
+        await refuseDuringSpendLimit({ fleet });
         await admitRun({ fleet, tenant, runId });
         try {
-          return await submitRun(fleet, { tenant, runId, prompt: body.prompt, model: body.model, maxTurns: body.maxTurns, options: body.options });
+          return await submitRun(fleet, {
+            tenant,
+            runId,
+            prompt: body.prompt,
+            model: body.model,
+            maxTurns: body.maxTurns,
+            options: body.options,
+            thinking: body.thinking,
+          });
         } catch (error) {
           await releaseRunAdmission({ fleet, tenant, runId }).catch(() => undefined);
           throw error;

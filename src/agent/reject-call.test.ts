@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateFinishGate } from './finish-gate.js';
+import { toolsForPhase } from './profile.js';
+import { rejectCall } from './reject-call.js';
+
+const planning = toolsForPhase('planning');
+
+describe('a call before the plan exists', () => {
+  it('cannot build: a build tool is refused in the planning tier, with what unlocks it', () => {
+    const rejection = rejectCall({
+      call: { toolUseId: 'toolu_1', name: 'write_file', input: { path: 'index.html', content: '<h1>Hi</h1>' }, parseMode: 'native' },
+      allowed: planning,
+      planMissing: true,
+    });
+    expect(rejection).toMatchObject({ code: 'tool_not_available', message: expect.stringContaining('Write the plan with todo_write first') });
+  });
+
+  it('is nudged towards the plan when it stops instead', () => {
+    expect(evaluateFinishGate({ todos: [], trail: [] }).missing[0]).toBe('Write a plan first: call todo_write with the steps of the build.');
+  });
+
+  it('runs todo_write itself, and says nothing about the plan once one exists', () => {
+    const plan = { toolUseId: 'toolu_2', name: 'todo_write', input: { todos: [{ id: 'a', title: 'A', phase: 'build' }] }, parseMode: 'native' as const };
+    expect(rejectCall({ call: plan, allowed: planning, planMissing: true })).toBeNull();
+    const later = rejectCall({ call: { toolUseId: 'toolu_3', name: 'publish', input: {}, parseMode: 'native' }, allowed: toolsForPhase('building'), planMissing: false });
+    expect(later?.message).not.toContain('todo_write first');
+  });
+});

@@ -1,0 +1,36 @@
+// Whether a tool call the model made may run: it must be in the turn's tier and its input must
+// pass the tool's schema. A rejected call is answered with an is_error tool_result and never
+// reaches a tool worker.
+import { toolInputSchemas } from '../tools/input-schemas.js';
+import type { ToolName } from './profile.js';
+import type { PlannedCall } from './stop-reason-handler.js';
+
+const isSafeToolName = (name: string): name is ToolName => Object.hasOwn(toolInputSchemas, name);
+
+/** The rejection of a call (code and a message for the model), or null when it may run. */
+export function rejectCall({
+  call,
+  allowed,
+  planMissing,
+}: {
+  call: PlannedCall;
+  allowed: readonly string[];
+  /** The run is planning and has no plan yet. */
+  planMissing: boolean;
+}): { code: string; message: string } | null {
+  if (!allowed.includes(call.name) || !isSafeToolName(call.name)) {
+    // A thinking run is asked for the plan in words, not forced by tool_choice; one that skips it
+    // is told what unlocks the build tools rather than only that they are missing.
+    const hint = planMissing ? ' Write the plan with todo_write first: the build tools become available once it exists.' : '';
+    return {
+      code: 'tool_not_available',
+      message: `Tool "${call.name}" is not available in this phase. Available tools: ${allowed.join(', ')}.${hint}`,
+    };
+  }
+  const parsed = toolInputSchemas[call.name].safeParse(call.input);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`);
+    return { code: 'tool_input_invalid', message: `Invalid input for ${call.name}: ${problems.join('; ')}` };
+  }
+  return null;
+}

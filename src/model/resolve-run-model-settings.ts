@@ -1,0 +1,91 @@
+// A run's model settings, decided once when it is submitted: which model, the max_tokens its first
+// call sends, how far a truncation may raise that, and its thinking budget. The API, the CLI and
+// the boot check of BUILDFLEET_MODEL share this one function, so a run that is accepted is one the
+// Messages API will accept too.
+import {
+  FALLBACK_THINKING_BUDGET_TOKENS,
+  knownModelIds,
+  lookupModelCapabilities,
+  type ModelCapabilities,
+  type ModelCapabilityOverrides,
+} from './model-capabilities.js';
+
+/** The configuration this needs (a structural slice of Config, so config.ts can call it). */
+export interface ModelSettingsConfig {
+  BUILDFLEET_MODEL: string;
+  BUILDFLEET_MODEL_CAPABILITIES: ModelCapabilityOverrides;
+  BUILDFLEET_ALLOW_UNKNOWN_MODELS: boolean;
+  BUILDFLEET_MAX_TOKENS?: number | undefined;
+  BUILDFLEET_MAX_TOKENS_CEILING?: number | undefined;
+}
+
+/** What a submitter may ask for: thinking on with a budget, on with the default budget, or off. */
+export interface ThinkingRequest {
+  enabled?: boolean | undefined;
+  budgetTokens?: number | undefined;
+}
+
+export interface RunModelSettings {
+  model: string;
+  capabilities: ModelCapabilities;
+  known: boolean;
+  maxTokens: number;
+  /** The largest max_tokens a truncation may raise the run to. */
+  maxTokensCeiling: number;
+  /** null = the run does not think. */
+  thinkingBudgetTokens: number | null;
+}
+
+export type RunModelSettingsErrorCode = 'unknown_model' | 'thinking_not_supported' | 'thinking_budget_too_large';
+
+/** A submission the fleet refuses; `code` is the API error code it answers with. */
+export class RunModelSettingsError extends Error {
+  constructor(
+    readonly code: RunModelSettingsErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RunModelSettingsError';
+  }
+}
+
+/** Decides the run's model settings or throws RunModelSettingsError. */
+export function resolveRunModelSettings({
+  config,
+  model: requestedModel,
+  thinking,
+}: {
+  config: ModelSettingsConfig;
+  model?: string | undefined;
+  thinking?: ThinkingRequest | undefined;
+}): RunModelSettings {
+  const model = requestedModel ?? config.BUILDFLEET_MODEL;
+  const { known, capabilities } = lookupModelCapabilities({ model, overrides: config.BUILDFLEET_MODEL_CAPABILITIES });
+  if (!known && !config.BUILDFLEET_ALLOW_UNKNOWN_MODELS) {
+    throw new RunModelSettingsError(
+      'unknown_model',
+      `Unknown model "${model}". Known models: ${knownModelIds(config.BUILDFLEET_MODEL_CAPABILITIES).join(', ')}. ` +
+        'An operator can describe it in BUILDFLEET_MODEL_CAPABILITIES or set BUILDFLEET_ALLOW_UNKNOWN_MODELS=true.',
+    );
+  }
+  const maxTokensCeiling = Math.min(capabilities.maxOutputTokens, config.BUILDFLEET_MAX_TOKENS_CEILING ?? Number.POSITIVE_INFINITY);
+  const baseMaxTokens = Math.min(config.BUILDFLEET_MAX_TOKENS ?? capabilities.defaultMaxTokens, maxTokensCeiling);
+
+  const wantsThinking = thinking ? thinking.enabled !== false : capabilities.defaultThinkingBudgetTokens !== null;
+  if (!wantsThinking) return { model, capabilities, known, maxTokens: baseMaxTokens, maxTokensCeiling, thinkingBudgetTokens: null };
+  if (!capabilities.thinking) {
+    throw new RunModelSettingsError('thinking_not_supported', `Model "${model}" does not support extended thinking.`);
+  }
+  const budget = thinking?.budgetTokens ?? capabilities.defaultThinkingBudgetTokens ?? FALLBACK_THINKING_BUDGET_TOKENS;
+  // budget_tokens must be below max_tokens (docs build-with-claude/extended-thinking), and
+  // max_tokens can go no higher than the ceiling.
+  if (budget >= maxTokensCeiling) {
+    throw new RunModelSettingsError(
+      'thinking_budget_too_large',
+      `A thinking budget of ${budget} tokens does not fit: max_tokens must exceed it, and ${model} allows at most ${maxTokensCeiling}.`,
+    );
+  }
+  // Thinking counts against max_tokens, so the answer keeps the room it has without thinking.
+  const maxTokens = Math.min(maxTokensCeiling, budget + baseMaxTokens);
+  return { model, capabilities, known, maxTokens, maxTokensCeiling, thinkingBudgetTokens: budget };
+}
