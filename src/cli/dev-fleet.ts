@@ -31,6 +31,8 @@ export interface DevFleetOptions {
   /** Where the private Redis keeps its AOF; default .buildfleet/redis */
   dataDir?: string;
   writeStateFile?: boolean;
+  /** Extra `buildfleet sim` arguments for the embedded simulator (e.g. `--profile realistic`). */
+  simulatorArgs?: string[];
 }
 
 export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevFleet> {
@@ -55,7 +57,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     }
     let simulatorUrl: string | null = null;
     if (!baseEnv.ANTHROPIC_API_KEY && !baseEnv.ANTHROPIC_BASE_URL) {
-      const simulator = spawnRole({ name: 'simulator', args: ['sim', '--port', '0'], env: baseEnv, echo: options.echo ?? null });
+      const simulator = spawnRole({ name: 'simulator', args: ['sim', '--port', '0', ...(options.simulatorArgs ?? [])], env: baseEnv, echo: options.echo ?? null });
       roles.push(simulator);
       simulatorUrl = (await simulator.waitForLine(/simulator listening on (http:\/\/\S+)/))[1] ?? null;
       baseEnv.ANTHROPIC_BASE_URL = simulatorUrl ?? undefined;

@@ -13,6 +13,8 @@ Commands:
   experiment tiers [--runs N] flat vs tiered tools, recovery off vs on (prints a table)
   experiment crash [--runs N] SIGKILL workers and restart Redis during builds; audit effects
   experiment killswitch       upstream turns invalid mid-load; time to trip, writes after it
+  experiment production [--runs N] realistic model timing, long pages, thinking, overload and
+                              rate-limit episodes; calls abandoned, paid twice, tokens by class
   status <runId>              print a run's state as JSON
   input <runId> "<text>"      answer a run's open question
   cancel <runId>              cancel a run
@@ -20,7 +22,7 @@ Commands:
   keys list [--tenant T] / keys revoke <keyId>   API keys (talks to REDIS_URL directly)
   api                         run the API process
   worker model|tool           run a worker process
-  sim [--port N] [--latency-ms MIN-MAX]   run the model simulator
+  sim [--port N] [--latency-ms MIN-MAX] [--profile instant|realistic|fast]   run the model simulator
   parse --tools FILE [--no-intent]        parse model text on stdin for tool calls
 
 Commands that talk to a running fleet take --api URL (default BUILDFLEET_API_URL, else the
@@ -109,7 +111,11 @@ export async function runCli(argv: string[]): Promise<number> {
           const { runKillSwitchExperimentCommand } = await import('./experiment-killswitch.js');
           return await runKillSwitchExperimentCommand(experimentArguments);
         }
-        throw new UsageError('experiment needs a name: tiers | crash | killswitch');
+        if (name === 'production') {
+          const { runProductionExperimentCommand } = await import('./experiment-production.js');
+          return await runProductionExperimentCommand(experimentArguments);
+        }
+        throw new UsageError('experiment needs a name: tiers | crash | killswitch | production');
       }
       case 'keys': {
         const { runKeysCommand } = await import('./keys-command.js');

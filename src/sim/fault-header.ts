@@ -5,6 +5,7 @@
 //   should_retry[:status[:true|false]] (default 500:false)   connection_reset
 //   slow:delayMs   latency:delayMs   bad_request   unauthorized
 //   stream_error[:afterTokens[:errorType]]   (default: right after message_start, overloaded_error)
+//   stream_stall[:stallMs]   (silent right after message_start; default 10 min)
 //   spend_limit[:workspace]   (an `overload_episode` is fleet-wide: queue it, it has no header form)
 import { faultSpecSchema, type FaultSpec } from './fault-spec.js';
 
@@ -32,6 +33,8 @@ export function parseFaultHeader({ value }: { value: string }): ParsedFaultHeade
         return { kind, workspace: first === 'workspace' ? true : undefined };
       case 'stream_error':
         return { kind, afterTokens: numberParameter(first), errorType: second === '' ? undefined : second };
+      case 'stream_stall':
+        return { kind, stallMs: numberParameter(first) };
       case 'slow':
       case 'latency':
         return { kind, delayMs: numberParameter(first) ?? (kind === 'slow' ? 1000 : undefined) };

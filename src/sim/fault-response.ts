@@ -71,6 +71,7 @@ export function faultAnswer({ fault, requestId, now }: { fault: FaultSpec; reque
     case 'slow':
     case 'latency':
     case 'stream_error':
+    case 'stream_stall':
       // stream_error: the server writes it into the stream (stream-message.ts), or answers
       // streamErrorAnswer() to a non-streaming request.
       return null;

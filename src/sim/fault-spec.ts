@@ -83,6 +83,18 @@ export const faultSpecSchema = z.discriminatedUnion('kind', [
     afterTokens: z.int().min(0).optional(),
     afterEvents: z.int().min(1).optional(),
   }),
+  /**
+   * A streamed answer starts, then goes silent — no deltas, no pings — after `afterEvents` events
+   * (default 1: right after message_start) for `stallMs` (default 10 min), then goes on. Not an API
+   * behaviour but a network one (a hung connection or proxy), which the fleet's idle timeout must
+   * catch. A non-streaming request is answered `stallMs` late, like `slow`.
+   */
+  z.strictObject({
+    kind: z.literal('stream_stall'),
+    ...common,
+    afterEvents: z.int().min(1).optional(),
+    stallMs: z.int().min(0).max(3_600_000).optional(),
+  }),
 ]);
 
 export type FaultSpec = z.infer<typeof faultSpecSchema>;

@@ -23,7 +23,7 @@ import { createApiErrorBody, errorTypeForStatus, type ApiErrorType } from './api
 import { createAssistantMessage, type AssistantMessageBody, type RenderedMessage } from './assistant-message.js';
 import { hashTranscript } from './deterministic-random.js';
 import { streamErrorAnswer, streamErrorPlanOf } from './stream-error-fault.js';
-import { streamMessage, type StreamErrorPlan } from './stream-message.js';
+import { streamMessage, type StreamErrorPlan, type StreamStallPlan } from './stream-message.js';
 import { ThinkingSigner } from './thinking-signature.js';
 import {
   drawAnswerTiming,
@@ -130,6 +130,8 @@ const DEFAULT_MAX_RECORDED_REQUESTS = 1000;
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** Per-run memories (fired scenarios, header fault counts) are bounded; the oldest go first. */
 const MAX_REMEMBERED_KEYS = 10_000;
+/** How long a `stream_stall` fault holds a stream silent when it names no `stallMs`. */
+const DEFAULT_STALL_MS = 600_000;
 
 const HEADER_SCENARIO = 'x-buildfleet-scenario';
 const HEADER_TEXT_CALLS = 'x-buildfleet-text-calls';
@@ -142,7 +144,7 @@ interface JsonAnswer {
   /** Sent with the answer, JSON or event stream alike. */
   headers?: Record<string, string>;
   /** Set for `stream: true`: the answer goes out as server-sent events (stream-message.ts). */
-  stream?: { rendered: RenderedMessage; timing: AnswerTiming; streamError: StreamErrorPlan | undefined };
+  stream?: { rendered: RenderedMessage; timing: AnswerTiming; streamError: StreamErrorPlan | undefined; stall: StreamStallPlan | undefined };
 }
 
 function headerValue(incoming: IncomingMessage, name: string): string | undefined {
@@ -269,6 +271,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
     let delayMs = baseLatency() + taken.latencyMs;
     if (fault?.kind === 'slow' || fault?.kind === 'latency') delayMs += fault.kind === 'slow' ? fault.delayMs : (fault.delayMs ?? 0);
+    const stall = fault?.kind === 'stream_stall' ? { afterEvents: fault.afterEvents ?? 1, stallMs: fault.stallMs ?? DEFAULT_STALL_MS } : undefined;
     if (fault?.kind === 'connection_reset') return 'reset';
     if (delayMs > 0) await sleep(delayMs, undefined, { signal: shutdown.signal });
 
@@ -351,10 +354,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     });
     if (parsed.request.stream) {
       const streamError = fault?.kind === 'stream_error' ? streamErrorPlanOf({ fault }) : undefined;
-      return { status: 200, body: rendered.body, headers: admission.headers, stream: { rendered, timing, streamError } };
+      return { status: 200, body: rendered.body, headers: admission.headers, stream: { rendered, timing, streamError, stall } };
     }
     // A JSON answer arrives once the whole message is generated.
-    const waitMs = generationTimeMs({ timing, outputTokens: rendered.body.usage.output_tokens });
+    const waitMs = generationTimeMs({ timing, outputTokens: rendered.body.usage.output_tokens }) + (stall?.stallMs ?? 0);
     if (waitMs > 0) await sleep(waitMs, undefined, { signal: shutdown.signal });
     return { status: 200, body: rendered.body, headers: admission.headers };
   }
@@ -496,9 +499,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     if (answer.stream) {
       if (entry) entry.status = answer.status;
-      const { rendered, timing, streamError } = answer.stream;
+      const { rendered, timing, streamError, stall } = answer.stream;
       const headers = { 'request-id': requestId, ...answer.headers };
-      await streamMessage({ outgoing, headers, rendered, timing, streamError, requestId, signal: shutdown.signal });
+      await streamMessage({ outgoing, headers, rendered, timing, streamError, stall, requestId, signal: shutdown.signal });
       if (entry) entry.durationMs = Date.now() - started;
       return;
     }

@@ -29,6 +29,12 @@ const CHUNK_SIZES = [12, 20, 28, 16, 24, 36, 8, 32];
 /** Waits shorter than this are not slept: writes are batched instead. */
 const MINIMUM_SLEEP_MS = 4;
 
+/** A `stream_stall` fault: the stream goes silent (no pings either) after this many events. */
+export interface StreamStallPlan {
+  afterEvents: number;
+  stallMs: number;
+}
+
 export interface StreamErrorPlan {
   errorType: ApiErrorType;
   message: string;
@@ -145,6 +151,7 @@ export async function streamMessage({
   rendered,
   timing,
   streamError,
+  stall,
   requestId,
   signal,
 }: {
@@ -153,6 +160,7 @@ export async function streamMessage({
   rendered: RenderedMessage;
   timing: AnswerTiming;
   streamError: StreamErrorPlan | undefined;
+  stall?: StreamStallPlan | undefined;
   requestId: string;
   signal: AbortSignal;
 }): Promise<StreamOutcome> {
@@ -170,6 +178,7 @@ export async function streamMessage({
   outgoing.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
   outgoing.flushHeaders();
   const started = Date.now();
+  let stalledMs = 0;
   let pending = '';
   const flush = async () => {
     if (pending === '') return;
@@ -186,11 +195,16 @@ export async function streamMessage({
         outgoing.end();
         return 'errored';
       }
-      let waitMs = dueMs(event, index) - (Date.now() - started);
+      if (stall && index === stall.afterEvents) {
+        await flush();
+        await sleep(stall.stallMs, undefined, { signal: stop });
+        stalledMs = stall.stallMs;
+      }
+      let waitMs = dueMs(event, index) + stalledMs - (Date.now() - started);
       if (waitMs >= MINIMUM_SLEEP_MS) await flush();
       while (waitMs >= MINIMUM_SLEEP_MS) {
         await sleep(Math.min(waitMs, PING_INTERVAL_MS), undefined, { signal: stop });
-        waitMs = dueMs(event, index) - (Date.now() - started);
+        waitMs = dueMs(event, index) + stalledMs - (Date.now() - started);
         if (waitMs >= MINIMUM_SLEEP_MS) {
           pending += encode('ping', { type: 'ping' });
           await flush();

@@ -1,0 +1,270 @@
+// `buildfleet experiment production`: N builds against the simulator's realistic profile — real
+// time to first token and output speed, pages of thousands of tokens, thinking on for half of the
+// runs — through separate API and worker processes, with one overload episode (every call answered
+// 529 for a while) and one rate-limit episode (the simulator's token buckets shrunk) in the middle.
+// It reports what a production operator pays for: builds that succeeded, wall time per build,
+// model calls the client abandoned, conversations paid for twice, turns and tokens by class.
+// Everything is read from the simulator's own request log (what the "provider" saw and billed)
+// and from the runs' records, not from the fleet's opinion of itself.
+import { parseArgs } from 'node:util';
+import { ApiClient } from './api-client.js';
+import { startDevFleet } from './dev-fleet.js';
+
+export interface ProductionExperimentOptions {
+  runs: number;
+  /** Share of runs with extended thinking on (0..1). */
+  thinkingShare: number;
+  thinkingBudget: number;
+  overloadAfterMs: number;
+  overloadMs: number;
+  rateLimitAfterMs: number;
+  rateLimitMs: number;
+  timeoutMs: number;
+  profile: string;
+  modelWorkers: number;
+  toolWorkers: number;
+  log?: (line: string) => void;
+}
+
+/** One /v1/messages request as the simulator's log summarizes it (GET /_sim/requests). */
+export interface SimulatorRequestSummary {
+  timestampMs: number;
+  path: string;
+  runId: string | null;
+  status: number;
+  durationMs: number | null;
+  streamed?: boolean;
+  /** The client closed the connection before the answer was complete. */
+  abandoned?: boolean;
+  /** Hash of the request body without transport fields: equal hashes = the same conversation sent again. */
+  conversationHash?: string | null;
+  usage?: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_creation_input_tokens?: number;
+    cache_read_input_tokens?: number;
+  } | null;
+  fault: string | null;
+}
+
+interface RunSummary {
+  id: string;
+  thinking: boolean;
+  status: string;
+  errorCode: string | null;
+  turns: number;
+  wallMs: number;
+}
+
+export interface ProductionExperimentResult {
+  runs: RunSummary[];
+  succeeded: number;
+  wallMsPerBuild: { median: number; max: number };
+  modelCalls: number;
+  answered200: number;
+  overloaded529: number;
+  rateLimited429: number;
+  otherErrors: number;
+  abandoned: number;
+  paidTwice: number;
+  callsDuringBackoff: number;
+  turns: number;
+  tokens: { input: number; cacheWrite: number; cacheRead: number; output: number };
+  durationMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function simulator(url: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`simulator ${method} ${path} answered ${response.status}: ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+export async function runProductionExperiment(options: ProductionExperimentOptions): Promise<ProductionExperimentResult> {
+  const log = options.log ?? (() => undefined);
+  const started = Date.now();
+  const fleet = await startDevFleet({
+    writeStateFile: false,
+    modelWorkers: options.modelWorkers,
+    toolWorkers: options.toolWorkers,
+    simulatorArgs: ['--profile', options.profile, '--max-recorded-requests', '100000'],
+    env: {
+      BUILDFLEET_PREFIX: 'production',
+      // One tenant submits every run at once: per-tenant admission limits off.
+      BUILDFLEET_MAX_CONCURRENT_RUNS: '0',
+      BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0',
+      ANTHROPIC_API_KEY: '',
+      LOG_LEVEL: 'warn',
+    },
+  });
+  try {
+    const simulatorUrl = fleet.simulatorUrl;
+    if (!simulatorUrl) throw new Error('the production experiment needs the embedded simulator (unset ANTHROPIC_API_KEY)');
+    await simulator(simulatorUrl, 'DELETE', '/_sim/requests');
+    const client = new ApiClient(fleet.apiUrl, fleet.apiKey);
+    const thinkingRuns = Math.round(options.runs * options.thinkingShare);
+    const submitted: Array<{ id: string; thinking: boolean; at: number }> = [];
+    for (let index = 0; index < options.runs; index += 1) {
+      const thinking = index % 2 === 1 && submitted.filter((run) => run.thinking).length < thinkingRuns;
+      const created = await client.request<{ id: string }>('POST', '/v1/runs', {
+        prompt: `Build a landing page for Harbor Bakery number ${index + 1}, with an about page.`,
+        ...(thinking ? { thinking: { budgetTokens: options.thinkingBudget } } : {}),
+      });
+      submitted.push({ id: created.id, thinking, at: Date.now() });
+    }
+    log(`submitted ${submitted.length} runs (${thinkingRuns} with thinking)`);
+
+    // The episodes, scheduled from the submission time.
+    const episodes = (async () => {
+      await sleep(options.overloadAfterMs);
+      log(`overload episode: every call answered 529 for ${options.overloadMs / 1000} s`);
+      await simulator(simulatorUrl, 'POST', '/_sim/faults', { kind: 'overload_episode', durationMs: options.overloadMs });
+      await sleep(Math.max(0, options.rateLimitAfterMs - options.overloadAfterMs));
+      log(`rate-limit episode: output tokens per minute cut to 8,000 for ${options.rateLimitMs / 1000} s`);
+      const before = await simulator(simulatorUrl, 'GET', '/_sim/rate-limits');
+      await simulator(simulatorUrl, 'PUT', '/_sim/rate-limits', { outputTokensPerMinute: 8_000 });
+      await sleep(options.rateLimitMs);
+      await simulator(simulatorUrl, 'PUT', '/_sim/rate-limits', before);
+      log('rate-limit episode over');
+    })();
+
+    const terminal = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
+    const finals = new Map<string, RunSummary>();
+    const deadline = Date.now() + options.timeoutMs;
+    while (finals.size < submitted.length && Date.now() < deadline) {
+      for (const run of submitted) {
+        if (finals.has(run.id)) continue;
+        const view = await client.request<{ status: string; turn: number; error: { code: string } | null; updatedAt: string }>('GET', `/v1/runs/${run.id}`);
+        if (!terminal.has(view.status)) continue;
+        finals.set(run.id, {
+          id: run.id,
+          thinking: run.thinking,
+          status: view.status,
+          errorCode: view.error?.code ?? null,
+          turns: view.turn,
+          wallMs: Date.now() - run.at,
+        });
+        log(`${run.id} ${view.status}${view.error ? ` (${view.error.code})` : ''} after ${((Date.now() - run.at) / 1000).toFixed(0)} s`);
+      }
+      await sleep(1000);
+    }
+    await episodes.catch((error: unknown) => log(`episode failed: ${error instanceof Error ? error.message : String(error)}`));
+    for (const run of submitted) {
+      if (!finals.has(run.id)) finals.set(run.id, { id: run.id, thinking: run.thinking, status: 'unfinished', errorCode: null, turns: 0, wallMs: Date.now() - run.at });
+    }
+
+    const { requests } = (await simulator(simulatorUrl, 'GET', '/_sim/requests')) as { requests: SimulatorRequestSummary[] };
+    const calls = requests.filter((request) => request.path === '/v1/messages');
+    const paidByConversation = new Map<string, number>();
+    for (const call of calls) {
+      // A call is paid for once the model started generating: a 200 (finished or abandoned mid-stream).
+      if (call.status !== 200 || !call.conversationHash) continue;
+      paidByConversation.set(call.conversationHash, (paidByConversation.get(call.conversationHash) ?? 0) + 1);
+    }
+    const tokens = { input: 0, cacheWrite: 0, cacheRead: 0, output: 0 };
+    for (const call of calls) {
+      if (!call.usage) continue;
+      tokens.input += call.usage.input_tokens;
+      tokens.output += call.usage.output_tokens;
+      tokens.cacheWrite += call.usage.cache_creation_input_tokens ?? 0;
+      tokens.cacheRead += call.usage.cache_read_input_tokens ?? 0;
+    }
+    // A call that arrived while the fleet should have been backing off: within 1 s after a 529/429
+    // was answered (the smallest backoff step), from any worker process.
+    const refusals = calls.filter((call) => call.status === 529 || call.status === 429).map((call) => call.timestampMs + (call.durationMs ?? 0));
+    const callsDuringBackoff = calls.filter((call) =>
+      refusals.some((answeredAt) => call.timestampMs > answeredAt + 50 && call.timestampMs < answeredAt + 1000),
+    ).length;
+    const runs = [...finals.values()];
+    return {
+      runs,
+      succeeded: runs.filter((run) => run.status === 'succeeded').length,
+      wallMsPerBuild: { median: median(runs.map((run) => run.wallMs)), max: Math.max(0, ...runs.map((run) => run.wallMs)) },
+      modelCalls: calls.length,
+      answered200: calls.filter((call) => call.status === 200).length,
+      overloaded529: calls.filter((call) => call.status === 529).length,
+      rateLimited429: calls.filter((call) => call.status === 429).length,
+      otherErrors: calls.filter((call) => call.status !== 200 && call.status !== 429 && call.status !== 529).length,
+      abandoned: calls.filter((call) => call.abandoned === true).length,
+      paidTwice: [...paidByConversation.values()].filter((count) => count > 1).length,
+      callsDuringBackoff,
+      turns: runs.reduce((sum, run) => sum + run.turns, 0),
+      tokens,
+      durationMs: Date.now() - started,
+    };
+  } finally {
+    await fleet.stop();
+  }
+}
+
+export function formatProductionResult(result: ProductionExperimentResult): string {
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const failed = result.runs.filter((run) => run.status !== 'succeeded');
+  const thinking = result.runs.filter((run) => run.thinking);
+  const rows: Array<[string, string]> = [
+    ['builds succeeded', `${result.succeeded} / ${result.runs.length}${failed.length > 0 ? `  (${failed.map((run) => `${run.id}:${run.status}${run.errorCode ? `/${run.errorCode}` : ''}`).join(', ')})` : ''}`],
+    ['  of them with thinking', `${thinking.filter((run) => run.status === 'succeeded').length} / ${thinking.length}`],
+    ['wall time per build', `median ${seconds(result.wallMsPerBuild.median)}, max ${seconds(result.wallMsPerBuild.max)}`],
+    ['model calls (200 / 529 / 429 / other)', `${result.modelCalls} (${result.answered200} / ${result.overloaded529} / ${result.rateLimited429} / ${result.otherErrors})`],
+    ['model calls abandoned by the client', String(result.abandoned)],
+    ['conversations paid for twice', String(result.paidTwice)],
+    ['calls within 1 s after a 529/429', String(result.callsDuringBackoff)],
+    ['turns', String(result.turns)],
+    ['tokens: input / cache write / cache read / output', `${result.tokens.input} / ${result.tokens.cacheWrite} / ${result.tokens.cacheRead} / ${result.tokens.output}`],
+    ['experiment wall time', seconds(result.durationMs)],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n');
+}
+
+export async function runProductionExperimentCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      runs: { type: 'string', default: '20' },
+      profile: { type: 'string', default: 'realistic' },
+      'thinking-share': { type: 'string', default: '0.5' },
+      'thinking-budget': { type: 'string', default: '2048' },
+      'overload-after-s': { type: 'string', default: '20' },
+      'overload-s': { type: 'string', default: '60' },
+      'rate-limit-after-s': { type: 'string', default: '100' },
+      'rate-limit-s': { type: 'string', default: '30' },
+      'model-workers': { type: 'string', default: '2' },
+      'tool-workers': { type: 'string', default: '2' },
+      'timeout-s': { type: 'string', default: '900' },
+    },
+  });
+  const number = (name: keyof typeof values) => {
+    const value = Number(values[name]);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a non-negative number`);
+    return value;
+  };
+  const result = await runProductionExperiment({
+    runs: number('runs'),
+    profile: String(values.profile),
+    thinkingShare: number('thinking-share'),
+    thinkingBudget: number('thinking-budget'),
+    overloadAfterMs: number('overload-after-s') * 1000,
+    overloadMs: number('overload-s') * 1000,
+    rateLimitAfterMs: number('rate-limit-after-s') * 1000,
+    rateLimitMs: number('rate-limit-s') * 1000,
+    modelWorkers: number('model-workers'),
+    toolWorkers: number('tool-workers'),
+    timeoutMs: number('timeout-s') * 1000,
+    log: (line) => console.error(`[production] ${line}`),
+  });
+  console.log(formatProductionResult(result));
+  return result.succeeded === result.runs.length && result.abandoned === 0 && result.paidTwice === 0 ? 0 : 1;
+}
