@@ -171,11 +171,13 @@ export async function runModelTurn(
   } else {
     const messages = (await store.getMessages(runId)) as TranscriptMessage[];
     const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, finishVerified: run.finishVerified, thinking: thinking !== null });
-    // The fleet-wide pause, checked right before the call (only turn-start is written in between,
-    // so a turn that waits writes no turn-start for the attempts it did not make).
+    // The fleet-wide pause, checked right before the call: nothing is awaited between the check
+    // and the request going out (turn-start is written alongside the call; it is queued on the
+    // same connection ahead of every later event of the turn, so the stream keeps its order), and
+    // a turn that waits writes no turn-start for the attempt it did not make.
     const pausedForMs = (await deps.modelPause?.remainingMs()) ?? 0;
     if (pausedForMs > 0) return { kind: 'paused', waitMs: pausedForMs };
-    await emit('turn-start', {
+    const turnStartWrite = emit('turn-start', {
       phase,
       tools: tools.names.length,
       tool_choice: toolChoice.type,
@@ -187,6 +189,10 @@ export async function runModelTurn(
     if (run.options.scenario) headers['x-buildfleet-scenario'] = run.options.scenario;
     const started = performance.now();
     let requestId: string | null = null;
+    const turnStarted = turnStartWrite.then(
+      () => undefined,
+      (error: unknown) => deps.logger.warn({ run_id: runId, step: turn, err: error instanceof Error ? error.message : String(error) }, 'turn-start event lost'),
+    );
     // Progress events go out while the answer streams; each is awaited before the turn moves on,
     // so none lands after the model-response event.
     const progressWrites: Array<Promise<unknown>> = [];
@@ -254,6 +260,7 @@ export async function runModelTurn(
         },
       );
     } catch (error) {
+      await turnStarted;
       await Promise.allSettled(progressWrites);
       const failure = describeModelError(error);
       const outcome = classifyModelError(failure);
@@ -276,6 +283,7 @@ export async function runModelTurn(
       if (outcome.kind === 'overloaded') return waitOutOverload(deps, run, turn, overload, failure.message, error);
       return failModelCall(deps, run, turn, outcome, failure.message, job, error);
     }
+    await turnStarted;
     await Promise.allSettled(progressWrites);
     // The API answered: an overload episode, if one was going on, is over.
     await deps.modelPause?.succeeded();

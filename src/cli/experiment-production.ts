@@ -7,6 +7,9 @@
 // Everything is read from the simulator's own request log (what the "provider" saw and billed)
 // and from the runs' records, not from the fleet's opinion of itself.
 import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import { createKeySpace } from '../runs/keys.js';
+import { RunStore } from '../runs/run-store.js';
 import { ApiClient } from './api-client.js';
 import { startDevFleet } from './dev-fleet.js';
 
@@ -31,6 +34,8 @@ export interface SimulatorRequestSummary {
   timestampMs: number;
   path: string;
   runId: string | null;
+  requestId: string | null;
+  stopReason: string | null;
   status: number;
   durationMs: number | null;
   streamed?: boolean;
@@ -68,10 +73,22 @@ export interface ProductionExperimentResult {
   abandoned: number;
   paidTwice: number;
   callsDuringBackoff: number;
+  /** The longest answered call: how long the model wrote, and how much. */
+  longestCall: { durationMs: number; outputTokens: number };
+  /** Answered calls of at least 60 s, each one that a 60 s total client timeout would have abandoned. */
+  callsOverAMinute: number;
   turns: number;
   tokens: { input: number; cacheWrite: number; cacheRead: number; output: number };
   durationMs: number;
 }
+
+/** The rate-limit episode: the simulator's requests-per-minute bucket shrunk to this (one API key). */
+const EPISODE_REQUESTS_PER_MINUTE = 20;
+
+const PREFIX = 'production';
+/** A call already on its way when a pause was set may reach the simulator just after it; the
+ * pause's recorded window ends a few ms after the pause did (see below). */
+const IN_FLIGHT_GRACE_MS = 100;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -101,18 +118,20 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
     toolWorkers: options.toolWorkers,
     simulatorArgs: ['--profile', options.profile, '--max-recorded-requests', '100000'],
     env: {
-      BUILDFLEET_PREFIX: 'production',
+      BUILDFLEET_PREFIX: PREFIX,
       // One tenant submits every run at once: per-tenant admission limits off.
       BUILDFLEET_MAX_CONCURRENT_RUNS: '0',
       BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0',
       ANTHROPIC_API_KEY: '',
-      LOG_LEVEL: 'warn',
     },
   });
+  // The runs' records and events, read straight from Redis for the analysis.
+  let store: RunStore | null = null;
   try {
     const simulatorUrl = fleet.simulatorUrl;
     if (!simulatorUrl) throw new Error('the production experiment needs the embedded simulator (unset ANTHROPIC_API_KEY)');
     await simulator(simulatorUrl, 'DELETE', '/_sim/requests');
+    store = new RunStore(new Redis(fleet.redisUrl, { maxRetriesPerRequest: 3 }), createKeySpace(PREFIX));
     const client = new ApiClient(fleet.apiUrl, fleet.apiKey);
     const thinkingRuns = Math.round(options.runs * options.thinkingShare);
     const submitted: Array<{ id: string; thinking: boolean; at: number }> = [];
@@ -132,13 +151,13 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
       log(`overload episode: every call answered 529 for ${options.overloadMs / 1000} s`);
       await simulator(simulatorUrl, 'POST', '/_sim/faults', { kind: 'overload_episode', durationMs: options.overloadMs });
       await sleep(Math.max(0, options.rateLimitAfterMs - options.overloadAfterMs));
-      log(`rate-limit episode: output tokens per minute cut to 8,000 for ${options.rateLimitMs / 1000} s`);
-      const before = await simulator(simulatorUrl, 'GET', '/_sim/rate-limits');
-      await simulator(simulatorUrl, 'PUT', '/_sim/rate-limits', { outputTokensPerMinute: 8_000 });
+      log(`rate-limit episode: ${EPISODE_REQUESTS_PER_MINUTE} requests per minute for ${options.rateLimitMs / 1000} s`);
+      const { limits: before } = (await simulator(simulatorUrl, 'GET', '/_sim/rate-limits')) as { limits: Record<string, number> };
+      await simulator(simulatorUrl, 'PUT', '/_sim/rate-limits', { requestsPerMinute: EPISODE_REQUESTS_PER_MINUTE });
       await sleep(options.rateLimitMs);
-      await simulator(simulatorUrl, 'PUT', '/_sim/rate-limits', before);
+      await simulator(simulatorUrl, 'PUT', '/_sim/rate-limits', { requestsPerMinute: before.requestsPerMinute });
       log('rate-limit episode over');
-    })();
+    })().catch((error: unknown) => log(`episode failed: ${error instanceof Error ? error.message : String(error)}`));
 
     const terminal = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
     const finals = new Map<string, RunSummary>();
@@ -160,18 +179,38 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
       }
       await sleep(1000);
     }
-    await episodes.catch((error: unknown) => log(`episode failed: ${error instanceof Error ? error.message : String(error)}`));
+    await episodes;
     for (const run of submitted) {
       if (!finals.has(run.id)) finals.set(run.id, { id: run.id, thinking: run.thinking, status: 'unfinished', errorCode: null, turns: 0, wallMs: Date.now() - run.at });
     }
 
     const { requests } = (await simulator(simulatorUrl, 'GET', '/_sim/requests')) as { requests: SimulatorRequestSummary[] };
     const calls = requests.filter((request) => request.path === '/v1/messages');
+    const refusedBy = new Map<string, number>();
+    for (const call of calls.filter((candidate) => candidate.status !== 200)) {
+      const key = `${call.status} ${call.fault ?? '-'}`;
+      refusedBy.set(key, (refusedBy.get(key) ?? 0) + 1);
+    }
+    log(`answers other than 200 (status fault: count): ${JSON.stringify(Object.fromEntries(refusedBy))}`);
     const paidByConversation = new Map<string, number>();
     for (const call of calls) {
       // A call is paid for once the model started generating: a 200 (finished or abandoned mid-stream).
       if (call.status !== 200 || !call.conversationHash) continue;
       paidByConversation.set(call.conversationHash, (paidByConversation.get(call.conversationHash) ?? 0) + 1);
+    }
+    // Each conversation paid for more than once, with what the run recorded around it: the events
+    // say why the fleet sent it again.
+    for (const [hash, count] of paidByConversation) {
+      if (count < 2) continue;
+      const paid = calls.filter((call) => call.conversationHash === hash && call.status === 200);
+      const runId = paid[0]?.runId ?? '';
+      log(`paid ${count}x: run ${runId}: ${paid.map((call) => `${call.requestId} at ${new Date(call.timestampMs).toISOString()} for ${call.durationMs} ms, ${call.stopReason}`).join('; ')}`);
+      const events = await store.readEvents(runId, '-', 10_000);
+      const firstAt = Math.min(...paid.map((call) => call.timestampMs)) - 2000;
+      for (const event of events.filter((candidate) => Date.parse(candidate.at) >= firstAt && /turn-start|model-|run-end/.test(candidate.event) && candidate.event !== 'model-progress')) {
+        const { run_id: _runId, id: _id, ...rest } = event;
+        log(`    ${JSON.stringify(rest).slice(0, 400)}`);
+      }
     }
     const tokens = { input: 0, cacheWrite: 0, cacheRead: 0, output: 0 };
     for (const call of calls) {
@@ -181,12 +220,29 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
       tokens.cacheWrite += call.usage.cache_creation_input_tokens ?? 0;
       tokens.cacheRead += call.usage.cache_read_input_tokens ?? 0;
     }
-    // A call that arrived while the fleet should have been backing off: within 1 s after a 529/429
-    // was answered (the smallest backoff step), from any worker process.
-    const refusals = calls.filter((call) => call.status === 529 || call.status === 429).map((call) => call.timestampMs + (call.durationMs ?? 0));
-    const callsDuringBackoff = calls.filter((call) =>
-      refusals.some((answeredAt) => call.timestampMs > answeredAt + 50 && call.timestampMs < answeredAt + 1000),
-    ).length;
+    // The fleet-wide pauses as the workers recorded them (model-overload / model-rate-limit: when,
+    // and the pause then in force), and the calls the simulator received inside one. A call already
+    // on its way when the pause was set may arrive just after it: IN_FLIGHT_GRACE_MS allows for that.
+    const pauses: Array<{ from: number; until: number; event: string; runId: string }> = [];
+    for (const run of submitted) {
+      for (const event of await store.readEvents(run.id, '-', 10_000)) {
+        if ((event.event === 'model-overload' || event.event === 'model-rate-limit') && typeof event.wait_ms === 'number') {
+          pauses.push({ from: Date.parse(event.at), until: Date.parse(event.at) + event.wait_ms, event: event.event, runId: run.id });
+        }
+      }
+    }
+    // The grace applies at both ends: the event is written just after the pause was set, so
+    // `at + wait_ms` ends the window a little later than the pause itself ended.
+    const inPause = (call: SimulatorRequestSummary, pause: (typeof pauses)[number]) =>
+      call.timestampMs > pause.from + IN_FLIGHT_GRACE_MS && call.timestampMs < pause.until - IN_FLIGHT_GRACE_MS;
+    const duringBackoff = calls.filter((call) => pauses.some((pause) => inPause(call, pause)));
+    for (const call of duringBackoff.slice(0, 10)) {
+      const pause = pauses.find((candidate) => inPause(call, candidate))!;
+      log(`call during a pause: ${call.requestId} of ${call.runId} arrived ${call.timestampMs - pause.from} ms into a ${pause.until - pause.from} ms pause (${pause.event} of ${pause.runId})`);
+    }
+    const callsDuringBackoff = duringBackoff.length;
+    const answered = calls.filter((call) => call.status === 200 && !call.abandoned);
+    const longest = answered.reduce<SimulatorRequestSummary | null>((best, call) => ((call.durationMs ?? 0) > (best?.durationMs ?? -1) ? call : best), null);
     const runs = [...finals.values()];
     return {
       runs,
@@ -200,11 +256,14 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
       abandoned: calls.filter((call) => call.abandoned === true).length,
       paidTwice: [...paidByConversation.values()].filter((count) => count > 1).length,
       callsDuringBackoff,
+      longestCall: { durationMs: longest?.durationMs ?? 0, outputTokens: longest?.usage?.output_tokens ?? 0 },
+      callsOverAMinute: answered.filter((call) => (call.durationMs ?? 0) >= 60_000).length,
       turns: runs.reduce((sum, run) => sum + run.turns, 0),
       tokens,
       durationMs: Date.now() - started,
     };
   } finally {
+    store?.redis.disconnect();
     await fleet.stop();
   }
 }
@@ -218,9 +277,11 @@ export function formatProductionResult(result: ProductionExperimentResult): stri
     ['  of them with thinking', `${thinking.filter((run) => run.status === 'succeeded').length} / ${thinking.length}`],
     ['wall time per build', `median ${seconds(result.wallMsPerBuild.median)}, max ${seconds(result.wallMsPerBuild.max)}`],
     ['model calls (200 / 529 / 429 / other)', `${result.modelCalls} (${result.answered200} / ${result.overloaded529} / ${result.rateLimited429} / ${result.otherErrors})`],
+    ['longest answered call', `${seconds(result.longestCall.durationMs)} for ${result.longestCall.outputTokens} output tokens`],
+    ['answered calls of 60 s or more', String(result.callsOverAMinute)],
     ['model calls abandoned by the client', String(result.abandoned)],
     ['conversations paid for twice', String(result.paidTwice)],
-    ['calls within 1 s after a 529/429', String(result.callsDuringBackoff)],
+    [`calls received during a fleet-wide pause (±${IN_FLIGHT_GRACE_MS} ms)`, String(result.callsDuringBackoff)],
     ['turns', String(result.turns)],
     ['tokens: input / cache write / cache read / output', `${result.tokens.input} / ${result.tokens.cacheWrite} / ${result.tokens.cacheRead} / ${result.tokens.output}`],
     ['experiment wall time', seconds(result.durationMs)],

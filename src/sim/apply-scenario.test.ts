@@ -1,19 +1,15 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { END_STOP_SEQUENCE, MISSING_FILE_PATH, SCENARIO_TEXTS, UNKNOWN_STOP_REASON, USER_STOP_SEQUENCE } from './apply-scenario.js';
 import { parseTextToolCall } from './parse-text-tool-call.js';
 import { runSimulatedConversation, type SimulatedConversationOptions } from './simulated-conversation.js';
-import { startSimulator, type RunningSimulator } from './simulator-server.js';
+import type { RunningSimulator } from './simulator-server.js';
+import { startSimulatorWithClient } from './testing/start-simulator-with-client.js';
 
 let simulator: RunningSimulator;
 let client: Anthropic;
-beforeAll(async () => {
-  simulator = await startSimulator();
-  client = new Anthropic({ apiKey: 'sim', baseURL: simulator.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await simulator.close();
-});
+beforeAll(async () => ({ simulator, client } = await startSimulatorWithClient()));
+afterAll(() => simulator.close());
 
 const FLEET_STOP_SEQUENCES = [END_STOP_SEQUENCE, USER_STOP_SEQUENCE];
 

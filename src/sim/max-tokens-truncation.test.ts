@@ -1,16 +1,12 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from './simulator-server.js';
+import type { RunningSimulator } from './simulator-server.js';
+import { startSimulatorWithClient } from './testing/start-simulator-with-client.js';
 
 let simulator: RunningSimulator;
 let client: Anthropic;
-beforeAll(async () => {
-  simulator = await startSimulator({ siteSize: 'realistic' });
-  client = new Anthropic({ apiKey: 'sim', baseURL: simulator.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await simulator.close();
-});
+beforeAll(async () => ({ simulator, client } = await startSimulatorWithClient({ siteSize: 'realistic' })));
+afterAll(() => simulator.close());
 
 const OFF = { 'x-buildfleet-text-calls': 'off' };
 const WRITE: Anthropic.MessageCreateParamsNonStreaming = {

@@ -1,19 +1,15 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from './simulator-server.js';
+import type { RunningSimulator } from './simulator-server.js';
+import { startSimulatorWithClient } from './testing/start-simulator-with-client.js';
 
 // A time-based 529 episode and the spend-limit answers, through the real SDK over HTTP. The clock
 // is injected so the episode's window passes without waiting.
 let now = Date.parse('2026-03-02T10:00:00Z');
 let simulator: RunningSimulator;
 let client: Anthropic;
-beforeAll(async () => {
-  simulator = await startSimulator({ clock: () => now });
-  client = new Anthropic({ apiKey: 'sim', baseURL: simulator.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await simulator.close();
-});
+beforeAll(async () => ({ simulator, client } = await startSimulatorWithClient({ clock: () => now })));
+afterAll(() => simulator.close());
 
 const OFF = { 'x-buildfleet-text-calls': 'off' };
 const request = { model: 'claude-sim', max_tokens: 100, messages: [{ role: 'user' as const, content: 'Build a site for Luna Bakery.' }] };

@@ -1,16 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from './simulator-server.js';
+import type { RunningSimulator } from './simulator-server.js';
+import { startSimulatorWithClient } from './testing/start-simulator-with-client.js';
 
 let simulator: RunningSimulator;
 let client: Anthropic;
-beforeAll(async () => {
-  simulator = await startSimulator();
-  client = new Anthropic({ apiKey: 'sim', baseURL: simulator.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await simulator.close();
-});
+beforeAll(async () => ({ simulator, client } = await startSimulatorWithClient()));
+afterAll(() => simulator.close());
 
 const tool = (name: string) => ({ name, description: `the ${name} tool`, input_schema: { type: 'object', properties: {} } });
 const base = { model: 'claude-sim', max_tokens: 200, messages: [{ role: 'user', content: 'Build a site for Luna Bakery.' }] };

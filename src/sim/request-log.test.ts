@@ -1,20 +1,16 @@
 // The simulator's request log is the experiments' ground truth for what the provider saw and
 // billed: a streamed call the client walked away from is `abandoned`, and the same conversation
 // sent twice carries the same `conversationHash` whether or not it streamed.
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from './simulator-server.js';
+import type { RunningSimulator } from './simulator-server.js';
+import { startSimulatorWithClient } from './testing/start-simulator-with-client.js';
 
 let simulator: RunningSimulator;
 let client: Anthropic;
-beforeAll(async () => {
-  // Slow enough that a stream is still being written when the client aborts it.
-  simulator = await startSimulator({ ttftMs: 0, tokensPerSecond: 200 });
-  client = new Anthropic({ apiKey: 'sim', baseURL: simulator.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await simulator.close();
-});
+// Slow enough that a stream is still being written when the client aborts it.
+beforeAll(async () => ({ simulator, client } = await startSimulatorWithClient({ ttftMs: 0, tokensPerSecond: 200 })));
+afterAll(() => simulator.close());
 
 const REQUEST: Anthropic.MessageCreateParamsNonStreaming = {
   model: 'claude-sim',

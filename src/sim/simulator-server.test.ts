@@ -4,16 +4,12 @@ import { isToolName } from '../agent/profile.js';
 import { toolInputSchemas } from '../tools/input-schemas.js';
 import { runSimulatedConversation } from './simulated-conversation.js';
 import { startSimulator, type RunningSimulator } from './simulator-server.js';
+import { startSimulatorWithClient } from './testing/start-simulator-with-client.js';
 
 let simulator: RunningSimulator;
 let client: Anthropic;
-beforeAll(async () => {
-  simulator = await startSimulator();
-  client = new Anthropic({ apiKey: 'sim', baseURL: simulator.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await simulator.close();
-});
+beforeAll(async () => ({ simulator, client } = await startSimulatorWithClient()));
+afterAll(() => simulator.close());
 
 const OFF = { 'x-buildfleet-text-calls': 'off' };
 

@@ -5,18 +5,14 @@ import { toolsForPhase, type Phase } from '../agent/profile.js';
 import { toolInputSchemas } from '../tools/input-schemas.js';
 import { parseTextToolCall } from './parse-text-tool-call.js';
 import { startSimulator, type RunningSimulator } from './simulator-server.js';
+import { startSimulatorWithClient } from './testing/start-simulator-with-client.js';
 import { DEFAULT_TEXT_CALL_PROBABILITY, decideTextToolCall, textCallProbability } from './text-call-decision.js';
 import { TEXT_TOOL_CALL_FORMATS, formatTextToolCall } from './text-tool-call-format.js';
 
 let simulator: RunningSimulator;
 let client: Anthropic;
-beforeAll(async () => {
-  simulator = await startSimulator();
-  client = new Anthropic({ apiKey: 'sim', baseURL: simulator.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await simulator.close();
-});
+beforeAll(async () => ({ simulator, client } = await startSimulatorWithClient()));
+afterAll(() => simulator.close());
 
 function tools(phase: Phase): Anthropic.Tool[] {
   return toolsForPhase(phase).map((name) => ({ name, description: name, input_schema: z.toJSONSchema(toolInputSchemas[name]) as Anthropic.Tool.InputSchema }));

@@ -3,16 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { END_STOP_SEQUENCE, USER_STOP_SEQUENCE } from './apply-scenario.js';
 import { runSimulatedConversation } from './simulated-conversation.js';
 import { startSimulator, type RunningSimulator } from './simulator-server.js';
+import { startSimulatorWithClient } from './testing/start-simulator-with-client.js';
 
 let simulator: RunningSimulator;
 let client: Anthropic;
-beforeAll(async () => {
-  simulator = await startSimulator();
-  client = new Anthropic({ apiKey: 'sim', baseURL: simulator.url, maxRetries: 0 });
-});
-afterAll(async () => {
-  await simulator.close();
-});
+beforeAll(async () => ({ simulator, client } = await startSimulatorWithClient()));
+afterAll(() => simulator.close());
 
 const OFF = { 'x-buildfleet-text-calls': 'off' };
 const THINKING = { type: 'enabled', budget_tokens: 1024 } as const;
