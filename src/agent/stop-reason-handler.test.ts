@@ -245,11 +245,16 @@ describe('thinking blocks survive every rewrite, verbatim and first', () => {
   const redacted: AssistantBlock = { type: 'redacted_thinking', data: 'ZW5jcnlwdGVk' };
   const opening = [thinking, redacted];
 
-  it('text tool-call recovery: the synthetic tool_use follows the thinking blocks', () => {
+  it('text tool-call recovery: a thinking message is never rewritten; it goes back as it came and the call is asked for again', () => {
     const recovered: TextRecovery = { ...noRecovery, calls: [{ name: 'deploy', arguments: {} }], parse_mode: 'tag', candidate_count: 1, reason: null };
-    const { decision } = handleStopReason(input({ recover: () => recovered, response: response('end_turn', [...opening, text('<tool name="deploy">{}</tool>')]) }));
-    expect(decision.kind).toBe('tools');
-    expect(decision.assistant?.content).toEqual([thinking, redacted, { type: 'tool_use', id: 'synthetic_1', name: 'deploy', input: {} }]);
+    const content = [...opening, text('<tool name="deploy">{}</tool>')];
+    const { decision, events, counters } = handleStopReason(input({ recover: () => recovered, response: response('end_turn', content) }));
+    expect(decision.kind).toBe('continue');
+    expect(decision.assistant?.content).toEqual(content);
+    expect(decision.kind === 'continue' && decision.input).toMatchObject({ kind: 'text', text: expect.stringContaining('a call to deploy') });
+    expect(events.map((event) => event.event)).toContain('tool-call-reemit');
+    expect(events.map((event) => event.event)).not.toContain('tool-call-recover');
+    expect(counters.reemitRequests).toBe(1);
   });
 
   it('pause_turn: the paused content goes back as it came, and the continuation joins the same message', () => {

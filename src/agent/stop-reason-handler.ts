@@ -191,13 +191,18 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
           recovery: input.recoveryEnabled,
         });
       }
-      if (input.recoveryEnabled && call && recovery.parse_mode !== 'none' && recovery.parse_mode !== 'native') {
+      // A message that carries thinking is never rewritten: the API verifies a thinking turn as it
+      // was returned ("pass thinking blocks back … unmodified", build-with-claude/extended-thinking,
+      // "Preserving thinking blocks"), and a tool_use it never produced behind its thinking is a
+      // rebuilt message. Such a message goes back as it came, and the model is asked to re-emit.
+      const thinkingKeptVerbatim = thinkingBlocksOf(content).length > 0;
+      if (input.recoveryEnabled && call && !thinkingKeptVerbatim && recovery.parse_mode !== 'none' && recovery.parse_mode !== 'native') {
         const toolUseId = input.newSyntheticId();
         events.push({ event: 'tool-call-recover', tool: call.name, parse_mode: recovery.parse_mode, tool_use_id: toolUseId, original_text: text });
-        // The text is replaced by the call it described; the thinking before it stays, verbatim.
+        // The text is replaced by the call it described.
         const assistant: AssistantMessage = {
           role: 'assistant',
-          content: [...thinkingBlocksOf(content), { type: 'tool_use', id: toolUseId, name: call.name, input: call.arguments }],
+          content: [{ type: 'tool_use', id: toolUseId, name: call.name, input: call.arguments }],
         };
         return decide({
           kind: 'tools',
@@ -206,7 +211,10 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
           note: null,
         });
       }
-      const reemit = recovery.fence_only_stop || recovery.json_in_text || recovery.candidate_count > 0;
+      const reemit = recovery.fence_only_stop || recovery.json_in_text || recovery.candidate_count > 0 || call !== undefined;
+      if (input.recoveryEnabled && call && thinkingKeptVerbatim) {
+        events.push({ event: 'tool-call-reemit', tool: call.name, parse_mode: recovery.parse_mode, reason: 'thinking_message_kept_verbatim' });
+      }
       if (input.recoveryEnabled && reemit && !input.finishVerified && counters.reemitRequests < limits.maxReemitRequests) {
         counters.reemitRequests += 1;
         return decide({
@@ -215,7 +223,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
           input: {
             kind: 'text',
             text:
-              `Your last message described a tool call in text instead of calling the tool (${recovery.reason ?? 'no valid call'}). ` +
+              `Your last message described a tool call in text instead of calling the tool (${call ? `a call to ${call.name}` : (recovery.reason ?? 'no valid call')}). ` +
               'Nothing was executed. Call exactly one tool with the native tool-use mechanism.',
           },
         });

@@ -13,6 +13,7 @@ beforeAll(() => {
 afterAll(async () => {
   await deletePrefix(redis, `${prefix}a`);
   await deletePrefix(redis, `${prefix}b`);
+  await deletePrefix(redis, `${prefix}c`);
   redis.disconnect();
 });
 
@@ -44,7 +45,30 @@ describe('ModelCallPause', () => {
     expect(await pause.overloaded()).toEqual({ waitMs: 3000, step: 4 });
     expect(await pause.reason()).toBe('overloaded');
     await redis.del(pause.pauseKey);
-    await pause.succeeded();
+    await pause.succeeded(Date.now() + 1);
     expect(await pause.overloaded()).toEqual({ waitMs: 1000, step: 1 });
+  });
+
+  it('lets only a call sent after the latest overload end the episode', async () => {
+    const pause = new ModelCallPause(redis, `${prefix}c`, { overloadBaseMs: 1000, overloadCapMs: 8000 });
+    const episodeStart = Date.now();
+    // A long answer sent before the episode began finishes in the middle of it: the API is still
+    // overloaded for new calls, so the pause keeps growing.
+    const longAnswerSentAt = episodeStart - 60_000;
+    expect(await pause.overloaded(episodeStart)).toEqual({ waitMs: 1000, step: 1 });
+    await redis.del(pause.pauseKey);
+    expect(await pause.overloaded(episodeStart + 1000)).toEqual({ waitMs: 2000, step: 2 });
+    expect(await pause.succeeded(longAnswerSentAt)).toBe(false);
+    // A call that went out after the last overload, before it: still the same episode.
+    expect(await pause.succeeded(episodeStart + 500)).toBe(false);
+    await redis.del(pause.pauseKey);
+    expect(await pause.overloaded(episodeStart + 3000)).toEqual({ waitMs: 4000, step: 3 });
+    // A call sent after the latest overload answered: the episode is over.
+    expect(await pause.succeeded(episodeStart + 3001)).toBe(true);
+    await redis.del(pause.pauseKey);
+    expect(await pause.overloaded(episodeStart + 8000)).toEqual({ waitMs: 1000, step: 1 });
+    // Nothing to end when no episode is going on.
+    await redis.del(pause.episodeKey);
+    expect(await pause.succeeded(Date.now())).toBe(false);
   });
 });

@@ -24,19 +24,23 @@ return wait
 
 /**
  * bfOverloadModelPause
- * KEYS[1] the pause key, KEYS[2] the overload episode (string: consecutive overload pauses).
- * ARGV[1] base ms, ARGV[2] cap ms, ARGV[3] how long the episode is remembered without a new overload (ms).
+ * KEYS[1] the pause key, KEYS[2] the overload episode (hash: step = consecutive overload pauses,
+ * lastAt = when the latest overload was seen, epoch ms of the reporting worker).
+ * ARGV[1] base ms, ARGV[2] cap ms, ARGV[3] how long the episode is remembered without a new
+ * overload (ms), ARGV[4] now (epoch ms).
  * An overload met while a pause is already in force belongs to the same wave (calls that started
  * before it): it keeps the pause and does not grow it. Otherwise the episode counts one more
- * step and the pause becomes min(cap, base * 2^(step - 1)).
+ * step and the pause becomes min(cap, base * 2^(step - 1)). Either way lastAt moves to now.
  * Returns {remaining ms, step}.
  */
 const OVERLOAD_MODEL_PAUSE = `
 local remaining = redis.call('PTTL', KEYS[1])
-local step = tonumber(redis.call('GET', KEYS[2]) or '0')
+local step = tonumber(redis.call('HGET', KEYS[2], 'step') or '0')
+redis.call('HSET', KEYS[2], 'lastAt', ARGV[4])
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
 if remaining > 0 and step > 0 then return {remaining, step} end
 step = step + 1
-redis.call('SET', KEYS[2], step, 'PX', tonumber(ARGV[3]))
+redis.call('HSET', KEYS[2], 'step', step)
 local wait = math.min(tonumber(ARGV[2]), tonumber(ARGV[1]) * 2 ^ (step - 1))
 wait = math.floor(wait)
 if remaining >= wait then return {remaining, step} end
@@ -44,9 +48,26 @@ redis.call('SET', KEYS[1], 'overloaded', 'PX', wait)
 return {wait, step}
 `;
 
+/**
+ * bfEndOverloadEpisode
+ * KEYS[1] the overload episode hash.
+ * ARGV[1] when the successful call was sent (epoch ms).
+ * Only a call sent after the latest overload proves the API answers again: an answer that was
+ * already streaming when the episode began (minutes, for a long page) says nothing about now.
+ * Returns 1 when the episode ended, 0 when it goes on.
+ */
+const END_OVERLOAD_EPISODE = `
+local lastAt = tonumber(redis.call('HGET', KEYS[1], 'lastAt') or '-1')
+if lastAt < 0 then return 0 end
+if tonumber(ARGV[1]) <= lastAt then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
 interface PauseCommands {
   bfExtendModelPause(pauseKey: string, waitMs: number, reason: string): Promise<number>;
-  bfOverloadModelPause(pauseKey: string, episodeKey: string, baseMs: number, capMs: number, memoryMs: number): Promise<[number, number]>;
+  bfOverloadModelPause(pauseKey: string, episodeKey: string, baseMs: number, capMs: number, memoryMs: number, nowMs: number): Promise<[number, number]>;
+  bfEndOverloadEpisode(episodeKey: string, sentAtMs: number): Promise<number>;
 }
 
 export interface OverloadPause {
@@ -74,10 +95,12 @@ export class ModelCallPause {
   ) {
     // One hash tag: the overload script reads and writes both keys in one step (Redis Cluster).
     this.pauseKey = `${prefix}:{model-pause}:paused-until`;
-    this.episodeKey = `${prefix}:{model-pause}:overload-episode`;
+    // A hash since lastAt was added; a new name, so a rolling deploy never meets the old string key.
+    this.episodeKey = `${prefix}:{model-pause}:overload-episode-state`;
     this.commands = defineLuaCommands<PauseCommands>(redis, {
       bfExtendModelPause: { numberOfKeys: 1, lua: EXTEND_MODEL_PAUSE },
       bfOverloadModelPause: { numberOfKeys: 2, lua: OVERLOAD_MODEL_PAUSE },
+      bfEndOverloadEpisode: { numberOfKeys: 1, lua: END_OVERLOAD_EPISODE },
     });
   }
 
@@ -98,15 +121,17 @@ export class ModelCallPause {
   }
 
   /** A 529 / overloaded_error: the next step of the episode's growing pause. */
-  async overloaded(): Promise<OverloadPause> {
+  async overloaded(now = Date.now()): Promise<OverloadPause> {
     // The episode is forgotten after a quiet spell of a few caps: a new episode starts small.
     const memoryMs = this.settings.overloadCapMs * 4;
-    const [waitMs, step] = await this.commands.bfOverloadModelPause(this.pauseKey, this.episodeKey, this.settings.overloadBaseMs, this.settings.overloadCapMs, memoryMs);
+    const [waitMs, step] = await this.commands.bfOverloadModelPause(this.pauseKey, this.episodeKey, this.settings.overloadBaseMs, this.settings.overloadCapMs, memoryMs, now);
     return { waitMs: Number(waitMs), step: Number(step) };
   }
 
-  /** A call succeeded: the overload episode is over, the next one starts at the base again. */
-  async succeeded(): Promise<void> {
-    await this.redis.del(this.episodeKey);
+  /** A call sent at `sentAtMs` succeeded: if it was sent after the latest overload, the episode
+   * is over and the next one starts at the base again. Clocks: the workers' own (NTP-close); a
+   * skew only decides whether a call sent within it of the last overload ends the episode. */
+  async succeeded(sentAtMs: number): Promise<boolean> {
+    return (await this.commands.bfEndOverloadEpisode(this.episodeKey, sentAtMs)) === 1;
   }
 }

@@ -1,4 +1,4 @@
-// The model simulator: an HTTP server speaking the Anthropic Messages API (non-streaming) so the
+// The model simulator: an HTTP server speaking the Anthropic Messages API (JSON and streamed) so the
 // real SDK talks to it over real HTTP. It validates requests like the real API, answers as a
 // deterministic website builder, and can be scripted with scenarios (header
 // `x-buildfleet-scenario`) and infrastructure faults (FaultController, `/_sim/faults`, header
