@@ -25,6 +25,9 @@ import { buildToolResultsMessage, textMessage } from './turn-input.js';
 import { rejectCall } from './reject-call.js';
 import type { Config } from '../config.js';
 import { callModel, describeModelError, type ModelStreamProgress } from '../model/model-client.js';
+import { capMaxTokensToContextWindow } from '../model/cap-max-tokens-to-context-window.js';
+import { estimatePromptTokens } from '../model/estimate-prompt-tokens.js';
+import { lookupModelCapabilities } from '../model/model-capabilities.js';
 import type { ModelCallPause, OverloadPause } from '../queues/model-call-pause.js';
 import type { SpendLimitFlagStore } from '../fleet/spend-limit-flag.js';
 import { classifyModelError, type RetryOutcome } from '../model/classify-model-error.js';
@@ -170,6 +173,21 @@ export async function runModelTurn(
     response = JSON.parse(storedResponse) as ModelResponse;
   } else {
     const messages = (await store.getMessages(runId)) as TranscriptMessage[];
+    const system = buildSystemPrompt({
+      phase,
+      note:
+        run.safeMode === 'skip_writes'
+          ? 'SAFE MODE: a tool returned invalid output, so every write tool is refused for the rest of this run. Do not call write tools; finish by explaining what could not be completed.'
+          : null,
+    });
+    // This call's max_tokens: the run's, lowered so the prompt plus max_tokens fits the context
+    // window (the run keeps its own for the next call; cap-max-tokens-to-context-window.ts).
+    const callMaxTokens = capMaxTokensToContextWindow({
+      maxTokens,
+      contextWindowTokens: lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES }).capabilities.contextWindowTokens,
+      estimatedPromptTokens: estimatePromptTokens({ system, tools: tools.definitions, messages }),
+      thinkingBudgetTokens: run.thinkingBudgetTokens,
+    });
     const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, finishVerified: run.finishVerified, thinking: thinking !== null });
     // The fleet-wide pause, checked right before the call: nothing is awaited between the check
     // and the request going out (turn-start is written alongside the call; it is queued on the
@@ -181,13 +199,14 @@ export async function runModelTurn(
       phase,
       tools: tools.names.length,
       tool_choice: toolChoice.type,
-      max_tokens: maxTokens,
+      max_tokens: callMaxTokens,
       thinking_budget_tokens: thinking?.budget_tokens ?? null,
       attempt: job.attemptsMade + 1,
     });
     const headers: Record<string, string> = { 'x-buildfleet-run-id': runId };
     if (run.options.scenario) headers['x-buildfleet-scenario'] = run.options.scenario;
     const started = performance.now();
+    const sentAt = Date.now();
     let requestId: string | null = null;
     const turnStarted = turnStartWrite.then(
       () => undefined,
@@ -212,14 +231,8 @@ export async function runModelTurn(
     try {
       const request = {
         model: run.model,
-        maxTokens,
-        system: buildSystemPrompt({
-          phase,
-          note:
-            run.safeMode === 'skip_writes'
-              ? 'SAFE MODE: a tool returned invalid output, so every write tool is refused for the rest of this run. Do not call write tools; finish by explaining what could not be completed.'
-              : null,
-        }),
+        maxTokens: callMaxTokens,
+        system,
         messages,
         tools: tools.definitions,
         toolChoice,
@@ -235,7 +248,7 @@ export async function runModelTurn(
             [SPAN_ATTRIBUTES.operationName]: 'chat',
             [SPAN_ATTRIBUTES.providerName]: 'anthropic',
             [SPAN_ATTRIBUTES.requestModel]: run.model,
-            [SPAN_ATTRIBUTES.requestMaxTokens]: maxTokens,
+            [SPAN_ATTRIBUTES.requestMaxTokens]: callMaxTokens,
             [SPAN_ATTRIBUTES.toolCount]: tools.names.length,
           },
         },
@@ -286,7 +299,7 @@ export async function runModelTurn(
     await turnStarted;
     await Promise.allSettled(progressWrites);
     // The API answered: an overload episode, if one was going on, is over.
-    await deps.modelPause?.succeeded();
+    await deps.modelPause?.succeeded(sentAt);
     deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - started, response });
     const won = await store.redis.hsetnx(claimKey, 'response', JSON.stringify(response));
     if (won === 1) {

@@ -8,7 +8,9 @@
 // Not listed: models that accept only adaptive thinking (Claude Opus 4.7 and later, the Claude 5
 // families). The Messages API answers `thinking.type: "enabled"` on them with a 400 (docs
 // build-with-claude/adaptive-thinking), and the fleet sends only that form, so they are refused as
-// unknown rather than failing at their first thinking call.
+// unknown rather than failing at their first thinking call. The simulator's catalog
+// (src/sim/model-catalog.ts) records which thinking types each model takes;
+// test/integration/capability-table-matches-simulator.test.ts keeps this table in step with it.
 import { z } from 'zod';
 
 export interface ModelCapabilities {

@@ -95,7 +95,7 @@ export function createAssistantMessage({
   promptUsage: PromptUsage;
 }): RenderedMessage {
   const planned = plan.blocks.map((block) => toWireBlock(block, signer));
-  const cut = cutAtMaxTokens({ blocks: planned, maxTokens, resign: (thinking) => signer.sign({ thinking }) });
+  const cut = cutAtMaxTokens({ blocks: planned, maxTokens });
   // A scenario that ends on max_tokens stands for a cut at the limit: the whole budget was spent.
   const scenarioTruncated = plan.stopReason === 'max_tokens';
   return {

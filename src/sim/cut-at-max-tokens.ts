@@ -5,7 +5,11 @@
 // contains an incomplete tool use block, you'll need to retry the request with a higher max_tokens
 // value" (agents-and-tools/tool-use/implement-tool-use, handling-stop-reasons). Thinking counts
 // against max_tokens too (build-with-claude/extended-thinking, "max_tokens … includes your thinking
-// budget"). The output token count is then exactly max_tokens.
+// budget"). The output token count is then exactly max_tokens. A thinking block cut off carries an
+// empty signature: the real stream ends inside the block, before the `signature_delta` that comes
+// last in a thinking block (docs build-with-claude/streaming, "Thinking delta": "a special
+// signature_delta event is sent just before the content_block_stop event"), so the SDK's
+// MessageStream keeps the '' from content_block_start (it sets `signature` only on signature_delta).
 import { outputCharactersOf, type WireBlock } from './wire-block.js';
 
 const CHARACTERS_PER_TOKEN = 4;
@@ -17,16 +21,8 @@ export interface CutResult {
   outputTokens: number;
 }
 
-/** Cuts `blocks` at `maxTokens` of output. `resign` re-signs a cut thinking text. */
-export function cutAtMaxTokens({
-  blocks,
-  maxTokens,
-  resign,
-}: {
-  blocks: readonly WireBlock[];
-  maxTokens: number;
-  resign: (thinking: string) => string;
-}): CutResult {
+/** Cuts `blocks` at `maxTokens` of output. */
+export function cutAtMaxTokens({ blocks, maxTokens }: { blocks: readonly WireBlock[]; maxTokens: number }): CutResult {
   const total = blocks.reduce((sum, block) => sum + outputCharactersOf(block), 0);
   const budget = maxTokens * CHARACTERS_PER_TOKEN;
   if (total <= budget) return { blocks: [...blocks], truncated: false, outputTokens: Math.max(1, Math.ceil(total / CHARACTERS_PER_TOKEN)) };
@@ -41,7 +37,7 @@ export function cutAtMaxTokens({
       continue;
     }
     if (remaining > 0) {
-      const cut = cutBlock(block, remaining, resign);
+      const cut = cutBlock(block, remaining);
       if (cut) kept.push(cut);
     }
     break;
@@ -49,14 +45,13 @@ export function cutAtMaxTokens({
   return { blocks: kept, truncated: true, outputTokens: maxTokens };
 }
 
-function cutBlock(block: WireBlock, characters: number, resign: (thinking: string) => string): WireBlock | null {
+function cutBlock(block: WireBlock, characters: number): WireBlock | null {
   switch (block.type) {
     case 'text':
       return { type: 'text', text: block.text.slice(0, characters) };
-    case 'thinking': {
-      const thinking = block.thinking.slice(0, characters);
-      return { type: 'thinking', thinking, signature: resign(thinking) };
-    }
+    case 'thinking':
+      // Unsigned: the signature would have come after the last thinking_delta.
+      return { type: 'thinking', thinking: block.thinking.slice(0, characters), signature: '' };
     case 'redacted_thinking':
       // Opaque data cannot be half-sent; the budget ended inside the hidden reasoning.
       return null;

@@ -21,8 +21,14 @@ export type ToolChoice =
   | { type: 'auto' | 'any' | 'none'; disableParallelToolUse: boolean }
   | { type: 'tool'; name: string; disableParallelToolUse: boolean };
 
-/** The request's `thinking` field; `disabled` when absent. */
-export type ThinkingSetting = { type: 'enabled'; budgetTokens: number } | { type: 'disabled' };
+/**
+ * The request's `thinking` field; `disabled` when absent. `{type: 'adaptive'}` is `enabled` with a
+ * budget the simulator chose and `adaptive: true` (parse-thinking-setting.ts); `display` is the
+ * request's, recorded but not yet acted on (thinking text is always returned).
+ */
+export type ThinkingSetting =
+  | { type: 'enabled'; budgetTokens: number; adaptive?: boolean; display?: 'summarized' | 'omitted' }
+  | { type: 'disabled' };
 
 export interface MessagesRequest {
   model: string;
@@ -32,6 +38,11 @@ export interface MessagesRequest {
   maxTokens: number;
   messages: NormalizedMessage[];
   toolNames: string[];
+  /** Tools whose input streams as it is generated (`eager_input_streaming`, or the fine-grained
+   * tool streaming beta); the others' input is buffered per parameter (stream-message.ts). */
+  eagerInputStreamingTools: string[];
+  /** The `anthropic-beta` header's betas (parse-beta-header.ts). */
+  betas: string[];
   toolChoice: ToolChoice;
   stopSequences: string[];
   /** Characters of system prompt, messages and tools, for the input token estimate. */

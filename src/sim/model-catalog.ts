@@ -4,7 +4,18 @@
 //   /docs/en/models/*/overview: "Context window", "Max output"); the SDK's `Model` union
 //   (@anthropic-ai/sdk src/resources/messages/messages.ts) lists the current ids.
 // - thinking: docs build-with-claude/extended-thinking, "Supported models" (Claude 3.7 Sonnet and
-//   every Claude 4 model; Claude 3.5 and 3 Haiku do not think).
+//   every Claude 4 model; Claude 3.5 and 3 Haiku do not think), and which `thinking.type` each
+//   accepts: docs build-with-claude/adaptive-thinking, "Supported models" and "Adaptive vs manual vs
+//   disabled thinking" — manual `enabled` is "rejected with a 400 error" on Claude Opus 4.7, Opus 4.8
+//   and the Claude 5 families (adaptive only); Opus 4.6, Sonnet 4.6 and Mythos Preview take both
+//   (manual deprecated); "Older models (Sonnet 4.5, Opus 4.5, etc.) do not support adaptive thinking
+//   and require thinking.type: "enabled"". Claude Haiku 5.5, Fable 5.1, Mythos 5.1, Opus 5.5 and
+//   Sonnet 5.5 are not named there: assumed adaptive-only like their generation.
+// - prompt + max_tokens beyond the context window: docs build-with-claude/extended-thinking, "Max
+//   tokens and context window size" ("On Claude 4.5 models and newer, if input tokens plus
+//   max_tokens exceeds the context window size, the API accepts the request … On earlier models,
+//   the API returns a validation error instead"; before Claude 3.7 Sonnet the API lowered
+//   max_tokens silently, so the Claude 3.5 / 3 Haiku entries accept it too).
 // - minimum cacheable prompt length: docs build-with-claude/prompt-caching, "Cache limitations"
 //   (4,096 tokens for Opus 4.5+/Haiku 4.5, 1,024 for Sonnet 4.x/Opus 4/4.1/Sonnet 3.7, 2,048 for
 //   Haiku 3.x; "Shorter prompts cannot be cached, even if marked with cache_control").
@@ -27,6 +38,14 @@ export type RateLimitClass =
   | 'claude-haiku-3'
   | 'claude-sim';
 
+/** A `thinking.type` that turns thinking on: manual with a budget, or adaptive. */
+export type ThinkingType = 'enabled' | 'adaptive';
+
+const MANUAL: readonly ThinkingType[] = ['enabled'];
+const MANUAL_AND_ADAPTIVE: readonly ThinkingType[] = ['enabled', 'adaptive'];
+const ADAPTIVE_ONLY: readonly ThinkingType[] = ['adaptive'];
+const NO_THINKING: readonly ThinkingType[] = [];
+
 export interface ModelDescription {
   /** The id the API reports for the model (the dated snapshot where one exists). */
   id: string;
@@ -36,8 +55,11 @@ export interface ModelDescription {
   maxOutputTokens: number;
   /** "Context window": the largest prompt, in tokens. */
   contextWindowTokens: number;
-  /** Accepts `thinking: {type: 'enabled', budget_tokens}`. */
-  supportsThinking: boolean;
+  /** The `thinking.type`s besides `disabled` it accepts; empty for a model that does not think. */
+  thinkingTypes: readonly ThinkingType[];
+  /** Answers 400 when the prompt's tokens plus max_tokens exceed the context window (Claude 3.7
+   * Sonnet and the Claude 4 models before 4.5); every other model accepts such a request. */
+  refusesMaxTokensBeyondContextWindow: boolean;
   /** Prompt prefixes shorter than this are processed without caching (no error). */
   minimumCacheableTokens: number;
   rateLimitClass: RateLimitClass;
@@ -50,39 +72,48 @@ export interface ModelDescription {
 }
 
 function model(
-  description: Omit<ModelDescription, 'names' | 'cacheReadsCountTowardInputLimit'> & { aliases?: readonly string[] },
+  description: Omit<ModelDescription, 'names' | 'cacheReadsCountTowardInputLimit' | 'refusesMaxTokensBeyondContextWindow'> & {
+    aliases?: readonly string[];
+    refusesMaxTokensBeyondContextWindow?: boolean;
+  },
 ): ModelDescription {
-  const { aliases = [], ...rest } = description;
-  return { ...rest, names: [rest.id, ...aliases], cacheReadsCountTowardInputLimit: rest.rateLimitClass === 'claude-haiku-3' };
+  const { aliases = [], refusesMaxTokensBeyondContextWindow = false, ...rest } = description;
+  return {
+    ...rest,
+    names: [rest.id, ...aliases],
+    refusesMaxTokensBeyondContextWindow,
+    cacheReadsCountTowardInputLimit: rest.rateLimitClass === 'claude-haiku-3',
+  };
 }
 
 const CATALOG: readonly ModelDescription[] = [
   // The Claude 5 generation as listed by the SDK (1M context, 128K output on the models pages).
   // Their minimum cacheable lengths are not in the stored docs: assumed like the newest 4.x.
   ...(['claude-opus-5-5', 'claude-opus-5'] as const).map((id) =>
-    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-5' }),
+    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-5' }),
   ),
   ...(['claude-sonnet-5-5', 'claude-sonnet-5'] as const).map((id) =>
-    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 2048, rateLimitClass: 'claude-sonnet-5' }),
+    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 2048, rateLimitClass: 'claude-sonnet-5' }),
   ),
-  model({ id: 'claude-haiku-5-5', maxOutputTokens: 64_000, contextWindowTokens: 200_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-haiku-5' }),
+  model({ id: 'claude-haiku-5-5', maxOutputTokens: 64_000, contextWindowTokens: 200_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-haiku-5' }),
   ...(['claude-fable-5-1', 'claude-fable-5'] as const).map((id) =>
-    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-fable-5' }),
+    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-fable-5' }),
   ),
-  ...(['claude-mythos-5-1', 'claude-mythos-5', 'claude-mythos-preview'] as const).map((id) =>
-    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-mythos' }),
+  ...(['claude-mythos-5-1', 'claude-mythos-5'] as const).map((id) =>
+    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-mythos' }),
   ),
+  model({ id: 'claude-mythos-preview', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 4096, rateLimitClass: 'claude-mythos' }),
   // Claude 4.x.
-  model({ id: 'claude-opus-4-8', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 1024, rateLimitClass: 'claude-opus-4' }),
-  model({ id: 'claude-opus-4-7', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
-  model({ id: 'claude-opus-4-6', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
-  model({ id: 'claude-sonnet-4-6', maxOutputTokens: 64_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 1024, rateLimitClass: 'claude-sonnet-4' }),
+  model({ id: 'claude-opus-4-8', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 1024, rateLimitClass: 'claude-opus-4' }),
+  model({ id: 'claude-opus-4-7', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
+  model({ id: 'claude-opus-4-6', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
+  model({ id: 'claude-sonnet-4-6', maxOutputTokens: 64_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 1024, rateLimitClass: 'claude-sonnet-4' }),
   model({
     id: 'claude-opus-4-5-20251101',
     aliases: ['claude-opus-4-5'],
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
-    supportsThinking: true,
+    thinkingTypes: MANUAL,
     minimumCacheableTokens: 4096,
     rateLimitClass: 'claude-opus-4',
   }),
@@ -91,7 +122,7 @@ const CATALOG: readonly ModelDescription[] = [
     aliases: ['claude-haiku-4-5'],
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
-    supportsThinking: true,
+    thinkingTypes: MANUAL,
     minimumCacheableTokens: 4096,
     rateLimitClass: 'claude-haiku-4',
   }),
@@ -100,7 +131,7 @@ const CATALOG: readonly ModelDescription[] = [
     aliases: ['claude-sonnet-4-5'],
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
-    supportsThinking: true,
+    thinkingTypes: MANUAL,
     minimumCacheableTokens: 1024,
     rateLimitClass: 'claude-sonnet-4',
   }),
@@ -109,7 +140,8 @@ const CATALOG: readonly ModelDescription[] = [
     aliases: ['claude-opus-4-1'],
     maxOutputTokens: 32_000,
     contextWindowTokens: 200_000,
-    supportsThinking: true,
+    thinkingTypes: MANUAL,
+    refusesMaxTokensBeyondContextWindow: true,
     minimumCacheableTokens: 1024,
     rateLimitClass: 'claude-opus-4',
   }),
@@ -118,7 +150,8 @@ const CATALOG: readonly ModelDescription[] = [
     aliases: ['claude-opus-4-0'],
     maxOutputTokens: 32_000,
     contextWindowTokens: 200_000,
-    supportsThinking: true,
+    thinkingTypes: MANUAL,
+    refusesMaxTokensBeyondContextWindow: true,
     minimumCacheableTokens: 1024,
     rateLimitClass: 'claude-opus-4',
   }),
@@ -127,7 +160,8 @@ const CATALOG: readonly ModelDescription[] = [
     aliases: ['claude-sonnet-4-0'],
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
-    supportsThinking: true,
+    thinkingTypes: MANUAL,
+    refusesMaxTokensBeyondContextWindow: true,
     minimumCacheableTokens: 1024,
     rateLimitClass: 'claude-sonnet-4',
   }),
@@ -137,7 +171,8 @@ const CATALOG: readonly ModelDescription[] = [
     aliases: ['claude-3-7-sonnet-latest'],
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
-    supportsThinking: true,
+    thinkingTypes: MANUAL,
+    refusesMaxTokensBeyondContextWindow: true,
     minimumCacheableTokens: 1024,
     rateLimitClass: 'claude-sonnet-3-7',
   }),
@@ -146,13 +181,13 @@ const CATALOG: readonly ModelDescription[] = [
     aliases: ['claude-3-5-haiku-latest'],
     maxOutputTokens: 8192,
     contextWindowTokens: 200_000,
-    supportsThinking: false,
+    thinkingTypes: NO_THINKING,
     minimumCacheableTokens: 2048,
     rateLimitClass: 'claude-haiku-3',
   }),
-  model({ id: 'claude-3-haiku-20240307', maxOutputTokens: 4096, contextWindowTokens: 200_000, supportsThinking: false, minimumCacheableTokens: 2048, rateLimitClass: 'claude-haiku-3' }),
+  model({ id: 'claude-3-haiku-20240307', maxOutputTokens: 4096, contextWindowTokens: 200_000, thinkingTypes: NO_THINKING, minimumCacheableTokens: 2048, rateLimitClass: 'claude-haiku-3' }),
   // The simulator's own name: a current thinking model with generous limits.
-  model({ id: 'claude-sim', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, supportsThinking: true, minimumCacheableTokens: 1024, rateLimitClass: 'claude-sim' }),
+  model({ id: 'claude-sim', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 1024, rateLimitClass: 'claude-sim' }),
 ];
 
 const BY_NAME: ReadonlyMap<string, ModelDescription> = new Map(CATALOG.flatMap((description) => description.names.map((name) => [name, description] as const)));
@@ -165,7 +200,12 @@ export function lookupModel({ model: name }: { model: string }): ModelDescriptio
   return BY_NAME.get(name);
 }
 
-/** Whether `model` accepts `thinking: {type: 'enabled'}`; false for an unknown model. */
+/** Whether `model` thinks in any form (manual or adaptive); false for an unknown model. */
 export function modelSupportsThinking(model: string): boolean {
-  return lookupModel({ model })?.supportsThinking ?? false;
+  return (lookupModel({ model })?.thinkingTypes.length ?? 0) > 0;
+}
+
+/** Whether `model` accepts `thinking: {type}`; false for an unknown model. */
+export function modelAcceptsThinkingType({ model, type }: { model: string; type: ThinkingType }): boolean {
+  return lookupModel({ model })?.thinkingTypes.includes(type) ?? false;
 }

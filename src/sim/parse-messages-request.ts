@@ -8,6 +8,7 @@ import { checkExtraFields } from './check-extra-fields.js';
 import { collectPromptBlocks } from './collect-prompt-blocks.js';
 import { lookupModel } from './model-catalog.js';
 import { estimateTokens } from './token-estimate.js';
+import { FINE_GRAINED_TOOL_STREAMING_BETA, INTERLEAVED_THINKING_BETA } from './parse-beta-header.js';
 
 /** A refusal's status: 400 invalid_request_error, or 404 not_found_error for an unknown model. */
 export type ParseMessagesRequestResult = { ok: true; request: MessagesRequest } | { ok: false; status: 400 | 404; message: string };
@@ -31,11 +32,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * Validates and normalizes a parsed JSON body; the failure message is what the 400 (or 404)
  * carries. `acceptsBetaFields`: the request came with an `anthropic-beta` header, so the beta-only
- * top-level fields are known (request-fields.ts).
+ * top-level fields are known (request-fields.ts). `betas`: the header's betas (parse-beta-header.ts).
  */
-export function parseMessagesRequest({ body, acceptsBetaFields = false }: { body: unknown; acceptsBetaFields?: boolean }): ParseMessagesRequestResult {
+export function parseMessagesRequest({
+  body,
+  acceptsBetaFields = false,
+  betas = [],
+}: {
+  body: unknown;
+  acceptsBetaFields?: boolean;
+  betas?: readonly string[];
+}): ParseMessagesRequestResult {
   try {
-    return { ok: true, request: parseBody(body, acceptsBetaFields) };
+    return { ok: true, request: parseBody(body, acceptsBetaFields, betas) };
   } catch (error) {
     if (error instanceof ModelNotFound) return { ok: false, status: 404, message: error.message };
     if (error instanceof RequestInvalid || error instanceof ThinkingSettingInvalid || error instanceof CacheControlInvalid) {
@@ -45,7 +54,7 @@ export function parseMessagesRequest({ body, acceptsBetaFields = false }: { body
   }
 }
 
-function parseBody(body: unknown, acceptsBetaFields: boolean): MessagesRequest {
+function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly string[]): MessagesRequest {
   if (!isRecord(body)) reject('request body must be a JSON object');
   const extraField = checkExtraFields({ body, acceptsBetaFields });
   if (extraField !== null) reject(extraField);
@@ -71,10 +80,16 @@ function parseBody(body: unknown, acceptsBetaFields: boolean): MessagesRequest {
   }
 
   checkSampling(body);
-  const thinking = parseThinkingSetting({ thinking: body.thinking, model: body.model, maxTokens: body.max_tokens });
+  const thinking = parseThinkingSetting({
+    thinking: body.thinking,
+    model: body.model,
+    maxTokens: body.max_tokens,
+    interleavedThinking: betas.includes(INTERLEAVED_THINKING_BETA),
+  });
   parseSystem(body.system);
   const stopSequences = parseStopSequences(body.stop_sequences);
   const toolNames = parseTools(body.tools);
+  const eagerInputStreamingTools = eagerInputStreamingToolsOf(body.tools, betas);
   const toolChoice = parseToolChoice(body.tool_choice, toolNames);
   checkThinkingCompatibility({ thinking, toolChoice, temperature: body.temperature, topP: body.top_p, topK: body.top_k });
   const messages = parseMessages(body.messages);
@@ -86,6 +101,19 @@ function parseBody(body: unknown, acceptsBetaFields: boolean): MessagesRequest {
   if (promptTokens > modelDescription.contextWindowTokens) {
     reject(`prompt is too long: ${promptTokens} tokens > ${modelDescription.contextWindowTokens} maximum`);
   }
+  // Claude 3.7 Sonnet and the Claude 4 models before 4.5 hold prompt + max_tokens (thinking budget
+  // included) to the context window (docs build-with-claude/extended-thinking, "Max tokens and
+  // context window size": "On earlier models, the API returns a validation error instead"); newer
+  // ones accept the request and stop with model_context_window_exceeded if generation reaches the
+  // window (docs build-with-claude/handling-stop-reasons). The real wording, from live answers
+  // (continuedev/continue#6080, anthropics/claude-code#228): "input length and `max_tokens` exceed
+  // context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again".
+  if (modelDescription.refusesMaxTokensBeyondContextWindow && promptTokens + body.max_tokens > modelDescription.contextWindowTokens) {
+    reject(
+      `input length and \`max_tokens\` exceed context limit: ${promptTokens} + ${body.max_tokens} > ${modelDescription.contextWindowTokens}, ` +
+        'decrease input length or `max_tokens` and try again',
+    );
+  }
 
   return {
     model: body.model,
@@ -94,6 +122,8 @@ function parseBody(body: unknown, acceptsBetaFields: boolean): MessagesRequest {
     maxTokens: body.max_tokens,
     messages,
     toolNames,
+    eagerInputStreamingTools,
+    betas: [...betas],
     toolChoice,
     stopSequences,
     promptText,
@@ -160,6 +190,27 @@ function parseTools(tools: unknown): string[] {
     names.push(tool.name);
   });
   return names;
+}
+
+/**
+ * The tools whose input streams as generated: `eager_input_streaming: true`, or unset with the
+ * fine-grained tool streaming beta; `false` turns it off even with the beta (SDK Tool
+ * .eager_input_streaming: "When false, streaming is disabled for this tool even if the
+ * fine-grained-tool-streaming beta is active. When null (default), uses the default behavior based
+ * on beta headers.").
+ */
+function eagerInputStreamingToolsOf(tools: unknown, betas: readonly string[]): string[] {
+  if (!Array.isArray(tools)) return [];
+  const betaOn = betas.includes(FINE_GRAINED_TOOL_STREAMING_BETA);
+  const eager: string[] = [];
+  tools.forEach((tool: Record<string, unknown>, index) => {
+    const setting = tool.eager_input_streaming;
+    if (setting !== undefined && setting !== null && typeof setting !== 'boolean') {
+      reject(`tools.${index}.custom.eager_input_streaming: Input should be a valid boolean`);
+    }
+    if (setting === true || ((setting === undefined || setting === null) && betaOn)) eager.push(String(tool.name));
+  });
+  return eager;
 }
 
 function parseToolChoice(toolChoice: unknown, toolNames: readonly string[]): ToolChoice {

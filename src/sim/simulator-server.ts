@@ -44,6 +44,7 @@ import { faultAnswer } from './fault-response.js';
 import type { FaultKind, FaultSpec } from './fault-spec.js';
 import { createIdentifier } from './identifiers.js';
 import { parseMessagesRequest } from './parse-messages-request.js';
+import { parseBetaHeader } from './parse-beta-header.js';
 import { respondToMessages } from './respond-to-messages.js';
 import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
 import {
@@ -144,7 +145,13 @@ interface JsonAnswer {
   /** Sent with the answer, JSON or event stream alike. */
   headers?: Record<string, string>;
   /** Set for `stream: true`: the answer goes out as server-sent events (stream-message.ts). */
-  stream?: { rendered: RenderedMessage; timing: AnswerTiming; streamError: StreamErrorPlan | undefined; stall: StreamStallPlan | undefined };
+  stream?: {
+    rendered: RenderedMessage;
+    timing: AnswerTiming;
+    streamError: StreamErrorPlan | undefined;
+    stall: StreamStallPlan | undefined;
+    eagerInputTools: readonly string[];
+  };
 }
 
 function headerValue(incoming: IncomingMessage, name: string): string | undefined {
@@ -287,7 +294,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     const json = parseJson(bodyText);
     if (!json.ok) return errorAnswer(400, 'invalid_request_error', `There was an error parsing the body: ${json.message}`, requestId);
-    const parsed = parseMessagesRequest({ body: json.value, acceptsBetaFields: incoming.headers['anthropic-beta'] !== undefined });
+    const parsed = parseMessagesRequest({
+      body: json.value,
+      acceptsBetaFields: incoming.headers['anthropic-beta'] !== undefined,
+      betas: parseBetaHeader({ header: incoming.headers['anthropic-beta'] }),
+    });
     if (!parsed.ok) return errorAnswer(parsed.status, errorTypeForStatus({ status: parsed.status }), parsed.message, requestId);
     const thinkingProblem = verifyThinkingBlocks({ request: parsed.request, signer });
     if (thinkingProblem) return errorAnswer(400, 'invalid_request_error', thinkingProblem, requestId);
@@ -354,7 +365,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     });
     if (parsed.request.stream) {
       const streamError = fault?.kind === 'stream_error' ? streamErrorPlanOf({ fault }) : undefined;
-      return { status: 200, body: rendered.body, headers: admission.headers, stream: { rendered, timing, streamError, stall } };
+      return { status: 200, body: rendered.body, headers: admission.headers, stream: { rendered, timing, streamError, stall, eagerInputTools: parsed.request.eagerInputStreamingTools } };
     }
     // A JSON answer arrives once the whole message is generated.
     const waitMs = generationTimeMs({ timing, outputTokens: rendered.body.usage.output_tokens }) + (stall?.stallMs ?? 0);
@@ -499,9 +510,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     if (answer.stream) {
       if (entry) entry.status = answer.status;
-      const { rendered, timing, streamError, stall } = answer.stream;
+      const { rendered, timing, streamError, stall, eagerInputTools } = answer.stream;
       const headers = { 'request-id': requestId, ...answer.headers };
-      await streamMessage({ outgoing, headers, rendered, timing, streamError, stall, requestId, signal: shutdown.signal });
+      await streamMessage({ outgoing, headers, rendered, timing, streamError, stall, requestId, signal: shutdown.signal, eagerInputTools });
       if (entry) entry.durationMs = Date.now() - started;
       return;
     }

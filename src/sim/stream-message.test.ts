@@ -27,6 +27,19 @@ const WRITE_REQUEST: Anthropic.MessageCreateParamsNonStreaming = {
   tools: TOOLS,
   tool_choice: { type: 'tool', name: 'write_file' },
 };
+/** The same, with the tools' input streamed as generated. */
+const EAGER_WRITE_REQUEST: Anthropic.MessageCreateParamsNonStreaming = {
+  ...WRITE_REQUEST,
+  tools: TOOLS.map((tool) => ({ ...tool, eager_input_streaming: true })),
+};
+const FINE_GRAINED_BETA = { 'anthropic-beta': 'fine-grained-tool-streaming-2025-05-14' };
+
+/** The input_json_delta fragments of block `index`, in order. */
+function inputFragments(events: RawEvent[], index: number): string[] {
+  return events
+    .filter((event) => event.event === 'content_block_delta' && event.data.index === index)
+    .map((event) => (event.data.delta as { partial_json: string }).partial_json);
+}
 
 interface RawEvent {
   event: string;
@@ -103,8 +116,8 @@ describe('streaming in the real SSE grammar', () => {
     expect(withoutIds(streamed)).toEqual(withoutIds(created));
   });
 
-  it('reassembles a long tool input from many input_json_delta chunks, with pings while it streams', async () => {
-    const stream = client.messages.stream(WRITE_REQUEST, { headers: OFF });
+  it('with eager_input_streaming, reassembles a long tool input from many input_json_delta chunks, with pings while it streams', async () => {
+    const stream = client.messages.stream(EAGER_WRITE_REQUEST, { headers: OFF });
     const partials: string[] = [];
     stream.on('streamEvent', (event) => {
       if (event.type === 'content_block_delta' && event.delta.type === 'input_json_delta') partials.push(event.delta.partial_json);
@@ -114,10 +127,63 @@ describe('streaming in the real SSE grammar', () => {
     expect(toolUse?.input).toMatchObject({ path: 'index.html' });
     expect(partials.length).toBeGreaterThan(100);
     expect(partials.join('')).toBe(JSON.stringify(toolUse?.input));
-    expect(withoutIds(message)).toEqual(withoutIds(await client.messages.create(WRITE_REQUEST, { headers: OFF })));
+    expect(withoutIds(message)).toEqual(withoutIds(await client.messages.create(EAGER_WRITE_REQUEST, { headers: OFF })));
 
-    const { events } = await rawStream(WRITE_REQUEST as unknown as Record<string, unknown>);
+    const { events } = await rawStream(EAGER_WRITE_REQUEST as unknown as Record<string, unknown>);
     expect(events.filter((event) => event.event === 'ping').length).toBeGreaterThan(2);
+  });
+
+  it('without eager_input_streaming, buffers each parameter: `content` arrives in one delta after a silence of pings', async () => {
+    const { events } = await rawStream(WRITE_REQUEST as unknown as Record<string, unknown>);
+    const toolIndex = events.findIndex((event) => event.event === 'content_block_start' && (event.data.content_block as { type: string }).type === 'tool_use');
+    const index = events[toolIndex]?.data.index as number;
+    const fragments = inputFragments(events, index);
+    // One delta per top-level parameter: {"path":"index.html", then "content":"…"}.
+    expect(fragments).toHaveLength(2);
+    expect(fragments[0]).toBe('{"path":"index.html",');
+    expect(fragments[1]?.startsWith('"content":"')).toBe(true);
+    expect(fragments[1]?.length).toBeGreaterThan(4000);
+    // Between the two deltas the stream carries only pings, one per 500 tokens generated.
+    const own = events.slice(toolIndex);
+    const first = own.findIndex((event) => event.event === 'content_block_delta');
+    const second = own.findIndex((event, position) => position > first && event.event === 'content_block_delta');
+    const between = own.slice(first + 1, second).map((event) => event.event);
+    expect(between.length).toBeGreaterThanOrEqual(Math.floor((fragments[1]?.length ?? 0) / 2000) - 1);
+    expect(new Set(between)).toEqual(new Set(['ping']));
+
+    // The SDK assembles the same input either way, and the same as the JSON answer.
+    const buffered = await client.messages.stream(WRITE_REQUEST, { headers: OFF }).finalMessage();
+    const eager = await client.messages.stream(EAGER_WRITE_REQUEST, { headers: OFF }).finalMessage();
+    const created = await client.messages.create(WRITE_REQUEST, { headers: OFF });
+    expect(withoutIds(buffered)).toEqual(withoutIds(created));
+    // (The eager request's tool definitions are longer: its input_tokens differ, not its content.)
+    expect((withoutIds(eager) as Anthropic.Message).content).toEqual((withoutIds(created) as Anthropic.Message).content);
+  });
+
+  it('the fine-grained tool streaming beta streams a tool eagerly unless its definition says eager_input_streaming: false', async () => {
+    const beta = await rawStream(WRITE_REQUEST as unknown as Record<string, unknown>, FINE_GRAINED_BETA);
+    const toolIndexOf = (events: RawEvent[]) =>
+      events.find((event) => event.event === 'content_block_start' && (event.data.content_block as { type: string }).type === 'tool_use')?.data.index as number;
+    expect(inputFragments(beta.events, toolIndexOf(beta.events)).length).toBeGreaterThan(100);
+
+    const optedOut = { ...WRITE_REQUEST, tools: TOOLS.map((tool) => ({ ...tool, eager_input_streaming: false })) };
+    const off = await rawStream(optedOut as unknown as Record<string, unknown>, FINE_GRAINED_BETA);
+    expect(inputFragments(off.events, toolIndexOf(off.events))).toHaveLength(2);
+  });
+
+  it('a tool call cut by max_tokens, buffered, still ends with its incomplete last parameter, as the JSON answer reads it', async () => {
+    const request = { ...WRITE_REQUEST, max_tokens: 600 };
+    const streamed = await client.messages.stream(request, { headers: OFF }).finalMessage();
+    const created = await client.messages.create(request, { headers: OFF });
+    expect(streamed.stop_reason).toBe('max_tokens');
+    expect(withoutIds(streamed)).toEqual(withoutIds(created));
+  });
+
+  it('refuses an eager_input_streaming that is not a boolean', async () => {
+    const request = { ...WRITE_REQUEST, tools: [{ ...TOOLS[0], eager_input_streaming: 'yes' }, TOOLS[1]] } as unknown as Anthropic.MessageCreateParamsNonStreaming;
+    const error = await client.messages.create(request, { headers: OFF }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((error as Error).message).toContain('tools.0.custom.eager_input_streaming: Input should be a valid boolean');
   });
 
   it('a stream_error fault breaks the stream mid-way: finalMessage() rejects with the error type', async () => {

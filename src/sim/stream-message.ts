@@ -12,12 +12,24 @@
 // the time to first token, the rest spread by output written. A scripted `stream_error` fault ends
 // the stream early with `event: error` (the real API's mid-stream error, which the SDK turns into
 // an APIError carrying `error.type`, see its core/streaming.ts).
+//
+// Tool input is streamed two ways. A tool whose definition has `eager_input_streaming: true` (or
+// leaves it unset while the request carries the `fine-grained-tool-streaming-2025-05-14` beta)
+// streams its input as it is generated, in chunks (SDK Tool.eager_input_streaming: "tool input
+// parameters will be streamed incrementally as they are generated … rather than buffering the full
+// JSON output"; docs agents-and-tools/tool-use/fine-grained-tool-streaming). Every other tool's
+// input is buffered and validated per parameter before it is sent ("without having to wait for the
+// entire parameter to buffer and validate" is what the feature avoids; the docs' example shows a
+// 15 s delay without it): each top-level parameter arrives in one input_json_delta once it is
+// generated (split-tool-input-json.ts), and while a long one (a page's `content`) is generated the
+// stream carries only pings. Time passes the same either way.
 import type { ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createApiErrorBody, type ApiErrorType } from './api-error.js';
 import type { RenderedMessage } from './assistant-message.js';
 import { millisecondsForTokens, type AnswerTiming } from './timing-profile.js';
+import { splitToolInputJson } from './split-tool-input-json.js';
 import { outputCharactersOf, type WireBlock } from './wire-block.js';
 
 /** The stream stays silent at most this long: a client idle timeout above it never fires on a live stream. */
@@ -79,26 +91,32 @@ function startBlockOf(block: WireBlock): Record<string, unknown> {
   }
 }
 
-function deltasOf(block: WireBlock): Array<{ delta: Record<string, unknown>; characters: number }> {
+function deltasOf(block: WireBlock, eagerInputTools: ReadonlySet<string>): Array<{ delta: Record<string, unknown>; characters: number }> {
   switch (block.type) {
     case 'text':
       return chunks(block.text).map((text) => ({ delta: { type: 'text_delta', text }, characters: text.length }));
     case 'thinking':
       return [
         ...chunks(block.thinking).map((thinking) => ({ delta: { type: 'thinking_delta', thinking }, characters: thinking.length })),
-        { delta: { type: 'signature_delta', signature: block.signature }, characters: 0 },
+        // A block cut off by max_tokens has no signature: the stream ended before it (cut-at-max-tokens.ts).
+        ...(block.signature === '' ? [] : [{ delta: { type: 'signature_delta', signature: block.signature }, characters: 0 }]),
       ];
     case 'redacted_thinking':
       return [];
-    case 'tool_use':
-      return chunks(block.inputJson).map((partial_json) => ({ delta: { type: 'input_json_delta', partial_json }, characters: partial_json.length }));
+    case 'tool_use': {
+      // Buffered: one delta per top-level parameter; a call cut by max_tokens sends its incomplete
+      // last parameter as it stands when the block ends, so the SDK reads the same input as the
+      // JSON answer carries (wire-block.ts toolInputOf).
+      const pieces = eagerInputTools.has(block.name) ? chunks(block.inputJson) : splitToolInputJson({ json: block.inputJson });
+      return pieces.map((partial_json) => ({ delta: { type: 'input_json_delta', partial_json }, characters: partial_json.length }));
+    }
     default:
       return [];
   }
 }
 
 /** Every event of the answer, in order, with the output written by each. */
-function planEvents(rendered: RenderedMessage): PlannedEvent[] {
+function planEvents(rendered: RenderedMessage, eagerInputTools: ReadonlySet<string>): PlannedEvent[] {
   const { body, blocks } = rendered;
   const events: PlannedEvent[] = [];
   const startMessage = {
@@ -116,13 +134,15 @@ function planEvents(rendered: RenderedMessage): PlannedEvent[] {
     events.push({ name: 'content_block_start', data: { type: 'content_block_start', index, content_block: startBlockOf(block) }, charactersAt: characters });
     if (index === 0) events.push({ name: 'ping', data: { type: 'ping' }, charactersAt: characters });
     if (block.type === 'redacted_thinking') characters += outputCharactersOf(block);
-    for (const { delta, characters: written } of deltasOf(block)) {
-      characters += written;
-      events.push({ name: 'content_block_delta', data: { type: 'content_block_delta', index, delta }, charactersAt: characters });
-      if (characters >= nextPingAt) {
-        events.push({ name: 'ping', data: { type: 'ping' }, charactersAt: characters });
+    for (const { delta, characters: written } of deltasOf(block, eagerInputTools)) {
+      // The pings due while this delta's output is generated go before it, at their own point, so a
+      // long buffered parameter is preceded by pings spread over its generation time.
+      while (nextPingAt <= characters + written) {
+        events.push({ name: 'ping', data: { type: 'ping' }, charactersAt: nextPingAt });
         nextPingAt += PING_EVERY_TOKENS * 4;
       }
+      characters += written;
+      events.push({ name: 'content_block_delta', data: { type: 'content_block_delta', index, delta }, charactersAt: characters });
     }
     events.push({ name: 'content_block_stop', data: { type: 'content_block_stop', index }, charactersAt: characters });
   });
@@ -154,6 +174,7 @@ export async function streamMessage({
   stall,
   requestId,
   signal,
+  eagerInputTools = [],
 }: {
   outgoing: ServerResponse;
   headers: Record<string, string>;
@@ -163,8 +184,10 @@ export async function streamMessage({
   stall?: StreamStallPlan | undefined;
   requestId: string;
   signal: AbortSignal;
+  /** Tools whose input streams as generated (eager_input_streaming); the others' is buffered per parameter. */
+  eagerInputTools?: readonly string[];
 }): Promise<StreamOutcome> {
-  const events = planEvents(rendered);
+  const events = planEvents(rendered, new Set(eagerInputTools));
   const totalCharacters = events[events.length - 1]?.charactersAt ?? 0;
   const generationMs = millisecondsForTokens({ timing, outputTokens: rendered.body.usage.output_tokens });
   // Due time of an event: TTFT before the first content, then spread by output written.

@@ -3,10 +3,15 @@
 //   else 400 "messages.N.content.M: Invalid `signature` in `thinking` block" (or `data` in
 //   `redacted_thinking`), the real API's wording;
 // - with thinking enabled, while a tool-use loop continues (the last user message carries
-//   tool_result blocks) the assistant message before it must start with a thinking or
+//   tool_result blocks) the first assistant message of the current turn — the one after the last
+//   user message that is not only tool results (assistant-turn.ts) — must start with a thinking or
 //   redacted_thinking block (docs build-with-claude/extended-thinking, "Preserving thinking
-//   blocks": "you must pass thinking blocks back to the API for the last assistant message").
-//   Earlier, completed turns may drop them: the API strips them anyway.
+//   blocks": "you must pass thinking blocks back to the API for the last assistant message"; the
+//   real 400 asks for it "preceeding the lastmost set of `tool_use` and `tool_result` blocks").
+//   Without interleaved thinking only that message thinks, so the answers after it in the loop
+//   start with tool_use or text and are fine ("Subsequent responses after tool results continue
+//   without new thinking blocks"). Earlier, completed turns may drop them: the API strips them anyway.
+import { turnStartIndex } from './assistant-turn.js';
 import type { MessagesRequest } from './messages-request.js';
 import type { ThinkingSigner } from './thinking-signature.js';
 
@@ -28,14 +33,17 @@ export function verifyThinkingBlocks({ request, signer }: { request: MessagesReq
       }
     }
   }
-  if (request.thinking.type !== 'enabled') return null;
+  // Adaptive thinking does not ask for it (docs build-with-claude/adaptive-thinking, "Validation
+  // changes": "previous assistant turns don't need to start with thinking blocks").
+  if (request.thinking.type !== 'enabled' || request.thinking.adaptive === true) return null;
   const lastIndex = messages.length - 1;
   const last = messages[lastIndex];
   const continuesToolLoop = last?.role === 'user' && last.blocks.some((block) => block.kind === 'tool_result');
-  const assistant = messages[lastIndex - 1];
-  if (!continuesToolLoop || assistant?.role !== 'assistant') return null;
-  const first = assistant.blocks[0];
+  if (!continuesToolLoop) return null;
+  const startIndex = turnStartIndex({ messages, before: lastIndex });
+  if (startIndex === null) return null;
+  const first = messages[startIndex]?.blocks[0];
   if (first?.kind === 'thinking' || first?.kind === 'redacted_thinking') return null;
   const found = first === undefined ? 'nothing' : first.kind === 'other' ? first.type : first.kind;
-  return `messages.${lastIndex - 1}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${found}\`. ${MUST_START_WITH_THINKING}`;
+  return `messages.${startIndex}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${found}\`. ${MUST_START_WITH_THINKING}`;
 }

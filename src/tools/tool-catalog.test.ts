@@ -25,6 +25,8 @@ describe('anthropicToolsFor', () => {
       expect(tool.input_schema.type).toBe('object');
       expect(tool.input_schema).not.toHaveProperty('$schema');
       expect(tool.input_schema.additionalProperties).toBe(false);
+      // Input streams as generated, so a long page shows progress while it is written.
+      expect(tool.eager_input_streaming).toBe(true);
     }
     const [writeFile] = anthropicToolsFor(['write_file']);
     expect(writeFile?.input_schema.required).toEqual(['path', 'content']);

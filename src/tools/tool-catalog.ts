@@ -58,6 +58,8 @@ export interface AnthropicTool {
   name: ToolName;
   description: string;
   input_schema: AnthropicInputSchema;
+  /** Stream the tool's input as it is generated instead of per buffered parameter (SDK Tool). */
+  eager_input_streaming: true;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -78,7 +80,17 @@ function anthropicTool(name: ToolName): AnthropicTool {
   if (schema.type !== 'object') throw new Error(`Tool ${name}'s input schema is not an object schema`);
   // Frozen because the cached object is shared by every request; a caller mutating it would
   // change the tools of every later run.
-  const tool = deepFreeze({ name, description: definition.description, input_schema: schema as AnthropicInputSchema });
+  // eager_input_streaming: without it the API buffers and validates each parameter before sending
+  // it (docs agents-and-tools/tool-use/fine-grained-tool-streaming), so a write_file `content` of
+  // thousands of tokens would arrive at the end in one piece after only pings, and the run's
+  // model-progress events would show nothing while a page is written. The fleet validates every
+  // input itself (input-schemas.ts) and a max_tokens cut is handled either way.
+  const tool = deepFreeze({
+    name,
+    description: definition.description,
+    input_schema: schema as AnthropicInputSchema,
+    eager_input_streaming: true as const,
+  });
   anthropicToolCache.set(name, tool);
   return tool;
 }

@@ -6,6 +6,8 @@ import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing
 
 let harness: ApiTestHarness;
 let permissive: ApiTestHarness;
+/** The fleet of `permissive` (same Redis prefix) after an operator took the unknown models away. */
+let tightened: ApiTestHarness;
 
 beforeAll(async () => {
   harness = await createApiTestHarness({ label: 'apimodels' });
@@ -16,10 +18,12 @@ beforeAll(async () => {
       BUILDFLEET_MODEL_CAPABILITIES: JSON.stringify({ 'claude-sonnet-4-6': { defaultThinkingBudgetTokens: 2048 } }),
     },
   });
+  tightened = await createApiTestHarness({ label: 'apimodelstight', environment: { BUILDFLEET_PREFIX: permissive.prefix } });
 });
 
 afterAll(async () => {
   await harness?.close();
+  await tightened?.close();
   await permissive?.close();
 });
 
@@ -79,5 +83,24 @@ describe('POST /v1/runs model settings', () => {
     expect(await view(permissive, byDefault.json().id)).toMatchObject({ thinkingBudgetTokens: 2048, maxTokens: 2048 + 16_384 });
     const off = await post(permissive, { prompt: 'Bakery', thinking: { enabled: false } });
     expect(await view(permissive, off.json().id)).toMatchObject({ thinkingBudgetTokens: null, maxTokens: 16_384 });
+  });
+
+  it('replays an Idempotency-Key before checking the model, so a capability change does not refuse a run already created', async () => {
+    const payload = { prompt: 'Bakery', model: 'some-proxy-model' };
+    const idempotent = { 'idempotency-key': 'model-replay-1' };
+    const created = await permissive.app.inject({ method: 'POST', url: '/v1/runs', payload, headers: { ...permissive.auth, ...idempotent } });
+    expect(created.statusCode).toBe(202);
+    // The same body and key on a fleet that no longer allows unknown models: the run is returned.
+    const replayed = await tightened.app.inject({ method: 'POST', url: '/v1/runs', payload, headers: { ...tightened.auth, ...idempotent } });
+    expect(replayed.statusCode).toBe(202);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.json().id).toBe(created.json().id);
+    // A new creation there is checked: refused, and the refused key stays free for a corrected retry.
+    const fresh = { 'idempotency-key': 'model-replay-2' };
+    const refused = await tightened.app.inject({ method: 'POST', url: '/v1/runs', payload, headers: { ...tightened.auth, ...fresh } });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.code).toBe('unknown_model');
+    const corrected = await tightened.app.inject({ method: 'POST', url: '/v1/runs', payload: { prompt: 'Bakery' }, headers: { ...tightened.auth, ...fresh } });
+    expect(corrected.statusCode).toBe(202);
   });
 });

@@ -48,6 +48,12 @@ describe('a streamed answer slower than every timeout', () => {
     expect(intervals.length).toBeGreaterThan(1);
     const tokens = intervals.map((event) => event.output_tokens as number);
     expect(tokens).toEqual([...tokens].sort((a, b) => a - b));
+    // The fleet's tools ask for eager_input_streaming, so the plan's input shows progress while it
+    // is written; buffered per parameter, it would arrive in one piece at the end.
+    const body = request!.body as { tools: Array<{ eager_input_streaming?: boolean }> };
+    expect(body.tools.every((tool) => tool.eager_input_streaming === true)).toBe(true);
+    const whileWritingTool = new Set(intervals.filter((event) => event.block === 'tool_use').map((event) => event.output_tokens));
+    expect(whileWritingTool.size).toBeGreaterThan(1);
     // Every progress event comes before the answer is recorded.
     const responseIndex = events.findIndex((event) => event.event === 'model-response');
     expect(events.findLastIndex((event) => event.event === 'model-progress')).toBeLessThan(responseIndex);

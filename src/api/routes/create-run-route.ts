@@ -46,7 +46,7 @@ export function createRunRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'createRun',
     summary: 'Start a build run',
     description:
-      'Creates a run of the caller’s tenant and enqueues its first model turn. With an `Idempotency-Key`, retrying the same body within 24 h returns the same run (202, same id) and concurrent identical requests create exactly one run; the same key with a different body is answered 422. A replay does not count against the limits. Limits per tenant: `BUILDFLEET_RATE_LIMIT_PER_MINUTE` creations per 60 s (429 `rate_limited` with `retry-after`), `BUILDFLEET_MAX_CONCURRENT_RUNS` runs not yet ended (429 `too_many_active_runs`), prompts of at most `BUILDFLEET_MAX_PROMPT_CHARS` characters (400 `prompt_too_large`). The model must be in the capability table (400 `unknown_model`); `thinking` needs a model that supports it (400 `thinking_not_supported`) and a budget below its maximum output (400 `thinking_budget_too_large`); max_tokens is raised to fit the budget. While the model account’s spend limit is reached, new runs are refused (503 `model_spend_limit_reached`, see `GET /v1/admin/spend-limit`). Needs the `runs:write` scope.',
+      'Creates a run of the caller’s tenant and enqueues its first model turn. With an `Idempotency-Key`, retrying the same body within 24 h returns the same run (202, same id) and concurrent identical requests create exactly one run; the same key with a different body is answered 422. A replay does not count against the limits and is not checked against the model capability table again. Limits per tenant: `BUILDFLEET_RATE_LIMIT_PER_MINUTE` creations per 60 s (429 `rate_limited` with `retry-after`), `BUILDFLEET_MAX_CONCURRENT_RUNS` runs not yet ended (429 `too_many_active_runs`), prompts of at most `BUILDFLEET_MAX_PROMPT_CHARS` characters (400 `prompt_too_large`). The model must be in the capability table (400 `unknown_model`); `thinking` needs a model that supports it (400 `thinking_not_supported`) and a budget below its maximum output (400 `thinking_budget_too_large`); max_tokens is raised to fit the budget. While the model account’s spend limit is reached, new runs are refused (503 `model_spend_limit_reached`, see `GET /v1/admin/spend-limit`). Needs the `runs:write` scope.',
     tags: ['runs'],
     access: 'runs:write',
     body: createRunBodySchema,
@@ -83,11 +83,13 @@ export function createRunRoute({ fleet }: { fleet: FleetContext }) {
       if (promptLength > maxPromptChars) {
         throw apiErrors.promptTooLarge(`The prompt has ${promptLength} characters; at most ${maxPromptChars} are allowed.`);
       }
-      // Refused before admission, so a run the model cannot take uses no slot (submitRun checks again).
-      checkModelSettings(fleet, body);
-      // Only a request that really creates a run is admitted (and counted): a replay of an
-      // Idempotency-Key returns its run without reaching this.
+      // Only a request that really creates a run is checked and admitted (and counted): a replay
+      // of an Idempotency-Key returns its run without reaching this, so a later change of the
+      // capability table cannot turn the replay of a run already created into a 400.
       const submit = async () => {
+        // Refused before admission, so a run the model cannot take uses no slot (submitRun checks
+        // again); a refusal releases the Idempotency-Key for a corrected retry.
+        checkModelSettings(fleet, body);
         const runId = newRunId();
         await refuseDuringSpendLimit({ fleet });
         await admitRun({ fleet, tenant, runId });
