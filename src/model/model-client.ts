@@ -131,7 +131,7 @@ export async function callModel(client: Anthropic, request: ModelRequest, option
 /** The stored shape: text and tool_use as the fleet writes them; every other block (thinking with
  * its signature, redacted_thinking with its data, …) exactly as the API sent it, because the API
  * verifies those when they come back (build-with-claude/extended-thinking). */
-function toModelResponse(message: Anthropic.Message): ModelResponse {
+export function toModelResponse(message: Anthropic.Message): ModelResponse {
   return {
     id: message.id,
     model: message.model,
@@ -139,13 +139,27 @@ function toModelResponse(message: Anthropic.Message): ModelResponse {
       block.type === 'text'
         ? { type: 'text', text: block.text }
         : block.type === 'tool_use'
-          ? { type: 'tool_use', id: block.id, name: block.name, input: block.input }
+          ? { type: 'tool_use', id: block.id, name: block.name, input: readToolInput(block) }
           : ({ ...block } as unknown as AssistantBlock),
     ),
     stop_reason: message.stop_reason,
     stop_sequence: message.stop_sequence,
     usage: { input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens },
   };
+}
+
+/** A tool_use block's input. The SDK parses the streamed input_json_delta text lazily, on first
+ * read, and throws when it is not JSON — which eagerly streamed tool input may be ("the model may
+ * emit invalid or partial JSON", docs agents-and-tools/tool-use/fine-grained-tool-streaming). A
+ * throw here would fail an answer that was already paid for and send it again; instead the call
+ * keeps an input that names the problem, which the fleet's schema check refuses as
+ * tool_input_invalid and tells the model, at no second charge. */
+function readToolInput(block: Anthropic.ToolUseBlock): unknown {
+  try {
+    return block.input;
+  } catch (error) {
+    return { INVALID_JSON: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** Reads what the SDK's error carries into the shape classifyModelError takes. */
