@@ -26,6 +26,8 @@ export interface ProductionExperimentOptions {
   profile: string;
   modelWorkers: number;
   toolWorkers: number;
+  /** Time between two submissions: traffic arrives over time, so the episodes meet runs in every phase. */
+  submitIntervalMs: number;
   log?: (line: string) => void;
 }
 
@@ -83,7 +85,7 @@ export interface ProductionExperimentResult {
 }
 
 /** The rate-limit episode: the simulator's requests-per-minute bucket shrunk to this (one API key). */
-const EPISODE_REQUESTS_PER_MINUTE = 20;
+const EPISODE_REQUESTS_PER_MINUTE = 6;
 
 const PREFIX = 'production';
 /** A call already on its way when a pause was set may reach the simulator just after it; the
@@ -135,22 +137,13 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
     const client = new ApiClient(fleet.apiUrl, fleet.apiKey);
     const thinkingRuns = Math.round(options.runs * options.thinkingShare);
     const submitted: Array<{ id: string; thinking: boolean; at: number }> = [];
-    for (let index = 0; index < options.runs; index += 1) {
-      const thinking = index % 2 === 1 && submitted.filter((run) => run.thinking).length < thinkingRuns;
-      const created = await client.request<{ id: string }>('POST', '/v1/runs', {
-        prompt: `Build a landing page for Harbor Bakery number ${index + 1}, with an about page.`,
-        ...(thinking ? { thinking: { budgetTokens: options.thinkingBudget } } : {}),
-      });
-      submitted.push({ id: created.id, thinking, at: Date.now() });
-    }
-    log(`submitted ${submitted.length} runs (${thinkingRuns} with thinking)`);
-
-    // The episodes, scheduled from the submission time.
+    const experimentStart = Date.now();
+    // The episodes, scheduled from the first submission.
     const episodes = (async () => {
       await sleep(options.overloadAfterMs);
       log(`overload episode: every call answered 529 for ${options.overloadMs / 1000} s`);
       await simulator(simulatorUrl, 'POST', '/_sim/faults', { kind: 'overload_episode', durationMs: options.overloadMs });
-      await sleep(Math.max(0, options.rateLimitAfterMs - options.overloadAfterMs));
+      await sleep(Math.max(0, options.rateLimitAfterMs - (Date.now() - experimentStart)));
       log(`rate-limit episode: ${EPISODE_REQUESTS_PER_MINUTE} requests per minute for ${options.rateLimitMs / 1000} s`);
       const { limits: before } = (await simulator(simulatorUrl, 'GET', '/_sim/rate-limits')) as { limits: Record<string, number> };
       await simulator(simulatorUrl, 'PUT', '/_sim/rate-limits', { requestsPerMinute: EPISODE_REQUESTS_PER_MINUTE });
@@ -158,6 +151,17 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
       await simulator(simulatorUrl, 'PUT', '/_sim/rate-limits', { requestsPerMinute: before.requestsPerMinute });
       log('rate-limit episode over');
     })().catch((error: unknown) => log(`episode failed: ${error instanceof Error ? error.message : String(error)}`));
+    for (let index = 0; index < options.runs; index += 1) {
+      if (index > 0) await sleep(options.submitIntervalMs);
+      const thinking = index % 2 === 1 && submitted.filter((run) => run.thinking).length < thinkingRuns;
+      const created = await client.request<{ id: string }>('POST', '/v1/runs', {
+        prompt: `Build a landing page for Harbor Bakery number ${index + 1}, with an about page.`,
+        ...(thinking ? { thinking: { budgetTokens: options.thinkingBudget } } : {}),
+      });
+      submitted.push({ id: created.id, thinking, at: Date.now() });
+    }
+    log(`submitted ${submitted.length} runs (${thinkingRuns} with thinking), one every ${options.submitIntervalMs / 1000} s`);
+
 
     const terminal = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
     const finals = new Map<string, RunSummary>();
@@ -304,6 +308,7 @@ export async function runProductionExperimentCommand(argv: string[]): Promise<nu
       'rate-limit-s': { type: 'string', default: '30' },
       'model-workers': { type: 'string', default: '2' },
       'tool-workers': { type: 'string', default: '2' },
+      'submit-interval-s': { type: 'string', default: '3' },
       'timeout-s': { type: 'string', default: '900' },
     },
   });
@@ -323,6 +328,7 @@ export async function runProductionExperimentCommand(argv: string[]): Promise<nu
     rateLimitMs: number('rate-limit-s') * 1000,
     modelWorkers: number('model-workers'),
     toolWorkers: number('tool-workers'),
+    submitIntervalMs: number('submit-interval-s') * 1000,
     timeoutMs: number('timeout-s') * 1000,
     log: (line) => console.error(`[production] ${line}`),
   });
