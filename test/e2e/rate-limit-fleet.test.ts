@@ -43,16 +43,7 @@ describe('a 429 across the fleet', () => {
       Array.from({ length: 6 }, (_, index) => client.request<{ id: string }>('POST', '/v1/runs', { prompt: `Build site ${index}.` })),
     );
     const ids = [first.id, ...others.map((run) => run.id)];
-    const deadline = Date.now() + 60_000;
-    for (const id of ids) {
-      for (;;) {
-        const view = await client.request<{ status: string }>('GET', `/v1/runs/${id}`);
-        if (view.status === 'succeeded') break;
-        expect(['queued', 'running']).toContain(view.status);
-        expect(Date.now()).toBeLessThan(deadline);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    await expectEverySucceeds(client, ids);
     const limitedAnsweredAt = limited!.timestampMs + limited!.durationMs;
     const after = (await simulatorRequests()).filter((request) => request.timestampMs > limited!.timestampMs);
     expect(after.length).toBeGreaterThan(ids.length);
@@ -73,16 +64,7 @@ describe('a 529 overload episode across the fleet', () => {
     const runs = await Promise.all(
       Array.from({ length: 6 }, (_, index) => client.request<{ id: string }>('POST', '/v1/runs', { prompt: `Build overload site ${index}.` })),
     );
-    const deadline = Date.now() + 60_000;
-    for (const { id } of runs) {
-      for (;;) {
-        const view = await client.request<{ status: string }>('GET', `/v1/runs/${id}`);
-        if (view.status === 'succeeded') break;
-        expect(['queued', 'running']).toContain(view.status);
-        expect(Date.now()).toBeLessThan(deadline);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    await expectEverySucceeds(client, runs.map((run) => run.id));
     const requests = (await simulatorRequests()).slice(before);
     expect(requests.filter((request) => request.status === 529).length).toBeGreaterThan(0);
     const redis = connectTestRedis();
@@ -109,3 +91,17 @@ describe('a 529 overload episode across the fleet', () => {
     }
   }, 90_000);
 });
+
+/** Polls each run until it succeeded; any other end, or a minute without one, fails the test. */
+async function expectEverySucceeds(client: ApiClient, ids: readonly string[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (const id of ids) {
+    for (;;) {
+      const view = await client.request<{ status: string }>('GET', `/v1/runs/${id}`);
+      if (view.status === 'succeeded') break;
+      expect(['queued', 'running']).toContain(view.status);
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
