@@ -101,7 +101,7 @@ export function startModelWorker(fleet: FleetContext, options: ModelWorkerOption
           }
           return 'rate_limit_exhausted';
         }
-        await modelPause.pause(result.outcome.waitMs);
+        // The fleet-wide pause was set by runModelTurn the moment the 429 arrived.
         await fleet.store.appendEvent({ run_id: data.runId, step: data.turn, event: 'model-rate-limit', wait_ms: result.outcome.waitMs, cycle: cycles });
         await worker.rateLimit(result.outcome.waitMs);
         throw new RateLimitError();

@@ -47,16 +47,6 @@ function tokensFor(characters: number): number {
   return Math.ceil(characters / 4);
 }
 
-/** The usage of a prompt nothing was cached for. */
-export function uncachedPromptUsage({ promptText }: { promptText: string }): PromptUsage {
-  return {
-    input_tokens: Math.max(1, tokensFor(promptText.length)),
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
-  };
-}
-
 /** One simulator's prompt cache. */
 export class PromptCache {
   readonly #entries = new Map<string, CacheEntry>();
