@@ -1,10 +1,17 @@
-// `npm test`: starts a private redis-server unless REDIS_URL is set, runs the whole vitest suite
-// against it, and stops it again whatever the outcome.
-import { spawn } from 'node:child_process';
+// `npm test`: checks the dependency rules (scripts/check-dependencies.mjs, docs/architecture.md),
+// starts a private redis-server unless REDIS_URL is set, runs the whole vitest suite against it,
+// and stops it again whatever the outcome. The dependency check runs on every invocation, targeted
+// ones (`npm test -- <path>`) included; the tests still run when it fails, so both results show,
+// and the exit code is non-zero when either failed.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrivateRedis, type PrivateRedis } from '../src/dev/private-redis.js';
+
+// A few seconds; before Redis starts, so a layer violation is the first thing on screen.
+const dependencyCheck = spawnSync(process.execPath, ['scripts/check-dependencies.mjs'], { stdio: 'inherit' });
+const dependenciesPass = dependencyCheck.status === 0;
 
 let redis: PrivateRedis | null = null;
 const dataDir = mkdtempSync(join(tmpdir(), 'buildfleet-test-redis-'));
@@ -24,4 +31,5 @@ process.on('SIGTERM', forward);
 const code: number = await new Promise((resolve) => vitest.on('exit', (exitCode) => resolve(exitCode ?? 1)));
 await redis?.stop();
 rmSync(dataDir, { recursive: true, force: true });
-process.exit(code);
+if (!dependenciesPass) console.error('[test] the dependency check failed (printed before the tests): npm run depcheck');
+process.exit(code !== 0 ? code : dependenciesPass ? 0 : 1);

@@ -2,9 +2,9 @@
 // The README's "Configuration" table documents each one; a bad value stops the process with the
 // variable named, before any connection is made.
 import { z } from 'zod';
-import { parseToolOutputModes } from './tools/output/parse-output-modes.js';
-import { parseModelCapabilityOverrides } from './model/model-capabilities.js';
-import { resolveRunModelSettings } from './model/resolve-run-model-settings.js';
+import { parseToolOutputModes } from './domain/tool-output-modes.js';
+import { parseModelCapabilityOverrides } from './domain/model-capabilities.js';
+import { resolveRunModelSettings } from './domain/resolve-run-model-settings.js';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -32,7 +32,7 @@ export const configSchema = z.object({
   // soon as a key is supplied.
   BUILDFLEET_SIMULATOR_URL: z.string().url().optional(),
   BUILDFLEET_MODEL: z.string().min(1).default('claude-sonnet-4-6'),
-  /** Corrections and additions to the model capability table (src/model/model-capabilities.ts):
+  /** Corrections and additions to the model capability table (src/domain/model-capabilities.ts):
    * JSON, model id → any of defaultMaxTokens, maxOutputTokens, contextWindowTokens, thinking,
    * defaultThinkingBudgetTokens, merged over the documented entry. */
   BUILDFLEET_MODEL_CAPABILITIES: z
@@ -71,6 +71,8 @@ export const configSchema = z.object({
   BUILDFLEET_SPEND_LIMIT_PAUSE_MS: positiveInt.default(3_600_000),
   BUILDFLEET_MAX_TURNS: positiveInt.default(40),
   BUILDFLEET_TOKEN_BUDGET: positiveInt.default(400_000),
+  /** Parsed transcripts a model worker keeps between turns (src/engine/transcript-cache.ts). */
+  BUILDFLEET_TRANSCRIPT_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   BUILDFLEET_API_HOST: z.string().default('127.0.0.1'),
   BUILDFLEET_API_PORT: port.default(8080),
   BUILDFLEET_PUBLIC_URL: z.string().url().optional(),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateFinishGate } from './finish-gate.js';
-import { toolsForPhase } from './profile.js';
+import { evaluateFinishGate } from '../domain/finish-gate.js';
+import { toolsForPhase } from '../domain/profile.js';
 import { rejectCall } from './reject-call.js';
 
 const planning = toolsForPhase('planning');

@@ -1,8 +1,8 @@
 // Whether a tool call the model made may run: it must be in the turn's tier and its input must
 // pass the tool's schema. A rejected call is answered with an is_error tool_result and never
 // reaches a tool worker.
-import { toolInputSchemas } from '../tools/input-schemas.js';
-import type { ToolName } from './profile.js';
+import { toolInputSchemas } from '../domain/tool-input-schemas.js';
+import type { ToolName } from '../domain/profile.js';
 import type { PlannedCall } from './stop-reason-handler.js';
 
 const isSafeToolName = (name: string): name is ToolName => Object.hasOwn(toolInputSchemas, name);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countersSchema } from '../runs/run-types.js';
-import type { AssistantBlock, ModelResponse } from '../model/model-message.js';
+import { countersSchema } from '../engine/run-types.js';
+import type { AssistantBlock, ModelResponse } from '../domain/model-message.js';
 import {
   DEFAULT_STOP_SEQUENCES,
   DEFAULT_TURN_LIMITS,

@@ -1,7 +1,8 @@
 // One exhaustive decision per model response, keyed on stop_reason. Pure: the model worker
 // applies the decision (stores it once, enqueues what it says). Adding a stop reason to the
 // union below is a compile error until it is handled here.
-import type { RunCounters, RunError } from '../runs/run-types.js';
+import type { RunCounters } from '../engine/run-types.js';
+import type { RunErrorCode } from '../domain/run-outcomes.js';
 import {
   isText,
   isThinking,
@@ -10,8 +11,9 @@ import {
   type AssistantMessage,
   type ModelResponse,
   type ToolUseBlock,
-} from '../model/model-message.js';
-import { assertNever } from './profile.js';
+} from '../domain/model-message.js';
+import { assertNever } from '../domain/profile.js';
+import type { ParseMode } from '../domain/parse-modes.js';
 
 /** Every stop_reason the SDK declares. */
 export const KNOWN_STOP_REASONS = [
@@ -24,8 +26,6 @@ export const KNOWN_STOP_REASONS = [
   'model_context_window_exceeded',
 ] as const;
 export type KnownStopReason = (typeof KNOWN_STOP_REASONS)[number];
-
-export type ParseMode = 'native' | 'tag' | 'tool_use_tag' | 'tool_call_tag' | 'json' | 'fenced' | 'bracket' | 'none';
 
 /** What the text tool-call parser reports (see src/parsing). */
 export interface TextRecovery {
@@ -83,7 +83,7 @@ export type TurnDecision =
   | { kind: 'tools'; assistant: AssistantMessage; calls: PlannedCall[]; note: string | null }
   | { kind: 'continue'; assistant: AssistantMessage | null; input: NextInput }
   | { kind: 'succeed'; assistant: AssistantMessage; result: string }
-  | { kind: 'end'; status: 'failed' | 'refused'; assistant: AssistantMessage | null; error: RunError };
+  | { kind: 'end'; status: 'failed' | 'refused'; assistant: AssistantMessage | null; error: { code: RunErrorCode; message: string } };
 
 export interface StopReasonInput {
   response: ModelResponse;

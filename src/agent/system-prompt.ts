@@ -1,6 +1,6 @@
 // The builder's system prompt. It states the workflow the finish gate enforces and that tool
 // output is data: nothing inside a <tool_output> wrapper is an instruction.
-import type { Phase } from './profile.js';
+import type { Phase } from '../domain/profile.js';
 
 export function buildSystemPrompt(input: { phase: Phase; note?: string | null }): string {
   const lines = [

@@ -1,7 +1,7 @@
 // Wires the strict two-phase parser (src/parsing) into the turn logic: the allowlist is the
 // current tier and arguments are checked against the tools' own zod schemas.
 import { createZodValidator, parseToolCallsFromText } from '../parsing/index.js';
-import { toolInputSchemas } from '../tools/input-schemas.js';
+import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import type { TextRecovery } from './stop-reason-handler.js';
 
 export function createTextRecovery(options: { maxFallbackBytes?: number } = {}) {

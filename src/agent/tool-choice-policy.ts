@@ -7,9 +7,8 @@
 // build-with-claude/extended-thinking, "Extended thinking with tool use"); `any` or `tool` is a
 // 400. Such a run asks for the plan in words instead (PLAN_FIRST_INSTRUCTION), and the planning
 // tier plus the finish gate still keep it from building before the plan exists.
-import type { Phase } from './profile.js';
-
-export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'tool'; name: string };
+import type { Phase } from '../domain/profile.js';
+import type { ToolChoice } from '../domain/tool-choice.js';
 
 /** Sent with the first user message of a thinking run, where tool_choice cannot force the plan. */
 export const PLAN_FIRST_INSTRUCTION =

@@ -1,23 +1,22 @@
 // Builds the user message a turn sends, from what the previous turn decided it needs.
 import type { NextInput } from './stop-reason-handler.js';
-import type { RunStore } from '../runs/run-store.js';
-import type { ToolResultBlock, UserBlock, UserMessage } from '../model/model-message.js';
+import type { StoredToolResult } from '../engine/run-engine.js';
+import type { ToolResultBlock, UserBlock, UserMessage } from '../domain/model-message.js';
 
 export const MISSING_RESULT_TEXT =
   'The tool did not return a result (the tool worker failed repeatedly). Treat the call as failed.';
 
 /** Every tool_use id gets exactly one tool_result, echoed verbatim, in the order the model
  * called them; a missing ledger entry becomes an is_error result so no tool_use stays open. */
-export async function buildToolResultsMessage(
-  store: RunStore,
-  runId: string,
+export function buildToolResultsMessage(
+  results: ReadonlyMap<string, StoredToolResult | null>,
   toolUseIds: string[],
   note: string | null,
-): Promise<{ message: UserMessage; missing: string[] }> {
+): { message: UserMessage; missing: string[] } {
   const missing: string[] = [];
   const blocks: UserBlock[] = [];
   for (const toolUseId of toolUseIds) {
-    const stored = await store.getStoredToolResult(runId, toolUseId);
+    const stored = results.get(toolUseId) ?? null;
     if (!stored) missing.push(toolUseId);
     const block: ToolResultBlock = {
       type: 'tool_result',

@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import { buildApiServer } from './api-server.js';
-import type { FleetMetrics } from '../telemetry/fleet-metrics.js';
+import type { FleetMetrics } from '../fleet/fleet-metrics.js';
 
 export interface RunningApi {
   url: string;

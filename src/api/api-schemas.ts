@@ -2,7 +2,7 @@
 // them (zod-route-compilers.ts) and the OpenAPI document is generated from them
 // (openapi-transform.ts), so the docs cannot drift from what the server accepts.
 import { z } from 'zod';
-import { PHASES } from '../agent/profile.js';
+import { PHASES } from '../domain/profile.js';
 import {
   questionSchema,
   RUN_STATUSES,
@@ -11,7 +11,7 @@ import {
   runThinkingSchema,
   todoState,
   usageSchema,
-} from '../runs/run-types.js';
+} from '../engine/run-types.js';
 import { apiErrors } from './api-errors.js';
 import { resourceParams } from './zod-route-compilers.js';
 

@@ -7,7 +7,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import type { FleetContext } from '../fleet/fleet-context.js';
-import { registerKillSwitchRoutes } from '../safety/kill-switch-routes.js';
+import { registerKillSwitchRoutes } from './routes/kill-switch-routes.js';
 import { API_ERRORS, apiErrors, errorBodyOf } from './api-errors.js';
 import { answerClientError } from './client-error-handler.js';
 import { registerRoute } from './define-route.js';

@@ -2,7 +2,7 @@
 // time. A status filter is applied while scanning, so one request reads at most SCAN_LIMIT
 // entries: a page can then hold fewer runs than asked for, with a cursor to continue from.
 import type { FleetContext } from '../fleet/fleet-context.js';
-import { RUN_STATUSES, type RunStatus } from '../runs/run-types.js';
+import { RUN_STATUSES, type RunStatus } from '../engine/run-types.js';
 import { encodeRunListCursor, type RunListPosition } from './run-list-cursor.js';
 
 const BATCH_SIZE = 100;

@@ -1,7 +1,7 @@
 // Looks a run up for a request. A malformed id, an unknown id and another tenant's run all answer
 // the same run_not_found, so the API never confirms that an id exists elsewhere.
 import type { FleetContext } from '../fleet/fleet-context.js';
-import type { RunRecord } from '../runs/run-types.js';
+import type { RunRecord } from '../engine/run-types.js';
 import { apiErrors } from './api-errors.js';
 import { RUN_ID_PATTERN } from './api-schemas.js';
 

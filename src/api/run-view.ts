@@ -1,6 +1,6 @@
 // The run as the API shows it: the stored record minus internals (prompt bookkeeping, counters,
 // trace carrier), plus the workspace listing and absolute site URLs.
-import type { RunRecord } from '../runs/run-types.js';
+import type { RunRecord } from '../engine/run-types.js';
 import { deploymentUrl, liveSiteUrl } from '../tools/site-urls.js';
 import type { RunView } from './api-schemas.js';
 

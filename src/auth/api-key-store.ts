@@ -9,7 +9,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { KeySpace } from '../runs/keys.js';
+import type { KeySpace } from '../engine/keys.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
 
 export const API_KEY_PATTERN = /^bf_[A-Za-z0-9_-]{43}$/;

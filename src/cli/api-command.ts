@@ -3,7 +3,7 @@ import { loadConfig } from '../config.js';
 import { createFleetContext } from '../fleet/fleet-context.js';
 import { installGracefulShutdown } from '../fleet/graceful-shutdown.js';
 import { startApiProcess } from '../api/api-process.js';
-import { FleetMetrics } from '../telemetry/fleet-metrics.js';
+import { FleetMetrics } from '../fleet/fleet-metrics.js';
 import { startTracing } from '../telemetry/tracing.js';
 import { startProcessHttpServer } from '../telemetry/process-http-server.js';
 
@@ -12,6 +12,7 @@ export async function runApiCommand(): Promise<number> {
   const tracing = startTracing({ serviceName: 'buildfleet-api', endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const fleet = createFleetContext(config, 'api');
   const metrics = new FleetMetrics({ role: 'api', queues: fleet.queues });
+  metrics.observeRunEnds(fleet.store);
   const api = await startApiProcess(fleet, { metrics });
   let stopping = false;
   // The same /healthz, /readyz and /metrics port as every other role, so one container health

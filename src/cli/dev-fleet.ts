@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import { loadConfig } from '../config.js';
-import { createKeySpace } from '../runs/keys.js';
+import { createKeySpace } from '../engine/keys.js';
 import { freePort, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
 import { DEV_STATE_DIR, DEV_STATE_FILE } from './dev-state.js';

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { createKeySpace } from '../runs/keys.js';
-import { RunStore } from '../runs/run-store.js';
-import { auditRunEffects, type EffectAudit } from '../runs/audit-run-effects.js';
+import { createKeySpace } from '../engine/keys.js';
+import { RunEngine } from '../engine/run-engine.js';
+import { auditRunEffects, type EffectAudit } from '../engine/audit-run-effects.js';
 import { freePort, startPrivateRedis } from '../dev/private-redis.js';
 import { ApiClient } from './api-client.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
@@ -63,7 +63,7 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
   const workers = new Map<string, SpawnedRole>();
   const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
   connection.on('error', () => undefined);
-  const store = new RunStore(connection, createKeySpace(prefix));
+  const store = new RunEngine(connection, createKeySpace(prefix));
   try {
     // The simulator answers after 150–500 ms, so kills land inside model calls too.
     const simulator = spawnRole({ name: 'simulator', args: ['sim', '--port', '0', '--latency-ms', '150-500'], env });

@@ -19,11 +19,12 @@ import { parseArgs } from 'node:util';
 import { startFaultyUpstream, UPSTREAM_FAULTS, type UpstreamFault } from '../dev/faulty-upstream.js';
 import { startInProcessFleet, type InProcessFleet } from '../dev/in-process-fleet.js';
 import { startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
-import { jobIds, toolJobSchema } from '../queues/job-catalog.js';
+import { jobIds, toolJobSchema } from '../jobs/job-catalog.js';
 import { KillSwitch } from '../safety/kill-switch.js';
 import type { ToolJobHooks } from '../tools/run-tool-job.js';
-import { writesKey } from '../tools/tool-keys.js';
-import { WRITE_TOOLS, isToolName } from '../agent/profile.js';
+import { readWriteJournal } from '../engine/write-journal.js';
+import { isTerminal } from '../domain/run-outcomes.js';
+import { WRITE_TOOLS, isToolName } from '../domain/profile.js';
 
 export interface KillSwitchExperimentOptions {
   /** Concurrent builds through the simulator (default 40). */
@@ -191,7 +192,7 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
     for (;;) {
       const counts = await fleet.fleet.queues.tool.getJobCounts('wait', 'active', 'delayed', 'prioritized');
       const pending = Object.values(counts).reduce((sum, count) => sum + count, 0);
-      const runsOpen = (await Promise.all(runIds.map((id) => store.getRun(id)))).filter((run) => run && !store.isTerminalStatus(run.status) && run.status !== 'waiting_for_input').length;
+      const runsOpen = (await Promise.all(runIds.map((id) => store.getRun(id)))).filter((run) => run && !isTerminal(run.status) && run.status !== 'waiting_for_input').length;
       if ((pending === 0 && runsOpen === 0) || Date.now() > settleDeadline) break;
       await sleep(100);
     }
@@ -209,8 +210,7 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
         lastClaim = lastClaim === null ? claimed : Math.max(lastClaim, claimed);
         if (trip && claimed > trip.atMs) startedAfter += 1;
       }
-      for (const raw of await fleet.fleet.redis.lrange(writesKey(store.keys, runId), 0, -1)) {
-        const entry = JSON.parse(raw) as { at_ms: number };
+      for (const entry of await readWriteJournal({ engine: store, runId })) {
         if (trip && entry.at_ms > trip.atMs) landedAfter += 1;
         else landedBefore += 1;
       }

@@ -8,8 +8,8 @@
 // and from the runs' records, not from the fleet's opinion of itself.
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { createKeySpace } from '../runs/keys.js';
-import { RunStore } from '../runs/run-store.js';
+import { createKeySpace } from '../engine/keys.js';
+import { RunEngine } from '../engine/run-engine.js';
 import { ApiClient } from './api-client.js';
 import { startDevFleet } from './dev-fleet.js';
 
@@ -128,12 +128,12 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
     },
   });
   // The runs' records and events, read straight from Redis for the analysis.
-  let store: RunStore | null = null;
+  let store: RunEngine | null = null;
   try {
     const simulatorUrl = fleet.simulatorUrl;
     if (!simulatorUrl) throw new Error('the production experiment needs the embedded simulator (unset ANTHROPIC_API_KEY)');
     await simulator(simulatorUrl, 'DELETE', '/_sim/requests');
-    store = new RunStore(new Redis(fleet.redisUrl, { maxRetriesPerRequest: 3 }), createKeySpace(PREFIX));
+    store = new RunEngine(new Redis(fleet.redisUrl, { maxRetriesPerRequest: 3 }), createKeySpace(PREFIX));
     const client = new ApiClient(fleet.apiUrl, fleet.apiKey);
     const thinkingRuns = Math.round(options.runs * options.thinkingShare);
     const submitted: Array<{ id: string; thinking: boolean; at: number }> = [];

@@ -6,9 +6,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ModelTurnHooks } from '../agent/run-model-turn.js';
+import { tieredTools, type ModelTurnHooks, type ToolsOffered } from '../agent/run-model-turn.js';
+import type { Phase } from '../domain/profile.js';
+import type { RunRecord } from '../engine/run-types.js';
+import { allAnthropicTools } from '../tools/tool-definitions.js';
+import { FILLER_TOOLS } from './experiment-filler-tools.js';
 import { startInProcessFleet } from '../dev/in-process-fleet.js';
 import { startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
+
+/** Every tool plus the fillers for runs of a `flat` arm (run option toolLayout), else the tier. */
+function experimentToolsFor(phase: Phase, run: RunRecord): ToolsOffered {
+  if (run.options.toolLayout !== 'flat') return tieredTools(phase);
+  const definitions = [...allAnthropicTools(), ...FILLER_TOOLS];
+  return { names: definitions.map((tool) => tool.name), definitions };
+}
 
 export interface ArmResult {
   arm: string;
@@ -54,7 +65,9 @@ export async function runTiersExperiment(options: { runs: number; redisUrl?: str
     redisUrl,
     modelWorkers: 2,
     toolWorkers: 2,
-    modelWorker: { hooks },
+    // The flat arms' layout is this experiment's, injected into its model workers: the
+    // production turn knows only the tiers.
+    modelWorker: { hooks, toolsFor: experimentToolsFor },
     ...(options.seed !== undefined ? { simulator: { seed: options.seed } } : {}),
   });
   try {

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deletePrefix, testRedisUrl, uniquePrefix } from '../../test/support/redis.js';
 import { ApiKeyStore } from '../auth/api-key-store.js';
-import { createKeySpace } from '../runs/keys.js';
+import { createKeySpace } from '../engine/keys.js';
 import { runKeysCommand } from './keys-command.js';
 
 const prefix = uniquePrefix('keyscmd');

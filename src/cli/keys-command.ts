@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { parseScopes } from '../auth/api-key-scopes.js';
 import { ApiKeyStore, TENANT_PATTERN } from '../auth/api-key-store.js';
 import { loadConfig } from '../config.js';
-import { createKeySpace } from '../runs/keys.js';
+import { createKeySpace } from '../engine/keys.js';
 import { DEV_STATE_FILE } from './dev-state.js';
 
 export const KEYS_USAGE = `Usage:

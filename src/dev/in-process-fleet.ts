@@ -7,17 +7,18 @@ import type { Worker } from 'bullmq';
 import { loadConfig, type Config } from '../config.js';
 import { createFleetContext, type FleetContext } from '../fleet/fleet-context.js';
 import { createModelClient } from '../model/model-client.js';
-import { startModelWorker, type ModelWorkerOptions } from '../queues/model-worker.js';
-import { startToolWorker, type ToolWorkerOptions } from '../queues/tool-worker.js';
+import { startModelWorker, type ModelWorkerOptions } from '../workers/model-worker.js';
+import { startToolWorker, type ToolWorkerOptions } from '../workers/tool-worker.js';
 import { createTextRecovery } from '../agent/text-recovery.js';
 import { startApiProcess } from '../api/api-process.js';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../sim/simulator-server.js';
-import type { RunRecord } from '../runs/run-types.js';
-import { submitRun, type SubmitRunInput } from '../runs/run-commands.js';
+import type { RunRecord } from '../engine/run-types.js';
+import { isTerminal } from '../domain/run-outcomes.js';
+import { submitRun, type SubmitRunInput } from '../fleet/run-commands.js';
 import { freePort } from './private-redis.js';
 import type { Logger } from 'pino';
-import type { FleetMetrics } from '../telemetry/fleet-metrics.js';
+import type { FleetMetrics } from '../fleet/fleet-metrics.js';
 
 export interface InProcessFleet {
   config: Config;
@@ -63,6 +64,8 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
   const fleet = createFleetContext(config, 'in-process', options.logger);
   const metrics = options.metrics;
   if (metrics && !metrics.queues) metrics.queues = fleet.queues;
+  // The fleet's one engine: every run end of this process is counted once.
+  metrics?.observeRunEnds(fleet.store);
   const api = await startApiProcess(fleet, metrics ? { metrics } : {});
   const { token: apiKey } = await new ApiKeyStore({ redis: fleet.redis, keys: fleet.store.keys }).create({
     tenant: 'default',
@@ -101,7 +104,7 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const run = await fleet.store.getRun(runId);
-        if (run && (fleet.store.isTerminalStatus(run.status) || run.status === 'waiting_for_input')) return run;
+        if (run && (isTerminal(run.status) || run.status === 'waiting_for_input')) return run;
         if (Date.now() > deadline) throw new Error(`run ${runId} did not settle in ${timeoutMs} ms: ${JSON.stringify(run)}`);
         await new Promise((resolve) => setTimeout(resolve, 25));
       }

@@ -3,20 +3,20 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { createKeySpace } from '../runs/keys.js';
-import { RunStore } from '../runs/run-store.js';
-import { FleetQueues } from '../queues/fleet-queues.js';
-import { connectRedis } from '../queues/redis-connection.js';
+import { createKeySpace } from '../engine/keys.js';
+import { RunEngine } from '../engine/run-engine.js';
+import { FleetQueues } from '../jobs/fleet-queues.js';
+import { connectRedis } from '../jobs/redis-connection.js';
 import { createLogger } from '../telemetry/logger.js';
 import { registerSecretsFromEnvironment } from '../telemetry/redact-secrets.js';
 import { addSpanEvent } from '../telemetry/tracing.js';
-import { workerIdentity } from '../queues/redis-connection.js';
+import { workerIdentity } from '../jobs/redis-connection.js';
 
 export interface FleetContext {
   config: Config;
   logger: Logger;
   redis: Redis;
-  store: RunStore;
+  store: RunEngine;
   queues: FleetQueues;
   /** Base URL of the API as users and tools reach it, e.g. for deployment links. */
   publicBaseUrl: string;
@@ -33,17 +33,19 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
   const redis = connectRedis(config.REDIS_URL, role === 'api' ? 'api' : 'worker');
   redis.on('error', (error) => resolvedLogger.warn({ err: error.message }, 'redis connection error'));
   const keys = createKeySpace(config.BUILDFLEET_PREFIX);
-  const store = new RunStore(redis, keys);
+  const store = new RunEngine(redis, keys, { logger: resolvedLogger, transcriptCacheBytes: config.BUILDFLEET_TRANSCRIPT_CACHE_MB * 1024 * 1024 });
   // Every trace line of a run goes to the log and, as a span event, to the active span.
   store.observeEvents((event) => {
     const level = event.level === 'warn' ? 'warn' : 'info';
-    resolvedLogger[level](event, event.event);
-    const attributes: Record<string, string | number | boolean> = {};
-    for (const [key, value] of Object.entries(event)) {
-      if (value === null || value === undefined) continue;
-      attributes[`buildfleet.${key}`] = typeof value === 'object' ? JSON.stringify(value) : (value as string | number | boolean);
-    }
-    addSpanEvent(event.event, attributes);
+    if (resolvedLogger.isLevelEnabled(level)) resolvedLogger[level](event, event.event);
+    addSpanEvent(event.event, () => {
+      const attributes: Record<string, string | number | boolean> = {};
+      for (const [key, value] of Object.entries(event)) {
+        if (value === null || value === undefined) continue;
+        attributes[`buildfleet.${key}`] = typeof value === 'object' ? JSON.stringify(value) : (value as string | number | boolean);
+      }
+      return attributes;
+    });
   });
   const queues = new FleetQueues(redis, keys, config.BUILDFLEET_MODEL_ATTEMPTS);
   return {

@@ -5,11 +5,11 @@ import { loadConfig, type Config } from '../config.js';
 import { createFleetContext, type FleetContext } from './fleet-context.js';
 import { installGracefulShutdown } from './graceful-shutdown.js';
 import { createModelClient } from '../model/model-client.js';
-import { startModelWorker } from '../queues/model-worker.js';
-import { startToolWorker } from '../queues/tool-worker.js';
+import { startModelWorker } from '../workers/model-worker.js';
+import { startToolWorker } from '../workers/tool-worker.js';
 import { createTextRecovery } from '../agent/text-recovery.js';
 import { startProcessHttpServer, type ProcessHttpServer } from '../telemetry/process-http-server.js';
-import { FleetMetrics } from '../telemetry/fleet-metrics.js';
+import { FleetMetrics } from './fleet-metrics.js';
 import { startTracing } from '../telemetry/tracing.js';
 
 export type WorkerRole = 'model' | 'tool';
@@ -36,6 +36,7 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
   const tracing = startTracing({ serviceName: `buildfleet-${role}-worker`, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const fleet = createFleetContext(config, `${role}-worker`);
   const metrics = new FleetMetrics({ role: `${role}-worker`, queues: fleet.queues });
+  metrics.observeRunEnds(fleet.store);
   const onJobDone = (durationMs: number) => metrics.jobDuration.observe({ queue: role }, durationMs / 1000);
   const worker =
     role === 'model'

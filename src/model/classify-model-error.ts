@@ -1,5 +1,6 @@
-// Retry intent for a failed model call, decided once, here, from the status, headers and body.
-// The model worker maps the outcome onto BullMQ (queue-wide rate limit, backoff, or no retry).
+// What a failed model call was, classified once, here, from the status, headers and body. What to
+// do about it (retry, fail the run) is decided from that in src/agent/decide-model-retry.ts.
+import { modelErrorCode, type RunErrorCode } from '../domain/run-outcomes.js';
 
 export type RetryOutcome =
   | { kind: 'rate_limited'; waitMs: number }
@@ -8,7 +9,7 @@ export type RetryOutcome =
   | { kind: 'overloaded' }
   | { kind: 'transient' }
   | { kind: 'spend_cap'; message: string }
-  | { kind: 'fatal'; code: string; message: string };
+  | { kind: 'fatal'; code: RunErrorCode; message: string };
 
 export interface ModelCallFailure {
   /** The HTTP status; undefined for an `error` event that arrived inside a 200 stream. */
@@ -104,7 +105,7 @@ export function classifyModelError(failure: ModelCallFailure, now = Date.now()):
   if (status === 400 && isSpendLimitMessage(failure.message)) return { kind: 'spend_cap', message: failure.message };
   const shouldRetry = header(headers, 'x-should-retry');
   if (shouldRetry === 'false') {
-    return { kind: 'fatal', code: `model_${failure.errorType ?? `http_${status}`}`, message: failure.message };
+    return { kind: 'fatal', code: modelErrorCode(failure.errorType), message: failure.message };
   }
   if (status === 429) {
     const waitMs = parseRetryAfter(headers, now);
@@ -113,7 +114,7 @@ export function classifyModelError(failure: ModelCallFailure, now = Date.now()):
   // 529 is the API overloaded as a whole, not this request: every worker backs off together.
   if (status === 529 || failure.errorType === 'overloaded_error') return { kind: 'overloaded' };
   if (shouldRetry === 'true' || TRANSIENT_STATUSES.has(status) || status >= 500) return { kind: 'transient' };
-  return { kind: 'fatal', code: `model_${failure.errorType ?? `http_${status}`}`, message: failure.message };
+  return { kind: 'fatal', code: modelErrorCode(failure.errorType), message: failure.message };
 }
 
 export interface BackoffPolicy {

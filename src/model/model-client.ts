@@ -6,8 +6,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../config.js';
 import type { ModelCallFailure } from './classify-model-error.js';
-import type { AssistantBlock, ModelResponse, TranscriptMessage } from './model-message.js';
-import type { ToolChoice } from '../agent/tool-choice-policy.js';
+import type { AssistantBlock, ModelResponse, TranscriptMessage } from '../domain/model-message.js';
+import type { ToolChoice } from '../domain/tool-choice.js';
 import { createStreamIdleWatchdog, ModelStreamIdleError } from './stream-idle-watchdog.js';
 import { createStreamProgressTracker, type ModelStreamProgress } from './stream-progress.js';
 

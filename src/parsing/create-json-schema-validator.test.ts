@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toolInputSchemas } from '../tools/input-schemas.js';
+import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { createJsonSchemaValidator } from './create-json-schema-validator.js';
 
 const countSchema = {

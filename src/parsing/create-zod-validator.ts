@@ -1,4 +1,4 @@
-// Strict argument validation with zod schemas (src/tools/input-schemas.ts). zod can fill in
+// Strict argument validation with zod schemas (src/domain/tool-input-schemas.ts). zod can fill in
 // defaults, strip unknown keys of a non-strict object, or transform values; any of these would
 // run a call the model did not write. So after a successful parse the output is compared with
 // the input, and any difference is a refusal.

@@ -1,7 +1,7 @@
 // Phase 2, first step: turn one candidate's raw text into a tool name and its (not yet trusted)
 // arguments, per format. Strict: the JSON must be exactly one object, envelopes hold exactly a
 // name and one arguments key, and the arguments are never re-parsed from a string.
-import { assertNever } from '../agent/profile.js';
+import { assertNever } from '../domain/profile.js';
 import type { Candidate } from './candidate.js';
 import { isPlainObject } from './is-plain-object.js';
 import { scanJsonValue, skipJsonWhitespace } from './json-scan.js';

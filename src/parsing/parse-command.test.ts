@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { toolInputSchemas } from '../tools/input-schemas.js';
+import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { runParseCommand } from './parse-command.js';
 
 let directory: string;

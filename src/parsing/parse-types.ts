@@ -2,9 +2,11 @@
 // options and its result. Field names of ParseResult are snake_case because they are telemetry
 // attributes logged and exported as they are.
 
+import type { ParseMode } from '../domain/parse-modes.js';
+
 /** How a tool call reached the runtime. `native` is the API's own tool_use block: the runtime
  * reports it; this parser never produces it. `none` means no single candidate was found. */
-export type ParseMode = 'native' | 'tag' | 'tool_use_tag' | 'tool_call_tag' | 'json' | 'fenced' | 'bracket' | 'none';
+export type { ParseMode };
 
 /** The modes a text candidate can have (phase 1 output). */
 export type CandidateMode = Exclude<ParseMode, 'native' | 'none'>;

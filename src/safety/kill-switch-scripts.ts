@@ -5,7 +5,7 @@
 //
 // Time is Redis TIME (ms) everywhere, so the trip instant can be compared with the write journal
 // entries the write scripts stamp (tool-scripts.ts), whichever machine the workers run on.
-import { defineLuaCommands } from '../runs/define-lua-commands.js';
+import { defineLuaCommands } from '../engine/define-lua-commands.js';
 import type { Redis } from 'ioredis';
 
 const NOW_MS = `

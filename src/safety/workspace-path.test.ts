@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ToolError } from '../tools/tool-types.js';
+import { ToolError } from '../domain/tool-error.js';
 import { normalizeWorkspacePath } from './workspace-path.js';
 
 function rejectionOf(path: string): ToolError {

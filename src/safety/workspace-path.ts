@@ -3,7 +3,7 @@
 // narrower than a filesystem's: a path a browser could resolve differently from how we store it
 // (dot segments, encodings, backslashes, lookalike Unicode) is refused rather than "cleaned",
 // because a silently rewritten path is how traversal bugs hide.
-import { ToolError } from '../tools/tool-types.js';
+import { ToolError } from '../domain/tool-error.js';
 
 export const MAX_WORKSPACE_PATH_LENGTH = 200;
 export const MAX_WORKSPACE_PATH_SEGMENTS = 8;

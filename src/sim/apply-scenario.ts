@@ -25,7 +25,7 @@
 //   redacted_thinking         with thinking enabled, the run's first answer starts with a
 //                             redacted_thinking block instead of a thinking block (once;
 //                             add-thinking.ts, not a bent turn)
-import { BUILD_TOOLS, assertNever } from '../agent/profile.js';
+import { BUILD_TOOLS, assertNever } from '../domain/profile.js';
 import type { MessagesRequest } from './messages-request.js';
 import { parseTextToolCall } from './parse-text-tool-call.js';
 import type { PlannedTurn } from './planned-turn.js';

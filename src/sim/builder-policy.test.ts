@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_TOOLS, toolsForPhase, type Phase } from '../agent/profile.js';
-import { toolInputSchemas } from '../tools/input-schemas.js';
+import { ALL_TOOLS, toolsForPhase, type Phase } from '../domain/profile.js';
+import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { decideBuilderTurn } from './builder-policy.js';
 import type { NormalizedBlock, NormalizedMessage, ToolChoice } from './messages-request.js';
 import type { PlannedTurn } from './planned-turn.js';

@@ -4,7 +4,7 @@
 // deploy → todo_complete build → fetch_url_live → check_broken_images → set_meta → publish →
 // todo_complete verify → finish_turn → final answer. Failed steps are retried once; a step that
 // fails twice is skipped when optional and ends the turn with an explanation when essential.
-import { ALL_TOOLS } from '../agent/profile.js';
+import { ALL_TOOLS } from '../domain/profile.js';
 import { failuresOf, readBuilderProgress, successesOf, type BuilderProgress } from './builder-progress.js';
 import { composeFinalAnswer } from './final-answer.js';
 import type { ToolChoice } from './messages-request.js';

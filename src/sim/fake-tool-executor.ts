@@ -1,7 +1,7 @@
 // A stand-in for the fleet's tool workers, for driving the simulator without Redis: it checks
 // inputs against the real schemas and answers with plausible results in the fleet's wrapper.
-import { isToolName, type ToolName } from '../agent/profile.js';
-import { toolInputSchemas } from '../tools/input-schemas.js';
+import { isToolName, type ToolName } from '../domain/profile.js';
+import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 
 export interface FakeToolResult {
   content: string;

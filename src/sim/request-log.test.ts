@@ -41,7 +41,8 @@ describe('the request log', () => {
     controller.abort();
     await aborted.finalMessage().catch(() => undefined);
     const last = simulator.requests.at(-1)!;
-    await expect.poll(() => last.abandoned).toBe(true);
+    // The server notices the closed socket on its own schedule: generous on a loaded machine.
+    await expect.poll(() => last.abandoned, { timeout: 30_000 }).toBe(true);
     expect(last.status).toBe(200);
   });
 });

@@ -4,8 +4,8 @@
 // extending the assistant message, nudge after an early end_turn). Tests and benchmarks use it.
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
-import { toolsForPhase, type Phase } from '../agent/profile.js';
-import { toolInputSchemas } from '../tools/input-schemas.js';
+import { toolsForPhase, type Phase } from '../domain/profile.js';
+import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { FakeToolExecutor } from './fake-tool-executor.js';
 
 export interface SimulatedConversationOptions {

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isToolName } from '../agent/profile.js';
-import { toolInputSchemas } from '../tools/input-schemas.js';
+import { isToolName } from '../domain/profile.js';
+import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { runSimulatedConversation } from './simulated-conversation.js';
 import { startSimulator, type RunningSimulator } from './simulator-server.js';
 import { startSimulatorWithClient } from './testing/start-simulator-with-client.js';

@@ -1,6 +1,6 @@
 // The ways a drifting model writes a tool call as text instead of a tool_use block. The fleet
 // must recognise each of these; the simulator produces them so that recovery path is exercised.
-import { assertNever } from '../agent/profile.js';
+import { assertNever } from '../domain/profile.js';
 import type { PlannedToolCall } from './planned-turn.js';
 
 export const TEXT_TOOL_CALL_FORMATS = [

@@ -65,6 +65,8 @@ export async function inSpan<T>(
 }
 
 /** Adds an event to the active span, if there is one. */
-export function addSpanEvent(name: string, attributes: Attributes): void {
-  trace.getActiveSpan()?.addEvent(name, attributes);
+export function addSpanEvent(name: string, attributes: Attributes | (() => Attributes)): void {
+  const span = trace.getActiveSpan();
+  // Built only for a span that records: with tracing off (the no-op tracer) nothing is computed.
+  if (span?.isRecording()) span.addEvent(name, typeof attributes === 'function' ? attributes() : attributes);
 }

@@ -17,23 +17,24 @@
 //   {event:'killswitch-trip', tool, reason, window, ...}                 this output tripped the switch
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { ToolJobData } from '../queues/job-catalog.js';
-import type { RunStore, StoredToolResult } from '../runs/run-store.js';
-import type { RunRecord } from '../runs/run-types.js';
-import { isToolName } from '../agent/profile.js';
+import type { ToolJobData } from '../jobs/job-catalog.js';
+import type { RunEngine, RunEvent, StoredToolResult } from '../engine/run-engine.js';
+import type { RunRecord } from '../engine/run-types.js';
+import { isToolName } from '../domain/profile.js';
+import { isTerminal } from '../domain/run-outcomes.js';
 import type { KillSwitch } from '../safety/kill-switch.js';
 import type { ToolSafetyHooks } from '../safety/safety-hooks.js';
 import { detectInjectionInValue } from './output/detect-injection.js';
 import { lastKnownGoodKey, lastKnownGoodScopeOf, loadLastKnownGood, saveLastKnownGood } from './output/last-known-good.js';
-import { resolveToolOutputMode } from './output/parse-output-modes.js';
+import { resolveToolOutputMode } from '../domain/tool-output-modes.js';
 import { ToolOutputInvalid } from './output/tool-output-invalid.js';
 import { validateToolOutput } from './output/validate-tool-output.js';
-import { toolDefinitions } from './tool-catalog.js';
+import { toolImplementations as toolDefinitions } from './tool-implementations.js';
 import { capToolResultContent, wrapToolOutput } from './result-envelope.js';
 import { ToolError, type ToolContext } from './tool-types.js';
 
 export interface ToolJobDependencies {
-  store: RunStore;
+  store: RunEngine;
   config: Config;
   logger: Logger;
   publicBaseUrl: string;
@@ -61,24 +62,26 @@ const REFUSAL_CODES: Record<string, 'killswitch' | 'safe_mode'> = { killswitch_r
 
 export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, job: { attemptsMade: number; maxAttempts: number }): Promise<ToolJobResult> {
   const { store } = deps;
-  const cached = await store.getStoredToolResult(data.runId, data.toolUseId);
-  if (cached) return { kind: 'recorded', result: cached, cached: true };
-  const run = await store.getRun(data.runId);
-  if (!run) return { kind: 'skipped', reason: 'run_missing' };
-  const emit = (event: string, fields: Record<string, unknown>) =>
-    store.appendEvent({ run_id: data.runId, step: data.turn, event, tool: data.name, tool_use_id: data.toolUseId, ...fields });
+  // The recorded result (a re-run returns it) or the run, in one round trip.
+  const loaded = await store.loadToolCall(data.runId, data.toolUseId);
+  if (loaded === 'missing') return { kind: 'skipped', reason: 'run_missing' };
+  if ('recorded' in loaded) return { kind: 'recorded', result: loaded.recorded, cached: true };
+  const { run } = loaded;
+  const event = (name: string, fields: Record<string, unknown>): RunEvent => ({ run_id: data.runId, step: data.turn, event: name, tool: data.name, tool_use_id: data.toolUseId, ...fields });
+  const emit = (name: string, fields: Record<string, unknown>) => store.appendEvent(event(name, fields));
   const trail = { tool: data.name, phase: run.phase, turn: data.turn, toolUseId: data.toolUseId };
   const fail = async (code: string, message: string, durationMs = 0) => {
     const cause = REFUSAL_CODES[code];
     if (cause) deps.hooks?.onWriteRefused?.(data.name, cause);
     const result: StoredToolResult = { content: capToolResultContent(`Error (${code}): ${message}`), is_error: true, error_code: code };
-    const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: false, detail: code });
-    await emit('tool-call-end', { ok: false, error_code: code, message, duration_ms: Math.round(durationMs) });
+    const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: false, detail: code }, [
+      event('tool-call-end', { ok: false, error_code: code, message, duration_ms: Math.round(durationMs) }),
+    ]);
     deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status: 'error', durationMs, errorCode: code });
     return { kind: 'recorded', result: stored, cached: false } as const;
   };
 
-  if (store.isTerminalStatus(run.status)) return fail('run_ended', `The run is ${run.status}; the tool was not run.`);
+  if (isTerminal(run.status)) return fail('run_ended', `The run is ${run.status}; the tool was not run.`);
   if (!isToolName(data.name)) return fail('tool_not_available', `Unknown tool "${data.name}".`);
   const toolName = data.name;
   const definition = toolDefinitions[toolName];
@@ -143,10 +146,11 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, reason, mode, err: error.message }, 'tool output invalid');
     await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool_result', tool: data.name, ok: false, error: TOOL_OUTPUT_INVALID_CODE, reason });
     const trailEntry = { ...trail, ok: false, detail: `${TOOL_OUTPUT_INVALID_CODE}:${reason}` };
-    const finish = async (result: StoredToolResult, extra: Record<string, unknown>, beforeLedger?: () => Promise<void>) => {
-      await emit('tool-call-end', { ok: false, error_code: TOOL_OUTPUT_INVALID_CODE, reason, mode, ...extra, duration_ms: Math.round(durationMs) });
-      await beforeLedger?.();
-      const stored = await store.recordToolResult(data.runId, result, trailEntry);
+    const finish = async (result: StoredToolResult, extra: Record<string, unknown>, endRunFirst?: (endEvent: RunEvent) => Promise<void>) => {
+      const endEvent = event('tool-call-end', { ok: false, error_code: TOOL_OUTPUT_INVALID_CODE, reason, mode, ...extra, duration_ms: Math.round(durationMs) });
+      // A run that ends here takes the call's end event into its own end step (run-end stays last).
+      await endRunFirst?.(endEvent);
+      const stored = await store.recordToolResult(data.runId, result, trailEntry, endRunFirst ? [] : [endEvent]);
       deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status: 'error', durationMs, errorCode: TOOL_OUTPUT_INVALID_CODE });
       return { kind: 'recorded', result: stored, cached: false } as const;
     };
@@ -160,18 +164,14 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     if (mode === 'fail_closed') {
       // The run ends before the ledger entry is written: a worker dying in between leaves a
       // failed run whose retried job answers run_ended, never an open run that goes on.
-      return finish(errorResult('Nothing was built from it, and the run is stopped.'), {}, async () => {
+      return finish(errorResult('Nothing was built from it, and the run is stopped.'), {}, async (endEvent) => {
         const message = `${data.name} returned an invalid output (${reason}): ${error.message}`;
-        if (await store.finishRun(data.runId, 'failed', { error: { code: INVALID_TOOL_OUTPUT_RUN_ERROR, message } })) {
-          await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR });
-          await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'run-end', status: 'failed', error_code: INVALID_TOOL_OUTPUT_RUN_ERROR, message });
-        }
+        await store.endRun(data.runId, data.turn, 'failed', { error: { code: INVALID_TOOL_OUTPUT_RUN_ERROR, message } }, [endEvent, { event: 'stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR }]);
       });
     }
     // degrade: from here on the run makes no writes; the switch to safe mode is announced once.
-    const current = await store.getRun(data.runId);
-    if (current && current.safeMode !== 'skip_writes' && (await store.updateRun(data.runId, { safeMode: 'skip_writes' }))) {
-      await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR, safe_mode: 'skip_writes' });
+    if (run.safeMode !== 'skip_writes') {
+      await store.updateRun(data.runId, { safeMode: 'skip_writes' }, [{ run_id: data.runId, step: data.turn, event: 'stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR, safe_mode: 'skip_writes' }]);
     }
     const scope = lastKnownGoodScopeOf({ writes: definition.writes, scope: definition.output.lastKnownGood });
     const lastGood =
@@ -190,12 +190,14 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     return finish(errorResult('Nothing was built from it; the run continues in skip_writes safe mode, so write tools are refused.'), {});
   };
 
-  await emit('tool-call-start', {
+  // Not awaited here: it goes out on the engine's connection ahead of every write the tool makes
+  // (same connection, so Redis applies them in order), and is awaited before the result is stored.
+  const startWrite = emit('tool-call-start', {
     parse_mode: data.parseMode,
     attempt: job.attemptsMade + 1,
     ...(claimedAtMs !== null ? { write_claimed_at_ms: claimedAtMs } : {}),
     ...(probeToken ? { killswitch_probe: true } : {}),
-  });
+  }).catch((error: unknown) => deps.logger.warn({ run_id: data.runId, step: data.turn, err: error instanceof Error ? error.message : String(error) }, 'tool-call-start event lost'));
   const controller = new AbortController();
   const timeout = setTimeout(() => controller.abort(new Error('tool timed out')), deps.timeoutMs ?? 60_000);
   const started = performance.now();
@@ -262,9 +264,9 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     // The cap applies inside the envelope, so the closing tag always survives (32,000 in all).
     const content = wrapToolOutput(data.name, value, { maxCharacters: 31_800 });
     const result: StoredToolResult = { content, is_error: false, output: value };
-    const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: true });
+    await startWrite;
+    const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: true }, [event('tool-call-end', { ok: true, duration_ms: Math.round(durationMs) })]);
     const empty = value === null || value === undefined || (typeof value === 'object' && Object.keys(value as object).length === 0);
-    await emit('tool-call-end', { ok: true, duration_ms: Math.round(durationMs) });
     deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status: empty ? 'empty' : 'ok', durationMs });
     return { kind: 'recorded', result: stored, cached: false };
   } finally {

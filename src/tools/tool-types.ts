@@ -4,12 +4,12 @@
 // (output/tool-output-invalid.ts); anything else thrown is an infrastructure failure and is retried.
 import type { z } from 'zod';
 import type { Logger } from 'pino';
-import type { Phase, ToolName } from '../agent/profile.js';
+import type { Phase, ToolName } from '../domain/profile.js';
 import type { Config } from '../config.js';
-import type { RunRecord } from '../runs/run-types.js';
-import type { RunStore } from '../runs/run-store.js';
+import type { RunRecord } from '../engine/run-types.js';
+import type { RunEngine } from '../engine/run-engine.js';
 import type { ToolOutputContract } from './output/output-contract.js';
-import type { WriteFence } from './workspace/write-fence.js';
+import type { WriteFence } from '../engine/effects/write-fence.js';
 
 export interface ToolContext {
   runId: string;
@@ -17,18 +17,18 @@ export interface ToolContext {
   turn: number;
   toolUseId: string;
   phase: Phase;
-  store: RunStore;
+  store: RunEngine;
   config: Config;
   logger: Logger;
   signal: AbortSignal;
   /** Base URL under which the API serves deployed sites, e.g. http://127.0.0.1:8080 */
   publicBaseUrl: string;
   /** Set by the tool worker for write tools: the tool's name and its kill switch probe token,
-   * passed to the guarded write scripts (workspace/write-fence.ts). */
+   * passed to the guarded write scripts (src/engine/effects/write-fence.ts). */
   writeFence?: WriteFence;
 }
 
-export interface ToolDefinition<Schema extends z.ZodType = z.ZodType, Output = any> {
+export interface ToolImplementation<Schema extends z.ZodType = z.ZodType, Output = any> {
   name: ToolName;
   description: string;
   inputSchema: Schema;
@@ -41,23 +41,11 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType, Output = a
   execute(input: z.infer<Schema>, context: ToolContext): Promise<unknown>;
 }
 
-/** A failure the model should see as an is_error tool_result, with a stable code. */
-export class ToolError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ToolError';
-  }
-
-  static isInstance(value: unknown): value is ToolError {
-    return value instanceof Error && value.name === 'ToolError' && typeof (value as ToolError).code === 'string';
-  }
-}
+// Re-exported so a tool file takes defineTool and ToolError from one place.
+export { ToolError } from '../domain/tool-error.js';
 
 /** Helper so each tool file keeps its input type inferred from its schema (and its output type
  * from its output schema, for the invariants). */
-export function defineTool<Schema extends z.ZodType, Output>(definition: ToolDefinition<Schema, Output>): ToolDefinition<Schema, Output> {
+export function defineTool<Schema extends z.ZodType, Output>(definition: ToolImplementation<Schema, Output>): ToolImplementation<Schema, Output> {
   return definition;
 }

@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { PROJECT_ROOT } from '../../src/cli/spawn-role.js';
 import { configSchema, loadConfig } from '../../src/config.js';
-import { createKeySpace } from '../../src/runs/keys.js';
-import { QUEUE_NAMES } from '../../src/queues/job-catalog.js';
+import { createKeySpace } from '../../src/engine/keys.js';
+import { QUEUE_NAMES } from '../../src/jobs/job-catalog.js';
 import { kubectlVersion, renderKustomization, type KubernetesDocument } from './support/render-kustomization.js';
 import { findUnknownFields, schemaErrors } from './support/kubernetes-schemas.js';
 

@@ -3,8 +3,8 @@
 // overload episode does the same with the fleet's growing backoff.
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/cli/api-client.js';
-import { createKeySpace } from '../../src/runs/keys.js';
-import { RunStore } from '../../src/runs/run-store.js';
+import { createKeySpace } from '../../src/engine/keys.js';
+import { RunEngine } from '../../src/engine/run-engine.js';
 import { useDevFleet } from '../support/dev-fleet.js';
 import { connectTestRedis } from '../support/redis.js';
 
@@ -69,7 +69,7 @@ describe('a 529 overload episode across the fleet', () => {
     expect(requests.filter((request) => request.status === 529).length).toBeGreaterThan(0);
     const redis = connectTestRedis();
     try {
-      const store = new RunStore(redis, createKeySpace(handle.prefix));
+      const store = new RunEngine(redis, createKeySpace(handle.prefix));
       // Each pause as a worker recorded it (model-overload: written after the pause was set, so
       // its window starts late, never early); 50 ms at either end absorb a call that passed its
       // pause check just before another process set the pause.

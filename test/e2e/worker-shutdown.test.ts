@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createFleetContext, type FleetContext } from '../../src/fleet/fleet-context.js';
 import { spawnRole, type SpawnedRole } from '../../src/cli/spawn-role.js';
-import { submitRun } from '../../src/runs/run-commands.js';
-import { newRunId } from '../../src/runs/run-store.js';
+import { submitRun } from '../../src/fleet/run-commands.js';
+import { newRunId } from '../../src/engine/run-engine.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/simulator-server.js';
 import { deletePrefix, testRedisUrl, uniquePrefix } from '../support/redis.js';
 

@@ -3,6 +3,7 @@
 // malformed, unicode, duplicate), path parameters (traversal, unicode, very long), methods,
 // content types and query strings, some as raw bytes no HTTP client would send. Any 5xx answer,
 // uncaught exception or unhandled rejection, or the server no longer answering, is a failure.
+import { writeWorkspaceFile } from '../../src/engine/effects/workspace-files.js';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
@@ -274,13 +275,12 @@ async function prepareTarget(fleet: FleetContext, app: FastifyInstance): Promise
   const runIds: string[] = [];
   for (const status of ['running', 'waiting_for_input', 'succeeded'] as const) {
     const run = await fleet.store.createRun({ tenant: 'fuzz', prompt: 'fuzz target', model: 'm', maxTurns: 5, maxTokens: 100, options: {} });
-    await fleet.store.writeFile(run.id, 'index.html', '<html><head></head><body>fuzz</body></html>');
+    await writeWorkspaceFile({ engine: fleet.store, runId: run.id, path: 'index.html', content: '<html><head></head><body>fuzz</body></html>' });
     await fleet.store.createDeployment(run.id, 'dep_fuzz');
     await fleet.store.updateRun(run.id, { liveDeploy: 'dep_fuzz', meta: { title: 'Fuzz', description: 'fuzz' } });
     if (status === 'waiting_for_input') await fleet.store.updateRun(run.id, { status, question: { toolUseId: 'toolu_fuzz', question: 'Colour?', turn: 1 } });
-    else if (status === 'succeeded') await fleet.store.finishRun(run.id, 'succeeded', { result: 'done' });
+    else if (status === 'succeeded') await fleet.store.endRun(run.id, 0, 'succeeded', { result: 'done' });
     else await fleet.store.updateRun(run.id, { status });
-    await fleet.store.appendEvent({ run_id: run.id, step: 0, event: 'run-create' });
     runIds.push(run.id);
   }
   const foreign = await fleet.store.createRun({ tenant: 'other', prompt: 'not yours', model: 'm', maxTurns: 1, maxTokens: 1, options: {} });

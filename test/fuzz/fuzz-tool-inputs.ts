@@ -3,8 +3,9 @@
 // ZodError. Inputs are drawn from each tool's JSON Schema (right names, wrong and right types)
 // and from arbitrary JSON.
 import { z } from 'zod';
-import { ALL_TOOLS } from '../../src/agent/profile.js';
-import { anthropicToolsFor, toolDefinitions } from '../../src/tools/tool-catalog.js';
+import { ALL_TOOLS } from '../../src/domain/profile.js';
+import { anthropicToolsFor } from '../../src/tools/tool-definitions.js';
+import { toolImplementations } from '../../src/tools/tool-implementations.js';
 import { FuzzRandom, randomJson, randomString } from './fuzz-random.js';
 
 export interface ToolInputFuzzReport {
@@ -60,7 +61,7 @@ export function fuzzToolInputs({ count, seed }: { count: number; seed: number })
   const report: ToolInputFuzzReport = { inputs: 0, accepted: 0, rejected: 0, crashes: [] };
   for (let index = 0; index < count; index += 1) {
     const name = random.pick(ALL_TOOLS);
-    const schema = toolDefinitions[name].inputSchema;
+    const schema = toolImplementations[name].inputSchema;
     const input = random.chance(0.8) ? valueFor(random, { ...jsonSchemas.get(name), type: 'object' }) : randomJson(random, 4);
     report.inputs += 1;
     try {

@@ -158,7 +158,7 @@ describe('public routes', () => {
     expect((await call('GET', '/docs/json')).statusCode).toBe(200);
     expect((await call('GET', '/docs')).statusCode).toBe(200);
     const run = await harness.newRun({ status: 'running' });
-    await harness.fleet.store.writeFile(run.id, 'index.html', '<html>public</html>');
+    await harness.writeFile(run.id, 'index.html', '<html>public</html>');
     await harness.fleet.store.createDeployment(run.id, 'dep_pub');
     await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_pub' });
     const site = await call('GET', `/sites/${run.id}/`);

@@ -73,8 +73,9 @@ describe('Server-Sent Events', () => {
     await waitFor(async () => (await followerConnections()) === 1);
     const liveId = await append(id, 'tool-call-end', { tool: 'write_file', ok: true });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await harness.fleet.store.finishRun(id, 'succeeded', { result: 'Built it.' });
-    const endId = await append(id, 'run-end', { status: 'succeeded' });
+    // The engine's end appends the run-end event in the same step as the terminal status.
+    await harness.fleet.store.endRun(id, 0, 'succeeded', { result: 'Built it.' });
+    const endId = (await harness.fleet.store.readEvents(id)).at(-1)?.id;
 
     const frames = await framesPromise;
     const dataFrames = frames.filter((frame) => frame.event === 'message');
@@ -93,8 +94,8 @@ describe('Server-Sent Events', () => {
     const run = await harness.newRun({ status: 'running' });
     const first = await append(run.id, 'turn-start');
     const second = await append(run.id, 'turn-end');
-    await harness.fleet.store.finishRun(run.id, 'failed', { error: { code: 'model_error', message: 'x' } });
-    const third = await append(run.id, 'run-end', { status: 'failed' });
+    await harness.fleet.store.endRun(run.id, 0, 'failed', { error: { code: 'model_error', message: 'x' } });
+    const third = (await harness.fleet.store.readEvents(run.id)).at(-1)?.id;
 
     const resumed = await collect(await authed(`${baseUrl}/v1/runs/${run.id}/events`, { headers: { 'last-event-id': first } }));
     expect(resumed.filter((frame) => frame.event === 'message').map((frame) => frame.id)).toEqual([second, third]);
@@ -115,7 +116,7 @@ describe('Server-Sent Events', () => {
     const response = await authed(`${baseUrl}/v1/runs/${run.id}/events`);
     const framesPromise = collect(response);
     await waitFor(async () => (await followerConnections()) === 1);
-    await harness.fleet.store.finishRun(run.id, 'refused', {});
+    await harness.fleet.store.endRun(run.id, 0, 'refused', {});
     // Wakes the blocked follower so it re-reads the status.
     await append(run.id, 'refusal-detect');
     const started = Date.now();
@@ -207,7 +208,8 @@ describe('JSON events', () => {
     });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('application/json');
-    const events = response.json() as Array<Record<string, unknown>>;
+    // The run's own run-create event comes first (the engine writes it with the run).
+    const events = (response.json() as Array<Record<string, unknown>>).filter((event) => event.event !== 'run-create');
     expect(events.map((event) => event.id)).toEqual([first, second]);
     expect(events[1]).toMatchObject({ run_id: run.id, step: 1, event: 'tool-call-dispatch', tool: 'write_file', at: expect.any(String) });
 
@@ -224,7 +226,7 @@ describe('JSON events', () => {
     await pipeline.exec();
     const response = await harness.app.inject({ url: `/v1/runs/${run.id}/events`, headers: { ...harness.auth, accept: 'application/json' } });
     const events = response.json() as Array<{ step: number }>;
-    expect(events).toHaveLength(1_203);
+    expect(events).toHaveLength(1_204); // run-create + 1,203
     expect(events.at(-1)?.step).toBe(1_202);
   });
 });

@@ -178,8 +178,8 @@ describe('GET /v1/runs/:id', () => {
       turn: 3,
       todos: [{ id: 'hero', title: 'Hero section', phase: 'build', done: true }],
     });
-    await harness.fleet.store.writeFile(run.id, 'index.html', '<h1>Hi</h1>');
-    await harness.fleet.store.writeFile(run.id, 'css/site.css', 'body{}');
+    await harness.writeFile(run.id, 'index.html', '<h1>Hi</h1>');
+    await harness.writeFile(run.id, 'css/site.css', 'body{}');
     await harness.fleet.store.createDeployment(run.id, 'dep_one');
     await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_one' });
 
@@ -289,7 +289,7 @@ describe('POST /v1/runs/:id/input', () => {
 
   it('answers 409 run_already_ended for a finished run', async () => {
     const run = await harness.newRun();
-    await harness.fleet.store.finishRun(run.id, 'succeeded', { result: 'done' });
+    await harness.fleet.store.endRun(run.id, 0, 'succeeded', { result: 'done' });
     const response = await post(`/v1/runs/${run.id}/input`, { text: 'hello' });
     expect(response.statusCode).toBe(409);
     expect(response.json().error.code).toBe('run_already_ended');

@@ -4,8 +4,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
-import { assetsKey } from '../../src/tools/tool-keys.js';
-import type { RunRecord } from '../../src/runs/run-types.js';
+import { setRunAsset } from '../../src/engine/effects/run-assets.js';
+import type { RunRecord } from '../../src/engine/run-types.js';
 
 let harness: ApiTestHarness;
 let baseUrl: string;
@@ -19,13 +19,13 @@ beforeAll(async () => {
   baseUrl = await harness.listen();
   run = await harness.newRun({ status: 'running' });
   const store = harness.fleet.store;
-  await store.writeFile(run.id, 'index.html', INDEX_V1);
-  await store.writeFile(run.id, 'css/site.css', 'body { color: red; }');
-  await store.writeFile(run.id, 'app.js', 'console.log(1)');
-  await store.writeFile(run.id, 'images/logo.png', `data:image/png;base64,${PNG_BYTES.toString('base64')}`);
-  await store.writeFile(run.id, 'about/index.html', '<html><head></head><body>About</body></html>');
+  await harness.writeFile(run.id, 'index.html', INDEX_V1);
+  await harness.writeFile(run.id, 'css/site.css', 'body { color: red; }');
+  await harness.writeFile(run.id, 'app.js', 'console.log(1)');
+  await harness.writeFile(run.id, 'images/logo.png', `data:image/png;base64,${PNG_BYTES.toString('base64')}`);
+  await harness.writeFile(run.id, 'about/index.html', '<html><head></head><body>About</body></html>');
   await store.createDeployment(run.id, 'dep_v1');
-  await store.writeFile(run.id, 'index.html', INDEX_V2);
+  await harness.writeFile(run.id, 'index.html', INDEX_V2);
   await store.createDeployment(run.id, 'dep_v2');
   await store.updateRun(run.id, {
     liveDeploy: 'dep_v1',
@@ -114,7 +114,7 @@ describe('live alias /sites/:runId/', () => {
 
   it('does not inject anything when the run has no meta', async () => {
     const plain = await harness.newRun({ status: 'running' });
-    await harness.fleet.store.writeFile(plain.id, 'index.html', INDEX_V1);
+    await harness.writeFile(plain.id, 'index.html', INDEX_V1);
     await harness.fleet.store.createDeployment(plain.id, 'dep_plain');
     await harness.fleet.store.updateRun(plain.id, { liveDeploy: 'dep_plain' });
     expect((await get(`/sites/${plain.id}/`)).body).toBe(INDEX_V1);
@@ -168,7 +168,7 @@ describe('og-image.svg', () => {
     expect(missing.json().error.code).toBe('site_file_not_found');
 
     const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="630"><text>Crumb</text></svg>';
-    await harness.fleet.redis.hset(assetsKey(harness.fleet.store.keys, run.id), 'og-image.svg', svg);
+    expect(await setRunAsset({ engine: harness.fleet.store, runId: run.id, name: 'og-image.svg', content: svg })).toBe('ok');
     for (const url of [`/sites/${run.id}/og-image.svg`, `/sites/${run.id}/d/dep_v1/og-image.svg`]) {
       const response = await get(url);
       expect(response.statusCode, url).toBe(200);
@@ -181,10 +181,12 @@ describe('og-image.svg', () => {
 
 describe('path traversal', () => {
   it('answers 404 for every traversal attempt and never reads outside the deployment', async () => {
-    // Bait: fields that only a traversal or a non-canonical path could reach.
+    // Bait: fields that only a traversal or a non-canonical path could reach. Written raw on
+    // purpose: production refuses such paths (normalizeWorkspacePath) before anything reaches a
+    // deployment, so only a direct write can plant the hostile data the site server must not serve.
     const deploymentKey = harness.fleet.store.keys.deployment(run.id, 'dep_v1');
     await harness.fleet.redis.hset(deploymentKey, '../secret.txt', 'SECRET', 'a/../secret.txt', 'SECRET', '%2e%2e/secret.txt', 'SECRET', '.env', 'SECRET');
-    await harness.fleet.store.writeFile(run.id, 'secret.txt', 'SECRET');
+    await harness.writeFile(run.id, 'secret.txt', 'SECRET');
     const attempts = [
       '../secret.txt',
       '..%2f..%2f',

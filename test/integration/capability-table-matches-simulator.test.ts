@@ -1,9 +1,9 @@
-// The fleet's capability table (src/model/model-capabilities.ts) against the simulator's catalog
+// The fleet's capability table (src/domain/model-capabilities.ts) against the simulator's catalog
 // (src/sim/model-catalog.ts), which follows the documented API: every model the fleet may send
 // manual thinking to accepts it, and the limits agree, so a table entry that the API would answer
 // with a 400 fails here rather than in production.
 import { describe, expect, it } from 'vitest';
-import { DOCUMENTED_MODEL_CAPABILITIES } from '../../src/model/model-capabilities.js';
+import { DOCUMENTED_MODEL_CAPABILITIES } from '../../src/domain/model-capabilities.js';
 import { lookupModel, modelAcceptsThinkingType } from '../../src/sim/model-catalog.js';
 
 describe('the capability table and the simulated API', () => {

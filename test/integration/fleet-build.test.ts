@@ -1,10 +1,10 @@
 // A build through the real queues: simulator over HTTP via the SDK, real Redis, real API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_TOOLS_PER_REQUEST } from '../../src/agent/profile.js';
+import { MAX_TOOLS_PER_REQUEST } from '../../src/domain/profile.js';
 import { runModelTurn } from '../../src/agent/run-model-turn.js';
 import { createModelClient } from '../../src/model/model-client.js';
 import { createTextRecovery } from '../../src/agent/text-recovery.js';
-import type { TranscriptMessage } from '../../src/model/model-message.js';
+import type { TranscriptMessage } from '../../src/domain/model-message.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 let harness: InProcessFleet;

@@ -3,8 +3,8 @@
 // while reads and runs go on; no write lands after the trip; an operator reset restores writes.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WRITE_TOOLS } from '../../src/agent/profile.js';
-import { registerKillSwitchRoutes } from '../../src/safety/kill-switch-routes.js';
+import { WRITE_TOOLS } from '../../src/domain/profile.js';
+import { registerKillSwitchRoutes } from '../../src/api/routes/kill-switch-routes.js';
 import { bare, startToolOutputFleet, type ToolOutputFleet } from '../support/tool-output-fleet.js';
 
 let harness: ToolOutputFleet;
@@ -128,7 +128,7 @@ describe('the kill switch', () => {
     }
     // Trip while the workers are busy with the queue.
     for (;;) {
-      const landedSoFar = (await Promise.all(runs.map((run) => harness.fleet.redis.llen(`${harness.fleet.store.keys.run(run.id)}:writes`)))).reduce((sum, count) => sum + count, 0);
+      const landedSoFar = (await Promise.all(runs.map((run) => harness.journal(run.id)))).reduce((sum, journal) => sum + journal.length, 0);
       if (landedSoFar >= 15) break;
       await new Promise((resolve) => setTimeout(resolve, 2));
     }

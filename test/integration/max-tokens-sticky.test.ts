@@ -9,7 +9,7 @@ import type { Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTextRecovery } from '../../src/agent/text-recovery.js';
 import { createModelClient } from '../../src/model/model-client.js';
-import { startModelWorker } from '../../src/queues/model-worker.js';
+import { startModelWorker } from '../../src/workers/model-worker.js';
 import type { RecordedRequest } from '../../src/sim/simulator-server.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 

@@ -3,8 +3,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/runs/run-store.js';
-import { FleetMetrics } from '../../src/telemetry/fleet-metrics.js';
+import { newRunId } from '../../src/engine/run-engine.js';
+import { FleetMetrics } from '../../src/fleet/fleet-metrics.js';
 import { registerSecretsFromEnvironment } from '../../src/telemetry/redact-secrets.js';
 import { createLogger } from '../../src/telemetry/logger.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
@@ -71,6 +71,25 @@ describe('/metrics', () => {
     expect(body).toContain('buildfleet_queue_jobs{');
     expect(sample(body, 'buildfleet_http_requests_total')).toBeGreaterThanOrEqual(0);
   });
+
+  it('counts every run end once, cancelled and bounded ones included', async () => {
+    const metricsBody = async () => (await fetch(`${harness.apiUrl}/metrics`, { headers: { authorization: `Bearer ${harness.apiKey}` } })).text();
+    const before = await metricsBody();
+    const waiting = await harness.waitForRun((await harness.submit({ options: { scenario: 'ask_user' } })).id);
+    expect(waiting.status).toBe('waiting_for_input');
+    // Cancelled twice through the API: one end, the second answers 409.
+    const cancel = () => fetch(`${harness.apiUrl}/v1/runs/${waiting.id}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${harness.apiKey}` } });
+    expect((await cancel()).status).toBe(202);
+    expect((await cancel()).status).toBe(409);
+    const bounded = await harness.waitForRun((await harness.submit({ maxTurns: 1 })).id);
+    expect(bounded.error?.code).toBe('max_turns_exceeded');
+
+    const after = await metricsBody();
+    const delta = (labels: Record<string, string>) => sample(after, 'buildfleet_runs_ended_total', labels) - sample(before, 'buildfleet_runs_ended_total', labels);
+    expect(delta({ status: 'cancelled', error_code: 'cancelled' })).toBe(1);
+    expect(delta({ status: 'failed', error_code: 'max_turns_exceeded' })).toBe(1);
+    expect(delta({})).toBe(2);
+  });
 });
 
 describe('secrets', () => {
@@ -90,7 +109,7 @@ describe('secrets', () => {
       parseMode: 'native',
       trace: {},
     }, { jobId: 'canary-input' });
-    for (let attempt = 0; attempt < 100 && !(await harness.fleet.store.getToolResult(run.id, 'toolu_canary')); attempt += 1) {
+    for (let attempt = 0; attempt < 100 && !(await harness.fleet.store.getStoredToolResult(run.id, 'toolu_canary')); attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const result = await harness.fleet.store.getStoredToolResult(run.id, 'toolu_canary');

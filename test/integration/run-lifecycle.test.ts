@@ -1,6 +1,6 @@
 // Bounds, human input and cancellation through the real queues.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerQuestion, cancelRun } from '../../src/runs/run-commands.js';
+import { answerQuestion, cancelRun } from '../../src/fleet/run-commands.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 let harness: InProcessFleet;

@@ -1,7 +1,7 @@
 // Output contracts through the real tool queue: each broken upstream output gives its reason
 // code, and the tool's mode decides what happens to the run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolDefinitions } from '../../src/tools/tool-catalog.js';
+import { toolImplementations } from '../../src/tools/tool-implementations.js';
 import { bare, startToolOutputFleet, type ToolOutputFleet } from '../support/tool-output-fleet.js';
 
 describe('degrade (the default of the HTTP tools)', () => {
@@ -144,8 +144,8 @@ describe('fail_closed (configured with BUILDFLEET_TOOL_OUTPUT_MODES, and the def
   });
 
   it('stops the run when an internal tool\'s own output drifts from its schema', async () => {
-    const original = toolDefinitions.list_files;
-    toolDefinitions.list_files = {
+    const original = toolImplementations.list_files;
+    toolImplementations.list_files = {
       ...original,
       // A renamed field, as a refactor that forgot the contract would produce.
       execute: async (input, context) => {
@@ -159,7 +159,7 @@ describe('fail_closed (configured with BUILDFLEET_TOOL_OUTPUT_MODES, and the def
       expect(result).toMatchObject({ is_error: true, error_reason: 'schema_invalid:files' });
       expect((await harness.fleet.store.getRun(run.id))?.error?.code).toBe('invalid_tool_output');
     } finally {
-      toolDefinitions.list_files = original;
+      toolImplementations.list_files = original;
     }
   });
 });

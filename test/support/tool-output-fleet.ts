@@ -7,14 +7,14 @@ import type { Worker } from 'bullmq';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startFaultyUpstream, type FaultyUpstream, type FaultyUpstreamOptions } from '../../src/dev/faulty-upstream.js';
 import { createFleetContext, type FleetContext } from '../../src/fleet/fleet-context.js';
-import { jobIds, toolJobSchema } from '../../src/queues/job-catalog.js';
-import { startToolWorker } from '../../src/queues/tool-worker.js';
-import type { StoredEvent, StoredToolResult } from '../../src/runs/run-store.js';
-import type { RunRecord } from '../../src/runs/run-types.js';
+import { jobIds, toolJobSchema } from '../../src/jobs/job-catalog.js';
+import { startToolWorker } from '../../src/workers/tool-worker.js';
+import type { StoredEvent, StoredToolResult } from '../../src/engine/run-engine.js';
+import type { RunRecord } from '../../src/engine/run-types.js';
 import { KillSwitch } from '../../src/safety/kill-switch.js';
 import type { KillSwitchMode } from '../../src/safety/kill-switch-mode.js';
 import type { ToolJobHooks } from '../../src/tools/run-tool-job.js';
-import { writesKey } from '../../src/tools/tool-keys.js';
+import { readWriteJournal, type WriteJournalEntry } from '../../src/engine/write-journal.js';
 import { deletePrefix, testRedisUrl, uniquePrefix } from './redis.js';
 
 export interface SafetyRecord {
@@ -24,12 +24,7 @@ export interface SafetyRecord {
   detail: string;
 }
 
-export interface JournalEntry {
-  at_ms: number;
-  tool: string;
-  kind: string;
-  target: string;
-}
+export type JournalEntry = WriteJournalEntry;
 
 export interface ToolOutputFleet {
   config: Config;
@@ -116,7 +111,7 @@ export async function startToolOutputFleet(options: {
     },
     events: (runId) => store.readEvents(runId, '-', 10_000),
     async journal(runId) {
-      return (await fleet.redis.lrange(writesKey(store.keys, runId), 0, -1)).map((entry) => JSON.parse(entry) as JournalEntry);
+      return readWriteJournal({ engine: store, runId });
     },
     async close() {
       await Promise.all(workers.map((worker) => worker.close(true)));

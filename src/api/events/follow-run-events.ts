@@ -9,8 +9,8 @@
 // ends without writing an event is still noticed within one block period.
 import type { Redis } from 'ioredis';
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import type { StoredEvent } from '../../runs/run-store.js';
-import { isTerminal, type RunStatus } from '../../runs/run-types.js';
+import type { StoredEvent } from '../../engine/run-engine.js';
+import { isTerminal, type RunStatus } from '../../engine/run-types.js';
 import { parseStreamEntry } from './parse-stream-entry.js';
 
 const PAGE_SIZE = 500;

@@ -1,6 +1,6 @@
 // A run's event stream entry (`data` field holding the JSON trace line) as the API sends it.
-// Mirrors RunStore.readEvents, for entries that arrive through XREAD instead of XRANGE.
-import type { StoredEvent } from '../../runs/run-store.js';
+// Mirrors RunEngine.readEvents, for entries that arrive through XREAD instead of XRANGE.
+import type { StoredEvent } from '../../engine/run-engine.js';
 
 /** Turns one [id, fields] stream entry into a StoredEvent carrying its stream id. */
 export function parseStreamEntry([id, fields]: [string, string[]]): StoredEvent {

@@ -2,11 +2,11 @@
 // checked and recorded in one Lua step so concurrent creations cannot together overshoot either.
 // The rate limit is a sliding window log (a sorted set of creation times over the last 60 s, at
 // most BUILDFLEET_RATE_LIMIT_PER_MINUTE entries); the cap counts the tenant's active-run set,
-// which RunStore.finishRun shrinks when a run ends.
+// which RunEngine.finishRun shrinks when a run ends.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import { isTerminal, type RunStatus } from '../../runs/run-types.js';
+import { isTerminal, type RunStatus } from '../../engine/run-types.js';
 import { apiErrors } from '../api-errors.js';
 
 export const RATE_WINDOW_MS = 60_000;

@@ -1,8 +1,8 @@
 // Admission while the model account's spend limit is reached: every new run would fail its first
 // model call with billing_spend_cap, so POST /v1/runs refuses it up front with its own code and a
-// retry-after of the flag's remaining life (src/fleet/spend-limit-flag.ts).
+// retry-after of the flag's remaining life (src/model/spend-limit-flag.ts).
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import { SpendLimitFlagStore } from '../../fleet/spend-limit-flag.js';
+import { SpendLimitFlagStore } from '../../model/spend-limit-flag.js';
 import { apiErrors } from '../api-errors.js';
 
 /** Throws ApiError model_spend_limit_reached while the spend-limit flag is raised. */

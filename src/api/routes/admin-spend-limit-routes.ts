@@ -1,9 +1,9 @@
 // GET /v1/admin/spend-limit and POST /v1/admin/spend-limit/clear: the operator's view and reset
-// of the spend-limit pause (src/fleet/spend-limit-flag.ts) that stops POST /v1/runs while the
+// of the spend-limit pause (src/model/spend-limit-flag.ts) that stops POST /v1/runs while the
 // model account's spend limit is reached.
 import { z } from 'zod';
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import { SpendLimitFlagStore, type SpendLimitState } from '../../fleet/spend-limit-flag.js';
+import { SpendLimitFlagStore, type SpendLimitState } from '../../model/spend-limit-flag.js';
 import { defineRoute } from '../define-route.js';
 
 export const spendLimitStateSchema = z

@@ -1,11 +1,11 @@
 // POST /v1/runs: starts a build run, once per Idempotency-Key, within the tenant's limits.
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import { submitRun } from '../../runs/run-commands.js';
-import { newRunId } from '../../runs/run-store.js';
+import { submitRun } from '../../fleet/run-commands.js';
+import { newRunId } from '../../engine/run-engine.js';
 import { apiErrors } from '../api-errors.js';
 import { createRunBodySchema, createRunHeadersSchema, runAcceptedSchema, type CreateRunBody, type RunAccepted } from '../api-schemas.js';
-import { assertNever } from '../../agent/profile.js';
-import { resolveRunModelSettings, RunModelSettingsError } from '../../model/resolve-run-model-settings.js';
+import { assertNever } from '../../domain/profile.js';
+import { resolveRunModelSettings, RunModelSettingsError } from '../../domain/resolve-run-model-settings.js';
 import { defineRoute } from '../define-route.js';
 import { admitRun, releaseRunAdmission } from '../limits/admit-run.js';
 import { refuseDuringSpendLimit } from '../limits/refuse-during-spend-limit.js';

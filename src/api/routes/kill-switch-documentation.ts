@@ -1,9 +1,9 @@
-// The kill switch routes come from a plugin (src/safety/kill-switch-routes.ts) that validates its
+// The kill switch routes come from a plugin (kill-switch-routes.ts) that validates its
 // own body and declares no schema. This onRoute hook gives them what every route of the API has:
 // an OpenAPI entry and a declared access (`admin`), so they are documented and guarded like the
 // routes defined with defineRoute.
 import type { RouteOptions } from 'fastify';
-import { KILL_SWITCH_ROUTE } from '../../safety/kill-switch-routes.js';
+import { KILL_SWITCH_ROUTE } from './kill-switch-routes.js';
 import type { ApiErrorCode } from '../api-errors.js';
 import type { RouteDocumentation } from '../define-route.js';
 

@@ -2,7 +2,7 @@
 // run ends), or as a JSON array of the events so far for `Accept: application/json`.
 import { once } from 'node:events';
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import type { StoredEvent } from '../../runs/run-store.js';
+import type { StoredEvent } from '../../engine/run-engine.js';
 import { runEventsHeadersSchema, runEventsQuerySchema, runEventsSchema, runParamsSchema } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
 import { followRunEvents } from '../events/follow-run-events.js';

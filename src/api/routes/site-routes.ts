@@ -4,10 +4,10 @@
 // og-image.svg beside both.
 import type { FastifyReply } from 'fastify';
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import type { RunRecord } from '../../runs/run-types.js';
+import type { RunRecord } from '../../engine/run-types.js';
 import { OG_IMAGE_PATH } from '../../tools/ops/regen-og.js';
 import { liveSiteUrl } from '../../tools/site-urls.js';
-import { assetsKey } from '../../tools/tool-keys.js';
+import { readRunAsset } from '../../engine/effects/run-assets.js';
 import { apiErrors } from '../api-errors.js';
 import {
   DEPLOY_ID_PATTERN,
@@ -37,7 +37,7 @@ function sendFile({ reply, file, cacheControl }: { reply: FastifyReply; file: Si
 
 /** The generated og-image.svg asset of a run, when regen_og made one. */
 async function readOgAsset({ fleet, runId }: { fleet: FleetContext; runId: string }): Promise<SiteFileBody | null> {
-  const content = await fleet.redis.hget(assetsKey(fleet.store.keys, runId), OG_IMAGE_PATH);
+  const content = await readRunAsset({ engine: fleet.store, runId, name: OG_IMAGE_PATH });
   return content === null ? null : decodeSiteFile({ path: OG_IMAGE_PATH, content });
 }
 

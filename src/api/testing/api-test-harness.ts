@@ -1,5 +1,6 @@
 // Test-only: the API server over a real fleet context on the suite's Redis, under a private
-// prefix, with no workers. Tests move runs along by writing to the store directly. An admin key
+// prefix, with no workers. Tests move runs along through the run engine's own operations (the
+// transitions and effects the workers use), never by writing its keys. An admin key
 // of tenant `default` is created for the tests (`apiKey`, `auth`); the per-tenant limits are off
 // unless a test's environment sets them.
 import type { FastifyInstance } from 'fastify';
@@ -9,7 +10,8 @@ import type { ApiKeyScope } from '../../auth/api-key-scopes.js';
 import { ApiKeyStore } from '../../auth/api-key-store.js';
 import { loadConfig } from '../../config.js';
 import { createFleetContext, type FleetContext } from '../../fleet/fleet-context.js';
-import type { RunRecord } from '../../runs/run-types.js';
+import type { RunRecord } from '../../engine/run-types.js';
+import { writeWorkspaceFile } from '../../engine/effects/workspace-files.js';
 import { buildApiServer, type ApiServerOptions } from '../api-server.js';
 
 export interface ApiTestHarness {
@@ -25,6 +27,8 @@ export interface ApiTestHarness {
   createKey(input: { tenant: string; scopes: ApiKeyScope[]; name?: string }): Promise<string>;
   /** Creates a run in the store (no job), then applies `update`. */
   newRun(update?: Partial<RunRecord>): Promise<RunRecord>;
+  /** Puts a workspace file through the write path write_file uses; throws unless it was written. */
+  writeFile(runId: string, path: string, content: string): Promise<void>;
   /** Starts listening on 127.0.0.1 and an ephemeral port; returns the base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -74,6 +78,10 @@ export async function createApiTestHarness({
       });
       if (Object.keys(update).length > 0) await fleet.store.updateRun(run.id, update);
       return (await fleet.store.getRun(run.id)) ?? run;
+    },
+    async writeFile(runId, path, content) {
+      const outcome = await writeWorkspaceFile({ engine: fleet.store, runId, path, content });
+      if (outcome !== 'ok') throw new Error(`seeding ${path} of ${runId}: the workspace write returned ${outcome}`);
     },
     async listen() {
       await app.listen({ host: '127.0.0.1', port: 0 });

@@ -11,7 +11,7 @@ afterAll(async () => harness.close());
 describe('delete_file', () => {
   it('deletes a file; deleting it again is file_not_found', async () => {
     const run = await harness.newRun({ phase: 'building' });
-    await harness.store.writeFile(run.id, 'old.html', 'x');
+    await harness.writeFile(run.id, 'old.html', 'x');
     const context = await harness.contextFor(run.id);
     expect(await harness.call(deleteFileTool, { path: 'old.html' }, context)).toEqual({ path: 'old.html', deleted: true });
     expect(await harness.store.readFile(run.id, 'old.html')).toBeNull();

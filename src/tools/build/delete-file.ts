@@ -1,14 +1,15 @@
 // delete_file: removes one workspace file.
 import { z } from 'zod';
 import { normalizeWorkspacePath } from '../../safety/workspace-path.js';
-import { toolInputSchemas } from '../input-schemas.js';
-import { defineToolScripts } from '../tool-scripts.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
+import { deleteWorkspaceFile } from '../../engine/effects/workspace-files.js';
 import { defineTool, ToolError } from '../tool-types.js';
-import { fenceArgs, fenceKeys, writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
+import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
 
 export const deleteFileTool = defineTool({
   name: 'delete_file',
-  description: 'Delete one file from the site workspace by its relative path. Deployments already made keep their copy.',
+  description: toolDescriptions.delete_file,
   inputSchema: toolInputSchemas.delete_file,
   output: {
     schema: z.strictObject({ path: z.string().min(1), deleted: z.literal(true) }),
@@ -20,12 +21,7 @@ export const deleteFileTool = defineTool({
   idempotent: false,
   async execute(input, context) {
     const path = normalizeWorkspacePath(input.path);
-    const outcome = await defineToolScripts(context.store.redis).bfDeleteWorkspaceFile(
-      ...fenceKeys(context.store, context.runId),
-      context.store.keys.files(context.runId),
-      ...fenceArgs(writeFenceOf(context)),
-      path,
-    );
+    const outcome = await deleteWorkspaceFile({ engine: context.store, runId: context.runId, path, fence: writeFenceOf(context) });
     if (outcome === 'missing') {
       throw new ToolError('file_not_found', `The workspace has no file ${path}; use list_files to see the files.`);
     }

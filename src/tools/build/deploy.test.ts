@@ -11,8 +11,8 @@ afterAll(async () => harness.close());
 describe('deploy', () => {
   it('snapshots the workspace under an id derived from the tool call', async () => {
     const run = await harness.newRun({ phase: 'building' });
-    await harness.store.writeFile(run.id, 'index.html', '<h1>v1</h1>');
-    await harness.store.writeFile(run.id, 'css/site.css', 'body{}');
+    await harness.writeFile(run.id, 'index.html', '<h1>v1</h1>');
+    await harness.writeFile(run.id, 'css/site.css', 'body{}');
     const context = await harness.contextFor(run.id, { publicBaseUrl: 'http://sites.test:8080/' });
     const output = await harness.call(deployTool, {}, context);
     const deployId = deployIdFor({ runId: run.id, toolUseId: context.toolUseId });
@@ -24,16 +24,16 @@ describe('deploy', () => {
     });
     expect((await harness.store.getRun(run.id))?.latestDeploy).toBe(deployId);
     // The snapshot is immutable: later workspace writes do not reach it.
-    await harness.store.writeFile(run.id, 'index.html', '<h1>v2</h1>');
+    await harness.writeFile(run.id, 'index.html', '<h1>v2</h1>');
     expect(await harness.store.getDeploymentFile(run.id, deployId, 'index.html')).toBe('<h1>v1</h1>');
   });
 
   it('deploys once when the same tool call runs twice', async () => {
     const run = await harness.newRun({ phase: 'building' });
-    await harness.store.writeFile(run.id, 'index.html', 'a');
+    await harness.writeFile(run.id, 'index.html', 'a');
     const context = await harness.contextFor(run.id, { toolUseId: 'toolu_retry_me' });
     const first = await harness.call(deployTool, {}, context);
-    await harness.store.writeFile(run.id, 'later.html', 'b');
+    await harness.writeFile(run.id, 'later.html', 'b');
     const second = await harness.call(deployTool, {}, context);
     expect(second).toEqual(first);
     expect(await harness.store.countDeployments(run.id)).toBe(1);

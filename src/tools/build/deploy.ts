@@ -1,11 +1,12 @@
 // deploy: snapshots the workspace into an immutable deployment with its own URL.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { toolInputSchemas } from '../input-schemas.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { deploymentUrl } from '../site-urls.js';
-import { defineToolScripts } from '../tool-scripts.js';
+import { isWriteRefusal } from '../../engine/effects/write-fence.js';
 import { defineTool, ToolError } from '../tool-types.js';
-import { fenceArgs, fenceKeys, writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
+import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
 
 /** The deploy id of one deploy call. Derived from the tool call rather than random, so running
  * the same call again after a crash finds its deployment instead of making a second one. */
@@ -15,9 +16,7 @@ export function deployIdFor({ runId, toolUseId }: { runId: string; toolUseId: st
 
 export const deployTool = defineTool({
   name: 'deploy',
-  description:
-    'Deploy the current workspace as a new immutable version of the site and get its URL and deploy_id. ' +
-    'Deploy again after any change to the files; visitors only see a deployment once you publish it.',
+  description: toolDescriptions.deploy,
   inputSchema: toolInputSchemas.deploy,
   output: {
     schema: z.strictObject({ deploy_id: z.string(), url: z.string(), files: z.array(z.string().min(1)) }),
@@ -40,22 +39,17 @@ export const deployTool = defineTool({
     if (!exists && (await context.store.listFiles(context.runId)).length === 0) {
       throw new ToolError('deploy_empty_workspace', 'The workspace has no files to deploy; write the site with write_file first.');
     }
-    const { store, runId } = context;
-    const reply = await defineToolScripts(store.redis).bfSnapshotDeployment(
-      ...fenceKeys(store, runId),
-      store.keys.files(runId),
-      store.keys.deployment(runId, deployId),
-      store.keys.deployments(runId),
-      ...fenceArgs(writeFenceOf(context)),
-      deployId,
-      new Date().toISOString(),
-    );
-    if (reply[0] !== 'ok') throw writeRefusalError(reply[0]);
-    const files = reply[2];
+    const snapshot = await context.store.createDeployment(context.runId, deployId, writeFenceOf(context));
+    if ('refused' in snapshot) {
+      // RunEngine.createDeployment types the refusal as a string; the script only refuses with
+      // the write fence's codes, so anything else is a broken script, not the model's problem.
+      if (isWriteRefusal(snapshot.refused)) throw writeRefusalError(snapshot.refused);
+      throw new Error(`bfSnapshotDeployment refused with an unknown outcome: ${snapshot.refused}`);
+    }
     return {
       deploy_id: deployId,
       url: deploymentUrl({ publicBaseUrl: context.publicBaseUrl, runId: context.runId, deployId }),
-      files: [...files].sort(),
+      files: [...snapshot.files].sort(),
     };
   },
 });

@@ -11,20 +11,18 @@ import { z } from 'zod';
 import { normalizeWorkspacePath } from '../../safety/workspace-path.js';
 import { fetchPolicyFor } from '../http/check-fetch-target.js';
 import { FETCH_MAX_BYTES, fetchWithLimits } from '../http/fetch-with-limits.js';
-import { toolInputSchemas } from '../input-schemas.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { writeFenceOf } from '../workspace/write-fence.js';
-import { writeWorkspaceFile } from '../workspace/write-workspace-file.js';
+import { writeWorkspaceFileOrThrow } from '../workspace/write-workspace-file.js';
 
 const IMAGE_TYPES = ['image/*'] as const;
 
 export const fetchImageTool = defineTool({
   name: 'fetch_image',
-  description:
-    'Download an image from an http(s) URL and save it in the workspace at the given path (e.g. "images/hero.jpg"), ' +
-    'so pages can reference it relatively. Only allowed hosts can be reached; the response must be an image ' +
-    '(content-type image/*) and, once stored, fit in a 512 KB file.',
+  description: toolDescriptions.fetch_image,
   inputSchema: toolInputSchemas.fetch_image,
   output: {
     // Bounds the upstream body (the fetch stops reading there); the output itself is tiny.
@@ -44,7 +42,7 @@ export const fetchImageTool = defineTool({
     }
     validateUpstreamResponse({ response, expect: { contentTypes: IMAGE_TYPES, maxBytes: FETCH_MAX_BYTES } });
     const content = `data:${response.contentType};base64,${response.body.toString('base64')}`;
-    await writeWorkspaceFile({ store: context.store, runId: context.runId, path, content, fence: writeFenceOf(context) });
+    await writeWorkspaceFileOrThrow({ store: context.store, runId: context.runId, path, content, fence: writeFenceOf(context) });
     return { path, content_type: response.contentType, bytes: response.body.length };
   },
 });

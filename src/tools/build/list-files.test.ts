@@ -12,8 +12,8 @@ describe('list_files', () => {
   it('lists files sorted with sizes and totals', async () => {
     const run = await harness.newRun({ phase: 'building' });
     expect(await harness.call(listFilesTool, {}, await harness.contextFor(run.id))).toEqual({ files: [], count: 0, total_bytes: 0 });
-    await harness.store.writeFile(run.id, 'b.html', 'bb');
-    await harness.store.writeFile(run.id, 'a.html', 'a');
+    await harness.writeFile(run.id, 'b.html', 'bb');
+    await harness.writeFile(run.id, 'a.html', 'a');
     expect(await harness.call(listFilesTool, {}, await harness.contextFor(run.id))).toEqual({
       files: [
         { path: 'a.html', bytes: 1 },

@@ -1,11 +1,12 @@
 // list_files: the workspace's files with their sizes.
 import { z } from 'zod';
-import { toolInputSchemas } from '../input-schemas.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool } from '../tool-types.js';
 
 export const listFilesTool = defineTool({
   name: 'list_files',
-  description: 'List every file in the site workspace with its size in bytes, sorted by path.',
+  description: toolDescriptions.list_files,
   inputSchema: toolInputSchemas.list_files,
   output: {
     schema: z.strictObject({

@@ -11,7 +11,7 @@ afterAll(async () => harness.close());
 describe('read_file', () => {
   it('returns the content', async () => {
     const run = await harness.newRun({ phase: 'building' });
-    await harness.store.writeFile(run.id, 'index.html', '<p>hi</p>');
+    await harness.writeFile(run.id, 'index.html', '<p>hi</p>');
     expect(await harness.call(readFileTool, { path: 'index.html' }, await harness.contextFor(run.id))).toEqual({
       path: 'index.html',
       bytes: 9,

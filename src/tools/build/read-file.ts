@@ -1,15 +1,14 @@
 // read_file: one workspace file's content.
 import { z } from 'zod';
 import { normalizeWorkspacePath } from '../../safety/workspace-path.js';
-import { toolInputSchemas } from '../input-schemas.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool, ToolError } from '../tool-types.js';
-import { MAX_FILE_BYTES } from '../workspace/write-workspace-file.js';
+import { MAX_FILE_BYTES } from '../../engine/effects/workspace-limits.js';
 
 export const readFileTool = defineTool({
   name: 'read_file',
-  description:
-    'Read one file of the site workspace by its relative path. Images fetched with fetch_image read back as a ' +
-    'data: URL. Use list_files to see which files exist.',
+  description: toolDescriptions.read_file,
   inputSchema: toolInputSchemas.read_file,
   output: {
     // A 512 KB file can serialise to several times its size (JSON escapes), and the envelope caps

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
-import { MAX_WORKSPACE_FILES } from '../workspace/write-workspace-file.js';
+import { MAX_WORKSPACE_FILES } from '../../engine/effects/workspace-limits.js';
 import { setColorsTool } from './set-colors.js';
 import { setFontsTool } from './set-fonts.js';
 
@@ -58,9 +58,7 @@ describe('set_colors', () => {
 
   it('counts theme.css against the workspace file limit', async () => {
     const run = await harness.newRun({ phase: 'building' });
-    const pipeline = harness.redis.pipeline();
-    for (let index = 0; index < MAX_WORKSPACE_FILES; index += 1) pipeline.hset(harness.store.keys.files(run.id), `f${index}.html`, 'x');
-    await pipeline.exec();
+    await Promise.all(Array.from({ length: MAX_WORKSPACE_FILES }, (_, index) => harness.writeFile(run.id, `f${index}.html`, 'x')));
     await expect(harness.call(setColorsTool, colors, await harness.contextFor(run.id))).rejects.toMatchObject({
       code: 'workspace_file_limit',
     });

@@ -1,16 +1,15 @@
 // set_colors: the site's color palette, as CSS custom properties in theme.css.
 import { z } from 'zod';
-import { toolInputSchemas } from '../input-schemas.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool } from '../tool-types.js';
 import { themeVariables } from '../workspace/render-theme-css.js';
 import { writeFenceOf } from '../workspace/write-fence.js';
-import { THEME_FILE_PATH, updateTheme } from '../workspace/update-theme.js';
+import { THEME_FILE_PATH, updateThemeFile } from '../workspace/update-theme.js';
 
 export const setColorsTool = defineTool({
   name: 'set_colors',
-  description:
-    'Set the site colors (hex like #1a2b3c). They are written to theme.css as --color-primary, --color-background, ' +
-    '--color-text and --color-accent; link theme.css from every page and use var(--color-primary) etc. in your CSS.',
+  description: toolDescriptions.set_colors,
   inputSchema: toolInputSchemas.set_colors,
   output: {
     schema: z.strictObject({
@@ -37,7 +36,7 @@ export const setColorsTool = defineTool({
       text: input.text.toLowerCase(),
       ...(input.accent ? { accent: input.accent.toLowerCase() } : {}),
     };
-    const { theme } = await updateTheme({ store: context.store, runId: context.runId, part: { colors }, fence: writeFenceOf(context) });
+    const { theme } = await updateThemeFile({ store: context.store, runId: context.runId, part: { colors }, fence: writeFenceOf(context) });
     return { path: THEME_FILE_PATH, colors, variables: Object.fromEntries(themeVariables(theme)) };
   },
 });

@@ -1,17 +1,15 @@
 // set_fonts: the site's font stacks, as CSS custom properties in theme.css.
 import { z } from 'zod';
-import { toolInputSchemas } from '../input-schemas.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool } from '../tool-types.js';
 import { themeVariables } from '../workspace/render-theme-css.js';
 import { writeFenceOf } from '../workspace/write-fence.js';
-import { THEME_FILE_PATH, updateTheme } from '../workspace/update-theme.js';
+import { THEME_FILE_PATH, updateThemeFile } from '../workspace/update-theme.js';
 
 export const setFontsTool = defineTool({
   name: 'set_fonts',
-  description:
-    'Set the heading and body fonts, e.g. heading "Playfair Display, serif", body "Inter". They are written to ' +
-    'theme.css as --font-heading and --font-body (a generic fallback is added when you give none); use ' +
-    'var(--font-body) etc. in your CSS. This does not load web fonts.',
+  description: toolDescriptions.set_fonts,
   inputSchema: toolInputSchemas.set_fonts,
   output: {
     schema: z.strictObject({
@@ -31,7 +29,7 @@ export const setFontsTool = defineTool({
   idempotent: true,
   async execute(input, context) {
     const fonts = { heading: input.heading, body: input.body };
-    const { theme } = await updateTheme({ store: context.store, runId: context.runId, part: { fonts }, fence: writeFenceOf(context) });
+    const { theme } = await updateThemeFile({ store: context.store, runId: context.runId, part: { fonts }, fence: writeFenceOf(context) });
     return { path: THEME_FILE_PATH, fonts, variables: Object.fromEntries(themeVariables(theme)) };
   },
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
-import { MAX_FILE_BYTES, MAX_WORKSPACE_FILES } from '../workspace/write-workspace-file.js';
+import { MAX_FILE_BYTES, MAX_WORKSPACE_FILES } from '../../engine/effects/workspace-limits.js';
 import { writeFileTool } from './write-file.js';
 
 let harness: ToolTestHarness;
@@ -59,9 +59,7 @@ describe('write_file', () => {
 
   it('refuses a 201st file but allows overwriting an existing one', async () => {
     const run = await harness.newRun({ phase: 'building' });
-    const pipeline = harness.redis.pipeline();
-    for (let index = 0; index < MAX_WORKSPACE_FILES; index += 1) pipeline.hset(harness.store.keys.files(run.id), `page-${index}.html`, 'x');
-    await pipeline.exec();
+    await Promise.all(Array.from({ length: MAX_WORKSPACE_FILES }, (_, index) => harness.writeFile(run.id, `page-${index}.html`, 'x')));
     const context = await harness.contextFor(run.id);
     await expect(harness.call(writeFileTool, { path: 'one-more.html', content: 'x' }, context)).rejects.toMatchObject({
       code: 'workspace_file_limit',
@@ -72,7 +70,7 @@ describe('write_file', () => {
   it('refuses a write that takes the workspace past 5 MB, counting an overwrite once', async () => {
     const run = await harness.newRun({ phase: 'building' });
     const block = 'x'.repeat(MAX_FILE_BYTES);
-    for (let index = 0; index < 10; index += 1) await harness.store.writeFile(run.id, `block-${index}.bin`, block);
+    for (let index = 0; index < 10; index += 1) await harness.writeFile(run.id, `block-${index}.bin`, block);
     const context = await harness.contextFor(run.id);
     await expect(harness.call(writeFileTool, { path: 'extra.html', content: 'x' }, context)).rejects.toMatchObject({
       code: 'workspace_too_large',
@@ -84,15 +82,13 @@ describe('write_file', () => {
 
   it('enforces the file cap under parallel writes', async () => {
     const run = await harness.newRun({ phase: 'building' });
-    const pipeline = harness.redis.pipeline();
-    for (let index = 0; index < MAX_WORKSPACE_FILES - 2; index += 1) pipeline.hset(harness.store.keys.files(run.id), `p${index}.html`, 'x');
-    await pipeline.exec();
+    await Promise.all(Array.from({ length: MAX_WORKSPACE_FILES - 2 }, (_, index) => harness.writeFile(run.id, `p${index}.html`, 'x')));
     const results = await Promise.allSettled(
       Array.from({ length: 6 }, async (_, index) =>
         harness.call(writeFileTool, { path: `new-${index}.html`, content: 'x' }, await harness.contextFor(run.id)),
       ),
     );
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(2);
-    expect(await harness.redis.hlen(harness.store.keys.files(run.id))).toBe(MAX_WORKSPACE_FILES);
+    expect(await harness.store.listFiles(run.id)).toHaveLength(MAX_WORKSPACE_FILES);
   });
 });

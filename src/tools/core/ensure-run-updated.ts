@@ -1,7 +1,7 @@
 // Run updates from tools must land: updateRun refuses a run that already ended (cancelled while
 // the tool ran), and the model should hear that rather than a success that did not happen.
-import type { RunRecord } from '../../runs/run-types.js';
-import type { RunStore } from '../../runs/run-store.js';
+import type { RunRecord } from '../../engine/run-types.js';
+import type { RunEngine } from '../../engine/run-engine.js';
 import { ToolError } from '../tool-types.js';
 
 /** Applies a run update or throws ToolError('run_ended'). */
@@ -10,7 +10,7 @@ export async function ensureRunUpdated({
   runId,
   update,
 }: {
-  store: RunStore;
+  store: RunEngine;
   runId: string;
   update: Partial<RunRecord>;
 }): Promise<void> {

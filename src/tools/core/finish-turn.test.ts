@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Phase } from '../../agent/profile.js';
+import type { Phase } from '../../domain/profile.js';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
 import { ToolError } from '../tool-types.js';
 import { finishTurnTool } from './finish-turn.js';
@@ -10,8 +10,10 @@ beforeAll(async () => {
 });
 afterAll(async () => harness.close());
 
+/** Records a successful call of `tool` the way the tool worker does: its result and trail entry. */
 async function record(runId: string, tool: string, phase: Phase): Promise<void> {
-  await harness.store.appendTrail(runId, { tool, ok: true, phase, turn: 1, toolUseId: `toolu_${tool}_${Math.random()}` });
+  const toolUseId = `toolu_${tool}_${Math.random().toString(36).slice(2)}`;
+  await harness.store.recordToolResult(runId, { content: '{}', is_error: false, output: {} }, { tool, ok: true, phase, turn: 1, toolUseId });
 }
 
 describe('finish_turn', () => {
@@ -39,7 +41,7 @@ describe('finish_turn', () => {
     await harness.store.setTodos(run.id, [{ id: 'home', title: 'Home page', phase: 'build', done: true }]);
     for (const tool of ['write_file', 'write_file', 'write_file', 'deploy']) await record(run.id, tool, 'building');
     await record(run.id, 'publish', 'verifying');
-    await harness.store.writeFile(run.id, 'index.html', 'x');
+    await harness.writeFile(run.id, 'index.html', 'x');
     await harness.store.createDeployment(run.id, 'dep_final');
     await harness.store.updateRun(run.id, { liveDeploy: 'dep_final' });
     const output = await harness.call(finishTurnTool, { summary: 'Site is live' }, await harness.contextFor(run.id));
@@ -53,7 +55,7 @@ describe('finish_turn', () => {
     const run = await harness.newRun({ phase: 'verifying' });
     await harness.store.setTodos(run.id, [{ id: 'home', title: 'Home page', phase: 'build', done: true }]);
     for (const tool of ['write_file', 'write_file', 'write_file', 'deploy', 'publish']) await record(run.id, tool, 'building');
-    await harness.store.writeFile(run.id, 'index.html', 'x');
+    await harness.writeFile(run.id, 'index.html', 'x');
     await harness.store.createDeployment(run.id, 'dep_one');
     await harness.store.createDeployment(run.id, 'dep_two');
     await harness.store.updateRun(run.id, { liveDeploy: 'dep_one' });

@@ -1,17 +1,15 @@
 // finish_turn: the model's claim that the site is done, checked against the trail by the finish
 // gate before the run may end.
 import { z } from 'zod';
-import { evaluateFinishGate } from '../../agent/finish-gate.js';
-import { toolInputSchemas } from '../input-schemas.js';
+import { evaluateFinishGate } from '../../domain/finish-gate.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { ensureRunUpdated } from './ensure-run-updated.js';
 
 export const finishTurnTool = defineTool({
   name: 'finish_turn',
-  description:
-    'Declare the site finished, with a short summary for the user. It is checked: the plan must be complete, ' +
-    'at least 3 files written, the final workspace deployed and that deployment published. If anything is missing ' +
-    'the call fails and lists what to do.',
+  description: toolDescriptions.finish_turn,
   inputSchema: toolInputSchemas.finish_turn,
   output: {
     schema: z.strictObject({ finished: z.literal(true), summary: z.string().min(1).max(2000) }),

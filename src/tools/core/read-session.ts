@@ -1,16 +1,15 @@
 // read_session: the run's state as the tools left it, read fresh from Redis (the context's run
 // record was loaded before this turn's other tool calls ran).
 import { z } from 'zod';
-import { PHASES } from '../../agent/profile.js';
-import { todoState } from '../../runs/run-types.js';
-import { toolInputSchemas } from '../input-schemas.js';
+import { PHASES } from '../../domain/profile.js';
+import { todoState } from '../../engine/run-types.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool } from '../tool-types.js';
 
 export const readSessionTool = defineTool({
   name: 'read_session',
-  description:
-    'Read the current state of this build: phase, the plan with what is done, the workspace files with their sizes, ' +
-    'the latest and the live (published) deployment, and the page metadata.',
+  description: toolDescriptions.read_session,
   inputSchema: toolInputSchemas.read_session,
   output: {
     schema: z.strictObject({

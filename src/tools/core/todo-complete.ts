@@ -1,17 +1,16 @@
 // todo_complete: marks one todo done. Completing the last build todo while building moves the
 // run to verifying.
 import { z } from 'zod';
-import { todoState } from '../../runs/run-types.js';
-import { toolInputSchemas } from '../input-schemas.js';
-import { defineToolScripts } from '../tool-scripts.js';
+import { completeTodo } from '../../engine/effects/complete-todo.js';
+import { todoState } from '../../engine/run-types.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { ensureRunUpdated } from './ensure-run-updated.js';
 
 export const todoCompleteTool = defineTool({
   name: 'todo_complete',
-  description:
-    'Mark one todo of the plan as done, by its id. Only mark work that is actually finished. ' +
-    'When every "build" todo is done during the building phase, the run moves to the verifying phase on the next turn.',
+  description: toolDescriptions.todo_complete,
   inputSchema: toolInputSchemas.todo_complete,
   output: {
     schema: z.strictObject({ todo: todoState, remaining: z.int().min(0), next_phase: z.literal('verifying').nullable() }),
@@ -27,15 +26,14 @@ export const todoCompleteTool = defineTool({
   idempotent: true,
   async execute(input, context) {
     // Atomic in Redis: parallel todo_complete calls of one turn must not overwrite each other.
-    const raw = await defineToolScripts(context.store.redis).bfCompleteTodo(context.store.keys.run(context.runId), input.id);
-    if (raw === null) {
+    const todos = await completeTodo({ engine: context.store, runId: context.runId, todoId: input.id });
+    if (todos === null) {
       const known = context.run.todos.map((todo) => todo.id);
       throw new ToolError(
         'todo_not_found',
         `No todo has the id "${input.id}".${known.length > 0 ? ` Known ids: ${known.join(', ')}.` : ' Write a plan with todo_write first.'}`,
       );
     }
-    const todos = z.array(todoState).parse(JSON.parse(raw));
     const todo = todos.find((candidate) => candidate.id === input.id);
     const buildDone = todos.filter((candidate) => candidate.phase === 'build').every((candidate) => candidate.done);
     const nextPhase = buildDone && context.run.phase === 'building' ? 'verifying' : null;

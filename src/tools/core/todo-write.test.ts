@@ -48,7 +48,7 @@ describe('todo_write', () => {
   it('reports run_ended when the run already finished', async () => {
     const run = await harness.newRun();
     const context = await harness.contextFor(run.id);
-    await harness.store.finishRun(run.id, 'cancelled', {});
+    await harness.store.endRun(run.id, run.turn, 'cancelled', {});
     await expect(harness.call(todoWriteTool, plan, context)).rejects.toMatchObject({ code: 'run_ended' });
   });
 });

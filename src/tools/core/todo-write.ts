@@ -1,16 +1,14 @@
 // todo_write: the plan. Writing it is what moves a run out of planning.
 import { z } from 'zod';
-import { toolInputSchemas } from '../input-schemas.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool, ToolError } from '../tool-types.js';
-import { todoState, type TodoState } from '../../runs/run-types.js';
+import { todoState, type TodoState } from '../../engine/run-types.js';
 import { ensureRunUpdated } from './ensure-run-updated.js';
 
 export const todoWriteTool = defineTool({
   name: 'todo_write',
-  description:
-    'Write the plan for building the site as a list of todos; this replaces any earlier plan and marks every todo not done. ' +
-    'Give each todo a short lowercase id (e.g. "home-page"), a title, and a phase: "build" for work done before deploying, ' +
-    '"verify" for checks on the deployed site. Writing the plan during planning starts the building phase on the next turn.',
+  description: toolDescriptions.todo_write,
   inputSchema: toolInputSchemas.todo_write,
   output: {
     schema: z.strictObject({ todos: z.array(todoState).min(1).max(20), next_phase: z.literal('building').nullable() }),

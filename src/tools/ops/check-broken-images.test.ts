@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 async function deploySite(runId: string, files: Record<string, string>): Promise<string> {
-  for (const [path, content] of Object.entries(files)) await harness.store.writeFile(runId, path, content);
+  for (const [path, content] of Object.entries(files)) await harness.writeFile(runId, path, content);
   await harness.store.createDeployment(runId, 'dep_site');
   return 'dep_site';
 }

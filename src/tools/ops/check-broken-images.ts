@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { fetchPolicyFor, checkFetchTarget } from '../http/check-fetch-target.js';
 import { fetchWithLimits, type LimitedResponse } from '../http/fetch-with-limits.js';
 import { cssImageUrls, extractHtmlImageReferences } from '../html/extract-image-references.js';
-import { toolInputSchemas } from '../input-schemas.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { ToolOutputInvalid } from '../output/tool-output-invalid.js';
 import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, ToolError, type ToolContext } from '../tool-types.js';
@@ -101,10 +102,7 @@ async function mapWithConcurrency<Item, Result>(items: Item[], limit: number, ta
 
 export const checkBrokenImagesTool = defineTool({
   name: 'check_broken_images',
-  description:
-    'Check every image of a deployment: <img src/srcset>, <source srcset>, <link rel="icon"> and CSS url(...) in its ' +
-    'pages and stylesheets. Relative paths must exist in the deployment; http(s) images must answer with an image. ' +
-    'Lists each broken reference with its page and the reason; "unchecked" lists remote images this worker may not reach.',
+  description: toolDescriptions.check_broken_images,
   inputSchema: toolInputSchemas.check_broken_images,
   output: {
     contentTypes: IMAGE_TYPES,

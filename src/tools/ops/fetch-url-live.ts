@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { fetchPolicyFor } from '../http/check-fetch-target.js';
 import { FETCH_MAX_BYTES, fetchWithLimits } from '../http/fetch-with-limits.js';
 import { decodeHtmlEntities } from '../html/decode-html-entities.js';
-import { toolInputSchemas } from '../input-schemas.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, type ToolContext } from '../tool-types.js';
 
@@ -46,10 +47,7 @@ function expectedTypes(finalUrl: string, status: number, context: Pick<ToolConte
 
 export const fetchUrlLiveTool = defineTool({
   name: 'fetch_url_live',
-  description:
-    'Fetch a URL the way a visitor would (following up to 5 redirects, 10 s limit) and report the final URL, HTTP status, ' +
-    'content type, size, page title and the first 4000 characters of the body. Use it to check a deployed or published ' +
-    'page. Only the site server and allowed hosts can be reached.',
+  description: toolDescriptions.fetch_url_live,
   inputSchema: toolInputSchemas.fetch_url_live,
   output: {
     maxCharacters: FETCH_MAX_BYTES,

@@ -11,7 +11,7 @@ afterAll(async () => harness.close());
 describe('publish', () => {
   it('makes a deployment live, idempotently', async () => {
     const run = await harness.newRun({ phase: 'verifying' });
-    await harness.store.writeFile(run.id, 'index.html', 'x');
+    await harness.writeFile(run.id, 'index.html', 'x');
     await harness.store.createDeployment(run.id, 'dep_abc');
     const context = await harness.contextFor(run.id, { publicBaseUrl: 'https://fleet.example/' });
     const output = await harness.call(publishTool, { deploy_id: 'dep_abc' }, context);

@@ -1,16 +1,15 @@
 // publish: makes one deployment the live site.
 import { z } from 'zod';
-import { toolInputSchemas } from '../input-schemas.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { liveSiteUrl } from '../site-urls.js';
 import { defineTool, ToolError } from '../tool-types.js';
-import { updateRunGuarded } from '../workspace/update-run-guarded.js';
-import { writeFenceOf } from '../workspace/write-fence.js';
+import { updateRunFields } from '../../engine/effects/run-fields.js';
+import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
 
 export const publishTool = defineTool({
   name: 'publish',
-  description:
-    'Make a deployment the live site, by the deploy_id that deploy returned. Publish the latest deployment once you have ' +
-    'checked it; publishing again replaces what is live.',
+  description: toolDescriptions.publish,
   inputSchema: toolInputSchemas.publish,
   output: {
     schema: z.strictObject({ deploy_id: z.string(), url: z.string() }),
@@ -26,13 +25,8 @@ export const publishTool = defineTool({
     if (!(await context.store.deploymentExists(context.runId, input.deploy_id))) {
       throw new ToolError('deploy_not_found', `This run has no deployment ${input.deploy_id}; use the deploy_id that deploy returned.`);
     }
-    await updateRunGuarded({
-      store: context.store,
-      runId: context.runId,
-      fields: { liveDeploy: input.deploy_id },
-      kind: 'publish',
-      fence: writeFenceOf(context),
-    });
+    const outcome = await updateRunFields({ engine: context.store, runId: context.runId, fields: { liveDeploy: input.deploy_id }, fence: writeFenceOf(context) });
+    if (outcome !== 'ok') throw writeRefusalError(outcome);
     return { deploy_id: input.deploy_id, url: liveSiteUrl({ publicBaseUrl: context.publicBaseUrl, runId: context.runId }) };
   },
 });

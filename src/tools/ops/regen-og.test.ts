@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
-import { assetsKey } from '../tool-keys.js';
+import { readRunAsset } from '../../engine/effects/run-assets.js';
 import { setColorsTool } from '../build/set-colors.js';
 import { regenOgTool } from './regen-og.js';
 
@@ -16,7 +16,7 @@ describe('regen_og', () => {
     await harness.call(setColorsTool, { primary: '#aa0000', background: '#fafafa', text: '#222222' }, await harness.contextFor(run.id));
     const filesBefore = await harness.store.listFiles(run.id);
     const output = await harness.call(regenOgTool, { title: 'Rosie & Co', subtitle: 'Bread <daily>' }, await harness.contextFor(run.id));
-    const svg = await harness.redis.hget(assetsKey(harness.store.keys, run.id), 'og-image.svg');
+    const svg = await readRunAsset({ engine: harness.store, runId: run.id, name: 'og-image.svg' });
     expect(output).toEqual({ path: 'og-image.svg', bytes: Buffer.byteLength(svg ?? '') });
     expect(svg).toContain('width="1200" height="630"');
     expect(svg).toContain('Rosie &#38; Co');

@@ -2,21 +2,19 @@
 // beside every deployment, not as a workspace file, so it can change during verifying without
 // a redeploy (which the finish gate would then demand).
 import { z } from 'zod';
-import { assetsKey } from '../tool-keys.js';
-import { toolInputSchemas } from '../input-schemas.js';
-import { defineToolScripts } from '../tool-scripts.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
+import { setRunAsset } from '../../engine/effects/run-assets.js';
+import { readTheme } from '../../engine/effects/run-theme.js';
 import { defineTool } from '../tool-types.js';
-import { fenceArgs, fenceKeys, writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
-import { readTheme } from '../workspace/update-theme.js';
+import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
 import { renderOgImage } from './render-og-image.js';
 
 export const OG_IMAGE_PATH = 'og-image.svg';
 
 export const regenOgTool = defineTool({
   name: 'regen_og',
-  description:
-    'Generate the 1200x630 link-preview image (og-image.svg) from a title and optional subtitle, in the site colors. ' +
-    'It is served at og-image.svg on the site right away, without a new deploy; reference it as og:image in your pages.',
+  description: toolDescriptions.regen_og,
   inputSchema: toolInputSchemas.regen_og,
   output: {
     schema: z.strictObject({ path: z.literal(OG_IMAGE_PATH), bytes: z.int().min(1) }),
@@ -25,16 +23,9 @@ export const regenOgTool = defineTool({
   writes: true,
   idempotent: true,
   async execute(input, context) {
-    const { colors } = await readTheme({ store: context.store, runId: context.runId });
+    const { colors } = await readTheme({ engine: context.store, runId: context.runId });
     const svg = renderOgImage({ title: input.title, subtitle: input.subtitle, colors });
-    const outcome = await defineToolScripts(context.store.redis).bfSetHashField(
-      ...fenceKeys(context.store, context.runId),
-      assetsKey(context.store.keys, context.runId),
-      ...fenceArgs(writeFenceOf(context)),
-      OG_IMAGE_PATH,
-      svg,
-      'asset',
-    );
+    const outcome = await setRunAsset({ engine: context.store, runId: context.runId, name: OG_IMAGE_PATH, content: svg, fence: writeFenceOf(context) });
     if (outcome !== 'ok') throw writeRefusalError(outcome);
     return { path: OG_IMAGE_PATH, bytes: Buffer.byteLength(svg) };
   },

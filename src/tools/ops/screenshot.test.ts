@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
 import { ONE_PIXEL_PNG } from '../testing/test-images.js';
-import { screenshotsKey } from '../tool-keys.js';
+import { readScreenshot } from '../../engine/effects/screenshots.js';
 import { DEFAULT_CHROMIUM_PATHS } from './find-chromium.js';
 import { runHeadlessChromium } from './run-headless-chromium.js';
 import { pngDimensions, screenshotTool } from './screenshot.js';
@@ -72,7 +72,7 @@ describe('screenshot', () => {
     const toolContext = await context(run.id, binary);
     const output = await harness.call(screenshotTool, { url: 'http://127.0.0.1:8080/sites/x/', width: 800, height: 600 }, toolContext);
     expect(output).toEqual({ bytes: ONE_PIXEL_PNG.length, width: 800, height: 600 });
-    const stored = await harness.redis.hgetBuffer(screenshotsKey(harness.store.keys, run.id), toolContext.toolUseId);
+    const stored = await readScreenshot({ engine: harness.store, runId: run.id, toolUseId: toolContext.toolUseId });
     expect(stored && pngDimensions(stored)).toEqual({ width: 800, height: 600 });
     const args = JSON.parse(await readFile(`${binary}.args.json`, 'utf8')) as string[];
     expect(args.slice(0, 8)).toEqual([

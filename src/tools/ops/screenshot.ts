@@ -5,8 +5,9 @@ import { z } from 'zod';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetchPolicyFor, checkFetchTarget } from '../http/check-fetch-target.js';
-import { toolInputSchemas } from '../input-schemas.js';
-import { screenshotsKey } from '../tool-keys.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
+import { saveScreenshot } from '../../engine/effects/screenshots.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { findChromium } from './find-chromium.js';
 import { runHeadlessChromium } from './run-headless-chromium.js';
@@ -24,10 +25,7 @@ export function pngDimensions(png: Buffer): { width: number; height: number } | 
 
 export const screenshotTool = defineTool({
   name: 'screenshot',
-  description:
-    'Take a screenshot of a page (e.g. the deployed site URL) in a headless browser at the given viewport ' +
-    '(default 1280x800) to confirm it renders. Returns the image size; fails with chromium_unavailable when no browser ' +
-    'is installed, in which case use fetch_url_live instead.',
+  description: toolDescriptions.screenshot,
   inputSchema: toolInputSchemas.screenshot,
   output: {
     schema: z.strictObject({ bytes: z.int().min(1), width: z.int().min(1), height: z.int().min(1) }),
@@ -81,7 +79,7 @@ export const screenshotTool = defineTool({
           `Chromium could not screenshot ${target.href} (exit code ${String(result.exitCode)}${png ? '' : ', no PNG written'})${detail ? `: ${detail}` : ''}.`,
         );
       }
-      await context.store.redis.hset(screenshotsKey(context.store.keys, context.runId), context.toolUseId, png);
+      await saveScreenshot({ engine: context.store, runId: context.runId, toolUseId: context.toolUseId, png });
       return { bytes: png.length, width: dimensions.width, height: dimensions.height };
     } finally {
       await rm(workDirectory, { recursive: true, force: true });

@@ -18,7 +18,7 @@ describe('set_meta', () => {
 
   it('reports run_ended for a finished run', async () => {
     const run = await harness.newRun({ phase: 'verifying' });
-    await harness.store.finishRun(run.id, 'succeeded', { result: 'done' });
+    await harness.store.endRun(run.id, run.turn, 'succeeded', { result: 'done' });
     await expect(harness.call(setMetaTool, { title: 't', description: 'd' }, await harness.contextFor(run.id))).rejects.toMatchObject({
       code: 'run_ended',
     });

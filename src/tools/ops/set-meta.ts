@@ -1,15 +1,14 @@
 // set_meta: the site's title and description, kept on the run for the site server's <head>.
 import { z } from 'zod';
-import { toolInputSchemas } from '../input-schemas.js';
+import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool } from '../tool-types.js';
-import { updateRunGuarded } from '../workspace/update-run-guarded.js';
-import { writeFenceOf } from '../workspace/write-fence.js';
+import { updateRunFields } from '../../engine/effects/run-fields.js';
+import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
 
 export const setMetaTool = defineTool({
   name: 'set_meta',
-  description:
-    'Set the site title (up to 120 characters) and description (up to 300) used for search results and link previews. ' +
-    'Takes effect on the published site without a new deploy.',
+  description: toolDescriptions.set_meta,
   inputSchema: toolInputSchemas.set_meta,
   output: {
     schema: z.strictObject({ title: z.string().min(1).max(120), description: z.string().min(1).max(300) }),
@@ -28,7 +27,8 @@ export const setMetaTool = defineTool({
   idempotent: true,
   async execute(input, context) {
     const meta = { title: input.title, description: input.description };
-    await updateRunGuarded({ store: context.store, runId: context.runId, fields: { meta: JSON.stringify(meta) }, kind: 'meta', fence: writeFenceOf(context) });
+    const outcome = await updateRunFields({ engine: context.store, runId: context.runId, fields: { meta }, fence: writeFenceOf(context) });
+    if (outcome !== 'ok') throw writeRefusalError(outcome);
     return meta;
   },
 });

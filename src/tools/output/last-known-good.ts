@@ -5,7 +5,7 @@
 import { redactValue } from '../../telemetry/redact-secrets.js';
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { KeySpace } from '../../runs/keys.js';
+import type { KeySpace } from '../../engine/keys.js';
 import type { LastKnownGoodScope } from './output-contract.js';
 
 export const LAST_KNOWN_GOOD_TTL_MS = 3_600_000;

@@ -1,12 +1,8 @@
-// A tool's output contract, declared beside its input schema on the ToolDefinition: how large its
-// output may be, which media types it accepts from upstream (tools that read HTTP), the schema
+// A tool's output contract, declared beside its input schema on the ToolImplementation: how large
+// its output may be, which media types it accepts from upstream (tools that read HTTP), the schema
 // and invariants its final output must meet, and what the fleet does when it does not.
 import type { z } from 'zod';
-
-/** fail_closed: the run stops (failed, invalid_tool_output). degrade: the run continues in
- * skip_writes safe mode, with a last-known-good value where one is cached. */
-export const TOOL_OUTPUT_MODES = ['fail_closed', 'degrade'] as const;
-export type ToolOutputMode = (typeof TOOL_OUTPUT_MODES)[number];
+import type { ToolOutputMode } from '../../domain/tool-output-modes.js';
 
 /** Default cap on the serialised output (and, for HTTP tools, on the upstream body in bytes). */
 export const DEFAULT_MAX_OUTPUT_CHARACTERS = 200_000;

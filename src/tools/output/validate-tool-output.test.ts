@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ALL_TOOLS, WRITE_TOOLS } from '../../agent/profile.js';
-import { toolDefinitions } from '../tool-catalog.js';
+import { ALL_TOOLS, WRITE_TOOLS } from '../../domain/profile.js';
+import { toolImplementations } from '../tool-implementations.js';
 import { ONE_PIXEL_PNG } from '../testing/test-images.js';
 import type { ToolOutputContract } from './output-contract.js';
 import { TOOL_OUTPUT_INVALID_REASONS, ToolOutputInvalid, reasonCodeOf } from './tool-output-invalid.js';
@@ -123,32 +123,32 @@ describe('ToolOutputInvalid', () => {
 describe('the catalog output contracts', () => {
   it('gives every tool a contract with a mode, and HTTP tools their media types', () => {
     for (const name of ALL_TOOLS) {
-      const contract = toolDefinitions[name].output;
+      const contract = toolImplementations[name].output;
       expect(['fail_closed', 'degrade'], name).toContain(contract.mode);
       expect(contract.schema, name).toBeDefined();
     }
-    expect(toolDefinitions.fetch_image.output.contentTypes).toEqual(['image/*']);
-    expect(toolDefinitions.check_broken_images.output.contentTypes).toEqual(['image/*']);
-    expect(toolDefinitions.fetch_url_live.output.contentTypes).toEqual(['text/html', 'text/plain', 'application/json']);
+    expect(toolImplementations.fetch_image.output.contentTypes).toEqual(['image/*']);
+    expect(toolImplementations.check_broken_images.output.contentTypes).toEqual(['image/*']);
+    expect(toolImplementations.fetch_url_live.output.contentTypes).toEqual(['text/html', 'text/plain', 'application/json']);
   });
 
   it('never reuses a last-known-good output of a write tool', () => {
-    for (const name of WRITE_TOOLS) expect(toolDefinitions[name].output.lastKnownGood, name).toBeUndefined();
+    for (const name of WRITE_TOOLS) expect(toolImplementations[name].output.lastKnownGood, name).toBeUndefined();
   });
 
   it('holds the issue\'s invariants: deploy ids, files, sha256, publish URLs', () => {
     const context = { runId: 'run_abc', toolUseId: 'toolu_1', publicBaseUrl: 'http://h' };
-    const deploy = (output: unknown) => reasonOf(() => validateToolOutput({ output, contract: toolDefinitions.deploy.output, context: { ...context, input: {} } }));
+    const deploy = (output: unknown) => reasonOf(() => validateToolOutput({ output, contract: toolImplementations.deploy.output, context: { ...context, input: {} } }));
     expect(deploy({ deploy_id: 'dep_0123456789abcdef', url: 'http://h/sites/run_abc/d/dep_0123456789abcdef/', files: ['index.html'] })).toBe('valid');
     expect(deploy({ deploy_id: 'dep_XYZ', url: 'http://h/sites/run_abc/d/dep_XYZ/', files: ['index.html'] })).toBe('invariant:deploy_id_format');
     expect(deploy({ deploy_id: 'dep_0123456789abcdef', url: 'http://h/sites/run_abc/d/dep_0123456789abcdef/', files: [] })).toBe('invariant:files_non_empty');
     const write = (output: unknown) =>
-      reasonOf(() => validateToolOutput({ output, contract: toolDefinitions.write_file.output, context: { ...context, input: { path: 'a', content: 'abc' } } }));
+      reasonOf(() => validateToolOutput({ output, contract: toolImplementations.write_file.output, context: { ...context, input: { path: 'a', content: 'abc' } } }));
     expect(write({ path: 'a', bytes: 3, sha256: 'a'.repeat(64) })).toBe('valid');
     expect(write({ path: 'a', bytes: -1, sha256: 'a'.repeat(64) })).toBe('invariant:bytes_non_negative');
     expect(write({ path: 'a', bytes: 3, sha256: 'XYZ' })).toBe('invariant:sha256_hex');
     const publish = (output: unknown) =>
-      reasonOf(() => validateToolOutput({ output, contract: toolDefinitions.publish.output, context: { ...context, input: { deploy_id: 'dep_1' } } }));
+      reasonOf(() => validateToolOutput({ output, contract: toolImplementations.publish.output, context: { ...context, input: { deploy_id: 'dep_1' } } }));
     expect(publish({ deploy_id: 'dep_1', url: 'http://h/sites/run_abc/' })).toBe('valid');
     expect(publish({ deploy_id: 'dep_1', url: 'http://h/sites/run_other/' })).toBe('invariant:url_is_the_live_site');
   });

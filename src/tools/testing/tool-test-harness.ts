@@ -1,24 +1,29 @@
-// Test-only: a real RunStore on the suite's Redis under a private prefix, runs to call tools on,
-// and ToolContexts built the way the tool worker builds them. Not used by production code.
+// Test-only: a real RunEngine on the suite's Redis under a private prefix, runs to call tools on,
+// and ToolContexts built the way the tool worker builds them. Not used by production code. State
+// is seeded through the operations production uses (the engine's transitions and effects), so a
+// test cannot set up a run that production could not reach.
 import pino from 'pino';
 import type { Redis } from 'ioredis';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../../test/support/redis.js';
 import { configSchema, type Config } from '../../config.js';
-import { createKeySpace } from '../../runs/keys.js';
-import { RunStore } from '../../runs/run-store.js';
-import type { RunRecord } from '../../runs/run-types.js';
-import type { ToolContext, ToolDefinition } from '../tool-types.js';
+import { writeWorkspaceFile } from '../../engine/effects/workspace-files.js';
+import { createKeySpace } from '../../engine/keys.js';
+import { RunEngine } from '../../engine/run-engine.js';
+import type { RunRecord } from '../../engine/run-types.js';
+import type { ToolContext, ToolImplementation } from '../tool-types.js';
 
 export interface ToolTestHarness {
   redis: Redis;
-  store: RunStore;
+  store: RunEngine;
   prefix: string;
   /** Creates a run, optionally already in a later phase. */
   newRun(update?: Partial<RunRecord>): Promise<RunRecord>;
+  /** Puts a workspace file through the write path write_file uses; throws unless it was written. */
+  writeFile(runId: string, path: string, content: string): Promise<void>;
   /** A context for a run, read fresh from the store; overrides replace any field. */
   contextFor(runId: string, overrides?: Partial<Omit<ToolContext, 'config'>> & { config?: Partial<Config> }): Promise<ToolContext>;
   /** Parses input with the tool's schema (as the worker does) and executes it. */
-  call(tool: ToolDefinition, input: unknown, context: ToolContext): Promise<any>;
+  call(tool: ToolImplementation, input: unknown, context: ToolContext): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -27,7 +32,7 @@ let toolUseSequence = 0;
 export async function createToolTestHarness(label: string): Promise<ToolTestHarness> {
   const redis = connectTestRedis();
   const prefix = uniquePrefix(label);
-  const store = new RunStore(redis, createKeySpace(prefix));
+  const store = new RunEngine(redis, createKeySpace(prefix));
   const logger = pino({ level: 'silent' });
   const baseConfig = configSchema.parse({});
   return {
@@ -45,6 +50,10 @@ export async function createToolTestHarness(label: string): Promise<ToolTestHarn
       });
       if (update) await store.updateRun(run.id, update);
       return (await store.getRun(run.id)) as RunRecord;
+    },
+    async writeFile(runId, path, content) {
+      const outcome = await writeWorkspaceFile({ engine: store, runId, path, content });
+      if (outcome !== 'ok') throw new Error(`seeding ${path} of ${runId}: the workspace write returned ${outcome}`);
     },
     async contextFor(runId, overrides = {}) {
       const run = (await store.getRun(runId)) as RunRecord;

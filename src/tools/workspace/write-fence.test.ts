@@ -8,7 +8,7 @@ import { publishTool } from '../ops/publish.js';
 import { regenOgTool } from '../ops/regen-og.js';
 import { setMetaTool } from '../ops/set-meta.js';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
-import { writesKey } from '../tool-keys.js';
+import { readWriteJournal, type WriteJournalEntry } from '../../engine/write-journal.js';
 
 let harness: ToolTestHarness;
 let killSwitch: KillSwitch;
@@ -19,8 +19,8 @@ beforeAll(async () => {
 });
 afterAll(async () => harness.close());
 
-async function journal(runId: string): Promise<Array<{ at_ms: number; tool: string; kind: string; target: string }>> {
-  return (await harness.redis.lrange(writesKey(harness.store.keys, runId), 0, -1)).map((entry) => JSON.parse(entry));
+async function journal(runId: string): Promise<WriteJournalEntry[]> {
+  return readWriteJournal({ engine: harness.store, runId });
 }
 
 const writeCalls = [
@@ -74,6 +74,8 @@ describe('the write fence of the guarded write scripts', () => {
   it('lets only the probe write through while half-open', async () => {
     const run = await harness.newRun({ phase: 'building' });
     const context = await harness.contextFor(run.id);
+    // The kill switch's own state, not the run's: a half-open switch whose probe is held, set
+    // directly because reaching it through KillSwitch needs a trip and a cool-down.
     await harness.redis.hset(harness.store.keys.killSwitch(), 'mode', 'half_open', 'probe', 'probe_abc', 'probe_until', String(Date.now() + 60_000));
     try {
       await expect(harness.call(writeFileTool, { path: 'x.html', content: 'x' }, context)).rejects.toMatchObject({ code: 'killswitch_read_only' });
@@ -91,7 +93,7 @@ describe('the write fence of the guarded write scripts', () => {
       code: 'safe_mode_skip_writes',
     });
     const ended = await harness.newRun({ phase: 'building' });
-    await harness.store.finishRun(ended.id, 'cancelled', {});
+    await harness.store.endRun(ended.id, ended.turn, 'cancelled', {});
     await expect(harness.call(writeFileTool, { path: 'a.html', content: 'a' }, await harness.contextFor(ended.id))).rejects.toMatchObject({ code: 'run_ended' });
     expect(await harness.store.listFiles(safe.id)).toEqual([]);
     expect(await harness.store.listFiles(ended.id)).toEqual([]);

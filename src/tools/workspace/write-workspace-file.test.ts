@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
-import { themeKey } from '../tool-keys.js';
-import { writeWorkspaceFile } from './write-workspace-file.js';
+import { describe, expect, it } from 'vitest';
+import { ToolError } from '../tool-types.js';
+import { workspaceWriteError } from './write-workspace-file.js';
 
-let harness: ToolTestHarness;
-beforeAll(async () => {
-  harness = await createToolTestHarness('workspacewrite');
-});
-afterAll(async () => harness.close());
+describe('workspaceWriteError', () => {
+  it('treats a written or superseded file as success', () => {
+    expect(workspaceWriteError({ outcome: 'ok', path: 'a.html', bytes: 1 })).toBeNull();
+    expect(workspaceWriteError({ outcome: 'stale', path: 'theme.css', bytes: 1 })).toBeNull();
+  });
 
-describe('writeWorkspaceFile', () => {
-  it('writes a guarded file only while the guard still holds its value', async () => {
-    const run = await harness.newRun({ phase: 'building' });
-    const key = themeKey(harness.store.keys, run.id);
-    await harness.redis.hset(key, 'version', '2');
-    const stale = await writeWorkspaceFile({ store: harness.store, runId: run.id, path: 'theme.css', content: 'old', guard: { key, field: 'version', value: '1' } });
-    expect(stale).toBe(false);
-    expect(await harness.store.readFile(run.id, 'theme.css')).toBeNull();
-    const current = await writeWorkspaceFile({ store: harness.store, runId: run.id, path: 'theme.css', content: 'new', guard: { key, field: 'version', value: '2' } });
-    expect(current).toBe(true);
-    expect(await harness.store.readFile(run.id, 'theme.css')).toBe('new');
+  it('turns every outcome that wrote nothing into the ToolError of the same code', () => {
+    for (const outcome of ['file_too_large', 'workspace_file_limit', 'workspace_too_large', 'killswitch_read_only', 'safe_mode_skip_writes', 'run_ended'] as const) {
+      const error = workspaceWriteError({ outcome, path: 'a.html', bytes: 10 });
+      expect(ToolError.isInstance(error), outcome).toBe(true);
+      expect(error?.code).toBe(outcome);
+    }
   });
 });

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { decideModelRetry, type RetryInput } from './decide-model-retry.js';
+
+const base: RetryInput = {
+  failure: { kind: 'transient' },
+  message: 'boom',
+  attemptsMade: 0,
+  maxAttempts: 5,
+  pauseRemainingMs: 0,
+  rateLimitCycles: 0,
+  maxRateLimitCycles: 20,
+  overloadedForMs: 0,
+  overloadPatienceMs: 60_000,
+  backoff: { baseMs: 1000, rateLimitBaseMs: 5000, capMs: 30_000 },
+  random: () => 1,
+};
+
+describe('decideModelRetry', () => {
+  it('waits out the fleet-wide pause without spending an attempt', () => {
+    expect(decideModelRetry({ ...base, failure: { kind: 'paused' }, pauseRemainingMs: 1234.2 })).toEqual({ kind: 'retry', delayMs: 1235, spendsAttempt: false });
+  });
+
+  it('waits out an overload within the patience, and fails the run past it', () => {
+    expect(decideModelRetry({ ...base, failure: { kind: 'overloaded' }, pauseRemainingMs: 2000, overloadedForMs: 59_999 })).toEqual({ kind: 'retry', delayMs: 2000, spendsAttempt: false });
+    const failed = decideModelRetry({ ...base, failure: { kind: 'overloaded' }, overloadedForMs: 60_000 });
+    expect(failed).toMatchObject({ kind: 'fail_run', code: 'model_unavailable' });
+  });
+
+  it("waits a 429's retry-after, and fails the run after too many cycles", () => {
+    expect(decideModelRetry({ ...base, failure: { kind: 'rate_limited', waitMs: 3000 }, rateLimitCycles: 20 })).toEqual({ kind: 'retry', delayMs: 3000, spendsAttempt: false });
+    expect(decideModelRetry({ ...base, failure: { kind: 'rate_limited', waitMs: 3000 }, rateLimitCycles: 21 })).toMatchObject({ kind: 'fail_run', code: 'rate_limit_exhausted' });
+  });
+
+  it('retries a transient failure with backoff until the attempts run out', () => {
+    expect(decideModelRetry({ ...base, attemptsMade: 1 })).toEqual({ kind: 'retry', delayMs: 2000, spendsAttempt: true });
+    expect(decideModelRetry({ ...base, failure: { kind: 'rate_limited_backoff' }, attemptsMade: 0 })).toEqual({ kind: 'retry', delayMs: 5000, spendsAttempt: true });
+    expect(decideModelRetry({ ...base, attemptsMade: 4 })).toMatchObject({ kind: 'fail_run', code: 'model_unavailable', message: 'The model call failed 5 times: boom' });
+  });
+
+  it('fails the run at once on a fatal error or the spend limit', () => {
+    expect(decideModelRetry({ ...base, failure: { kind: 'fatal', code: 'model_invalid_request_error', message: 'bad' } })).toEqual({ kind: 'fail_run', code: 'model_invalid_request_error', message: 'boom' });
+    expect(decideModelRetry({ ...base, failure: { kind: 'spend_cap', message: 'limit' } })).toMatchObject({ kind: 'fail_run', code: 'billing_spend_cap' });
+  });
+});

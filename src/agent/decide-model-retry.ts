@@ -1,0 +1,68 @@
+// What a model turn does about a call it could not make or that failed: the one place retry intent
+// is decided. Pure — every input is passed in — so each branch is a unit test; the turn ends the
+// run on `fail_run`, and the model worker maps `retry` onto BullMQ (a wait that spends no attempt
+// is the queue's rate limit, one that does is a thrown error with this delay as its backoff).
+import type { RunErrorCode } from '../domain/run-outcomes.js';
+import { assertNever } from '../domain/profile.js';
+import { backoffDelay, type BackoffPolicy, type RetryOutcome } from '../model/classify-model-error.js';
+
+export type RetryDecision =
+  | { kind: 'retry'; delayMs: number; spendsAttempt: boolean }
+  | { kind: 'fail_run'; code: RunErrorCode; message: string };
+
+export interface RetryInput {
+  /** Why the call did not succeed: the classified failure, or `paused` (the fleet-wide pause was
+   * in force right before the call, so none was made). */
+  failure: RetryOutcome | { kind: 'paused' };
+  message: string;
+  /** Attempts of this job made before this one (BullMQ attemptsMade) and its limit. */
+  attemptsMade: number;
+  maxAttempts: number;
+  /** The fleet-wide pause now in force (ms): what a paused, rate-limited or overloaded turn waits. */
+  pauseRemainingMs: number;
+  /** Retry-after cycles of this turn so far, this one included (rate_limited only). */
+  rateLimitCycles: number;
+  maxRateLimitCycles: number;
+  /** How long this turn has met an overloaded API, and how long it may (overloaded only). */
+  overloadedForMs: number;
+  overloadPatienceMs: number;
+  backoff: BackoffPolicy;
+  random?: () => number;
+}
+
+export function decideModelRetry(input: RetryInput): RetryDecision {
+  const { failure } = input;
+  const wait = (delayMs: number): RetryDecision => ({ kind: 'retry', delayMs: Math.max(1, Math.ceil(delayMs)), spendsAttempt: false });
+  switch (failure.kind) {
+    case 'paused':
+      return wait(input.pauseRemainingMs);
+    case 'overloaded':
+      // The pause is already set fleet-wide and grows while the episode lasts; only the turn's
+      // patience limits the waiting, not a number of attempts.
+      if (input.overloadedForMs >= input.overloadPatienceMs) {
+        return {
+          kind: 'fail_run',
+          code: 'model_unavailable',
+          message: `The model API stayed overloaded for ${Math.round(input.overloadedForMs / 1000)} s of this turn (patience ${Math.round(input.overloadPatienceMs / 1000)} s): ${input.message}`,
+        };
+      }
+      return wait(input.pauseRemainingMs);
+    case 'rate_limited':
+      if (input.rateLimitCycles > input.maxRateLimitCycles) {
+        return { kind: 'fail_run', code: 'rate_limit_exhausted', message: `The model stayed rate limited for ${input.rateLimitCycles} retry-after cycles.` };
+      }
+      return wait(Math.max(failure.waitMs, input.pauseRemainingMs));
+    case 'fatal':
+      return { kind: 'fail_run', code: failure.code, message: input.message };
+    case 'spend_cap':
+      return { kind: 'fail_run', code: 'billing_spend_cap', message: input.message };
+    case 'transient':
+    case 'rate_limited_backoff':
+      if (input.attemptsMade + 1 >= input.maxAttempts) {
+        return { kind: 'fail_run', code: 'model_unavailable', message: `The model call failed ${input.attemptsMade + 1} times: ${input.message}` };
+      }
+      return { kind: 'retry', delayMs: backoffDelay(input.attemptsMade + 1, failure, input.backoff, input.random), spendsAttempt: true };
+    default:
+      return assertNever(failure);
+  }
+}

@@ -1,0 +1,74 @@
+// The builder agent's profile: its phases, the tool tier each phase exposes, and its plan rules.
+// Pure data and pure functions: the tier for a turn depends on the phase alone.
+
+export const PHASES = ['planning', 'building', 'verifying', 'done'] as const;
+export type Phase = (typeof PHASES)[number];
+
+export const CORE_TOOLS = ['todo_write', 'todo_complete', 'ask_user', 'read_session', 'finish_turn'] as const;
+export const BUILD_TOOLS = [
+  'fetch_image',
+  'set_colors',
+  'set_fonts',
+  'write_file',
+  'list_files',
+  'read_file',
+  'delete_file',
+  'deploy',
+] as const;
+export const OPS_TOOLS = [
+  'fetch_url_live',
+  'screenshot',
+  'check_broken_images',
+  'regen_og',
+  'set_meta',
+  'publish',
+] as const;
+
+export type CoreToolName = (typeof CORE_TOOLS)[number];
+export type BuildToolName = (typeof BUILD_TOOLS)[number];
+export type OpsToolName = (typeof OPS_TOOLS)[number];
+export type ToolName = CoreToolName | BuildToolName | OpsToolName;
+export const ALL_TOOLS: readonly ToolName[] = [...CORE_TOOLS, ...BUILD_TOOLS, ...OPS_TOOLS];
+
+/** The largest tier any phase exposes; a test asserts no model request carries more. */
+export const MAX_TOOLS_PER_REQUEST = 13;
+
+export type TierName = 'core' | 'build' | 'ops';
+
+/** The tool names the model may see (and call) in a phase. */
+export function toolsForPhase(phase: Phase): readonly ToolName[] {
+  switch (phase) {
+    case 'planning':
+      return CORE_TOOLS;
+    case 'building':
+      return [...CORE_TOOLS, ...BUILD_TOOLS];
+    case 'verifying':
+      return [...CORE_TOOLS, ...OPS_TOOLS];
+    case 'done':
+      return CORE_TOOLS;
+    default:
+      return assertNever(phase);
+  }
+}
+
+/** Write tools change a run's workspace, deployments or published state; the kill switch and
+ * skip_writes safe mode refuse them. */
+export const WRITE_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>([
+  'fetch_image',
+  'set_colors',
+  'set_fonts',
+  'write_file',
+  'delete_file',
+  'deploy',
+  'regen_og',
+  'set_meta',
+  'publish',
+]);
+
+export function isToolName(name: string): name is ToolName {
+  return (ALL_TOOLS as readonly string[]).includes(name);
+}
+
+export function assertNever(value: never, message = 'Unexpected value'): never {
+  throw new Error(`${message}: ${JSON.stringify(value)}`);
+}

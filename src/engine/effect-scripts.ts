@@ -1,0 +1,240 @@
+// Lua scripts for tool effects that must be atomic against parallel tool calls of one turn
+// (a model often sends several write_file or todo_complete calls in one message, and the tool
+// queue runs them concurrently), and — for every write a write tool makes — against the kill
+// switch and the run's state. The run engine owns them: only src/engine calls them (tools reach
+// them through src/engine/effects/), and the fence's terminal check comes from the domain's
+// statuses (lua-vocabulary.ts).
+//
+// The write fence. Every write script starts with the same three keys and two arguments:
+//   KEYS[1] the kill switch hash (`<prefix>:killswitch`), KEYS[2] the run hash, KEYS[3] the run's
+//   write journal list; ARGV[1] the half-open probe token ('' for none), ARGV[2] the tool name.
+// and refuses, writing nothing, with
+//   'killswitch_read_only'   the switch is read_only, or half_open and this write is not the probe
+//   'run_ended'              the run is terminal
+//   'safe_mode_skip_writes'  the run is in skip_writes safe mode
+// Otherwise it writes and appends {at_ms (Redis TIME), tool, kind, target} to the journal in the
+// same step, so "no write landed after the trip" can be checked from the journal alone. (On Redis
+// Cluster the kill switch key is in another slot: see src/safety/kill-switch.ts.)
+import { defineLuaCommands } from './define-lua-commands.js';
+import { LUA_IS_TERMINAL } from './lua-vocabulary.js';
+import type { Redis } from 'ioredis';
+
+const WRITE_FENCE = LUA_IS_TERMINAL + `
+local function write_refusal()
+  local mode = redis.call('HGET', KEYS[1], 'mode')
+  if mode == 'read_only' then return 'killswitch_read_only' end
+  if mode == 'half_open' and (ARGV[1] == '' or redis.call('HGET', KEYS[1], 'probe') ~= ARGV[1]) then
+    return 'killswitch_read_only'
+  end
+  local status = redis.call('HGET', KEYS[2], 'status')
+  if is_terminal(status) then return 'run_ended' end
+  if redis.call('HGET', KEYS[2], 'safeMode') == 'skip_writes' then return 'safe_mode_skip_writes' end
+  return false
+end
+local function journal(kind, target)
+  local clock = redis.call('TIME')
+  local at = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+  redis.call('RPUSH', KEYS[3], cjson.encode({at_ms = at, tool = ARGV[2], kind = kind, target = target}))
+end
+`;
+
+/**
+ * bfWriteWorkspaceFile
+ * KEYS[1..3] the write fence (above), KEYS[4] workspace files hash, KEYS[5] guard hash (the theme
+ * hash, or the files hash when unused).
+ * ARGV[1..2] the write fence, ARGV[3] path, ARGV[4] content, ARGV[5] max files, ARGV[6] max bytes
+ * per file, ARGV[7] max total bytes, ARGV[8] guard field ('' for an unconditional write),
+ * ARGV[9] expected guard value.
+ * Returns 'ok' when written, a write fence refusal, 'stale' when the guard field no longer holds
+ * the expected value (a newer generator run owns the file; nothing written), or the ToolError code
+ * of the limit the write would break: 'file_too_large', 'workspace_file_limit', 'workspace_too_large'.
+ */
+const WRITE_WORKSPACE_FILE =
+  WRITE_FENCE +
+  `
+local refusal = write_refusal()
+if refusal then return refusal end
+if ARGV[8] ~= '' and redis.call('HGET', KEYS[5], ARGV[8]) ~= ARGV[9] then return 'stale' end
+local size = string.len(ARGV[4])
+if size > tonumber(ARGV[6]) then return 'file_too_large' end
+local exists = redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1
+local count = redis.call('HLEN', KEYS[4])
+if not exists and count + 1 > tonumber(ARGV[5]) then return 'workspace_file_limit' end
+local total = 0
+for _, path in ipairs(redis.call('HKEYS', KEYS[4])) do
+  if path ~= ARGV[3] then total = total + redis.call('HSTRLEN', KEYS[4], path) end
+end
+if total + size > tonumber(ARGV[7]) then return 'workspace_too_large' end
+redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
+journal('file', ARGV[3])
+return 'ok'
+`;
+
+/**
+ * bfDeleteWorkspaceFile
+ * KEYS[1..3] the write fence, KEYS[4] workspace files hash. ARGV[1..2] the write fence, ARGV[3] path.
+ * Returns 'ok' when deleted, 'missing' when there was no such file, or a write fence refusal.
+ */
+const DELETE_WORKSPACE_FILE =
+  WRITE_FENCE +
+  `
+local refusal = write_refusal()
+if refusal then return refusal end
+if redis.call('HDEL', KEYS[4], ARGV[3]) == 0 then return 'missing' end
+journal('delete', ARGV[3])
+return 'ok'
+`;
+
+/**
+ * bfSnapshotDeployment — the one deployment snapshot (tests seed deployments through it too).
+ * KEYS[1..3] the write fence, KEYS[4] workspace files hash, KEYS[5] deployment hash, KEYS[6]
+ * deployments zset (KEYS[2], the run hash, gets latestDeploy).
+ * ARGV[1..2] the write fence, ARGV[3] deploy id, ARGV[4] ISO time.
+ * Returns {'ok', 1, paths} when this call made the snapshot, {'ok', 0, paths} when it existed
+ * already (a retry: returned even when the fence would refuse, as nothing new is written), or
+ * {refusal}.
+ */
+const SNAPSHOT_DEPLOYMENT =
+  WRITE_FENCE +
+  `
+if redis.call('ZSCORE', KEYS[6], ARGV[3]) then
+  return {'ok', 0, redis.call('HKEYS', KEYS[5])}
+end
+local refusal = write_refusal()
+if refusal then return {refusal} end
+local files = redis.call('HGETALL', KEYS[4])
+if #files > 0 then redis.call('HSET', KEYS[5], unpack(files)) end
+redis.call('ZADD', KEYS[6], redis.call('ZCARD', KEYS[6]) + 1, ARGV[3])
+redis.call('HSET', KEYS[2], 'latestDeploy', ARGV[3], 'updatedAt', ARGV[4])
+journal('deployment', ARGV[3])
+return {'ok', 1, redis.call('HKEYS', KEYS[5])}
+`;
+
+/**
+ * bfUpdateRunFields — a write tool's change to the run record (publish's liveDeploy, set_meta's meta).
+ * KEYS[1..3] the write fence. ARGV[1..2] the write fence, ARGV[3] JSON object of string fields,
+ * ARGV[4] journal kind ('publish', 'meta').
+ * Returns 'ok' or a write fence refusal.
+ */
+const UPDATE_RUN_FIELDS =
+  WRITE_FENCE +
+  `
+local refusal = write_refusal()
+if refusal then return refusal end
+local fields = cjson.decode(ARGV[3])
+local flat = {}
+for field, value in pairs(fields) do
+  flat[#flat + 1] = field
+  flat[#flat + 1] = value
+end
+if #flat > 0 then redis.call('HSET', KEYS[2], unpack(flat)) end
+journal(ARGV[4], ARGV[3])
+return 'ok'
+`;
+
+/**
+ * bfSetHashField — one guarded field write (regen_og's asset).
+ * KEYS[1..3] the write fence, KEYS[4] the hash. ARGV[1..2] the write fence, ARGV[3] field,
+ * ARGV[4] value, ARGV[5] journal kind.
+ * Returns 'ok' or a write fence refusal.
+ */
+const SET_HASH_FIELD =
+  WRITE_FENCE +
+  `
+local refusal = write_refusal()
+if refusal then return refusal end
+redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
+journal(ARGV[5], ARGV[3])
+return 'ok'
+`;
+
+/**
+ * bfUpdateTheme — stores one theme part and bumps the theme version.
+ * KEYS[1..3] the write fence, KEYS[4] theme hash. ARGV[1..2] the write fence, ARGV[3] field
+ * ('colors' | 'fonts'), ARGV[4] JSON value.
+ * Returns {'ok', version} or {refusal}.
+ */
+const UPDATE_THEME =
+  WRITE_FENCE +
+  `
+local refusal = write_refusal()
+if refusal then return {refusal} end
+redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
+local version = redis.call('HINCRBY', KEYS[4], 'version', 1)
+journal('theme', ARGV[3])
+return {'ok', version}
+`;
+
+/**
+ * bfCompleteTodo
+ * KEYS[1] run hash. ARGV[1] todo id.
+ * Returns the todos JSON after marking the todo done, or false when no todo has that id.
+ * Read-modify-write in one script so two todo_complete calls of one turn cannot lose each other.
+ */
+const COMPLETE_TODO = `
+local raw = redis.call('HGET', KEYS[1], 'todos')
+if not raw or raw == '' then return false end
+local todos = cjson.decode(raw)
+local found = false
+for _, todo in ipairs(todos) do
+  if todo.id == ARGV[1] then
+    todo.done = true
+    found = true
+  end
+end
+if not found then return false end
+local encoded = cjson.encode(todos)
+redis.call('HSET', KEYS[1], 'todos', encoded)
+return encoded
+`;
+
+/** What the write fence refuses with (the Lua above returns exactly these). */
+export const WRITE_REFUSALS = ['killswitch_read_only', 'run_ended', 'safe_mode_skip_writes'] as const;
+export type WriteRefusalOutcome = (typeof WRITE_REFUSALS)[number];
+
+export type WriteWorkspaceFileOutcome = 'ok' | 'stale' | 'file_too_large' | 'workspace_file_limit' | 'workspace_too_large' | WriteRefusalOutcome;
+
+/** The fence's keys and arguments, in script order. */
+export type FenceKeys = [switchKey: string, runKey: string, journalKey: string];
+export type FenceArgs = [probeToken: string, tool: string];
+
+export interface ToolScripts {
+  bfWriteWorkspaceFile(
+    ...args: [
+      ...FenceKeys,
+      filesKey: string,
+      guardKey: string,
+      ...FenceArgs,
+      path: string,
+      content: string,
+      maxFiles: number,
+      maxFileBytes: number,
+      maxTotalBytes: number,
+      guardField: string,
+      guardValue: string,
+    ]
+  ): Promise<WriteWorkspaceFileOutcome>;
+  bfDeleteWorkspaceFile(...args: [...FenceKeys, filesKey: string, ...FenceArgs, path: string]): Promise<'ok' | 'missing' | WriteRefusalOutcome>;
+  bfSnapshotDeployment(
+    ...args: [...FenceKeys, filesKey: string, deploymentKey: string, deploymentsKey: string, ...FenceArgs, deployId: string, now: string]
+  ): Promise<['ok', number, string[]] | [WriteRefusalOutcome]>;
+  bfUpdateRunFields(...args: [...FenceKeys, ...FenceArgs, fieldsJson: string, kind: string]): Promise<'ok' | WriteRefusalOutcome>;
+  bfSetHashField(...args: [...FenceKeys, hashKey: string, ...FenceArgs, field: string, value: string | Buffer, kind: string]): Promise<'ok' | WriteRefusalOutcome>;
+  bfUpdateTheme(...args: [...FenceKeys, themeKey: string, ...FenceArgs, field: string, value: string]): Promise<['ok', number] | [WriteRefusalOutcome]>;
+  bfCompleteTodo(runKey: string, todoId: string): Promise<string | null>;
+}
+
+const definitions = {
+  bfWriteWorkspaceFile: { numberOfKeys: 5, lua: WRITE_WORKSPACE_FILE },
+  bfDeleteWorkspaceFile: { numberOfKeys: 4, lua: DELETE_WORKSPACE_FILE },
+  bfSnapshotDeployment: { numberOfKeys: 6, lua: SNAPSHOT_DEPLOYMENT },
+  bfUpdateRunFields: { numberOfKeys: 3, lua: UPDATE_RUN_FIELDS },
+  bfSetHashField: { numberOfKeys: 4, lua: SET_HASH_FIELD },
+  bfUpdateTheme: { numberOfKeys: 4, lua: UPDATE_THEME },
+  bfCompleteTodo: { numberOfKeys: 1, lua: COMPLETE_TODO },
+} as const;
+
+/** Registers the scripts on a connection (idempotent) and returns them typed. */
+export function defineToolScripts(redis: Redis): ToolScripts {
+  return defineLuaCommands<ToolScripts>(redis, definitions);
+}

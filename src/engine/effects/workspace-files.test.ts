@@ -1,0 +1,86 @@
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTestRedis, deletePrefix, uniquePrefix } from '../../../test/support/redis.js';
+import { createKeySpace } from '../keys.js';
+import { RunEngine } from '../run-engine.js';
+import { themeKey } from '../effect-keys.js';
+import { StoredRunInvalid } from '../run-record.js';
+import { readTheme, updateTheme, type StoredTheme } from './run-theme.js';
+import { deleteWorkspaceFile, writeWorkspaceFile } from './workspace-files.js';
+import { MAX_FILE_BYTES } from './workspace-limits.js';
+import { readWriteJournal } from '../write-journal.js';
+
+let redis: Redis;
+let prefix: string;
+let engine: RunEngine;
+
+beforeAll(() => {
+  redis = connectTestRedis();
+  prefix = uniquePrefix('effects');
+  engine = new RunEngine(redis, createKeySpace(prefix));
+});
+afterAll(async () => {
+  await deletePrefix(redis, prefix);
+  await redis.quit();
+});
+
+async function newRunId(): Promise<string> {
+  const run = await engine.createRun({ tenant: 'tenant-test', prompt: 'Build a site', model: 'test-model', maxTurns: 10, maxTokens: 1024, options: {} });
+  return run.id;
+}
+
+const render = (theme: StoredTheme) => `primary=${theme.colors?.primary ?? '-'} body=${theme.fonts?.body ?? '-'}`;
+
+describe('writeWorkspaceFile and deleteWorkspaceFile', () => {
+  it('return outcome codes and journal only what they wrote', async () => {
+    const runId = await newRunId();
+    const fence = { tool: 'write_file', probeToken: '' };
+    expect(await writeWorkspaceFile({ engine, runId, path: 'index.html', content: 'x', fence })).toBe('ok');
+    expect(await writeWorkspaceFile({ engine, runId, path: 'big.html', content: 'x'.repeat(MAX_FILE_BYTES + 1), fence })).toBe('file_too_large');
+    expect(await deleteWorkspaceFile({ engine, runId, path: 'nope.html', fence })).toBe('missing');
+    expect(await deleteWorkspaceFile({ engine, runId, path: 'index.html', fence })).toBe('ok');
+    expect((await readWriteJournal({ engine, runId })).map((entry) => [entry.tool, entry.kind, entry.target])).toEqual([
+      ['write_file', 'file', 'index.html'],
+      ['write_file', 'delete', 'index.html'],
+    ]);
+    expect(await engine.listFiles(runId)).toEqual([]);
+  });
+
+  it('refuse a run that ended, writing nothing', async () => {
+    const runId = await newRunId();
+    await engine.endRun(runId, 0, 'cancelled', {});
+    expect(await writeWorkspaceFile({ engine, runId, path: 'index.html', content: 'x' })).toBe('run_ended');
+    expect(await engine.listFiles(runId)).toEqual([]);
+    expect(await readWriteJournal({ engine, runId })).toEqual([]);
+  });
+
+  it('write a theme-guarded file only while the theme is still at the version it was rendered from', async () => {
+    const runId = await newRunId();
+    const file = { path: 'theme.css', render };
+    await updateTheme({ engine, runId, part: { colors: { primary: '#111111', background: '#ffffff', text: '#000000' } }, file });
+    const second = await updateTheme({ engine, runId, part: { fonts: { heading: 'Lora', body: 'Inter' } }, file });
+    expect(second).toMatchObject({ fileWrite: 'ok', content: 'primary=#111111 body=Inter' });
+    // Version 2 is current: a write rendered from version 1 is stale and changes nothing.
+    expect(await writeWorkspaceFile({ engine, runId, path: 'theme.css', content: 'old', guard: { themeVersion: 1 } })).toBe('stale');
+    expect(await engine.readFile(runId, 'theme.css')).toBe('primary=#111111 body=Inter');
+    expect(await writeWorkspaceFile({ engine, runId, path: 'theme.css', content: 'new', guard: { themeVersion: 2 } })).toBe('ok');
+    expect(await engine.readFile(runId, 'theme.css')).toBe('new');
+  });
+});
+
+describe('updateTheme and readTheme', () => {
+  it('refuse a run that ended before storing anything', async () => {
+    const runId = await newRunId();
+    await engine.endRun(runId, 0, 'cancelled', {});
+    const result = await updateTheme({ engine, runId, part: { fonts: { heading: 'Lora', body: 'Inter' } }, file: { path: 'theme.css', render } });
+    expect(result).toEqual({ refused: 'run_ended' });
+    expect(await readTheme({ engine, runId })).toEqual({ colors: null, fonts: null });
+  });
+
+  it('reports a stored theme that does not decode instead of passing it on', async () => {
+    const runId = await newRunId();
+    // Deliberately corrupt state (no production operation stores this): raw Redis is the point.
+    await redis.hset(themeKey(engine.keys, runId), 'colors', JSON.stringify({ primary: 7 }));
+    await expect(readTheme({ engine, runId })).rejects.toBeInstanceOf(StoredRunInvalid);
+  });
+});

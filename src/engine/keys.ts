@@ -1,0 +1,57 @@
+// Redis key names. Every key of one run carries the run id as a hash tag, so the multi-key Lua
+// scripts of a run work on Redis Cluster; queue keys use the `{prefix}` tag so a flow's queues
+// share a slot (BullMQ requires it for flows on Cluster).
+
+export interface KeySpace {
+  prefix: string;
+  queuePrefix: string;
+  run(runId: string): string;
+  messages(runId: string): string;
+  events(runId: string): string;
+  turn(runId: string, turn: number): string;
+  /** Hash: tool_use_id → the tool_result recorded for it (the ledger), written once per id. */
+  results(runId: string): string;
+  files(runId: string): string;
+  deployments(runId: string): string;
+  deployment(runId: string, deployId: string): string;
+  trail(runId: string): string;
+  idempotency(tenant: string, key: string): string;
+  runsByTenant(tenant: string): string;
+  killSwitch(): string;
+  toolOutcomes(): string;
+  apiKeys(): string;
+  /** API key hash (SHA-256 hex) → key id, the lookup a bearer token takes. */
+  apiKeyHashes(): string;
+  /** Ids of the tenant's runs that have not ended (the concurrent-run cap counts them). */
+  activeRuns(tenant: string): string;
+  /** The tenant's run creations of the last minute (the rate limit's sliding window). */
+  runCreations(tenant: string): string;
+  rateLimit(name: string): string;
+}
+
+export function createKeySpace(prefix: string): KeySpace {
+  const runKey = (runId: string, suffix = '') => `${prefix}:run:{${runId}}${suffix}`;
+  return {
+    prefix,
+    queuePrefix: `{${prefix}}`,
+    run: (runId) => runKey(runId),
+    messages: (runId) => runKey(runId, ':messages'),
+    events: (runId) => runKey(runId, ':events'),
+    turn: (runId, turn) => runKey(runId, `:turn:${turn}`),
+    results: (runId) => runKey(runId, ':results'),
+    files: (runId) => runKey(runId, ':files'),
+    deployments: (runId) => runKey(runId, ':deployments'),
+    deployment: (runId, deployId) => runKey(runId, `:deploy:${deployId}`),
+    trail: (runId) => runKey(runId, ':trail'),
+    idempotency: (tenant, key) => `${prefix}:idem:${tenant}:${key}`,
+    runsByTenant: (tenant) => `${prefix}:tenant:${tenant}:runs`,
+    killSwitch: () => `${prefix}:killswitch`,
+    toolOutcomes: () => `${prefix}:toolout`,
+    apiKeys: () => `${prefix}:apikeys`,
+    apiKeyHashes: () => `${prefix}:apikeys:byhash`,
+    // The tenant as hash tag: run admission checks and updates both in one Lua step (Cluster).
+    activeRuns: (tenant) => `${prefix}:tenant:{${tenant}}:active`,
+    runCreations: (tenant) => `${prefix}:tenant:{${tenant}}:created`,
+    rateLimit: (name) => `${prefix}:ratelimit:${name}`,
+  };
+}

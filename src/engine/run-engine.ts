@@ -1,0 +1,576 @@
+// The run engine: the one owner of a run's state. Every key of a run (keys.ts), every script that
+// changes it (run-scripts.ts, effect-scripts.ts) and every transition — create, commit a turn's
+// input and claim it, commit the model's answer and its outcome, record a tool result, park for
+// input and answer, end (once, with its event, log line and metric), cancel — is a method here,
+// and everything read back is validated (run-record.ts, turn-outcome.ts). A transition and the
+// events that describe it are one script, so a turn costs a handful of round trips; the transcript
+// is cached per run in this process (transcript-cache.ts) and only its new tail is read each turn.
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Phase } from '../domain/profile.js';
+import type { RunErrorCode, TerminalStatus } from '../domain/run-outcomes.js';
+import type { KeySpace } from './keys.js';
+import { redactText, redactValue } from '../telemetry/redact-secrets.js';
+import { defineRunScripts, type RunScripts } from './run-scripts.js';
+import { defineToolScripts, type WriteRefusalOutcome } from './effect-scripts.js';
+import { writesKey } from './effect-keys.js';
+import { fromFields, pairsToFields, toFields } from './run-record.js';
+import { TranscriptCache } from './transcript-cache.js';
+import { turnOutcomeSchema, type TurnOutcome } from './turn-outcome.js';
+import { countersSchema, usageSchema, type RunError, type RunOptions, type RunRecord, type TodoState, type Usage } from './run-types.js';
+
+export interface RunEvent {
+  run_id: string;
+  step: number;
+  event: string;
+  [field: string]: unknown;
+}
+
+export interface StoredEvent extends RunEvent {
+  id: string;
+  at: string;
+}
+
+export interface TrailEntry {
+  tool: string;
+  ok: boolean;
+  phase: Phase;
+  turn: number;
+  toolUseId: string;
+  detail?: string;
+}
+
+/** A tool_use's answer as kept in the ledger: the tool_result content sent to the model. */
+export interface StoredToolResult {
+  content: string;
+  is_error: boolean;
+  /** The tool's output before wrapping, for the API and the finish gate; absent on errors. */
+  output?: unknown;
+  error_code?: string;
+  error_reason?: string;
+}
+
+export interface CreateRunInput {
+  tenant: string;
+  prompt: string;
+  model: string;
+  maxTurns: number;
+  maxTokens: number;
+  /** Default: maxTokens (never raised). */
+  maxTokensCeiling?: number;
+  /** Default: null (no thinking). */
+  thinkingBudgetTokens?: number | null;
+  options: RunOptions;
+  traceId?: string | null;
+  traceContext?: Record<string, string>;
+  runId?: string;
+}
+
+/** How a run ended, for observers (the runs-ended metric) — reported exactly once per run. */
+export interface RunEnd {
+  runId: string;
+  tenant: string;
+  turn: number;
+  status: TerminalStatus;
+  errorCode: RunErrorCode | null;
+}
+
+/** A model turn as stored when its job starts (bfLoadTurn), decoded. */
+export interface TurnView {
+  run: RunRecord;
+  /** The turn's own hash: committed input, owner, and (once committed) its outcome. */
+  turn: { inputCommitted: boolean; claimedBy: string | null; outcome: TurnOutcome | null; overloadSince: number | null };
+  previousOutcome: TurnOutcome | null;
+  /** Ledger entries of the tool calls the previous outcome waits for (null: none recorded). */
+  results: Map<string, StoredToolResult | null>;
+  /** The transcript as committed so far (a copy: the caller may extend it). */
+  messages: unknown[];
+  trail: TrailEntry[];
+}
+
+export function newRunId(): string {
+  return `run_${randomUUID().replaceAll('-', '')}`;
+}
+
+/** Called after every event is stored: the logger and the active span take their copy here. */
+export type RunEventObserver = (event: RunEvent) => void;
+export type RunEndObserver = (end: RunEnd) => void;
+
+export interface RunEngineOptions {
+  logger?: Logger;
+  /** Bytes of parsed transcripts this process keeps between turns (default 64 MiB). */
+  transcriptCacheBytes?: number;
+}
+
+export class RunEngine {
+  readonly scripts: RunScripts;
+  private readonly eventObservers: RunEventObserver[] = [];
+  private readonly endObservers: RunEndObserver[] = [];
+  private readonly transcripts: TranscriptCache;
+  private readonly logger: Logger | undefined;
+
+  constructor(
+    readonly redis: Redis,
+    readonly keys: KeySpace,
+    options: RunEngineOptions = {},
+  ) {
+    this.scripts = defineRunScripts(redis);
+    this.transcripts = new TranscriptCache(options.transcriptCacheBytes ?? 64 * 1024 * 1024);
+    this.logger = options.logger;
+  }
+
+  observeEvents(observer: RunEventObserver): void {
+    this.eventObservers.push(observer);
+  }
+
+  /** Observers of run ends (metrics): called once per run, by the process that ended it. */
+  observeRunEnds(observer: RunEndObserver): void {
+    this.endObservers.push(observer);
+  }
+
+  // ---- events -------------------------------------------------------------------------------
+
+  /** Redacts and encodes an event for a script to append; `emitted` tells the observers once the
+   * script has stored it. Secrets never reach the stream, even inside an error message or a URL. */
+  private encode(event: RunEvent): { json: string; safe: RunEvent } {
+    const safe = redactValue(event);
+    return { json: JSON.stringify({ ...safe, at: new Date().toISOString() }), safe };
+  }
+
+  private emitted(events: ReadonlyArray<{ safe: RunEvent }>): void {
+    for (const { safe } of events) for (const observer of this.eventObservers) observer(safe);
+  }
+
+  /** Appends a trace line to the run's event stream on its own; returns the stream id. Prefer the
+   * transition methods, which append their events in the same step as the state they describe. */
+  async appendEvent(event: RunEvent): Promise<string> {
+    const encoded = this.encode(event);
+    const id = await this.redis.xadd(this.keys.events(event.run_id), 'MAXLEN', '~', '10000', '*', 'data', encoded.json);
+    this.emitted([encoded]);
+    return id ?? '';
+  }
+
+  async readEvents(runId: string, afterId = '-', count = 1000): Promise<StoredEvent[]> {
+    const start = afterId === '-' ? '-' : `(${afterId}`;
+    const entries = await this.redis.xrange(this.keys.events(runId), start, '+', 'COUNT', count);
+    return entries.map(([id, fields]) => ({ id, ...JSON.parse(fields[1] ?? '{}') }) as StoredEvent);
+  }
+
+  // ---- create, read, update, end ------------------------------------------------------------
+
+  /** Creates the run record, its tenant index entry and its run-create event in one step. */
+  async createRun(input: CreateRunInput, createEvent: Record<string, unknown> = {}): Promise<RunRecord> {
+    const id = input.runId ?? newRunId();
+    const now = new Date().toISOString();
+    const record: RunRecord = {
+      id,
+      tenant: input.tenant,
+      status: 'queued',
+      phase: 'planning',
+      turn: 0,
+      prompt: input.prompt,
+      model: input.model,
+      maxTurns: input.maxTurns,
+      maxTokens: input.maxTokens,
+      maxTokensCeiling: Math.max(input.maxTokensCeiling ?? input.maxTokens, input.maxTokens),
+      thinkingBudgetTokens: input.thinkingBudgetTokens ?? null,
+      options: input.options,
+      createdAt: now,
+      updatedAt: now,
+      traceId: input.traceId ?? null,
+      traceContext: input.traceContext ?? {},
+      todos: [],
+      usage: { input_tokens: 0, output_tokens: 0 },
+      result: null,
+      error: null,
+      latestDeploy: null,
+      liveDeploy: null,
+      question: null,
+      finishVerified: false,
+      safeMode: null,
+      pendingPhase: null,
+      counters: countersSchema.parse({}),
+      meta: null,
+    };
+    const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking_budget_tokens: record.thinkingBudgetTokens, ...(record.traceId ? { trace_id: record.traceId } : {}), ...createEvent });
+    await this.redis
+      .multi()
+      .hset(this.keys.run(id), toFields(record))
+      .zadd(this.keys.runsByTenant(input.tenant), Date.now(), id)
+      .xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', event.json)
+      .exec();
+    this.emitted([event]);
+    return record;
+  }
+
+  /** The run, validated (StoredRunInvalid when its hash does not decode), or null. */
+  async getRun(runId: string): Promise<RunRecord | null> {
+    const fields = await this.redis.hgetall(this.keys.run(runId));
+    if (!fields.id) return null;
+    return fromFields(fields);
+  }
+
+  /** Updates fields of a run that is not terminal, with the events that announce the change;
+   * returns false when the run already ended (nothing written). */
+  async updateRun(runId: string, update: Partial<RunRecord>, events: RunEvent[] = []): Promise<boolean> {
+    const encoded = events.map((event) => this.encode(event));
+    const fields = toFields({ ...update, updatedAt: new Date().toISOString() });
+    const written = await this.scripts.bfUpdateIfActive(this.keys.run(runId), this.keys.events(runId), JSON.stringify(fields), encoded.length, ...encoded.map((event) => event.json));
+    if (written !== 1) return false;
+    this.emitted(encoded);
+    return true;
+  }
+
+  /**
+   * Ends a run once: its terminal state, `before` events (e.g. the stop that caused it) and its
+   * run-end event in one step, then its slot under the tenant's concurrent-run cap, the log line
+   * and the run-end observers. Later calls are no-ops returning false.
+   */
+  async endRun(
+    runId: string,
+    turn: number,
+    status: TerminalStatus,
+    outcome: { result?: string | null; error?: { code: RunErrorCode; message: string } | null },
+    before: Array<Record<string, unknown>> = [],
+  ): Promise<boolean> {
+    const error = outcome.error ? { code: outcome.error.code, message: redactText(outcome.error.message) } : null;
+    const fields = toFields({ status, result: outcome.result ?? null, error, question: null, updatedAt: new Date().toISOString() });
+    const events = [...before.map((fieldsOf) => ({ run_id: runId, step: turn, ...fieldsOf }) as RunEvent), this.runEndEvent(runId, turn, status, error)].map((event) => this.encode(event));
+    const tenant = await this.scripts.bfEndRun(this.keys.run(runId), this.keys.events(runId), JSON.stringify(fields), events.length, ...events.map((event) => event.json));
+    if (tenant === null) return false;
+    this.emitted(events);
+    await this.ended({ runId, tenant, turn, status, errorCode: error?.code ?? null });
+    return true;
+  }
+
+  private runEndEvent(runId: string, turn: number, status: TerminalStatus, error: RunError | null): RunEvent {
+    return { run_id: runId, step: turn, event: 'run-end', status, ...(error ? { error_code: error.code, message: error.message } : {}) };
+  }
+
+  /** After a run ended (in this process, by whichever transition): its slot, log line, observers. */
+  private async ended(end: RunEnd): Promise<void> {
+    this.transcripts.forget(end.runId);
+    // Frees the run's slot under its tenant's concurrent-run cap (src/api/limits/admit-run.ts).
+    // Not inside the ending script: the tenant's set and the run hash are in different Cluster
+    // slots. Only the call that made the transition gets here, and SREM is idempotent; a crash in
+    // between leaves a member that admission prunes when the cap is reached.
+    if (end.tenant) await this.redis.srem(this.keys.activeRuns(end.tenant), end.runId);
+    this.logger?.info({ run_id: end.runId, step: end.turn, event: 'run-end', status: end.status, error_code: end.errorCode }, 'run ended');
+    for (const observer of this.endObservers) observer(end);
+  }
+
+  async setTodos(runId: string, todos: TodoState[]): Promise<void> {
+    await this.redis.hset(this.keys.run(runId), 'todos', JSON.stringify(todos));
+  }
+
+  // ---- the model turn -----------------------------------------------------------------------
+
+  /** Everything a model turn needs, in one round trip (bfLoadTurn). */
+  async loadTurn(runId: string, turn: number): Promise<TurnView | null> {
+    const cached = this.transcripts.get(runId);
+    // From the last cached message on: it is compared, so a transcript changed by another
+    // process (a pause_turn continuation rewrites the last message) is noticed and re-read.
+    const from = cached ? cached.messages.length - 1 : 0;
+    const keys = this.keys;
+    const [runPairs, turnPairs, previousRaw, resultPairs, length, tail, trailRaw] = await this.scripts.bfLoadTurn(
+      keys.run(runId),
+      keys.turn(runId, turn),
+      keys.turn(runId, turn - 1),
+      keys.messages(runId),
+      keys.results(runId),
+      keys.trail(runId),
+      from,
+    );
+    const runFields = pairsToFields(runPairs);
+    if (!runFields.id) return null;
+    const turnFields = pairsToFields(turnPairs);
+    let messages: unknown[];
+    if (cached && tail[0] === cached.lastRaw && from + tail.length === Number(length)) {
+      this.transcripts.append(runId, tail.slice(1));
+      messages = [...(this.transcripts.get(runId)?.messages ?? [])];
+    } else {
+      const all = from === 0 ? tail : await this.redis.lrange(keys.messages(runId), 0, -1);
+      this.transcripts.replace(runId, all);
+      messages = all.map((raw) => JSON.parse(raw) as unknown);
+    }
+    const results = new Map<string, StoredToolResult | null>();
+    for (let index = 0; index + 1 < resultPairs.length; index += 2) {
+      results.set(resultPairs[index]!, resultPairs[index + 1] ? parseToolResult(resultPairs[index + 1]!) : null);
+    }
+    return {
+      run: fromFields(runFields),
+      turn: {
+        inputCommitted: turnFields.inputCommitted === '1',
+        claimedBy: turnFields.claimedBy ?? null,
+        outcome: turnFields.outcome ? parseOutcome(turnFields.outcome) : null,
+        overloadSince: turnFields.overloadSince ? Number(turnFields.overloadSince) : null,
+      },
+      previousOutcome: previousRaw ? parseOutcome(previousRaw) : null,
+      results,
+      messages,
+      trail: trailRaw.map((raw) => JSON.parse(raw) as TrailEntry),
+    };
+  }
+
+  /**
+   * Commits the turn's user input once (with `fields` on the run and the events that describe
+   * it) and claims the turn for `jobId`. Returns the turn's owner, or 'terminal' / 'missing'.
+   */
+  async startTurn(
+    runId: string,
+    turn: number,
+    input: { jobId: string; fields: Record<string, string>; messages: unknown[]; events: RunEvent[] },
+  ): Promise<{ owner: string } | 'terminal' | 'missing'> {
+    const encoded = input.events.map((event) => this.encode(event));
+    const raws = input.messages.map((message) => JSON.stringify(message));
+    const keys = this.keys;
+    const reply = await this.scripts.bfStartTurn(
+      keys.run(runId),
+      keys.turn(runId, turn),
+      keys.messages(runId),
+      keys.events(runId),
+      JSON.stringify(input.fields),
+      input.jobId,
+      encoded.length,
+      ...encoded.map((event) => event.json),
+      ...raws,
+    );
+    if (reply[0] === -1) return 'missing';
+    if (reply[0] === -2) return 'terminal';
+    if (reply[0] === 1) {
+      this.emitted(encoded);
+      this.transcripts.appendIfAt(runId, Number(reply[2]) - raws.length, raws);
+    }
+    return { owner: reply[1] ?? '' };
+  }
+
+  /**
+   * Commits the model's answer and the turn's outcome once (bfCommitAnswer). When the decision
+   * ends the run, `end` ends it in the same step. Returns the outcome that stands — this one, or
+   * the one a concurrent owner committed first — or 'terminal' when the run had ended.
+   */
+  async commitAnswer(
+    runId: string,
+    turn: number,
+    commit: {
+      response: unknown;
+      usage: Usage;
+      assistant: unknown | null;
+      placement: 'append' | 'replace_last';
+      fields: Record<string, string>;
+      outcome: TurnOutcome;
+      events: RunEvent[];
+      answered: Array<{ result: StoredToolResult; trail: TrailEntry }>;
+      end: { status: TerminalStatus; result: string | null; error: { code: RunErrorCode; message: string } | null } | null;
+    },
+  ): Promise<{ outcome: TurnOutcome; committed: boolean; usage: Usage | null } | 'terminal'> {
+    const keys = this.keys;
+    const endError = commit.end?.error ? { code: commit.end.error.code, message: redactText(commit.end.error.message) } : null;
+    const events = [...commit.events];
+    if (commit.end) events.push(this.runEndEvent(runId, turn, commit.end.status, endError));
+    const encoded = events.map((event) => this.encode(event));
+    const endFields = commit.end ? JSON.stringify(toFields({ status: commit.end.status, result: commit.end.result, error: endError, question: null })) : '';
+    const answered = commit.answered.flatMap(({ result, trail }) => [trail.toolUseId, JSON.stringify(redactValue(result)), JSON.stringify(trail)]);
+    const assistantRaw = commit.assistant === null ? '' : JSON.stringify(commit.assistant);
+    const reply = await this.scripts.bfCommitAnswer(
+      keys.run(runId),
+      keys.turn(runId, turn),
+      keys.messages(runId),
+      keys.events(runId),
+      keys.results(runId),
+      keys.trail(runId),
+      JSON.stringify(commit.response),
+      JSON.stringify(commit.usage),
+      assistantRaw,
+      commit.placement,
+      JSON.stringify(commit.fields),
+      JSON.stringify(commit.outcome),
+      endFields,
+      encoded.length,
+      ...encoded.map((event) => event.json),
+      ...answered,
+    );
+    if (reply[0] === -1 || reply[0] === -2) return 'terminal';
+    if (reply[0] === 0) {
+      this.transcripts.forget(runId);
+      return { outcome: parseOutcome(reply[1]), committed: false, usage: null };
+    }
+    this.emitted(encoded);
+    if (assistantRaw) {
+      if (commit.placement === 'replace_last') this.transcripts.replaceLast(runId, assistantRaw);
+      else this.transcripts.appendIfAt(runId, null, [assistantRaw]);
+    }
+    const usage = usageSchema.parse(JSON.parse(reply[1]));
+    if (reply[2] === 1 && commit.end) {
+      await this.ended({ runId, tenant: reply[3], turn, status: commit.end.status, errorCode: endError?.code ?? null });
+    }
+    return { outcome: commit.outcome, committed: true, usage };
+  }
+
+  /** Parks the run for its open question unless the answer is there already. */
+  async parkForInput(runId: string, turn: number, question: { toolUseId: string; question: string }): Promise<'parked' | 'answered' | 'terminal'> {
+    const event = this.encode({ run_id: runId, step: turn, event: 'input-wait', question: question.question, tool_use_id: question.toolUseId });
+    const code = await this.scripts.bfParkForInput(this.keys.run(runId), this.keys.results(runId), this.keys.events(runId), question.toolUseId, new Date().toISOString(), event.json);
+    if (code === 0) {
+      this.emitted([event]);
+      return 'parked';
+    }
+    return code === 1 ? 'answered' : 'terminal';
+  }
+
+  /** Closes the run's open ask_user call with the user's answer (bfAnswerQuestion). */
+  async answerQuestion(
+    runId: string,
+    question: { toolUseId: string; turn: number },
+    result: StoredToolResult,
+    trail: TrailEntry,
+  ): Promise<'resume' | 'recorded' | 'no_open_question' | 'terminal'> {
+    const event = this.encode({ run_id: runId, step: question.turn, event: 'input-receive', tool_use_id: question.toolUseId });
+    const keys = this.keys;
+    const code = await this.scripts.bfAnswerQuestion(
+      keys.run(runId),
+      keys.results(runId),
+      keys.trail(runId),
+      keys.events(runId),
+      question.toolUseId,
+      JSON.stringify(redactValue(result)),
+      JSON.stringify(trail),
+      new Date().toISOString(),
+      event.json,
+    );
+    if (code === -2) return 'terminal';
+    if (code === 0) return 'no_open_question';
+    this.emitted([event]);
+    return code === 1 ? 'resume' : 'recorded';
+  }
+
+  /** When this turn first met an overloaded API (epoch ms), remembered across attempts. */
+  async noteTurnOverload(runId: string, turn: number, now = Date.now()): Promise<number> {
+    return Number(await this.scripts.bfNoteTurnOverload(this.keys.turn(runId, turn), now));
+  }
+
+  /** Counts one more retry-after cycle of the turn; returns the count. */
+  async countRateLimitCycle(runId: string, turn: number): Promise<number> {
+    return this.redis.hincrby(this.keys.turn(runId, turn), 'rateLimitCycles', 1);
+  }
+
+  // ---- transcript ---------------------------------------------------------------------------
+
+  async getMessages(runId: string): Promise<unknown[]> {
+    const raw = await this.redis.lrange(this.keys.messages(runId), 0, -1);
+    return raw.map((entry) => JSON.parse(entry) as unknown);
+  }
+
+  // ---- tool calls ---------------------------------------------------------------------------
+
+  /** A tool job's start: its recorded result if it has one, else the run — one round trip. */
+  async loadToolCall(runId: string, toolUseId: string): Promise<{ recorded: StoredToolResult } | { run: RunRecord } | 'missing'> {
+    const [[, recorded], [, fields]] = (await this.redis.pipeline().hget(this.keys.results(runId), toolUseId).hgetall(this.keys.run(runId)).exec()) as [
+      [Error | null, string | null],
+      [Error | null, Record<string, string>],
+    ];
+    if (recorded) return { recorded: parseToolResult(recorded) };
+    if (!fields?.id) return 'missing';
+    return { run: fromFields(fields) };
+  }
+
+  async getStoredToolResult(runId: string, toolUseId: string): Promise<StoredToolResult | null> {
+    const raw = await this.redis.hget(this.keys.results(runId), toolUseId);
+    return raw === null ? null : parseToolResult(raw);
+  }
+
+  /** Stores a tool's result, its trail entry and its events together, once; returns what is
+   * stored (an earlier result, and no new events, if this call was answered before). */
+  async recordToolResult(runId: string, result: StoredToolResult, trail: TrailEntry, events: RunEvent[] = []): Promise<StoredToolResult> {
+    const encoded = events.map((event) => this.encode(event));
+    const json = JSON.stringify(redactValue(result));
+    const stored = await this.scripts.bfRecordToolResult(
+      this.keys.results(runId),
+      this.keys.trail(runId),
+      this.keys.events(runId),
+      trail.toolUseId,
+      json,
+      JSON.stringify(trail),
+      encoded.length,
+      ...encoded.map((event) => event.json),
+    );
+    if (stored === json) this.emitted(encoded);
+    return parseToolResult(stored);
+  }
+
+  // ---- trail (what the tools did, for the finish gate) --------------------------------------
+
+  async getTrail(runId: string): Promise<TrailEntry[]> {
+    const raw = await this.redis.lrange(this.keys.trail(runId), 0, -1);
+    return raw.map((entry) => JSON.parse(entry) as TrailEntry);
+  }
+
+  /** The run's write journal (effect-scripts.ts), for audits. */
+  async getWriteJournal(runId: string): Promise<unknown[]> {
+    return (await this.redis.lrange(writesKey(this.keys, runId), 0, -1)).map((raw) => JSON.parse(raw) as unknown);
+  }
+
+  // ---- workspace and deployments ------------------------------------------------------------
+
+  async readFile(runId: string, path: string): Promise<string | null> {
+    return this.redis.hget(this.keys.files(runId), path);
+  }
+
+  async listFiles(runId: string): Promise<Array<{ path: string; bytes: number }>> {
+    const files = await this.redis.hgetall(this.keys.files(runId));
+    return Object.entries(files)
+      .map(([path, content]) => ({ path, bytes: Buffer.byteLength(content) }))
+      .sort((left, right) => left.path.localeCompare(right.path));
+  }
+
+  /** Snapshots the workspace into an immutable deployment, once per deploy id, through the one
+   * guarded snapshot script the deploy tool uses (the kill switch and the run's state fence it). */
+  async createDeployment(
+    runId: string,
+    deployId: string,
+    fence: { tool: string; probeToken: string } = { tool: 'deploy', probeToken: '' },
+  ): Promise<{ created: boolean; files: string[] } | { refused: WriteRefusalOutcome }> {
+    const keys = this.keys;
+    const reply = await defineToolScripts(this.redis).bfSnapshotDeployment(
+      keys.killSwitch(),
+      keys.run(runId),
+      writesKey(keys, runId),
+      keys.files(runId),
+      keys.deployment(runId, deployId),
+      keys.deployments(runId),
+      fence.probeToken,
+      fence.tool,
+      deployId,
+      new Date().toISOString(),
+    );
+    if (reply[0] !== 'ok') return { refused: reply[0] };
+    return { created: reply[1] === 1, files: reply[2] };
+  }
+
+  async getDeploymentFile(runId: string, deployId: string, path: string): Promise<string | null> {
+    return this.redis.hget(this.keys.deployment(runId, deployId), path);
+  }
+
+  async deploymentExists(runId: string, deployId: string): Promise<boolean> {
+    return (await this.redis.zscore(this.keys.deployments(runId), deployId)) !== null;
+  }
+
+  async listDeploymentFiles(runId: string, deployId: string): Promise<string[]> {
+    return this.redis.hkeys(this.keys.deployment(runId, deployId));
+  }
+
+  async countDeployments(runId: string): Promise<number> {
+    return this.redis.zcard(this.keys.deployments(runId));
+  }
+}
+
+function parseOutcome(raw: string): TurnOutcome {
+  return turnOutcomeSchema.parse(JSON.parse(raw));
+}
+
+function parseToolResult(raw: string): StoredToolResult {
+  const value = JSON.parse(raw) as StoredToolResult;
+  if (typeof value?.content !== 'string' || typeof value.is_error !== 'boolean') throw new Error(`A stored tool result does not decode: ${raw.slice(0, 120)}`);
+  return value;
+}

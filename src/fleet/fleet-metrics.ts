@@ -1,0 +1,154 @@
+// Prometheus metrics of one fleet process (prom-client). The turn and tool hooks feed the
+// counters; queue depths are read from Redis when Prometheus scrapes. Names: metric-names.ts.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ModelTurnHooks } from '../agent/run-model-turn.js';
+import type { RunEngine } from '../engine/run-engine.js';
+import type { ToolJobHooks } from '../tools/run-tool-job.js';
+import type { FleetQueues } from '../jobs/fleet-queues.js';
+import { METRICS } from '../telemetry/metric-names.js';
+import { reasonCodeOf } from '../tools/output/tool-output-invalid.js';
+import { killSwitchGaugeValue } from '../safety/kill-switch-mode.js';
+
+const QUEUE_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed', 'completed'] as const;
+
+export class FleetMetrics {
+  readonly registry = new Registry();
+  readonly turns: Counter<'stop_reason' | 'tool_count'>;
+  readonly turnsExpectingTool: Counter<'tool_count'>;
+  readonly turnsWithToolUse: Counter<'tool_count'>;
+  readonly jsonInText: Counter<'tool_count'>;
+  readonly fenceOnlyStops: Counter<'tool_count'>;
+  readonly recoveries: Counter<'tool_count' | 'parse_mode'>;
+  readonly toolCalls: Counter<'tool' | 'parse_mode' | 'status'>;
+  readonly toolDuration: Histogram<'tool'>;
+  readonly toolOutputInvalid: Counter<'tool' | 'reason'>;
+  readonly injectionFlagged: Counter<'tool'>;
+  readonly killSwitchState: Gauge;
+  readonly writesRefused: Counter<'tool' | 'reason'>;
+  readonly modelDuration: Histogram<'outcome'>;
+  readonly modelRetries: Counter<'class'>;
+  readonly tokens: Counter<'direction'>;
+  readonly toolsPerRequest: Histogram;
+  readonly queueJobs: Gauge<'queue' | 'state'>;
+  readonly jobDuration: Histogram<'queue'>;
+  readonly runsEnded: Counter<'status' | 'error_code'>;
+  readonly httpRequests: Counter<'route' | 'status_code'>;
+  /** Read at scrape time for the queue depth gauge. */
+  queues: FleetQueues | null;
+
+  constructor(input: { role: string; queues?: FleetQueues; defaultMetrics?: boolean }) {
+    const registers = [this.registry];
+    this.registry.setDefaultLabels({ role: input.role });
+    if (input.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'buildfleet_process_' });
+    const counter = <Label extends string>(name: string, help: string, labelNames: Label[] = []) =>
+      new Counter<Label>({ name, help, labelNames, registers });
+    this.turns = counter(METRICS.turns, 'Model turns by stop reason and tools in the request', ['stop_reason', 'tool_count']);
+    this.turnsExpectingTool = counter(METRICS.turnsExpectingTool, 'Turns where the runtime expected a tool call', ['tool_count']);
+    this.turnsWithToolUse = counter(METRICS.turnsWithToolUse, 'Turns expecting a tool call that ended in a native tool_use', ['tool_count']);
+    this.jsonInText = counter(METRICS.jsonInText, 'Turns whose text held a tool call written as text', ['tool_count']);
+    this.fenceOnlyStops = counter(METRICS.fenceOnlyStops, 'Turns that stopped inside an open code fence', ['tool_count']);
+    this.recoveries = counter(METRICS.recoveries, 'Tool calls recovered from text', ['tool_count', 'parse_mode']);
+    this.toolCalls = counter(METRICS.toolCalls, 'Tool calls by tool, parse mode and result status', ['tool', 'parse_mode', 'status']);
+    this.toolDuration = new Histogram({
+      name: METRICS.toolDuration,
+      help: 'Tool execution time',
+      labelNames: ['tool'],
+      buckets: [0.001, 0.005, 0.02, 0.1, 0.5, 1, 5, 15, 60],
+      registers,
+    });
+    this.toolOutputInvalid = counter(METRICS.toolOutputInvalid, 'Tool outputs that failed validation', ['tool', 'reason']);
+    this.injectionFlagged = counter(METRICS.toolOutputInjectionFlagged, 'Tool outputs flagged as possible prompt injection', ['tool']);
+    this.killSwitchState = new Gauge({ name: METRICS.killSwitchState, help: 'Kill switch: 0 read_write, 1 half_open, 2 read_only', registers });
+    this.writesRefused = counter(METRICS.writesRefused, 'Write tool calls refused', ['tool', 'reason']);
+    this.modelDuration = new Histogram({
+      name: METRICS.modelRequestDuration,
+      help: 'Model request duration',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.02, 0.1, 0.5, 1, 2, 5, 10, 30, 60],
+      registers,
+    });
+    this.modelRetries = counter(METRICS.modelRetries, 'Failed model calls by retry class', ['class']);
+    this.tokens = counter(METRICS.tokens, 'Tokens in and out', ['direction']);
+    this.toolsPerRequest = new Histogram({
+      name: METRICS.toolsPerRequest,
+      help: 'Tools in each model request',
+      buckets: [1, 5, 11, 13, 20, 25, 30, 40, 47, 64],
+      registers,
+    });
+    this.jobDuration = new Histogram({
+      name: METRICS.jobDuration,
+      help: 'Job processing time',
+      labelNames: ['queue'],
+      buckets: [0.005, 0.02, 0.1, 0.5, 1, 5, 15, 60],
+      registers,
+    });
+    this.runsEnded = counter(METRICS.runsEnded, 'Runs that reached a terminal state', ['status', 'error_code']);
+    this.httpRequests = counter(METRICS.httpRequests, 'API requests by route and status', ['route', 'status_code']);
+    this.queues = input.queues ?? null;
+    const metrics = this;
+    this.queueJobs = new Gauge({
+      name: METRICS.queueJobs,
+      help: 'Jobs per queue and state (read at scrape time)',
+      labelNames: ['queue', 'state'],
+      registers,
+      async collect() {
+        if (!metrics.queues) return;
+        for (const queue of [metrics.queues.model, metrics.queues.tool]) {
+          const counts = await queue.getJobCounts(...QUEUE_STATES);
+          for (const state of QUEUE_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+        }
+      },
+    });
+  }
+
+  modelTurnHooks(): ModelTurnHooks {
+    return {
+      onModelCall: ({ toolCount, durationMs, response, outcome }) => {
+        this.toolsPerRequest.observe(toolCount);
+        this.modelDuration.observe({ outcome: outcome ? outcome.kind : 'ok' }, durationMs / 1000);
+        if (outcome) this.modelRetries.inc({ class: outcome.kind });
+        if (response) {
+          this.tokens.inc({ direction: 'input' }, response.usage.input_tokens);
+          this.tokens.inc({ direction: 'output' }, response.usage.output_tokens);
+        }
+      },
+      onDecision: ({ response, toolCount, expectedTool, events }) => {
+        const tool_count = String(toolCount);
+        this.turns.inc({ stop_reason: response.stop_reason ?? 'null', tool_count });
+        if (expectedTool) {
+          this.turnsExpectingTool.inc({ tool_count });
+          if (response.stop_reason === 'tool_use') this.turnsWithToolUse.inc({ tool_count });
+        }
+        for (const event of events) {
+          if (event.event === 'json-in-text') this.jsonInText.inc({ tool_count });
+          if (event.event === 'fence-only-stop') this.fenceOnlyStops.inc({ tool_count });
+          if (event.event === 'tool-call-recover') this.recoveries.inc({ tool_count, parse_mode: String(event.parse_mode) });
+        }
+      },
+    };
+  }
+
+  /** Counts every run end — succeeded, failed, refused and cancelled, from whichever process ended
+   * it — through the engine, which reports each end exactly once. Wire it once per engine. */
+  observeRunEnds(engine: Pick<RunEngine, 'observeRunEnds'>): void {
+    engine.observeRunEnds(({ status, errorCode }) => this.runsEnded.inc({ status, error_code: errorCode ?? '' }));
+  }
+
+  toolJobHooks(): ToolJobHooks {
+    return {
+      onToolResult: ({ tool, parseMode, status, durationMs }) => {
+        this.toolCalls.inc({ tool, parse_mode: parseMode, status });
+        this.toolDuration.observe({ tool }, durationMs / 1000);
+      },
+      // Reason codes without their detail (a path, a content type) keep the label set bounded.
+      onToolOutputInvalid: (tool, reason) => this.toolOutputInvalid.inc({ tool, reason: reasonCodeOf(reason) }),
+      onInjectionFlagged: (tool) => this.injectionFlagged.inc({ tool }),
+      onKillSwitchState: (mode) => this.killSwitchState.set(killSwitchGaugeValue(mode)),
+      onWriteRefused: (tool, cause) => this.writesRefused.inc({ tool, reason: cause }),
+    };
+  }
+
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

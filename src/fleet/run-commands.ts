@@ -1,0 +1,83 @@
+// What a client can do to a run — submit, answer a question, cancel — as functions over the
+// store and queues, so the API, the CLI and the tests share one implementation.
+import type { FleetContext } from './fleet-context.js';
+import { jobIds } from '../jobs/job-catalog.js';
+import type { RunOptions, RunRecord, RunThinking } from '../engine/run-types.js';
+import { resolveRunModelSettings } from '../domain/resolve-run-model-settings.js';
+import { newRunId, type StoredToolResult } from '../engine/run-engine.js';
+import { activeTraceCarrier, inSpan, SpanKind, traceIdOfCarrier } from '../telemetry/tracing.js';
+import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
+
+export interface SubmitRunInput {
+  tenant: string;
+  prompt: string;
+  model?: string | undefined;
+  maxTurns?: number | undefined;
+  options?: RunOptions | undefined;
+  thinking?: RunThinking | undefined;
+  traceId?: string | null;
+  traceContext?: Record<string, string>;
+  /** Chosen by the caller (tests that script faults for the run before it starts); else minted. */
+  runId?: string;
+}
+
+/** Creates the run and enqueues its first model turn. The run's root span starts here, in the
+ * request that creates it; every job of the run carries its context. Throws RunModelSettingsError
+ * (nothing created) for an unknown model or a thinking request the model cannot take. */
+export async function submitRun(fleet: FleetContext, input: SubmitRunInput): Promise<RunRecord> {
+  const runId = input.runId ?? newRunId();
+  return inSpan(SPAN_NAMES.runCreate, { kind: SpanKind.SERVER, attributes: { [SPAN_ATTRIBUTES.runId]: runId } }, async () => {
+    const carrier = input.traceContext ?? activeTraceCarrier();
+    return createAndEnqueue(fleet, { ...input, runId, traceContext: carrier, traceId: input.traceId ?? traceIdOfCarrier(carrier) });
+  });
+}
+
+async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { runId: string }): Promise<RunRecord> {
+  const settings = resolveRunModelSettings({ config: fleet.config, model: input.model, thinking: input.thinking });
+  const run = await fleet.store.createRun({
+    tenant: input.tenant,
+    prompt: input.prompt,
+    model: settings.model,
+    maxTurns: input.maxTurns ?? fleet.config.BUILDFLEET_MAX_TURNS,
+    maxTokens: settings.maxTokens,
+    maxTokensCeiling: settings.maxTokensCeiling,
+    thinkingBudgetTokens: settings.thinkingBudgetTokens,
+    options: input.options ?? {},
+    traceId: input.traceId ?? null,
+    traceContext: input.traceContext ?? {},
+    ...(input.runId ? { runId: input.runId } : {}),
+  });
+  await fleet.queues.enqueueTurn({ runId: run.id, turn: 0, trace: input.traceContext ?? {} });
+  return run;
+}
+
+export type AnswerOutcome = 'resumed' | 'recorded' | 'no_open_question' | 'run_ended';
+
+/** Answers the run's open ask_user question by closing its tool_use with a tool_result. */
+export async function answerQuestion(fleet: FleetContext, run: RunRecord, text: string): Promise<AnswerOutcome> {
+  const question = run.question;
+  if (!question) return 'no_open_question';
+  const result: StoredToolResult = {
+    content: `<user_answer>\n${text}\n</user_answer>`,
+    is_error: false,
+    output: { answer: text },
+  };
+  const trail = { tool: 'ask_user', ok: true, phase: run.phase, turn: question.turn - 1, toolUseId: question.toolUseId };
+  const outcome = await fleet.store.answerQuestion(run.id, question, result, trail);
+  if (outcome === 'terminal') return 'run_ended';
+  if (outcome === 'no_open_question') return 'no_open_question';
+  if (outcome === 'resume') {
+    await fleet.queues.enqueueTurn(
+      { runId: run.id, turn: question.turn, trace: run.traceContext },
+      jobIds.modelResume(run.id, question.turn, question.toolUseId),
+    );
+    return 'resumed';
+  }
+  return 'recorded';
+}
+
+/** Cancels a run that has not ended; its queued jobs find it cancelled and do nothing. The end
+ * is the engine's one end: event, log line and the runs-ended metric, once. */
+export async function cancelRun(fleet: FleetContext, run: RunRecord): Promise<boolean> {
+  return fleet.store.endRun(run.id, run.turn, 'cancelled', { error: { code: 'cancelled', message: 'The run was cancelled.' } });
+}

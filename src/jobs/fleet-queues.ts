@@ -1,0 +1,108 @@
+// The fleet's queues and the one place that turns "what should run next" into BullMQ jobs.
+import { FlowProducer, Queue, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import {
+  QUEUE_NAMES,
+  jobIds,
+  modelJobSchema,
+  toolJobSchema,
+  type ModelJobData,
+  type ToolJobData,
+} from './job-catalog.js';
+
+// Completed jobs stay long enough that a re-run of an earlier step finds its successor's job id
+// taken (dedupe), and few enough that Redis memory stays bounded.
+const KEEP_COMPLETED = { age: 24 * 3600, count: 50_000 };
+const KEEP_FAILED = { age: 7 * 24 * 3600, count: 50_000 };
+
+export const MODEL_JOB_OPTIONS: JobsOptions = {
+  // FleetQueues sets attempts from BUILDFLEET_MODEL_ATTEMPTS.
+  attempts: 5,
+  backoff: { type: 'fleet' },
+  removeOnComplete: KEEP_COMPLETED,
+  removeOnFail: KEEP_FAILED,
+};
+
+export const TOOL_JOB_OPTIONS: JobsOptions = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 500 },
+  removeOnComplete: KEEP_COMPLETED,
+  removeOnFail: KEEP_FAILED,
+  // A tool job that fails for infrastructure reasons must not strand the next model turn: the
+  // parent runs anyway and answers the missing tool_use with an is_error tool_result.
+  ignoreDependencyOnFailure: true,
+};
+
+export class FleetQueues {
+  private readonly modelJobOptions: JobsOptions;
+  private readonly options: { connection: Redis; prefix: string };
+  private created: { model?: Queue<ModelJobData>; tool?: Queue<ToolJobData>; flows?: FlowProducer } = {};
+
+  constructor(
+    connection: Redis,
+    // Structural (the engine's KeySpace has it): the job protocol sits below the run engine, which
+    // enqueues jobs, so it names only the queue prefix it needs.
+    readonly keys: { queuePrefix: string },
+    modelAttempts = 5,
+  ) {
+    this.modelJobOptions = { ...MODEL_JOB_OPTIONS, attempts: modelAttempts };
+    this.options = { connection, prefix: keys.queuePrefix };
+  }
+
+  // Created on first use: a process that never enqueues (or closes before Redis answered) holds
+  // no BullMQ objects and no pending initialisation that could reject after close.
+  get model(): Queue<ModelJobData> {
+    return (this.created.model ??= watch(new Queue<ModelJobData>(QUEUE_NAMES.model, this.options)));
+  }
+
+  get tool(): Queue<ToolJobData> {
+    return (this.created.tool ??= watch(new Queue<ToolJobData>(QUEUE_NAMES.tool, this.options)));
+  }
+
+  get flows(): FlowProducer {
+    return (this.created.flows ??= watch(new FlowProducer(this.options)));
+  }
+
+  /** Enqueues a model turn with nothing to wait for. */
+  async enqueueTurn(data: ModelJobData, jobId = jobIds.modelTurn(data.runId, data.turn)): Promise<void> {
+    const checked = modelJobSchema.parse(data);
+    await this.model.add('turn', checked, { ...this.modelJobOptions, jobId });
+  }
+
+  /** Fans a turn's tool calls out to the tool queue and fans them back in: the next model turn
+   * is the flow's parent, so it runs once every tool job has finished. */
+  async enqueueToolFanOut(next: ModelJobData, tools: ToolJobData[], options: { mayExist?: boolean } = {}): Promise<void> {
+    const parentData = modelJobSchema.parse(next);
+    const parentId = jobIds.modelTurn(next.runId, next.turn);
+    // A replay of the turn that made this flow (its outcome was committed before) may find the
+    // parent there already: adding the flow again would create a second parent, so it is skipped.
+    // A first dispatch (the caller just committed the outcome, once) cannot, and skips the read.
+    if (options.mayExist !== false && (await this.model.getJob(parentId))) return;
+    await this.flows.add({
+      name: 'turn',
+      queueName: QUEUE_NAMES.model,
+      data: parentData,
+      opts: { ...this.modelJobOptions, jobId: parentId },
+      children: tools.map((tool) => ({
+        name: tool.name,
+        queueName: QUEUE_NAMES.tool,
+        data: toolJobSchema.parse(tool),
+        opts: { ...TOOL_JOB_OPTIONS, jobId: jobIds.tool(tool.runId, tool.toolUseId) },
+      })),
+    });
+  }
+
+  async close(): Promise<void> {
+    const parts = Object.values(this.created);
+    this.created = {};
+    await Promise.all(parts.map((part) => part.close()));
+  }
+}
+
+/** BullMQ re-emits connection failures as 'error' events; an emitter without a listener turns
+ * them into unhandled rejections. The shared connection's own listener logs them once. */
+function watch<Part extends Queue | FlowProducer>(part: Part): Part {
+  (part as unknown as NodeJS.EventEmitter).on('error', () => undefined);
+  void part.waitUntilReady().catch(() => undefined);
+  return part;
+}

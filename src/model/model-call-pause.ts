@@ -1,0 +1,149 @@
+// The fleet-wide model pause: one Redis key, "no model call before this has expired", shared by
+// every worker process and checked right before every call. A 429's retry-after sets it (the API
+// says when the bucket refills: api/rate-limits, "retry-after"); a 529 / overloaded_error sets it
+// too, growing while the overload episode lasts (api/errors: 529 "The API is temporarily
+// overloaded" — a property of the API, not of one request, so every worker backs off together
+// rather than each retrying on its own). Both are written by one Lua step that only ever extends
+// the pause, so a shorter wait seen later (or two workers writing at once) never cuts a longer one.
+import type { Redis } from 'ioredis';
+import { defineLuaCommands } from '../engine/define-lua-commands.js';
+
+/**
+ * bfExtendModelPause
+ * KEYS[1] the pause key (string: why, with PX expiry = the pause).
+ * ARGV[1] wait in ms, ARGV[2] reason.
+ * Returns the pause remaining in ms after the call (>= ARGV[1] unless a longer one was in force).
+ */
+const EXTEND_MODEL_PAUSE = `
+local wait = tonumber(ARGV[1])
+local remaining = redis.call('PTTL', KEYS[1])
+if remaining >= wait then return remaining end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', wait)
+return wait
+`;
+
+/**
+ * bfOverloadModelPause
+ * KEYS[1] the pause key, KEYS[2] the overload episode (hash: step = consecutive overload pauses,
+ * lastAt = when the latest overload was seen, epoch ms of the reporting worker).
+ * ARGV[1] base ms, ARGV[2] cap ms, ARGV[3] how long the episode is remembered without a new
+ * overload (ms), ARGV[4] now (epoch ms).
+ * An overload met while a pause is already in force belongs to the same wave (calls that started
+ * before it): it keeps the pause and does not grow it. Otherwise the episode counts one more
+ * step and the pause becomes min(cap, base * 2^(step - 1)). Either way lastAt moves to now.
+ * Returns {remaining ms, step}.
+ */
+const OVERLOAD_MODEL_PAUSE = `
+local remaining = redis.call('PTTL', KEYS[1])
+local step = tonumber(redis.call('HGET', KEYS[2], 'step') or '0')
+redis.call('HSET', KEYS[2], 'lastAt', ARGV[4])
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
+if remaining > 0 and step > 0 then return {remaining, step} end
+step = step + 1
+redis.call('HSET', KEYS[2], 'step', step)
+local wait = math.min(tonumber(ARGV[2]), tonumber(ARGV[1]) * 2 ^ (step - 1))
+wait = math.floor(wait)
+if remaining >= wait then return {remaining, step} end
+redis.call('SET', KEYS[1], 'overloaded', 'PX', wait)
+return {wait, step}
+`;
+
+/**
+ * bfEndOverloadEpisode
+ * KEYS[1] the overload episode hash.
+ * ARGV[1] when the successful call was sent (epoch ms).
+ * Only a call sent after the latest overload proves the API answers again: an answer that was
+ * already streaming when the episode began (minutes, for a long page) says nothing about now.
+ * Returns 1 when the episode ended, 0 when it goes on.
+ */
+const END_OVERLOAD_EPISODE = `
+local lastAt = tonumber(redis.call('HGET', KEYS[1], 'lastAt') or '-1')
+if lastAt < 0 then return 0 end
+if tonumber(ARGV[1]) <= lastAt then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
+interface PauseCommands {
+  bfExtendModelPause(pauseKey: string, waitMs: number, reason: string): Promise<number>;
+  bfOverloadModelPause(pauseKey: string, episodeKey: string, baseMs: number, capMs: number, memoryMs: number, nowMs: number): Promise<[number, number]>;
+  bfEndOverloadEpisode(episodeKey: string, sentAtMs: number): Promise<number>;
+}
+
+export interface OverloadPause {
+  /** The pause now in force, in ms. */
+  waitMs: number;
+  /** Which step of the episode's backoff this is (1, 2, 3 …). */
+  step: number;
+}
+
+export interface ModelCallPauseSettings {
+  overloadBaseMs: number;
+  overloadCapMs: number;
+}
+
+/** The pause as the model worker and the turn runner use it. */
+export class ModelCallPause {
+  readonly pauseKey: string;
+  readonly episodeKey: string;
+  private readonly commands: PauseCommands;
+
+  constructor(
+    private readonly redis: Redis,
+    prefix: string,
+    private readonly settings: ModelCallPauseSettings,
+  ) {
+    // One hash tag: the overload script reads and writes both keys in one step (Redis Cluster).
+    this.pauseKey = `${prefix}:{model-pause}:paused-until`;
+    // A hash since lastAt was added; a new name, so a rolling deploy never meets the old string key.
+    this.episodeKey = `${prefix}:{model-pause}:overload-episode-state`;
+    this.commands = defineLuaCommands<PauseCommands>(redis, {
+      bfExtendModelPause: { numberOfKeys: 1, lua: EXTEND_MODEL_PAUSE },
+      bfOverloadModelPause: { numberOfKeys: 2, lua: OVERLOAD_MODEL_PAUSE },
+      bfEndOverloadEpisode: { numberOfKeys: 1, lua: END_OVERLOAD_EPISODE },
+    });
+  }
+
+  /** Milliseconds until model calls may go out again; 0 when not paused. Redis's own clock
+   * (PTTL), so every process agrees whatever its local time. */
+  async remainingMs(): Promise<number> {
+    return Math.max(0, await this.redis.pttl(this.pauseKey));
+  }
+
+  /** The check right before a call, in one round trip: the pause remaining (ms) and whether an
+   * overload episode is on (only then does a success need reporting: `succeeded`). Both keys
+   * share the {model-pause} hash tag, so the pipeline is slot-safe on Cluster. */
+  async check(): Promise<{ remainingMs: number; overloadEpisode: boolean }> {
+    const replies = (await this.redis.pipeline().pttl(this.pauseKey).exists(this.episodeKey).exec()) ?? [];
+    const [pttl, exists] = replies.map(([error, value]) => {
+      if (error) throw error;
+      return Number(value);
+    });
+    return { remainingMs: Math.max(0, pttl ?? 0), overloadEpisode: exists === 1 };
+  }
+
+  /** Why calls are paused (`rate_limited`, `overloaded`), or null. */
+  async reason(): Promise<string | null> {
+    return this.redis.get(this.pauseKey);
+  }
+
+  /** A 429's retry-after: pause every worker at least this long. */
+  async pause(waitMs: number, reason = 'rate_limited'): Promise<number> {
+    return this.commands.bfExtendModelPause(this.pauseKey, Math.max(1, Math.ceil(waitMs)), reason);
+  }
+
+  /** A 529 / overloaded_error: the next step of the episode's growing pause. */
+  async overloaded(now = Date.now()): Promise<OverloadPause> {
+    // The episode is forgotten after a quiet spell of a few caps: a new episode starts small.
+    const memoryMs = this.settings.overloadCapMs * 4;
+    const [waitMs, step] = await this.commands.bfOverloadModelPause(this.pauseKey, this.episodeKey, this.settings.overloadBaseMs, this.settings.overloadCapMs, memoryMs, now);
+    return { waitMs: Number(waitMs), step: Number(step) };
+  }
+
+  /** A call sent at `sentAtMs` succeeded: if it was sent after the latest overload, the episode
+   * is over and the next one starts at the base again. Clocks: the workers' own (NTP-close); a
+   * skew only decides whether a call sent within it of the last overload ends the episode. */
+  async succeeded(sentAtMs: number): Promise<boolean> {
+    return (await this.commands.bfEndOverloadEpisode(this.episodeKey, sentAtMs)) === 1;
+  }
+}

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { ALL_TOOLS, WRITE_TOOLS } from '../domain/profile.js';
+import { toolInputSchemas } from '../domain/tool-input-schemas.js';
+import { toolDescriptions } from './tool-definitions.js';
+import { toolImplementations } from './tool-implementations.js';
+
+describe('toolImplementations', () => {
+  it('implements all 19 tools under their own names with their input schemas and descriptions', () => {
+    expect(Object.keys(toolImplementations).sort()).toEqual([...ALL_TOOLS].sort());
+    expect(ALL_TOOLS).toHaveLength(19);
+    for (const name of ALL_TOOLS) {
+      expect(toolImplementations[name].name).toBe(name);
+      expect(toolImplementations[name].inputSchema).toBe(toolInputSchemas[name]);
+      // What the tool worker runs is what the model was told about (tool-definitions.ts).
+      expect(toolImplementations[name].description).toBe(toolDescriptions[name]);
+    }
+  });
+
+  it('marks exactly the WRITE_TOOLS as writes', () => {
+    for (const name of ALL_TOOLS) expect(toolImplementations[name].writes, name).toBe(WRITE_TOOLS.has(name));
+  });
+});

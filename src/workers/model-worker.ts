@@ -1,0 +1,115 @@
+// The model worker: takes model-turn jobs and maps each turn's result onto BullMQ mechanics (the
+// retry intent itself is decided in src/agent/decide-model-retry.ts).
+import { Worker, RateLimitError, type Job } from 'bullmq';
+import type Anthropic from '@anthropic-ai/sdk';
+import { runModelTurn, type ModelTurnDependencies, type ModelTurnHooks } from '../agent/run-model-turn.js';
+import type { WorkerFleet } from './worker-fleet.js';
+import { inSpan, SpanKind } from '../telemetry/tracing.js';
+import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
+import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
+import { ModelCallPause } from '../model/model-call-pause.js';
+import { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
+import { QUEUE_NAMES, modelJobSchema, type ModelJobData } from '../jobs/job-catalog.js';
+
+export { MAX_RATE_LIMIT_CYCLES } from '../agent/run-model-turn.js';
+
+class RetryableModelError extends Error {
+  constructor(
+    readonly delayMs: number,
+    cause: Error,
+  ) {
+    super(cause.message, { cause });
+    this.name = 'RetryableModelError';
+  }
+}
+
+export interface ModelWorkerOptions {
+  client: Anthropic;
+  concurrency?: number;
+  recover?: ModelTurnDependencies['recover'];
+  hooks?: ModelTurnHooks;
+  toolsFor?: ModelTurnDependencies['toolsFor'];
+  /** Job processing time in ms, for the job duration metric. */
+  onJobDone?: (durationMs: number) => void;
+}
+
+export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions): Worker<ModelJobData> {
+  // One pause for every worker process of the fleet: a 429's retry-after or a 529's growing
+  // backoff seen by any worker holds them all (Lua, extend-only: model-call-pause.ts).
+  const modelPause = new ModelCallPause(fleet.redis, fleet.store.keys.prefix, {
+    overloadBaseMs: fleet.config.BUILDFLEET_OVERLOAD_BACKOFF_BASE_MS,
+    overloadCapMs: fleet.config.BUILDFLEET_OVERLOAD_BACKOFF_CAP_MS,
+  });
+  const deps: ModelTurnDependencies = {
+    store: fleet.store,
+    queues: fleet.queues,
+    client: options.client,
+    config: fleet.config,
+    logger: fleet.logger,
+    recover: options.recover ?? null,
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(options.toolsFor ? { toolsFor: options.toolsFor } : {}),
+    modelPause,
+    spendLimit: new SpendLimitFlagStore(fleet.redis, fleet.config),
+  };
+  // BullMQ does not close a connection it was given; the worker's own one closes with it.
+  const connection = connectRedis(fleet.config.REDIS_URL);
+  const worker: Worker<ModelJobData> = new Worker<ModelJobData>(
+    QUEUE_NAMES.model,
+    async (job: Job<ModelJobData>) => {
+      const data = modelJobSchema.parse(job.data);
+      const started = performance.now();
+      const result = await inSpan(
+        SPAN_NAMES.modelTurn,
+        {
+          parent: data.trace,
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            [SPAN_ATTRIBUTES.runId]: data.runId,
+            [SPAN_ATTRIBUTES.turn]: data.turn,
+            [SPAN_ATTRIBUTES.jobId]: job.id ?? '',
+            [SPAN_ATTRIBUTES.queue]: QUEUE_NAMES.model,
+            [SPAN_ATTRIBUTES.attempt]: job.attemptsMade + 1,
+          },
+        },
+        () => runModelTurn(deps, data, { jobId: job.id ?? '', attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 }),
+      );
+      options.onJobDone?.(performance.now() - started);
+      if (result.kind === 'done') return result.detail;
+      // Retry intent was decided once (src/agent/decide-model-retry.ts); here it only becomes
+      // BullMQ mechanics. A wait that spends no attempt (the fleet-wide pause, a 429's
+      // retry-after, an overload episode) is the queue's rate limit: RateLimitError moves the job
+      // back without counting an attempt. One that does is a thrown error whose backoff is the
+      // decided delay.
+      if (!result.spendsAttempt) {
+        await worker.rateLimit(result.delayMs);
+        throw new RateLimitError();
+      }
+      throw new RetryableModelError(result.delayMs, result.error);
+    },
+    {
+      connection,
+      prefix: fleet.store.keys.queuePrefix,
+      // Recorded on each job as processedBy, so a run can be traced to the worker that ran it.
+      name: workerIdentity('model'),
+      concurrency: options.concurrency ?? fleet.config.BUILDFLEET_MODEL_CONCURRENCY,
+      // Locks: a worker killed mid-turn loses its lock after lockDuration; the stalled check
+      // then hands the job to another worker (at most maxStalledCount times).
+      lockDuration: fleet.config.BUILDFLEET_LOCK_DURATION_MS,
+      stalledInterval: fleet.config.BUILDFLEET_STALLED_INTERVAL_MS,
+      maxStalledCount: 3,
+      settings: {
+        // The delay decided for this retry; an error that is not ours (a crash inside BullMQ's
+        // own processing) gets the base delay.
+        backoffStrategy: (_attemptsMade: number, _type?: string, error?: Error) =>
+          error instanceof RetryableModelError ? error.delayMs : fleet.config.BUILDFLEET_RETRY_BASE_MS,
+      },
+    },
+  );
+  worker.on('error', (error) => fleet.logger.error({ err: error.message }, 'model worker error'));
+  worker.on('closed', () => void (connection.status === 'ready' ? connection.quit().catch(() => connection.disconnect()) : connection.disconnect()));
+  worker.on('failed', (job, error) => {
+    if (job) fleet.logger.warn({ run_id: job.data.runId, step: job.data.turn, attempt: job.attemptsMade, err: error.message }, 'model job attempt failed');
+  });
+  return worker;
+}
