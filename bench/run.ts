@@ -1,24 +1,30 @@
-// `npm run bench` (issue #10): the fleet's figures on this machine, from one command.
+// `npm run bench` (issues #10, #17): the fleet's figures on this machine, from one command.
 //
 // Starts its own private redis-server (or uses REDIS_URL), runs the sections below, prints one
 // table and writes bench/results/latest.json and bench/results/latest.svg. Every loop is bounded
 // in count and in time; everything listens on loopback. A failing section prints its error in its
-// row and the others still run.
+// row and the others still run. bench/README.md describes each section and the env vars.
 //
 //   1. per-turn overhead   fleet turn (turn-start gaps) vs raw BullMQ ping-pong vs in-process loop
-//   2. throughput          1, 2, 4 model + tool worker processes (dev fleet), 60 runs via REST
-//   3. concurrency         1,000 runs at 1–3 s model latency, one process; RSS, loop delay
+//   2. throughput          1+1, 2+2, 4+4 model + tool worker processes (dev fleet), runs via REST;
+//                          CPU ms per turn of each role
+//   3. concurrency         BENCH_INPROCESS_RUNS runs at 1–3 s model latency, one process; RSS,
+//                          loop delay, Redis commands per turn (client and server side)
 //   4. parser              calls/s on a realistic mix; worst of 1 MB adversarial inputs
 //   5. kill switch         last write start − trip under load (runKillSwitchExperiment)
-//   +  bottleneck          Redis commands per turn (INFO commandstats over section 3)
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+//   +  bottleneck          which saturates first in section 3, and its top Redis commands
+//   6. redis per turn      commands and round trips per turn sent by an in-process fleet (client
+//                          side) and run by Redis (commandstats), next to BullMQ's own floor
+//   7. concurrent procs    BENCH_CONCURRENT_RUNS runs at 1–3 s latency on ONE model and ONE tool
+//                          process; memory per in-flight run, loop delay inside each worker
+//   +  targets             issue #17's "Done when" figures, each marked met / not met
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { randomBytes } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
-import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { startInProcessFleet } from '../src/dev/in-process-fleet.js';
 import { startPrivateRedis, type PrivateRedis } from '../src/dev/private-redis.js';
@@ -26,30 +32,70 @@ import { startDevFleet } from '../src/cli/dev-fleet.js';
 import { startSimulator } from '../src/sim/simulator-server.js';
 import { parseToolCallsFromText, createJsonSchemaValidator, type ParseOptions } from '../src/parsing/index.js';
 import { runKillSwitchExperiment } from '../src/cli/experiment-killswitch.js';
-import { anthropicToolsFor } from '../src/tools/tool-catalog.js';
-import { ALL_TOOLS } from '../src/agent/profile.js';
-import { createKeySpace } from '../src/runs/keys.js';
-import { isTerminal, type RunStatus } from '../src/runs/run-types.js';
+import { anthropicToolsFor } from '../src/tools/tool-definitions.js';
+import { ALL_TOOLS } from '../src/domain/profile.js';
+import { installRedisCommandCounter, countsByCommand, subtractCounts, type RedisCommandCounts } from './count-redis-commands.js';
+import { createFleetRestClient } from './fleet-rest-client.js';
+import { readRunOutcomes, submitRuns, waitUntilQueuesDrain } from './follow-runs.js';
+import { measureBullmqFloor, type BullmqFloor } from './bullmq-floor.js';
+import { commandCalls, commandCallsDelta, redisCpuSeconds, redisInfo, topPer, total } from './redis-server-stats.js';
+import { cpuByRole, rolesOf } from './role-processes.js';
+import { processPeakRssKb } from './process-stats.js';
+import { concurrentRunsInProcesses } from './concurrent-runs-in-processes.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const RESULTS_DIR = join(HERE, 'results');
+const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ? resolve(process.env.BENCH_RESULTS_DIR) : join(HERE, 'results');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const QUICK = process.env.BENCH_QUICK === '1';
+
+/** A whole number from the environment, else the default (quick or full). */
+function envCount(name: string, full: number, quick: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return QUICK ? quick : full;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number ≥ 1, got "${raw}"`);
+  return value;
+}
+
+const SIZES = {
+  /** Section 3: concurrent runs inside one process (the #10 section). */
+  inProcessRuns: envCount('BENCH_INPROCESS_RUNS', 1000, 100),
+  /** Section 7: concurrent runs on one model + one tool process. */
+  concurrentRuns: envCount('BENCH_CONCURRENT_RUNS', 10_000, 300),
+  /** Section 7: seconds from the first submit until figures are taken, finished or not. */
+  concurrentWindowSeconds: envCount('BENCH_CONCURRENT_WINDOW_SECONDS', 540, 120),
+  concurrentToolConcurrency: envCount('BENCH_CONCURRENT_TOOL_CONCURRENCY', 1000, 1000),
+  concurrentSubmitBatch: envCount('BENCH_SUBMIT_BATCH', 100, 100),
+  /** Section 6: runs of the in-process fleet whose commands are counted, 10 at a time. */
+  redisRuns: envCount('BENCH_REDIS_RUNS', 40, 10),
+  /** Section 6: round trips of each BullMQ floor. */
+  floorRoundTrips: envCount('BENCH_FLOOR_ROUND_TRIPS', 300, 60),
+  /** Section 2: runs per worker-count configuration. */
+  throughputRuns: envCount('BENCH_THROUGHPUT_RUNS', 60, 20),
+};
+const THROUGHPUT_WORKERS = (process.env.BENCH_THROUGHPUT_WORKERS ?? (QUICK ? '1' : '1,2,4'))
+  .split(',')
+  .map((part) => Number(part.trim()))
+  .filter((count) => Number.isInteger(count) && count >= 1 && count <= 16);
 
 interface Row {
   section: string;
   metric: string;
   value: string;
+  /** The issue #17 target this figure is held against, with the verdict. */
+  target?: string;
 }
 const rows: Row[] = [];
 const results: Record<string, unknown> = {};
-const row = (section: string, metric: string, value: string | number) => {
-  rows.push({ section, metric, value: typeof value === 'number' ? fmt(value) : value });
-  process.stderr.write(`  [${section}] ${metric}: ${typeof value === 'number' ? fmt(value) : value}\n`);
+const row = (section: string, metric: string, value: string | number, target?: string) => {
+  const text = typeof value === 'number' ? fmt(value) : value;
+  rows.push({ section, metric, value: text, ...(target ? { target } : {}) });
+  process.stderr.write(`  [${section}] ${metric}: ${text}${target ? `   [target ${target}]` : ''}\n`);
 };
 
-function fmt(value: number): string {
-  if (!Number.isFinite(value)) return String(value);
+function fmt(value: number | null | undefined): string {
+  if (value === null || value === undefined) return 'n/a';
+  if (!Number.isFinite(value) || Number.isInteger(value)) return String(value);
   if (Math.abs(value) >= 100) return value.toFixed(0);
   if (Math.abs(value) >= 10) return value.toFixed(1);
   return value.toFixed(2);
@@ -61,6 +107,47 @@ function quantile(values: number[], q: number): number {
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
   return sorted[index]!;
 }
+
+// ---- targets (issue #17 "Done when") ----------------------------------------------------------
+
+interface TargetCheck {
+  name: string;
+  /** e.g. "≤ 30" */
+  target: string;
+  value: number | null;
+  unit: string;
+  /** null: not measured (section skipped or failed) or not at the target's size. */
+  met: boolean | null;
+  /** Which section and setting produced the value. */
+  source: string;
+  note?: string;
+}
+const targets: TargetCheck[] = [];
+
+/** Records a target and returns the text for the row's target column. */
+function checkTarget(check: Omit<TargetCheck, 'met'> & { met?: boolean | null; limit: number }): string {
+  const { limit, ...rest } = check;
+  // Every target of the issue is an upper bound, unless the caller decides `met` itself.
+  const met = check.met !== undefined ? check.met : check.value === null || !Number.isFinite(check.value) ? null : check.value <= limit;
+  const entry: TargetCheck = { ...rest, met };
+  targets.push(entry);
+  return `${entry.target}: ${verdict(entry)}`;
+}
+
+function verdict(check: TargetCheck): string {
+  const base = check.met === null ? 'not measured' : check.met ? 'met' : 'not met';
+  return check.note ? `${base} (${check.note})` : base;
+}
+
+// The targets issue #17 names, so a skipped or failed section shows "not measured", not nothing.
+const TARGET_NAMES = {
+  commands: 'Redis commands per turn (client side, EVALSHA = 1)',
+  cpu: 'fleet CPU per turn (model + tool + api processes)',
+  turnRatio: 'fleet turn median / in-process turn median',
+  memory: 'memory per in-flight run (model + tool process)',
+  loopDelay: 'event-loop delay p99 (worst worker process)',
+  finish: 'concurrent runs that finish on 1 model + 1 tool process',
+} as const;
 
 async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -78,7 +165,7 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Pr
 
 async function section(name: string, capMs: number, body: () => Promise<void>): Promise<void> {
   const only = process.env.BENCH_ONLY;
-  if (only && !only.split(',').some((prefix) => name.startsWith(prefix))) return;
+  if (only && !only.split(',').some((prefix) => name.startsWith(prefix.trim()))) return;
   const started = Date.now();
   process.stderr.write(`== ${name}\n`);
   try {
@@ -95,50 +182,16 @@ function streamIdMs(id: string): number {
   return Number(id.split('-')[0]);
 }
 
-async function redisInfo(redis: Redis, part: string): Promise<Record<string, string>> {
-  const text = await redis.info(part);
-  const out: Record<string, string> = {};
-  for (const line of text.split('\r\n')) {
-    const at = line.indexOf(':');
-    if (at > 0 && !line.startsWith('#')) out[line.slice(0, at)] = line.slice(at + 1);
-  }
-  return out;
-}
+// Client-side Redis command counting (count-redis-commands.ts): patches ioredis in this process,
+// so it sees the in-process fleets of sections 1, 3 and 6 and the BullMQ floor, never the worker
+// processes of sections 2 and 7. The bench's own connections are excluded.
+const counter = installRedisCommandCounter();
 
-async function redisCpuSeconds(redis: Redis): Promise<number> {
-  const cpu = await redisInfo(redis, 'cpu');
-  return Number(cpu.used_cpu_sys ?? 0) + Number(cpu.used_cpu_user ?? 0);
-}
-
-async function commandCalls(redis: Redis): Promise<Map<string, number>> {
-  const stats = await redisInfo(redis, 'commandstats');
-  const calls = new Map<string, number>();
-  for (const [key, value] of Object.entries(stats)) {
-    const match = /calls=(\d+)/.exec(value);
-    if (match) calls.set(key.replace(/^cmdstat_/, ''), Number(match[1]));
-  }
-  return calls;
-}
-
-/** utime + stime of a process in seconds (Linux /proc; 0 elsewhere). */
-function procCpuSeconds(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** Peak resident set (VmHWM) of a process in MB (Linux /proc; 0 elsewhere). */
-function procPeakRssMb(pid: number | undefined): number {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
+/** A Redis connection for INFO and CONFIG, never counted as the fleet's. */
+function benchConnection(redisUrl: string): Redis {
+  const redis = new Redis(redisUrl);
+  counter.excludeConnection(redis);
+  return redis;
 }
 
 const FLEET_ENV = {
@@ -151,6 +204,7 @@ const FLEET_ENV = {
 
 async function fleetTurnGaps(redisUrl: string, runs: number): Promise<{ gaps: number[]; runsDone: number }> {
   const fleet = await startInProcessFleet({ redisUrl, env: FLEET_ENV, simulator: { latencyMs: { min: 0, max: 0 } } });
+  const rest = createFleetRestClient({ baseUrl: fleet.apiUrl, apiKey: fleet.apiKey });
   const gaps: number[] = [];
   let runsDone = 0;
   try {
@@ -161,57 +215,13 @@ async function fleetTurnGaps(redisUrl: string, runs: number): Promise<{ gaps: nu
       const run = await fleet.submit({ prompt: `Build a small website for bakery number ${index + 1}.` });
       await fleet.waitForRun(run.id, 30_000);
       runsDone += 1;
-      const starts = (await fleet.fleet.store.readEvents(run.id, '-', 10_000)).filter((event) => event.event === 'turn-start');
+      const starts = (await rest.runEvents(run.id)).filter((event) => event.event === 'turn-start');
       for (let at = 1; at < starts.length; at += 1) gaps.push(streamIdMs(starts[at]!.id) - streamIdMs(starts[at - 1]!.id));
     }
   } finally {
     await fleet.close();
   }
   return { gaps, runsDone };
-}
-
-async function bullmqPingPong(redisUrl: string, roundTrips: number): Promise<number[]> {
-  const prefix = `bfbench${randomBytes(3).toString('hex')}`;
-  const connection = { url: redisUrl, maxRetriesPerRequest: null } as const;
-  const queueA = new Queue('ping', { connection, prefix });
-  const queueB = new Queue('pong', { connection, prefix });
-  const samples: number[] = [];
-  let lastSentAt = 0;
-  let done: () => void = () => undefined;
-  const finished = new Promise<void>((resolve) => (done = resolve));
-  let count = 0;
-  const opts = { removeOnComplete: 1000, removeOnFail: 1000 };
-  const workerA = new Worker(
-    'ping',
-    async (job) => {
-      await queueB.add('pong', { n: job.data.n }, opts);
-    },
-    { connection, prefix, concurrency: 1 },
-  );
-  const workerB = new Worker(
-    'pong',
-    async (job) => {
-      const now = performance.now();
-      if (lastSentAt > 0) samples.push(now - lastSentAt);
-      count += 1;
-      if (count > roundTrips) return done();
-      lastSentAt = performance.now();
-      await queueA.add('ping', { n: job.data.n + 1 }, opts);
-    },
-    { connection, prefix, concurrency: 1 },
-  );
-  try {
-    await Promise.all([workerA.waitUntilReady(), workerB.waitUntilReady()]);
-    lastSentAt = 0;
-    await queueA.add('ping', { n: 0 }, opts);
-    await withTimeout(finished, 60_000, 'bullmq ping-pong');
-  } finally {
-    await Promise.all([workerA.close(true), workerB.close(true)]);
-    await Promise.all([queueA.obliterate({ force: true }).catch(() => undefined), queueB.obliterate({ force: true }).catch(() => undefined)]);
-    await Promise.all([queueA.close(), queueB.close()]);
-  }
-  // The first 10 are warm-up.
-  return samples.slice(10);
 }
 
 async function inProcessLoop(turns: number): Promise<number[]> {
@@ -251,83 +261,102 @@ async function inProcessLoop(turns: number): Promise<number[]> {
 
 // ---- 2. throughput with N worker processes ----------------------------------------------------
 
-async function throughput(redisUrl: string, workers: number, runCount: number, capMs: number): Promise<Record<string, number>> {
-  const prefix = `bfbench${workers}w${randomBytes(3).toString('hex')}`;
+async function throughput(redisUrl: string, workers: number, runCount: number, capMs: number) {
   const fleet = await startDevFleet({
-    env: { ...FLEET_ENV, REDIS_URL: redisUrl, BUILDFLEET_AUTH: 'disabled', BUILDFLEET_PREFIX: prefix, LOG_LEVEL: 'info' },
+    env: { ...FLEET_ENV, REDIS_URL: redisUrl, BUILDFLEET_AUTH: 'disabled', BUILDFLEET_PREFIX: `bfbench${workers}w${randomBytes(3).toString('hex')}`, LOG_LEVEL: 'info' },
     modelWorkers: workers,
     toolWorkers: workers,
     writeStateFile: false,
   });
-  const redis = new Redis(redisUrl);
+  const admin = benchConnection(redisUrl);
   try {
-    const keys = createKeySpace(prefix);
-    const cpuBefore = await redisCpuSeconds(redis);
-    const roleCpu = (match: string) => fleet.roles.filter((role) => role.name.startsWith(match)).reduce((sum, role) => sum + procCpuSeconds(role.child.pid), 0);
-    const roleCpuBefore = { model: roleCpu('model'), tool: roleCpu('tool'), api: roleCpu('api'), sim: roleCpu('simulator') };
+    const rest = createFleetRestClient({ baseUrl: fleet.apiUrl, apiKey: fleet.apiKey });
+    // Warm-up, not measured: a fresh process spends its first turns compiling (JIT), which is not
+    // what a turn costs. Two runs per worker so every process of the fleet takes some.
+    const warmUp = await submitRuns({ rest, count: 2 * workers, batchSize: 2 * workers, deadline: Date.now() + 30_000 });
+    if (warmUp.failures > 0) throw new Error(`warm-up: POST /v1/runs failed: ${warmUp.firstError}`);
+    await waitUntilQueuesDrain({ rest, deadline: Date.now() + 60_000, intervalMs: 200 });
+    const redisCpuBefore = await redisCpuSeconds(admin);
+    const cpuBefore = cpuByRole(fleet);
     const started = performance.now();
-    const ids = await Promise.all(
-      Array.from({ length: runCount }, async (_, index) => {
-        const response = await fetch(`${fleet.apiUrl}/v1/runs`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ prompt: `Build a small website for bakery number ${index + 1}.` }),
-        });
-        const body = (await response.json()) as { id?: string };
-        if (!response.ok || !body.id) throw new Error(`POST /v1/runs ${response.status}: ${JSON.stringify(body).slice(0, 200)}`);
-        return body.id;
-      }),
-    );
     const deadline = Date.now() + capMs;
-    let finished = 0;
-    let turns = 0;
-    let endedAt = performance.now();
-    for (;;) {
-      const states = await Promise.all(ids.map((id) => redis.hmget(keys.run(id), 'status', 'turn')));
-      finished = states.filter(([status]) => status && (isTerminal(status as RunStatus) || status === 'waiting_for_input')).length;
-      turns = states.reduce((sum, [, turn]) => sum + Number(turn ?? 0), 0);
-      endedAt = performance.now();
-      if (finished === ids.length || Date.now() > deadline) break;
-      await sleep(100);
-    }
-    const seconds = (endedAt - started) / 1000;
-    const cpu = (await redisCpuSeconds(redis)) - cpuBefore;
-    const memory = await redisInfo(redis, 'memory');
-    const workerPeaks = fleet.roles.filter((role) => role.name.includes('worker')).map((role) => procPeakRssMb(role.child.pid));
+    // All at once, as a burst of clients would.
+    const submitted = await submitRuns({ rest, count: runCount, batchSize: runCount, deadline });
+    if (submitted.failures > 0) throw new Error(`${submitted.failures} POST /v1/runs failed: ${submitted.firstError}`);
+    // Queue counts every 200 ms: one cheap API request, whatever the number of runs.
+    const followed = await waitUntilQueuesDrain({ rest, deadline, intervalMs: 200, submitted: submitted.ids.length });
+    const cpuAfter = cpuByRole(fleet);
+    const seconds = (followed.endedAt - started) / 1000;
+    const redisCpu = (await redisCpuSeconds(admin)) - redisCpuBefore;
+    const memory = await redisInfo(admin, 'memory');
+    const outcomes = await readRunOutcomes({ rest, ids: submitted.ids });
+    const turns = outcomes.turns;
+    const cpuSeconds = (kind: 'model' | 'tool' | 'api' | 'simulator') => cpuAfter[kind] - cpuBefore[kind];
+    const msPerTurn = (kind: 'model' | 'tool' | 'api' | 'simulator') => (cpuSeconds(kind) * 1000) / Math.max(1, turns);
+    const workerPeaks = [...rolesOf(fleet, 'model'), ...rolesOf(fleet, 'tool')].map((role) => processPeakRssKb(role.child.pid) / 1024);
     return {
       workers,
-      modelWorkersCpuPercent: ((roleCpu('model') - roleCpuBefore.model) / seconds) * 100,
-      toolWorkersCpuPercent: ((roleCpu('tool') - roleCpuBefore.tool) / seconds) * 100,
-      apiCpuPercent: ((roleCpu('api') - roleCpuBefore.api) / seconds) * 100,
-      simulatorCpuPercent: ((roleCpu('simulator') - roleCpuBefore.sim) / seconds) * 100,
+      modelWorkersCpuPercent: (cpuSeconds('model') / seconds) * 100,
+      toolWorkersCpuPercent: (cpuSeconds('tool') / seconds) * 100,
+      apiCpuPercent: (cpuSeconds('api') / seconds) * 100,
+      simulatorCpuPercent: (cpuSeconds('simulator') / seconds) * 100,
+      // CPU of every process of the role, divided by the turns of the runs: /proc/<pid>/stat, 10 ms ticks.
+      cpuMsPerTurn: {
+        model: msPerTurn('model'),
+        tool: msPerTurn('tool'),
+        api: msPerTurn('api'),
+        simulator: msPerTurn('simulator'),
+        fleet: msPerTurn('model') + msPerTurn('tool') + msPerTurn('api'),
+      },
       maxWorkerPeakRssMb: Math.max(0, ...workerPeaks),
-      runs: ids.length,
-      finished,
+      runs: submitted.ids.length,
+      finished: outcomes.finished,
+      succeeded: outcomes.succeeded,
+      timedOut: followed.timedOut,
       turns,
       seconds,
       turnsPerSecond: turns / seconds,
-      runsPerMinute: (finished / seconds) * 60,
-      redisCpuSeconds: cpu,
-      redisCpuPercent: (cpu / seconds) * 100,
+      runsPerMinute: (outcomes.finished / seconds) * 60,
+      redisCpuSeconds: redisCpu,
+      redisCpuPercent: (redisCpu / seconds) * 100,
       redisUsedMemoryMb: Number(memory.used_memory ?? 0) / 1024 / 1024,
-      redisUsedMemoryHuman: memory.used_memory_human as unknown as number,
+      redisUsedMemoryHuman: memory.used_memory_human ?? '',
     };
   } finally {
-    redis.disconnect();
+    admin.disconnect();
     await fleet.stop();
   }
 }
 
-// ---- 3. concurrency at realistic latency -----------------------------------------------------
+// ---- 3. concurrency at realistic latency, one process -------------------------------------------
+
+/** Per-turn Redis figures: client side (this process's fleet) and server side (commandstats). */
+function perTurnRedis({ client, server, turns }: { client: RedisCommandCounts; server: Record<string, number>; turns: number }) {
+  const per = Math.max(1, turns);
+  return {
+    clientCommandsPerTurn: client.commands / per,
+    clientRoundTripsPerTurn: client.roundTrips / per,
+    clientTopCommandsPerTurn: topPer({ counts: client.byName, per, limit: 10 }),
+    serverCommandsPerTurn: total(server) / per,
+    serverTopCommandsPerTurn: topPer({ counts: server, per, limit: 10 }),
+  };
+}
+
+const topText = (entries: Array<{ command: string; perTurn: number }>, limit = 6) =>
+  entries
+    .slice(0, limit)
+    .map((entry) => `${entry.command} ${fmt(entry.perTurn)}`)
+    .join(', ');
 
 async function concurrency(redisUrl: string, runCount: number, capMs: number) {
-  const admin = new Redis(redisUrl);
+  const admin = benchConnection(redisUrl);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   const fleet = await startInProcessFleet({
     redisUrl,
-    env: { ...FLEET_ENV, BUILDFLEET_MODEL_CONCURRENCY: '1000', BUILDFLEET_TOOL_CONCURRENCY: '200' },
+    env: { ...FLEET_ENV, BUILDFLEET_MODEL_CONCURRENCY: String(Math.max(1000, runCount)), BUILDFLEET_TOOL_CONCURRENCY: '200' },
     simulator: { latencyMs: { min: 1000, max: 3000 } },
   });
+  const rest = createFleetRestClient({ baseUrl: fleet.apiUrl, apiKey: fleet.apiKey });
   try {
     await fleet.waitForRun((await fleet.submit({})).id, 60_000);
     global.gc?.();
@@ -337,8 +366,9 @@ async function concurrency(redisUrl: string, runCount: number, capMs: number) {
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     }, 100);
-    await admin.config('RESETSTAT');
+    const serverBefore = await commandCalls(admin);
     const cpuBefore = await redisCpuSeconds(admin);
+    const countsBefore = counter.snapshot();
     loopDelay.enable();
     const cpuUsageBefore = process.cpuUsage();
     const started = performance.now();
@@ -351,34 +381,29 @@ async function concurrency(redisUrl: string, runCount: number, capMs: number) {
       ids.push(...batch.map((run) => run.id));
     }
     const submitSeconds = (performance.now() - started) / 1000;
-    const deadline = Date.now() + capMs;
-    let finished = 0;
-    let turns = 0;
-    let succeeded = 0;
-    // The bench's own polling commands, subtracted from the command counts below.
-    let ownHmget = 0;
-    for (;;) {
-      ownHmget += ids.length;
-      const states = await Promise.all(ids.map((id) => fleet.fleet.redis.hmget(fleet.fleet.store.keys.run(id), 'status', 'turn')));
-      finished = states.filter(([status]) => status && (isTerminal(status as RunStatus) || status === 'waiting_for_input')).length;
-      succeeded = states.filter(([status]) => status === 'succeeded').length;
-      turns = states.reduce((sum, [, turn]) => sum + Number(turn ?? 0), 0);
-      if (finished === ids.length || Date.now() > deadline) break;
-      await sleep(1000);
-    }
-    const seconds = (performance.now() - started) / 1000;
+    // The queue counts once a second through the fleet's own API (a few commands per poll, counted
+    // as the fleet's: well under 0.1 per turn).
+    const followed = await waitUntilQueuesDrain({ rest, deadline: Date.now() + capMs, intervalMs: 1000, submitted: ids.length });
+    const seconds = (followed.endedAt - started) / 1000;
     const cpuUsage = process.cpuUsage(cpuUsageBefore);
     loopDelay.disable();
     clearInterval(sampler);
+    const countsAfter = counter.snapshot();
     const cpu = (await redisCpuSeconds(admin)) - cpuBefore;
-    const calls = await commandCalls(admin);
-    calls.set('hmget', Math.max(0, (calls.get('hmget') ?? 0) - ownHmget));
-    const totalCalls = [...calls.values()].reduce((a, b) => a + b, 0);
-    const top = [...calls.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([command, count]) => ({ command, perTurn: count / Math.max(1, turns) }));
+    const own = countsByCommand(subtractCounts({ after: countsAfter.excluded, before: countsBefore.excluded }));
+    // The INFO that took `serverBefore` is itself in the second reading (the rest of the bench's
+    // INFO calls come after `countsBefore` and are in `own`).
+    const server = commandCallsDelta({ after: await commandCalls(admin), before: serverBefore, own: { ...own, info: (own.info ?? 0) + 1 } });
+    const client = subtractCounts({ after: countsAfter.counted, before: countsBefore.counted });
+    const outcomes = await readRunOutcomes({ rest, ids });
+    const turns = outcomes.turns;
+    const redis = perTurnRedis({ client, server, turns });
     return {
       runs: ids.length,
-      finished,
-      succeeded,
+      finished: outcomes.finished,
+      succeeded: outcomes.succeeded,
+      timedOut: followed.timedOut,
+      peakInFlight: followed.peakInFlight,
       turns,
       seconds,
       submitSeconds,
@@ -392,8 +417,10 @@ async function concurrency(redisUrl: string, runCount: number, capMs: number) {
       redisCpuSeconds: cpu,
       redisCpuPercent: (cpu / seconds) * 100,
       fleetProcessCpuPercent: ((cpuUsage.user + cpuUsage.system) / 1e6 / seconds) * 100,
-      redisCommandsPerTurn: totalCalls / Math.max(1, turns),
-      topCommandsPerTurn: top,
+      // Server side, as issue #10 measured it (kept under its old names for before/after tables).
+      redisCommandsPerTurn: redis.serverCommandsPerTurn,
+      topCommandsPerTurn: redis.serverTopCommandsPerTurn,
+      ...redis,
     };
   } finally {
     admin.disconnect();
@@ -401,6 +428,72 @@ async function concurrency(redisUrl: string, runCount: number, capMs: number) {
   }
 }
 
+// ---- 6. Redis commands and round trips per turn ---------------------------------------------------
+
+/** Runs `runCount` runs through an in-process fleet (zero-latency model), `parallel` at a time,
+ * counting what the fleet sends; the bench's waiting for runs is excluded. */
+async function fleetRedisPerTurn(redisUrl: string, runCount: number, parallel: number) {
+  const admin = benchConnection(redisUrl);
+  const fleet = await startInProcessFleet({ redisUrl, env: FLEET_ENV, simulator: { latencyMs: { min: 0, max: 0 } } });
+  const rest = createFleetRestClient({ baseUrl: fleet.apiUrl, apiKey: fleet.apiKey });
+  try {
+    // Warm-up (scripts loaded, connections up), not counted.
+    await fleet.waitForRun((await fleet.submit({})).id, 30_000);
+    await sleep(200);
+    const serverBefore = await commandCalls(admin);
+    const countsBefore = counter.snapshot();
+    const started = performance.now();
+    const ids: string[] = [];
+    let next = 0;
+    const deadline = Date.now() + 120_000;
+    await Promise.all(
+      Array.from({ length: parallel }, async () => {
+        while (next < runCount && Date.now() < deadline) {
+          next += 1;
+          const number = next;
+          const run = await fleet.submit({ prompt: `Build a small website for bakery number ${number}.` });
+          ids.push(run.id);
+          // waitForRun polls the run through the fleet's connection: the bench's, not the fleet's.
+          await counter.uncounted(() => fleet.waitForRun(run.id, 60_000));
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const countsAfter = counter.snapshot();
+    const own = countsByCommand(subtractCounts({ after: countsAfter.excluded, before: countsBefore.excluded }));
+    const server = commandCallsDelta({ after: await commandCalls(admin), before: serverBefore, own: { ...own, info: (own.info ?? 0) + 1 } });
+    const client = subtractCounts({ after: countsAfter.counted, before: countsBefore.counted });
+    const outcomes = await readRunOutcomes({ rest, ids });
+    return {
+      runs: ids.length,
+      parallel: Math.min(parallel, runCount),
+      finished: outcomes.finished,
+      turns: outcomes.turns,
+      seconds,
+      // Subtracting the bench's own polling from commandstats is exact while those are plain
+      // commands; a polled script would leave its inner commands in (flagged here).
+      serverSubtractionExact: !Object.keys(own).some((command) => command.startsWith('eval')),
+      ...perTurnRedis({ client, server, turns: outcomes.turns }),
+    };
+  } finally {
+    admin.disconnect();
+    await fleet.close();
+  }
+}
+
+function floorFigures(floor: BullmqFloor) {
+  const per = Math.max(1, floor.roundTrips);
+  return {
+    roundTrips: floor.roundTrips,
+    medianMs: quantile(floor.samplesMs, 0.5),
+    p99Ms: quantile(floor.samplesMs, 0.99),
+    clientCommandsPerRoundTrip: floor.client.commands / per,
+    clientRoundTripsPerRoundTrip: floor.client.roundTrips / per,
+    clientTopCommands: topPer({ counts: floor.client.byName, per, limit: 8 }),
+    serverCommandsPerRoundTrip: total(floor.server) / per,
+    serverTopCommands: topPer({ counts: floor.server, per, limit: 8 }),
+  };
+}
 // ---- 4. parser -------------------------------------------------------------------------------
 
 function parserFigures() {
@@ -505,11 +598,12 @@ async function main(): Promise<void> {
   results.startedAt = new Date(wallStarted).toISOString();
   results.machine = { cpus: (await import('node:os')).cpus().length, node: process.version };
   results.redis = process.env.REDIS_URL ? 'REDIS_URL' : 'private redis-server (AOF everysec)';
+  results.sizes = { quick: QUICK, ...SIZES, throughputWorkers: THROUGHPUT_WORKERS };
   try {
     await section('1 turn overhead', 150_000, async () => {
       const fleetRuns = QUICK ? 5 : 30;
       const { gaps, runsDone } = await fleetTurnGaps(redisUrl, fleetRuns);
-      const bull = await bullmqPingPong(redisUrl, QUICK ? 100 : 500);
+      const bull = (await measureBullmqFloor({ redisUrl, mode: 'ping-pong', roundTrips: QUICK ? 110 : 510, counter })).samplesMs;
       const loop = await inProcessLoop(QUICK ? 100 : 300);
       const turn = {
         fleetRuns: runsDone,
@@ -528,26 +622,39 @@ async function main(): Promise<void> {
       row('1 turn overhead', `raw BullMQ A→B→A round trip median / p99 (${bull.length})`, `${fmt(turn.bullmqMedianMs)} / ${fmt(turn.bullmqP99Ms)} ms`);
       row('1 turn overhead', `in-process loop (SDK→sim + tool) median / p99 (${loop.length})`, `${fmt(turn.inProcessMedianMs)} / ${fmt(turn.inProcessP99Ms)} ms`);
       row('1 turn overhead', 'ratio fleet / raw BullMQ (median)', `${fmt(turn.fleetMedianMs / turn.bullmqMedianMs)}x`);
-      row('1 turn overhead', 'ratio fleet / in-process (median)', `${fmt(turn.fleetMedianMs / turn.inProcessMedianMs)}x`);
+      const ratio = turn.fleetMedianMs / turn.inProcessMedianMs;
+      row(
+        '1 turn overhead',
+        'ratio fleet / in-process (median)',
+        `${fmt(ratio)}x`,
+        checkTarget({ name: TARGET_NAMES.turnRatio, target: '≤ 2x', limit: 2, value: Number.isFinite(ratio) ? ratio : null, unit: 'x', source: '1 turn overhead, conc. 1' }),
+      );
     });
 
     await section('2 throughput', 300_000, async () => {
-      const list: Array<Record<string, number>> = [];
+      const list: Array<Awaited<ReturnType<typeof throughput>>> = [];
       results.throughput = list;
-      for (const workers of QUICK ? [1] : [1, 2, 4]) {
+      for (const workers of THROUGHPUT_WORKERS) {
         try {
-          const figures = await throughput(redisUrl, workers, QUICK ? 20 : 60, 70_000);
+          const figures = await throughput(redisUrl, workers, SIZES.throughputRuns, 70_000);
           list.push(figures);
           row(
             '2 throughput',
-            `${workers} model + ${workers} tool procs: ${figures.finished}/${figures.runs} runs, ${figures.turns} turns in ${fmt(figures.seconds!)} s`,
-            `${fmt(figures.turnsPerSecond!)} turns/s, ${fmt(figures.runsPerMinute!)} runs/min`,
+            `${workers} model + ${workers} tool procs: ${figures.finished}/${figures.runs} runs, ${figures.turns} turns in ${fmt(figures.seconds)} s${figures.timedOut ? ' (cap hit)' : ''}`,
+            `${fmt(figures.turnsPerSecond)} turns/s, ${fmt(figures.runsPerMinute)} runs/min`,
           );
-          row('2 throughput', `${workers}+${workers} procs: Redis CPU / memory at end`, `${fmt(figures.redisCpuPercent!)} % of a core, ${figures.redisUsedMemoryHuman}`);
+          row('2 throughput', `${workers}+${workers} procs: Redis CPU / memory at end`, `${fmt(figures.redisCpuPercent)} % of a core, ${figures.redisUsedMemoryHuman}`);
           row(
             '2 throughput',
             `${workers}+${workers} procs: CPU % of a core (model / tool / api / sim); peak worker RSS`,
-            `${fmt(figures.modelWorkersCpuPercent!)} / ${fmt(figures.toolWorkersCpuPercent!)} / ${fmt(figures.apiCpuPercent!)} / ${fmt(figures.simulatorCpuPercent!)}; ${fmt(figures.maxWorkerPeakRssMb!)} MB`,
+            `${fmt(figures.modelWorkersCpuPercent)} / ${fmt(figures.toolWorkersCpuPercent)} / ${fmt(figures.apiCpuPercent)} / ${fmt(figures.simulatorCpuPercent)}; ${fmt(figures.maxWorkerPeakRssMb)} MB`,
+          );
+          const cpu = figures.cpuMsPerTurn;
+          row(
+            '2 throughput',
+            `${workers}+${workers} procs: CPU ms per turn model / tool / api = fleet (sim, excluded)`,
+            `${fmt(cpu.model)} / ${fmt(cpu.tool)} / ${fmt(cpu.api)} = ${fmt(cpu.fleet)} ms (${fmt(cpu.simulator)})`,
+            checkTarget({ name: TARGET_NAMES.cpu, target: '≤ 1.5 ms', limit: 1.5, value: figures.turns > 0 ? cpu.fleet : null, unit: 'ms', source: `2 throughput, ${workers}+${workers} procs` }),
           );
         } catch (error) {
           row('2 throughput', `${workers}+${workers} procs: ERROR`, (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 160));
@@ -556,24 +663,31 @@ async function main(): Promise<void> {
     });
 
     await section('3 concurrency', 290_000, async () => {
-      const runCount = QUICK ? 100 : 1000;
+      const runCount = SIZES.inProcessRuns;
       const figures = await concurrency(redisUrl, runCount, 240_000);
       results.concurrency = figures;
-      row('3 concurrency', `${runCount} runs at 1–3 s model latency, 1 process: finished (succeeded)`, `${figures.finished}/${figures.runs} (${figures.succeeded}) in ${fmt(figures.seconds)} s`);
+      row('3 concurrency', `${runCount} runs at 1–3 s model latency, 1 process: finished (succeeded)`, `${figures.finished}/${figures.runs} (${figures.succeeded}) in ${fmt(figures.seconds)} s${figures.timedOut ? ' (cap hit)' : ''}`);
       row('3 concurrency', 'turns / turns per s', `${figures.turns} / ${fmt(figures.turnsPerSecond)}`);
-      row('3 concurrency', 'RSS baseline → peak; per in-flight run', `${fmt(figures.baselineRssMb)} → ${fmt(figures.peakRssMb)} MB; ${fmt(figures.kbPerInFlightRun)} KB`);
+      row('3 concurrency', 'RSS baseline → peak; per submitted run', `${fmt(figures.baselineRssMb)} → ${fmt(figures.peakRssMb)} MB; ${fmt(figures.kbPerInFlightRun)} KB`);
       row('3 concurrency', 'event loop delay p50 / p99 / max', `${fmt(figures.loopDelayP50Ms)} / ${fmt(figures.loopDelayP99Ms)} / ${fmt(figures.loopDelayMaxMs)} ms`);
-      row('3 concurrency', 'Redis CPU; commands per turn', `${fmt(figures.redisCpuPercent)} % of a core; ${fmt(figures.redisCommandsPerTurn)}`);
+      row('3 concurrency', 'Redis CPU; server-side commands per turn (commandstats, Lua inner commands included)', `${fmt(figures.redisCpuPercent)} % of a core; ${fmt(figures.serverCommandsPerTurn)}`);
+      row(
+        '3 concurrency',
+        'client-side commands / round trips per turn (sent by the fleet; EVALSHA = 1)',
+        `${fmt(figures.clientCommandsPerTurn)} / ${fmt(figures.clientRoundTripsPerTurn)}`,
+        checkTarget({ name: TARGET_NAMES.commands, target: '≤ 30', limit: 30, value: figures.turns > 0 ? figures.clientCommandsPerTurn : null, unit: 'commands', source: `3 concurrency, ${runCount} runs in one process` }),
+      );
       row('3 concurrency', 'fleet process CPU (workers + API + simulator, one event loop)', `${fmt(figures.fleetProcessCpuPercent)} % of a core`);
       const verdict =
         figures.fleetProcessCpuPercent > 80 && figures.redisCpuPercent < 50
           ? `Node CPU of the fleet process (${fmt(figures.fleetProcessCpuPercent)} % of a core, loop delay p99 ${fmt(figures.loopDelayP99Ms)} ms) saturates before Redis (${fmt(figures.redisCpuPercent)} %)`
           : figures.redisCpuPercent >= 50
-            ? `Redis CPU (${fmt(figures.redisCpuPercent)} % of a core) at ${fmt(figures.redisCommandsPerTurn)} commands per turn`
+            ? `Redis CPU (${fmt(figures.redisCpuPercent)} % of a core) at ${fmt(figures.serverCommandsPerTurn)} server-side commands per turn`
             : `neither saturated: fleet process ${fmt(figures.fleetProcessCpuPercent)} %, Redis ${fmt(figures.redisCpuPercent)} % of a core`;
       results.bottleneck = verdict;
       row('bottleneck', 'first bottleneck (section 3)', verdict);
-      row('bottleneck', 'top Redis commands per turn', figures.topCommandsPerTurn.slice(0, 6).map((entry) => `${entry.command} ${fmt(entry.perTurn)}`).join(', '));
+      row('bottleneck', 'top Redis commands per turn, server side', topText(figures.serverTopCommandsPerTurn));
+      row('bottleneck', 'top Redis commands per turn, client side', topText(figures.clientTopCommandsPerTurn));
     });
 
     await section('4 parser', 60_000, async () => {
@@ -590,10 +704,124 @@ async function main(): Promise<void> {
       row('5 kill switch', 'last write start − trip (negative = before the trip)', `${report.lastWriteStartMsAfterTrip ?? 'n/a'} ms`);
       row('5 kill switch', 'writes started / landed after the trip; violations', `${report.writesStartedAfterTrip} / ${report.writesLandedAfterTrip}; ${report.violations.length === 0 ? 'none' : report.violations.join('; ')}`);
     });
+
+    await section('6 redis per turn', 240_000, async () => {
+      const parallel = 10;
+      const fleet = await fleetRedisPerTurn(redisUrl, SIZES.redisRuns, parallel);
+      const pingPong = floorFigures(await measureBullmqFloor({ redisUrl, mode: 'ping-pong', roundTrips: SIZES.floorRoundTrips, counter }));
+      const flow = floorFigures(await measureBullmqFloor({ redisUrl, mode: 'flow', roundTrips: SIZES.floorRoundTrips, counter }));
+      results.redisPerTurn = { fleet, bullmqPingPong: pingPong, bullmqFlow: flow };
+      const where = `${fleet.runs} runs, ${fleet.parallel} at a time, ${fleet.turns} turns, zero-latency model`;
+      row(
+        '6 redis per turn',
+        `fleet, client side (sent by this process; EVALSHA = 1): commands / round trips per turn (${where})`,
+        `${fmt(fleet.clientCommandsPerTurn)} / ${fmt(fleet.clientRoundTripsPerTurn)}`,
+        checkTarget({ name: TARGET_NAMES.commands, target: '≤ 30', limit: 30, value: fleet.turns > 0 ? fleet.clientCommandsPerTurn : null, unit: 'commands', source: `6 redis per turn, ${parallel} runs at a time` }),
+      );
+      row('6 redis per turn', 'fleet, client side: top commands per turn', topText(fleet.clientTopCommandsPerTurn, 8));
+      row(
+        '6 redis per turn',
+        `fleet, server side (commandstats: EVALSHA + every command inside Lua, BullMQ's included): commands per turn${fleet.serverSubtractionExact ? '' : ' (approx.)'}`,
+        fmt(fleet.serverCommandsPerTurn),
+      );
+      row('6 redis per turn', 'fleet, server side: top commands per turn', topText(fleet.serverTopCommandsPerTurn, 8));
+      for (const [label, floor] of [
+        ['BullMQ ping-pong floor (job A → job B, conc. 1)', pingPong],
+        ['BullMQ flow floor (parent in A + 1 child in B, conc. 1)', flow],
+      ] as const) {
+        row(
+          '6 redis per turn',
+          `${label}: per round trip client commands / round trips; server commands`,
+          `${fmt(floor.clientCommandsPerRoundTrip)} / ${fmt(floor.clientRoundTripsPerRoundTrip)}; ${fmt(floor.serverCommandsPerRoundTrip)}`,
+        );
+        row('6 redis per turn', `${label}: median / p99 (${floor.roundTrips} round trips)`, `${fmt(floor.medianMs)} / ${fmt(floor.p99Ms)} ms`);
+      }
+      row('6 redis per turn', 'BullMQ flow floor: top client-side commands per round trip', topText(flow.clientTopCommands, 8));
+    });
+
+    const windowMs = SIZES.concurrentWindowSeconds * 1000;
+    await section('7 concurrent procs', windowMs + 240_000, async () => {
+      const runCount = SIZES.concurrentRuns;
+      const figures = await concurrentRunsInProcesses({
+        redisUrl,
+        runCount,
+        toolConcurrency: SIZES.concurrentToolConcurrency,
+        windowMs,
+        submitBatchSize: SIZES.concurrentSubmitBatch,
+        env: FLEET_ENV,
+        log: (line) => process.stderr.write(`${line}\n`),
+      });
+      results.concurrentProcesses = figures;
+      const name = '7 concurrent procs';
+      const atSize = runCount >= 10_000;
+      const allFinished = figures.finished === runCount;
+      row(
+        name,
+        `${runCount} runs at 1–3 s model latency, 1 model + 1 tool process: finished (succeeded) / requested`,
+        `${figures.finished} (${figures.succeeded}) / ${runCount} in ${fmt(figures.seconds)} s${figures.capHit ? `, cap ${SIZES.concurrentWindowSeconds} s hit: partial figures` : ''}${figures.submitFailures > 0 ? `; ${figures.submitFailures} submits failed: ${figures.firstSubmitError?.slice(0, 80)}` : ''}`,
+        checkTarget({
+          name: TARGET_NAMES.finish,
+          target: '= 10,000',
+          limit: 0,
+          value: figures.finished,
+          unit: 'runs',
+          met: allFinished ? (atSize ? true : null) : false,
+          source: `7 concurrent procs, ${runCount} runs`,
+          ...(allFinished && !atSize ? { note: `all ${runCount} finished; the target is 10,000` } : {}),
+        }),
+      );
+      row(name, 'submit time; turns; turns per s; most runs in flight at once (model-queue jobs, ≤ submitted)', `${fmt(figures.submitSeconds)} s; ${figures.turns}; ${fmt(figures.turnsPerSecond)}; ${figures.peakInFlight}`);
+      for (const kind of ['model', 'tool'] as const) {
+        const worker = figures[kind];
+        row(
+          name,
+          `${kind} process: RSS baseline → peak${worker.peakFromHwm ? ' (VmHWM)' : ' (sampled)'}; per in-flight run`,
+          `${fmt(worker.baselineRssMb)} → ${fmt(worker.peakRssMb)} MB; ${fmt(worker.kbPerInFlightRun)} KB`,
+        );
+        const lag = worker.loopDelay;
+        row(
+          name,
+          `${kind} process: event-loop delay p50 / worst p99 / max (${lag.scrapes} scrapes of /metrics); slowest scrape`,
+          lag.metricsUrl
+            ? `${fmt(lag.p50Ms)} / ${fmt(lag.worstP99Ms)} / ${fmt(lag.maxMs)} ms; ${fmt(lag.worstScrapeMs)} ms`
+            : 'n/a: the worker printed no "health and metrics on <url>" line',
+        );
+      }
+      row(
+        name,
+        'model + tool: KB per in-flight run',
+        `${fmt(figures.kbPerInFlightRunTotal)} KB`,
+        checkTarget({
+          name: TARGET_NAMES.memory,
+          target: '≤ 64 KB',
+          limit: 64,
+          value: figures.peakInFlight > 0 ? figures.kbPerInFlightRunTotal : null,
+          unit: 'KB',
+          source: `7 concurrent procs, ${figures.peakInFlight} in flight`,
+        }),
+      );
+      row(
+        name,
+        'worst event-loop delay p99 of the two worker processes',
+        `${fmt(figures.worstLoopDelayP99Ms)} ms`,
+        checkTarget({ name: TARGET_NAMES.loopDelay, target: '≤ 50 ms', limit: 50, value: figures.worstLoopDelayP99Ms, unit: 'ms', source: `7 concurrent procs, ${runCount} runs` }),
+      );
+      const cpu = figures.cpuMsPerTurn;
+      row(name, 'CPU ms per turn model / tool / api = fleet (sim, excluded)', `${fmt(cpu.model)} / ${fmt(cpu.tool)} / ${fmt(cpu.api)} = ${fmt(cpu.fleet)} ms (${fmt(cpu.simulator)})`);
+    });
   } finally {
     await privateRedis?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+
+  // Every target of issue #17, measured or not, in one block at the end of the table.
+  for (const name of Object.values(TARGET_NAMES)) {
+    if (!targets.some((check) => check.name === name)) targets.push({ name, target: '', value: null, unit: '', met: null, source: 'section not run' });
+  }
+  for (const check of targets) {
+    row('targets', `${check.name}${check.target ? ` ${check.target}` : ''}`, check.value === null ? 'n/a' : `${fmt(check.value)} ${check.unit} (${check.source})`, verdict(check));
+  }
+  results.targets = targets;
 
   const wallSeconds = (Date.now() - wallStarted) / 1000;
   results.wallSeconds = wallSeconds;
@@ -604,10 +832,11 @@ async function main(): Promise<void> {
 
   const sectionWidth = Math.max(...rows.map((entry) => entry.section.length), 7);
   const metricWidth = Math.max(...rows.map((entry) => entry.metric.length), 6);
-  const line = (a: string, b: string, c: string) => `${a.padEnd(sectionWidth)} | ${b.padEnd(metricWidth)} | ${c}`;
-  const out = [line('section', 'metric', 'value'), `${'-'.repeat(sectionWidth)}-+-${'-'.repeat(metricWidth)}-+-${'-'.repeat(20)}`];
-  for (const entry of rows) out.push(line(entry.section, entry.metric, entry.value));
-  out.push(`total wall time: ${wallSeconds.toFixed(1)} s  (results: bench/results/latest.json, latest.svg)`);
+  const valueWidth = Math.min(60, Math.max(...rows.map((entry) => entry.value.length), 5));
+  const line = (a: string, b: string, c: string, d = '') => `${a.padEnd(sectionWidth)} | ${b.padEnd(metricWidth)} | ${d ? `${c.padEnd(valueWidth)} | ${d}` : c}`;
+  const out = [line('section', 'metric', 'value', 'target (issue #17)'), `${'-'.repeat(sectionWidth)}-+-${'-'.repeat(metricWidth)}-+-${'-'.repeat(valueWidth)}-+-${'-'.repeat(20)}`];
+  for (const entry of rows) out.push(line(entry.section, entry.metric, entry.value, entry.target ?? ''));
+  out.push(`total wall time: ${wallSeconds.toFixed(1)} s  (results: ${join(RESULTS_DIR, 'latest.json')}, latest.svg)`);
   process.stdout.write(out.join('\n') + '\n');
 }
 

@@ -1,2 +1,0 @@
-// moved: shim until bench/run.ts is migrated
-export * from '../domain/profile.js';
