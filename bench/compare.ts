@@ -12,6 +12,7 @@
 // `node --import tsx bench/run.ts`, never `npm run bench`: its setup step would `npm ci` in the
 // worktree and, through the symlink, wipe this checkout's node_modules.
 // Every BENCH_* variable and REDIS_URL set for this command is passed on to both benches.
+import type { TargetCheck } from './run.js';
 import { spawn, execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -130,14 +131,8 @@ function change(before: number | string | undefined, after: number | string | un
   return `${percent >= 0 ? '+' : ''}${percent.toFixed(0)} %`;
 }
 
-interface TargetEntry {
-  name: string;
-  target: string;
-  value: number | null;
-  unit: string;
-  met: boolean | null;
-  source: string;
-}
+/** A target row as bench/run.ts writes it into latest.json. */
+type TargetEntry = TargetCheck;
 
 function table(headers: string[], body: string[][]): string {
   const widths = headers.map((header, column) => Math.max(header.length, ...body.map((line) => (line[column] ?? '').length)));

@@ -55,8 +55,7 @@ export async function concurrentRunsInProcesses({
   windowMs,
   submitBatchSize,
   env,
-  log,
-}: {
+  log, cliEntry, modelConcurrency }: {
   redisUrl: string;
   runCount: number;
   toolConcurrency: number;
@@ -65,6 +64,10 @@ export async function concurrentRunsInProcesses({
   submitBatchSize: number;
   env: Record<string, string>;
   log: (line: string) => void;
+  /** The compiled CLI the roles run from (as the image does); undefined: through tsx. */
+  cliEntry?: string | undefined;
+  /** The model worker's concurrency (default: every run at once). */
+  modelConcurrency?: number | undefined;
 }): Promise<ConcurrentRunsFigures> {
   const fleet: DevFleet = await startDevFleet({
     env: {
@@ -74,9 +77,10 @@ export async function concurrentRunsInProcesses({
       BUILDFLEET_PREFIX: `bfbench10k${randomBytes(3).toString('hex')}`,
       // The workers announce their /metrics address in their info-level start line.
       LOG_LEVEL: 'info',
-      BUILDFLEET_MODEL_CONCURRENCY: String(runCount),
+      BUILDFLEET_MODEL_CONCURRENCY: String(modelConcurrency ?? runCount),
       BUILDFLEET_TOOL_CONCURRENCY: String(toolConcurrency),
     },
+    ...(cliEntry ? { cliEntry } : {}),
     modelWorkers: 1,
     toolWorkers: 1,
     // `buildfleet sim --latency-ms MIN-MAX` (src/sim/main.ts): uniform extra latency per answer.
@@ -209,7 +213,7 @@ export async function concurrentRunsInProcesses({
         simulator: cpuMs('simulator'),
         fleet: cpuMs('model') + cpuMs('tool') + cpuMs('api'),
       },
-      modelConcurrency: runCount,
+      modelConcurrency: modelConcurrency ?? runCount,
       toolConcurrency,
     };
   } finally {

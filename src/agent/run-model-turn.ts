@@ -92,10 +92,18 @@ const done = (detail: string): ModelTurnResult => ({ kind: 'done', detail });
 const SAFE_MODE_NOTE =
   'SAFE MODE: a tool returned invalid output, so every write tool is refused for the rest of this run. Do not call write tools; finish by explaining what could not be completed.';
 
-/** The tier of the phase (the production layout). */
+const TIERS = new Map<Phase, ToolsOffered>();
+
+/** The tier of the phase (the production layout), built once per phase: every turn of every run
+ * sends the same array, so its size is measured once (estimate-prompt-tokens.ts). */
 export function tieredTools(phase: Phase): ToolsOffered {
-  const names = toolsForPhase(phase);
-  return { names, definitions: anthropicToolsFor(names) };
+  let tier = TIERS.get(phase);
+  if (!tier) {
+    const names = toolsForPhase(phase);
+    tier = { names, definitions: anthropicToolsFor(names) };
+    TIERS.set(phase, tier);
+  }
+  return tier;
 }
 
 export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobData, job: ModelJobContext, reloads = 0): Promise<ModelTurnResult> {
@@ -174,7 +182,13 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const callMaxTokens = capMaxTokensToContextWindow({
     maxTokens,
     contextWindowTokens: lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES }).capabilities.contextWindowTokens,
-    estimatedPromptTokens: estimatePromptTokens({ system, tools: tools.definitions, messages }),
+    estimatedPromptTokens: estimatePromptTokens({
+      system,
+      tools: tools.definitions,
+      messages,
+      // The stored messages' lengths plus the array's brackets and commas.
+      messagesCharacters: (view.turn.inputCommitted ? view.transcriptCharacters : view.transcriptCharacters + started.appendedCharacters) + Math.max(1, messages.length) + 1,
+    }),
     thinkingBudgetTokens: run.thinkingBudgetTokens,
   });
   const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, finishVerified: run.finishVerified, thinking: thinking !== null });
@@ -331,7 +345,9 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const merged = nextInput?.kind === 'none' && decision.assistant && last?.role === 'assistant' ? mergeContinuation(last, decision.assistant) : null;
   const end = endOf(run, decision);
   const committed = await store.commitAnswer(runId, turn, {
-    response,
+    // What the answer was, for the record: its content is the assistant message in the
+    // transcript, so it is not stored a second time.
+    response: { id: response.id, model: response.model, stop_reason: response.stop_reason, stop_sequence: response.stop_sequence, usage: response.usage, request_id: requestId },
     usage: response.usage,
     assistant: merged ?? decision.assistant ?? null,
     placement: merged ? 'replace_last' : 'append',

@@ -33,6 +33,9 @@ export interface DevFleetOptions {
   writeStateFile?: boolean;
   /** Extra `buildfleet sim` arguments for the embedded simulator (e.g. `--profile realistic`). */
   simulatorArgs?: string[];
+  /** Run the roles from a compiled build (`npm run build`'s dist/src/cli.js) instead of through
+   * tsx, as the image does: what the benchmark measures CPU on. */
+  cliEntry?: string;
 }
 
 export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevFleet> {
@@ -57,7 +60,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     }
     let simulatorUrl: string | null = null;
     if (!baseEnv.ANTHROPIC_API_KEY && !baseEnv.ANTHROPIC_BASE_URL) {
-      const simulator = spawnRole({ name: 'simulator', args: ['sim', '--port', '0', ...(options.simulatorArgs ?? [])], env: baseEnv, echo: options.echo ?? null });
+      const simulator = spawnRole({ name: 'simulator', args: ['sim', '--port', '0', ...(options.simulatorArgs ?? [])], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry });
       roles.push(simulator);
       simulatorUrl = (await simulator.waitForLine(/simulator listening on (http:\/\/\S+)/))[1] ?? null;
       baseEnv.ANTHROPIC_BASE_URL = simulatorUrl ?? undefined;
@@ -65,14 +68,14 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     if (!baseEnv.BUILDFLEET_API_PORT) baseEnv.BUILDFLEET_API_PORT = String(await freePort());
     const apiUrl = `http://${baseEnv.BUILDFLEET_API_HOST ?? '127.0.0.1'}:${baseEnv.BUILDFLEET_API_PORT}`;
     if (!baseEnv.BUILDFLEET_PUBLIC_URL) baseEnv.BUILDFLEET_PUBLIC_URL = apiUrl;
-    const api = spawnRole({ name: 'api', args: ['api'], env: baseEnv, echo: options.echo ?? null });
+    const api = spawnRole({ name: 'api', args: ['api'], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry });
     roles.push(api);
     const workers: SpawnedRole[] = [];
     for (let index = 0; index < (options.modelWorkers ?? 1); index += 1) {
-      workers.push(spawnRole({ name: `model-worker-${index + 1}`, args: ['worker', 'model'], env: baseEnv, echo: options.echo ?? null }));
+      workers.push(spawnRole({ name: `model-worker-${index + 1}`, args: ['worker', 'model'], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry }));
     }
     for (let index = 0; index < (options.toolWorkers ?? 1); index += 1) {
-      workers.push(spawnRole({ name: `tool-worker-${index + 1}`, args: ['worker', 'tool'], env: baseEnv, echo: options.echo ?? null }));
+      workers.push(spawnRole({ name: `tool-worker-${index + 1}`, args: ['worker', 'tool'], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry }));
     }
     roles.push(...workers);
     await api.waitForLine(/api listening on (http:\/\/\S+)/);

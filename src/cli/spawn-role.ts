@@ -22,8 +22,11 @@ export function spawnRole(input: {
   env: NodeJS.ProcessEnv;
   /** Where the child's log lines go besides the in-memory tail (default: nowhere). */
   echo?: NodeJS.WritableStream | null;
+  /** A compiled CLI (dist/src/cli.js, what the image runs) instead of the sources through tsx. */
+  cliEntry?: string | undefined;
 }): SpawnedRole {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...input.args], {
+  const entry = input.cliEntry ? [input.cliEntry] : ['--import', 'tsx', CLI_ENTRY];
+  const child = spawn(process.execPath, [...entry, ...input.args], {
     cwd: PROJECT_ROOT,
     env: input.env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -86,6 +86,8 @@ export interface TurnView {
   results: Map<string, StoredToolResult | null>;
   /** The transcript as committed so far (a copy: the caller may extend it). */
   messages: unknown[];
+  /** Characters of the transcript's stored JSON (for the prompt-size estimate). */
+  transcriptCharacters: number;
   trail: TrailEntry[];
 }
 
@@ -286,13 +288,16 @@ export class RunEngine {
     if (!runFields.id) return null;
     const turnFields = pairsToFields(turnPairs);
     let messages: unknown[];
-    if (cached && tail[0] === cached.lastRaw && from + tail.length === Number(length)) {
-      this.transcripts.append(runId, tail.slice(1));
-      messages = [...(this.transcripts.get(runId)?.messages ?? [])];
+    let transcriptCharacters: number;
+    const hit = cached && tail[0] === cached.lastRaw && from + tail.length === Number(length) ? this.transcripts.append(runId, tail.slice(1)) : undefined;
+    if (hit) {
+      messages = [...hit.messages];
+      transcriptCharacters = hit.bytes;
     } else {
       const all = from === 0 ? tail : await this.redis.lrange(keys.messages(runId), 0, -1);
       this.transcripts.replace(runId, all);
       messages = all.map((raw) => JSON.parse(raw) as unknown);
+      transcriptCharacters = all.reduce((sum, raw) => sum + raw.length, 0);
     }
     const results = new Map<string, StoredToolResult | null>();
     for (let index = 0; index + 1 < resultPairs.length; index += 2) {
@@ -309,6 +314,7 @@ export class RunEngine {
       previousOutcome: previousRaw ? parseOutcome(previousRaw) : null,
       results,
       messages,
+      transcriptCharacters,
       trail: trailRaw.map((raw) => JSON.parse(raw) as TrailEntry),
     };
   }
@@ -321,7 +327,7 @@ export class RunEngine {
     runId: string,
     turn: number,
     input: { jobId: string; fields: Record<string, string>; messages: unknown[]; events: RunEvent[] },
-  ): Promise<{ owner: string } | 'terminal' | 'missing'> {
+  ): Promise<{ owner: string; appendedCharacters: number } | 'terminal' | 'missing'> {
     const encoded = input.events.map((event) => this.encode(event));
     const raws = input.messages.map((message) => JSON.stringify(message));
     const keys = this.keys;
@@ -342,7 +348,7 @@ export class RunEngine {
       this.emitted(encoded);
       this.transcripts.appendIfAt(runId, Number(reply[2]) - raws.length, raws);
     }
-    return { owner: reply[1] ?? '' };
+    return { owner: reply[1] ?? '', appendedCharacters: raws.reduce((sum, raw) => sum + raw.length, 0) };
   }
 
   /**
@@ -466,12 +472,10 @@ export class RunEngine {
 
   /** A tool job's start: its recorded result if it has one, else the run — one round trip. */
   async loadToolCall(runId: string, toolUseId: string): Promise<{ recorded: StoredToolResult } | { run: RunRecord } | 'missing'> {
-    const [[, recorded], [, fields]] = (await this.redis.pipeline().hget(this.keys.results(runId), toolUseId).hgetall(this.keys.run(runId)).exec()) as [
-      [Error | null, string | null],
-      [Error | null, Record<string, string>],
-    ];
+    const [recorded, runPairs] = await this.scripts.bfLoadToolCall(this.keys.results(runId), this.keys.run(runId), toolUseId);
     if (recorded) return { recorded: parseToolResult(recorded) };
-    if (!fields?.id) return 'missing';
+    const fields = pairsToFields(runPairs);
+    if (!fields.id) return 'missing';
     return { run: fromFields(fields) };
   }
 

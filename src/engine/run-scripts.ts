@@ -73,7 +73,7 @@ return {committed, redis.call('HGET', KEYS[2], 'claimedBy'), redis.call('LLEN', 
  * of all of it and, when the decision ends the run, its end.
  * KEYS[1] run hash, KEYS[2] turn hash, KEYS[3] transcript list, KEYS[4] event stream,
  * KEYS[5] results hash, KEYS[6] trail list.
- * ARGV[1] response JSON, ARGV[2] usage to add (JSON object of numbers), ARGV[3] assistant message
+ * ARGV[1] the answer's summary (JSON: id, stop reason, usage — its content is the assistant message), ARGV[2] usage to add (JSON object of numbers), ARGV[3] assistant message
  * JSON or '', ARGV[4] 'append' | 'replace_last' (a pause_turn continuation extends the last
  * assistant message), ARGV[5] JSON run fields, ARGV[6] outcome JSON, ARGV[7] JSON end fields or ''
  * (terminal status, result, error), ARGV[8] n events, ARGV[9 .. 8+n] events, then triples
@@ -207,6 +207,17 @@ return 2
 `;
 
 /**
+ * bfLoadToolCall — a tool job's start: the result recorded for its tool_use id, or the run.
+ * KEYS[1] results hash, KEYS[2] run hash. ARGV[1] tool_use_id.
+ * Returns {recorded result JSON or '', run fields (empty when a result is recorded)}.
+ */
+const LOAD_TOOL_CALL = `
+local recorded = redis.call('HGET', KEYS[1], ARGV[1])
+if recorded then return {recorded, {}} end
+return {'', redis.call('HGETALL', KEYS[2])}
+`;
+
+/**
  * bfNoteTurnOverload — when the turn first met an overloaded API (kept across attempts and
  * worker processes, so the overload patience holds for the turn as a whole).
  * KEYS[1] turn hash. ARGV[1] now (epoch ms). Returns the first overload's time (epoch ms).
@@ -230,6 +241,7 @@ export interface RunScripts {
   bfParkForInput(run: string, results: string, events: string, toolUseId: string, now: string, event: string): Promise<number>;
   bfAnswerQuestion(run: string, results: string, trail: string, events: string, toolUseId: string, resultJson: string, trailJson: string, now: string, event: string): Promise<number>;
   bfNoteTurnOverload(turn: string, nowMs: number): Promise<number>;
+  bfLoadToolCall(results: string, run: string, toolUseId: string): Promise<[string, string[]]>;
 }
 
 const definitions = {
@@ -242,6 +254,7 @@ const definitions = {
   bfParkForInput: { numberOfKeys: 3, lua: PARK_FOR_INPUT },
   bfAnswerQuestion: { numberOfKeys: 4, lua: ANSWER_QUESTION },
   bfNoteTurnOverload: { numberOfKeys: 1, lua: NOTE_TURN_OVERLOAD },
+  bfLoadToolCall: { numberOfKeys: 2, lua: LOAD_TOOL_CALL },
 } as const;
 
 /** Registers the scripts on a connection (idempotent) and returns them typed. */

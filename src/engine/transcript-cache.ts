@@ -16,7 +16,7 @@ export class TranscriptCache {
 
   constructor(private readonly maxBytes: number) {}
 
-  get(runId: string): { messages: readonly unknown[]; lastRaw: string } | undefined {
+  get(runId: string): { messages: readonly unknown[]; lastRaw: string; bytes: number } | undefined {
     const entry = this.entries.get(runId);
     if (!entry || entry.messages.length === 0) return undefined;
     // Map order is the LRU order: a read moves the run to the back.
@@ -32,9 +32,10 @@ export class TranscriptCache {
     this.store(runId, { messages: raws.map((raw) => JSON.parse(raw) as unknown), lastRaw: raws[raws.length - 1]!, bytes: sum(raws) });
   }
 
-  /** Messages appended after the cached ones. */
-  append(runId: string, raws: readonly string[]): void {
+  /** Messages appended after the cached ones; returns the entry (undefined: not cached). */
+  append(runId: string, raws: readonly string[]): { messages: readonly unknown[]; bytes: number } | undefined {
     this.appendIfAt(runId, null, raws);
+    return this.entries.get(runId);
   }
 
   /** Appends when the cached transcript has `length` messages (null: whatever it has); anything

@@ -36,7 +36,9 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
   const store = new RunEngine(redis, keys, { logger: resolvedLogger, transcriptCacheBytes: config.BUILDFLEET_TRANSCRIPT_CACHE_MB * 1024 * 1024 });
   // Every trace line of a run goes to the log and, as a span event, to the active span.
   store.observeEvents((event) => {
-    const level = event.level === 'warn' ? 'warn' : 'info';
+    // Every event is in the run's stream and its trace already; as a log line it is debug detail,
+    // except warnings and the run's birth (its end is the engine's own info line).
+    const level = event.level === 'warn' ? 'warn' : event.event === 'run-create' ? 'info' : 'debug';
     if (resolvedLogger.isLevelEnabled(level)) resolvedLogger[level](event, event.event);
     addSpanEvent(event.event, () => {
       const attributes: Record<string, string | number | boolean> = {};

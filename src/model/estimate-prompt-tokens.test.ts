@@ -21,4 +21,18 @@ describe('estimatePromptTokens', () => {
     const long = estimatePromptTokens({ system: 's', tools: [], messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'y'.repeat(8000) }] });
     expect(long - short).toBeGreaterThanOrEqual(2000);
   });
+
+  it('gives the same estimate from a known messages length as from the messages, and measures a tools array once', () => {
+    const system = 'You build websites.';
+    const tools = [{ name: 'write_file', description: 'Writes a file', input_schema: { type: 'object' } }];
+    const messages = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'text', text: 'done' }] }];
+    const raws = messages.map((message) => JSON.stringify(message));
+    const known = raws.reduce((sum, raw) => sum + raw.length, 0) + raws.length + 1;
+    expect(known).toBe(JSON.stringify(messages).length);
+    expect(estimatePromptTokens({ system, tools, messages: [], messagesCharacters: known })).toBe(estimatePromptTokens({ system, tools, messages }));
+    // The tools array's size is cached by identity: the same array mutated is not re-measured.
+    const before = estimatePromptTokens({ system, tools, messages });
+    tools.push({ name: 'read_file', description: 'x'.repeat(4000), input_schema: { type: 'object' } });
+    expect(estimatePromptTokens({ system, tools, messages })).toBe(before);
+  });
 });

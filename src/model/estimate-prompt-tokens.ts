@@ -11,8 +11,32 @@ export const PROMPT_ESTIMATE_RATIO = 1.15;
 /** … plus this many tokens for what the API adds around the prompt. */
 export const PROMPT_ESTIMATE_OVERHEAD_TOKENS = 512;
 
-/** Estimated input tokens of a call with this system prompt, tool definitions and messages. */
-export function estimatePromptTokens({ system, tools, messages }: { system: unknown; tools: unknown; messages: unknown }): number {
-  const characters = JSON.stringify({ system, tools, messages }).length;
+/** Serialized size of a tools array: the arrays of the tiers are shared and frozen
+ * (tools/tool-definitions.ts), so each is measured once, not every turn. */
+const toolsCharacters = new WeakMap<object, number>();
+
+/** Estimated input tokens of a call with this system prompt, tool definitions and messages.
+ * `messagesCharacters` — the length of JSON.stringify(messages) — when the caller knows it (the
+ * run engine keeps the length of each stored message), saves serializing the whole transcript
+ * again only to measure it. */
+export function estimatePromptTokens({
+  system,
+  tools,
+  messages,
+  messagesCharacters,
+}: {
+  system: unknown;
+  tools: unknown;
+  messages: unknown;
+  messagesCharacters?: number;
+}): number {
+  let toolChars = typeof tools === 'object' && tools !== null ? toolsCharacters.get(tools) : undefined;
+  if (toolChars === undefined) {
+    toolChars = JSON.stringify(tools).length;
+    if (typeof tools === 'object' && tools !== null) toolsCharacters.set(tools, toolChars);
+  }
+  // The length of JSON.stringify({ system, tools, messages }), its 32 characters of keys and
+  // punctuation included, without building it.
+  const characters = JSON.stringify(system).length + toolChars + (messagesCharacters ?? JSON.stringify(messages).length) + 32;
   return Math.ceil((characters / 4) * PROMPT_ESTIMATE_RATIO) + PROMPT_ESTIMATE_OVERHEAD_TOKENS;
 }

@@ -64,7 +64,17 @@ redis.call('DEL', KEYS[1])
 return 1
 `;
 
+/**
+ * bfCheckModelPause — the check right before a call, one command.
+ * KEYS[1] the pause key, KEYS[2] the overload episode. Returns {pause remaining ms (<= 0: none),
+ * 1 when an overload episode is on}.
+ */
+const CHECK_MODEL_PAUSE = `
+return {redis.call('PTTL', KEYS[1]), redis.call('EXISTS', KEYS[2])}
+`;
+
 interface PauseCommands {
+  bfCheckModelPause(pauseKey: string, episodeKey: string): Promise<[number, number]>;
   bfExtendModelPause(pauseKey: string, waitMs: number, reason: string): Promise<number>;
   bfOverloadModelPause(pauseKey: string, episodeKey: string, baseMs: number, capMs: number, memoryMs: number, nowMs: number): Promise<[number, number]>;
   bfEndOverloadEpisode(episodeKey: string, sentAtMs: number): Promise<number>;
@@ -98,6 +108,7 @@ export class ModelCallPause {
     // A hash since lastAt was added; a new name, so a rolling deploy never meets the old string key.
     this.episodeKey = `${prefix}:{model-pause}:overload-episode-state`;
     this.commands = defineLuaCommands<PauseCommands>(redis, {
+      bfCheckModelPause: { numberOfKeys: 2, lua: CHECK_MODEL_PAUSE },
       bfExtendModelPause: { numberOfKeys: 1, lua: EXTEND_MODEL_PAUSE },
       bfOverloadModelPause: { numberOfKeys: 2, lua: OVERLOAD_MODEL_PAUSE },
       bfEndOverloadEpisode: { numberOfKeys: 1, lua: END_OVERLOAD_EPISODE },
@@ -110,16 +121,12 @@ export class ModelCallPause {
     return Math.max(0, await this.redis.pttl(this.pauseKey));
   }
 
-  /** The check right before a call, in one round trip: the pause remaining (ms) and whether an
+  /** The check right before a call, in one command: the pause remaining (ms) and whether an
    * overload episode is on (only then does a success need reporting: `succeeded`). Both keys
-   * share the {model-pause} hash tag, so the pipeline is slot-safe on Cluster. */
+   * share the {model-pause} hash tag, so the script is slot-safe on Cluster. */
   async check(): Promise<{ remainingMs: number; overloadEpisode: boolean }> {
-    const replies = (await this.redis.pipeline().pttl(this.pauseKey).exists(this.episodeKey).exec()) ?? [];
-    const [pttl, exists] = replies.map(([error, value]) => {
-      if (error) throw error;
-      return Number(value);
-    });
-    return { remainingMs: Math.max(0, pttl ?? 0), overloadEpisode: exists === 1 };
+    const [pttl, episode] = await this.commands.bfCheckModelPause(this.pauseKey, this.episodeKey);
+    return { remainingMs: Math.max(0, Number(pttl)), overloadEpisode: Number(episode) === 1 };
   }
 
   /** Why calls are paused (`rate_limited`, `overloaded`), or null. */

@@ -40,7 +40,11 @@ export function createStreamIdleWatchdog({ idleTimeoutMs, outer }: { idleTimeout
   let stopped = false;
   const arm = () => {
     if (stopped) return;
-    if (timer) clearTimeout(timer);
+    // Every chunk re-arms: refresh() restarts the same timer instead of allocating a new one.
+    if (timer) {
+      timer.refresh();
+      return;
+    }
     timer = setTimeout(() => {
       fired = true;
       controller.abort();

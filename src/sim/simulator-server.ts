@@ -14,6 +14,7 @@
 //                                outputTokensPerMinute?}) → {limits}; opens or ends a rate-limit episode
 //   DELETE /_sim/rate-limits     refill every bucket → {reset}
 //   DELETE /_sim/prompt-cache    drop every cached prefix → {cleared}
+import { setMaxListeners } from 'node:events';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -221,6 +222,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const firedScenarios = new Map<string, true>();
   const headerFaultUses = new Map<string, number>();
   const shutdown = new AbortController();
+  // Every request in flight waits on this signal (its latency, its stream): thousands at once
+  // under load are expected, each listener gone when its wait ends.
+  setMaxListeners(0, shutdown.signal);
   const profile = TIMING_PROFILES[options.profile ?? 'instant'];
   const site = { size: options.siteSize ?? profile.siteSize, seed };
   const signer = new ThinkingSigner(options.thinkingSecret === undefined ? {} : { secret: options.thinkingSecret });

@@ -8,6 +8,8 @@ const MIN_SECRET_LENGTH = 8;
 const REPLACEMENT = '[redacted]';
 // Shapes of secrets that were never configured here: Anthropic keys, buildfleet keys, bearer
 // tokens in header dumps.
+/** Matches wherever any of SECRET_SHAPES could: a cheap pre-check. */
+const SHAPE_HINT = /sk-ant-|bf_|bearer/i;
 const SECRET_SHAPES = [/sk-ant-[A-Za-z0-9_-]{8,}/g, /\bbf_[A-Za-z0-9_-]{16,}/g, /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi];
 
 const secrets = new Set<string>();
@@ -37,6 +39,9 @@ export function registerSecret(value: string): void {
 export function redactText(text: string): string {
   let result = text;
   for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REPLACEMENT);
+  // One scan for what every shape starts with; most text (pages, tool results) has none of them,
+  // and then the three replacing scans are skipped.
+  if (!SHAPE_HINT.test(result)) return result;
   for (const shape of SECRET_SHAPES) {
     shape.lastIndex = 0;
     result = result.replace(shape, (match, bearer: unknown) => (typeof bearer === 'string' && /^Bearer/i.test(bearer) ? `${bearer}${REPLACEMENT}` : REPLACEMENT));

@@ -26,7 +26,7 @@ beforeAll(async () => {
     label: 'metrics',
     env: { BUILDFLEET_RETRY_BASE_MS: '20' },
     metrics: new FleetMetrics({ role: 'test', defaultMetrics: false }),
-    logger: createLogger({ level: 'info', role: 'test', destination: destination as unknown as pino.DestinationStream }),
+    logger: createLogger({ level: 'debug', role: 'test', destination: destination as unknown as pino.DestinationStream }),
   });
 });
 afterAll(async () => {

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { fromFields, StoredRunInvalid, toFields } from './run-record.js';
+import type { RunRecord } from './run-types.js';
+
+const record: RunRecord = {
+  id: 'run_abcdef0123456789',
+  tenant: 'acme',
+  status: 'running',
+  phase: 'building',
+  turn: 3,
+  prompt: 'Build a bakery site',
+  model: 'claude-sonnet-4-6',
+  maxTurns: 40,
+  maxTokens: 8192,
+  maxTokensCeiling: 16384,
+  thinkingBudgetTokens: null,
+  options: { scenario: 'happy' },
+  createdAt: '2026-11-23T00:00:00.000Z',
+  updatedAt: '2026-11-23T00:00:01.000Z',
+  traceId: null,
+  traceContext: {},
+  todos: [{ id: 'home', title: 'Home', phase: 'build', done: false }],
+  usage: { input_tokens: 10, output_tokens: 5 },
+  result: null,
+  error: null,
+  latestDeploy: null,
+  liveDeploy: null,
+  question: null,
+  finishVerified: false,
+  safeMode: null,
+  pendingPhase: null,
+  counters: { endTurnNudges: 0, pauseTurnsInRow: 0, maxTokensContinuations: 0, reemitRequests: 0, driftReprompts: 0 },
+  meta: null,
+};
+
+describe('the stored run record', () => {
+  it('decodes what it encodes', () => {
+    expect(fromFields(toFields(record))).toEqual(record);
+  });
+
+  it.each([
+    ['status', 'halfway'],
+    ['turn', '-1'],
+    ['todos', '{not json'],
+    ['usage', JSON.stringify({ input_tokens: 'many' })],
+    ['phase', 'sleeping'],
+  ])('refuses a record whose %s is %s, naming the field', (field, value) => {
+    const fields = { ...toFields(record), [field]: value };
+    expect(() => fromFields(fields)).toThrow(StoredRunInvalid);
+    expect(() => fromFields(fields)).toThrow(`"${field}"`);
+  });
+
+  it('refuses a record without its tenant', () => {
+    const { tenant: _tenant, ...fields } = toFields(record);
+    expect(() => fromFields(fields)).toThrow(/"tenant": missing/);
+  });
+});
