@@ -37,7 +37,8 @@ import type { ModelResponse, TranscriptMessage, UserMessage } from '../domain/mo
 import type { FleetQueues } from '../jobs/fleet-queues.js';
 import type { ModelJobData, ToolJobData } from '../jobs/job-catalog.js';
 type ToolParseMode = ToolJobData['parseMode'];
-import type { RunEngine, RunEvent, StoredToolResult, TrailEntry } from '../engine/run-engine.js';
+import type { RunEngine, RunEvent, StoredToolResult, TrailEntry, TurnView } from '../engine/run-engine.js';
+import { StoredRunInvalid } from '../engine/run-record.js';
 import type { TurnOutcome } from '../engine/turn-outcome.js';
 import type { RunRecord } from '../engine/run-types.js';
 import { activeTraceCarrier, inSpan, SpanKind } from '../telemetry/tracing.js';
@@ -112,7 +113,16 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const event = (name: string, fields: Record<string, unknown> = {}): RunEvent => ({ run_id: runId, step: turn, event: name, ...fields });
   const emit = (name: string, fields: Record<string, unknown> = {}) => store.appendEvent(event(name, fields));
 
-  const view = await store.loadTurn(runId, turn);
+  let view: TurnView | null;
+  try {
+    view = await store.loadTurn(runId, turn);
+  } catch (error) {
+    // State that does not decode cannot be retried into shape: the run ends, saying why.
+    if (!(error instanceof StoredRunInvalid)) throw error;
+    deps.logger.error({ run_id: runId, step: turn, err: error.message }, 'stored run state invalid');
+    await store.endRun(runId, turn, 'failed', { error: { code: 'stored_run_invalid', message: error.message } });
+    return done('run_failed:stored_run_invalid');
+  }
   if (!view) return done('run_missing');
   let run = view.run;
   if (isTerminal(run.status)) return done('run_terminal');
@@ -157,6 +167,9 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   // One owner per turn: a second job for the same turn (a resume racing the flow parent) stops
   // here; a retry of the owner carries the same job id and goes on.
   if (started.owner !== job.jobId) return done(`turn_owned_by:${started.owner}`);
+  // Loaded uncommitted, found committed: another attempt with this job id (a stalled job run
+  // twice) committed the input in between. Load again rather than send a transcript built here.
+  if (!view.turn.inputCommitted && !started.committedNow) return reloads < 2 ? runModelTurn(deps, data, job, reloads + 1) : done('input_committed_elsewhere');
   const messages = (view.turn.inputCommitted ? view.messages : [...view.messages, ...inputMessages]) as TranscriptMessage[];
   if (!view.turn.inputCommitted) run = { ...run, status: 'running', phase, pendingPhase: null, turn, question: null };
 

@@ -46,6 +46,8 @@ export const RUN_ERROR_CODES = {
   // Tools and people.
   invalid_tool_output: 'A tool returned an invalid output and its contract is fail_closed.',
   cancelled: 'The run was cancelled through the API.',
+  // The engine.
+  stored_run_invalid: "The run's stored state did not decode (a field of the wrong shape); the run cannot go on.",
 } as const satisfies Record<string, string>;
 export type RunErrorCode = keyof typeof RUN_ERROR_CODES;
 

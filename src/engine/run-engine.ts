@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Phase } from '../domain/profile.js';
+import { PHASES, type Phase } from '../domain/profile.js';
+import { z } from 'zod';
 import type { RunErrorCode, TerminalStatus } from '../domain/run-outcomes.js';
 import type { KeySpace } from './keys.js';
 import { redactText, redactValue } from '../telemetry/redact-secrets.js';
@@ -253,13 +254,18 @@ export class RunEngine {
   /** After a run ended (in this process, by whichever transition): its slot, log line, observers. */
   private async ended(end: RunEnd): Promise<void> {
     this.transcripts.forget(end.runId);
-    // Frees the run's slot under its tenant's concurrent-run cap (src/api/limits/admit-run.ts).
-    // Not inside the ending script: the tenant's set and the run hash are in different Cluster
-    // slots. Only the call that made the transition gets here, and SREM is idempotent; a crash in
-    // between leaves a member that admission prunes when the cap is reached.
-    if (end.tenant) await this.redis.srem(this.keys.activeRuns(end.tenant), end.runId);
+    // The end happened (the script said so): it is logged and counted before anything else can fail.
     this.logger?.info({ run_id: end.runId, step: end.turn, event: 'run-end', status: end.status, error_code: end.errorCode }, 'run ended');
     for (const observer of this.endObservers) observer(end);
+    // Frees the run's slot under its tenant's concurrent-run cap (src/api/limits/admit-run.ts).
+    // Not inside the ending script: the tenant's set and the run hash are in different Cluster
+    // slots. Only the call that made the transition gets here, and SREM is idempotent; a failure
+    // or a crash in between leaves a member that admission prunes when the cap is reached.
+    if (end.tenant) {
+      await this.redis.srem(this.keys.activeRuns(end.tenant), end.runId).catch((error: unknown) => {
+        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'active-run slot not freed; admission prunes it');
+      });
+    }
   }
 
   async setTodos(runId: string, todos: TodoState[]): Promise<void> {
@@ -289,7 +295,9 @@ export class RunEngine {
     const turnFields = pairsToFields(turnPairs);
     let messages: unknown[];
     let transcriptCharacters: number;
-    const hit = cached && tail[0] === cached.lastRaw && from + tail.length === Number(length) ? this.transcripts.append(runId, tail.slice(1)) : undefined;
+    // Appended only where the cached transcript still ends (another load of the same run in this
+    // process may have replaced it meanwhile): anything else is a miss.
+    const hit = cached && tail[0] === cached.lastRaw && from + tail.length === Number(length) ? this.transcripts.appendAt(runId, from + 1, tail.slice(1)) : undefined;
     if (hit) {
       messages = [...hit.messages];
       transcriptCharacters = hit.bytes;
@@ -315,7 +323,7 @@ export class RunEngine {
       results,
       messages,
       transcriptCharacters,
-      trail: trailRaw.map((raw) => JSON.parse(raw) as TrailEntry),
+      trail: trailRaw.map(parseTrailEntry),
     };
   }
 
@@ -327,7 +335,7 @@ export class RunEngine {
     runId: string,
     turn: number,
     input: { jobId: string; fields: Record<string, string>; messages: unknown[]; events: RunEvent[] },
-  ): Promise<{ owner: string; appendedCharacters: number } | 'terminal' | 'missing'> {
+  ): Promise<{ owner: string; committedNow: boolean; appendedCharacters: number } | 'terminal' | 'missing'> {
     const encoded = input.events.map((event) => this.encode(event));
     const raws = input.messages.map((message) => JSON.stringify(message));
     const keys = this.keys;
@@ -348,7 +356,7 @@ export class RunEngine {
       this.emitted(encoded);
       this.transcripts.appendIfAt(runId, Number(reply[2]) - raws.length, raws);
     }
-    return { owner: reply[1] ?? '', appendedCharacters: raws.reduce((sum, raw) => sum + raw.length, 0) };
+    return { owner: reply[1] ?? '', committedNow: reply[0] === 1, appendedCharacters: raws.reduce((sum, raw) => sum + raw.length, 0) };
   }
 
   /**
@@ -507,7 +515,7 @@ export class RunEngine {
 
   async getTrail(runId: string): Promise<TrailEntry[]> {
     const raw = await this.redis.lrange(this.keys.trail(runId), 0, -1);
-    return raw.map((entry) => JSON.parse(entry) as TrailEntry);
+    return raw.map(parseTrailEntry);
   }
 
   /** The run's write journal (effect-scripts.ts), for audits. */
@@ -571,6 +579,22 @@ export class RunEngine {
 
 function parseOutcome(raw: string): TurnOutcome {
   return turnOutcomeSchema.parse(JSON.parse(raw));
+}
+
+const trailEntrySchema = z.object({
+  tool: z.string(),
+  ok: z.boolean(),
+  phase: z.enum(PHASES),
+  turn: z.int(),
+  toolUseId: z.string(),
+  detail: z.string().optional(),
+});
+
+/** A trail entry as stored (the finish gate decides from these): validated. */
+function parseTrailEntry(raw: string): TrailEntry {
+  const parsed = trailEntrySchema.safeParse(JSON.parse(raw));
+  if (!parsed.success) throw new Error(`A stored trail entry does not decode: ${raw.slice(0, 120)}`);
+  return parsed.data as TrailEntry;
 }
 
 function parseToolResult(raw: string): StoredToolResult {

@@ -79,7 +79,8 @@ return {committed, redis.call('HGET', KEYS[2], 'claimedBy'), redis.call('LLEN', 
  * (terminal status, result, error), ARGV[8] n events, ARGV[9 .. 8+n] events, then triples
  * {tool_use_id, result JSON, trail JSON} of calls answered here (refused before any tool ran).
  * Returns {1, usage JSON, 1 when the run ended now, tenant}, {0, stored outcome} when the turn was
- * committed before (that outcome stands), {-1} run missing, {-2} run terminal (nothing written).
+ * committed before (that outcome stands), {-1} run missing, {-2} run terminal (only the usage is
+ * added: the tokens were spent).
  */
 const COMMIT_ANSWER =
   PRELUDE +
@@ -88,29 +89,43 @@ local existing = redis.call('HGET', KEYS[2], 'outcome')
 if existing then return {0, existing} end
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {-1} end
-if is_terminal(status) then return {-2} end
-redis.call('HSET', KEYS[2], 'response', ARGV[1], 'outcome', ARGV[6])
+-- Everything is decoded before the first write: Redis does not undo a script that fails half-way.
 local raw = redis.call('HGET', KEYS[1], 'usage')
 local usage = {}
 if raw and raw ~= '' then usage = cjson.decode(raw) end
 for class, tokens in pairs(cjson.decode(ARGV[2])) do usage[class] = (tonumber(usage[class]) or 0) + tokens end
 local encoded = cjson.encode(usage)
+-- The tokens were spent whatever became of the run (cancelled during the call): they count.
 redis.call('HSET', KEYS[1], 'usage', encoded)
+if is_terminal(status) then return {-2} end
+local fields = cjson.decode(ARGV[5])
+local endFields = nil
+if ARGV[7] ~= '' then endFields = cjson.decode(ARGV[7]) end
+local function hset_fields(key, decoded)
+  local flat = {}
+  for field, value in pairs(decoded) do
+    flat[#flat + 1] = field
+    flat[#flat + 1] = value
+  end
+  if #flat > 0 then redis.call('HSET', key, unpack(flat)) end
+end
 if ARGV[3] ~= '' then
   if ARGV[4] == 'replace_last' then redis.call('LSET', KEYS[3], -1, ARGV[3])
   else redis.call('RPUSH', KEYS[3], ARGV[3]) end
 end
-hset_json(KEYS[1], ARGV[5])
+hset_fields(KEYS[1], fields)
 local count = tonumber(ARGV[8])
 for index = 9 + count, #ARGV, 3 do
   if redis.call('HSETNX', KEYS[5], ARGV[index], ARGV[index + 1]) == 1 then redis.call('RPUSH', KEYS[6], ARGV[index + 2]) end
 end
 local ended = 0
-if ARGV[7] ~= '' then
-  hset_json(KEYS[1], ARGV[7])
+if endFields then
+  hset_fields(KEYS[1], endFields)
   ended = 1
 end
 append_events(KEYS[4], 9, count)
+-- The outcome last: a turn with an outcome is a committed turn, and is replayed, never redone.
+redis.call('HSET', KEYS[2], 'response', ARGV[1], 'outcome', ARGV[6])
 return {1, encoded, ended, redis.call('HGET', KEYS[1], 'tenant') or ''}
 `;
 

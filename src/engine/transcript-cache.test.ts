@@ -7,7 +7,7 @@ describe('TranscriptCache', () => {
   it('keeps a run transcript parsed and extends it with what was appended after it', () => {
     const cache = new TranscriptCache(10_000);
     cache.replace('run_a', [raw('one'), raw('two')]);
-    const entry = cache.append('run_a', [raw('three')]);
+    const entry = cache.appendAt('run_a', 2, [raw('three')]);
     expect(entry?.messages).toHaveLength(3);
     expect(cache.get('run_a')?.lastRaw).toBe(raw('three'));
     expect(cache.get('run_a')?.bytes).toBe(raw('one').length + raw('two').length + raw('three').length);

@@ -32,9 +32,10 @@ export class TranscriptCache {
     this.store(runId, { messages: raws.map((raw) => JSON.parse(raw) as unknown), lastRaw: raws[raws.length - 1]!, bytes: sum(raws) });
   }
 
-  /** Messages appended after the cached ones; returns the entry (undefined: not cached). */
-  append(runId: string, raws: readonly string[]): { messages: readonly unknown[]; bytes: number } | undefined {
-    this.appendIfAt(runId, null, raws);
+  /** Messages appended after the cached ones, which must number `length`; returns the entry
+   * (undefined: not cached, or it had changed — the run is forgotten). */
+  appendAt(runId: string, length: number, raws: readonly string[]): { messages: readonly unknown[]; bytes: number } | undefined {
+    this.appendIfAt(runId, length, raws);
     return this.entries.get(runId);
   }
 

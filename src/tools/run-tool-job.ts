@@ -146,11 +146,12 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, reason, mode, err: error.message }, 'tool output invalid');
     await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool_result', tool: data.name, ok: false, error: TOOL_OUTPUT_INVALID_CODE, reason });
     const trailEntry = { ...trail, ok: false, detail: `${TOOL_OUTPUT_INVALID_CODE}:${reason}` };
-    const finish = async (result: StoredToolResult, extra: Record<string, unknown>, endRunFirst?: (endEvent: RunEvent) => Promise<void>) => {
+    const finish = async (result: StoredToolResult, extra: Record<string, unknown>, endRunFirst?: (endEvent: RunEvent) => Promise<boolean>) => {
       const endEvent = event('tool-call-end', { ok: false, error_code: TOOL_OUTPUT_INVALID_CODE, reason, mode, ...extra, duration_ms: Math.round(durationMs) });
-      // A run that ends here takes the call's end event into its own end step (run-end stays last).
-      await endRunFirst?.(endEvent);
-      const stored = await store.recordToolResult(data.runId, result, trailEntry, endRunFirst ? [] : [endEvent]);
+      // A run that ends here takes the call's end event into its own end step (run-end stays
+      // last); a run that had ended already gets it with the ledger entry.
+      const endedNow = endRunFirst ? await endRunFirst(endEvent) : false;
+      const stored = await store.recordToolResult(data.runId, result, trailEntry, endedNow ? [] : [endEvent]);
       deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status: 'error', durationMs, errorCode: TOOL_OUTPUT_INVALID_CODE });
       return { kind: 'recorded', result: stored, cached: false } as const;
     };
@@ -166,7 +167,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
       // failed run whose retried job answers run_ended, never an open run that goes on.
       return finish(errorResult('Nothing was built from it, and the run is stopped.'), {}, async (endEvent) => {
         const message = `${data.name} returned an invalid output (${reason}): ${error.message}`;
-        await store.endRun(data.runId, data.turn, 'failed', { error: { code: INVALID_TOOL_OUTPUT_RUN_ERROR, message } }, [endEvent, { event: 'stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR }]);
+        return store.endRun(data.runId, data.turn, 'failed', { error: { code: INVALID_TOOL_OUTPUT_RUN_ERROR, message } }, [endEvent, { event: 'stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR }]);
       });
     }
     // degrade: from here on the run makes no writes; the switch to safe mode is announced once.
