@@ -2,13 +2,12 @@
 // time. A status filter is applied while scanning, so one request reads at most SCAN_LIMIT
 // entries: a page can then hold fewer runs than asked for, with a cursor to continue from.
 import type { FleetContext } from '../fleet/fleet-context.js';
-import { RUN_STATUSES, type RunStatus } from '../engine/run-types.js';
+import type { RunStatus } from '../engine/run-types.js';
 import { encodeRunListCursor, type RunListPosition } from './run-list-cursor.js';
 
 const BATCH_SIZE = 100;
 const SCAN_LIMIT = 1_000;
 const PROMPT_EXCERPT_CHARACTERS = 200;
-const FIELDS = ['id', 'tenant', 'status', 'phase', 'turn', 'prompt', 'createdAt', 'updatedAt'] as const;
 
 export interface RunSummary {
   id: string;
@@ -24,10 +23,6 @@ export interface RunPage {
   runs: RunSummary[];
   /** Pass as `cursor` for the next page; null when there are no more runs. */
   nextCursor: string | null;
-}
-
-function isStatus(value: string | null): value is RunStatus {
-  return value !== null && (RUN_STATUSES as readonly string[]).includes(value);
 }
 
 /** Reads one page of the tenant's runs after `after` (newest first). */
@@ -60,25 +55,29 @@ export async function listTenantRuns({
       if (after && position.score === after.score && position.runId >= after.runId) continue;
       entries.push(position);
     }
-    const pipeline = fleet.redis.pipeline();
-    for (const entry of entries) pipeline.hmget(fleet.store.keys.run(entry.runId), ...FIELDS);
-    const rows = (await pipeline.exec()) ?? [];
+    // The run hashes are the engine's: it reads and validates the fields a summary shows.
+    const readings = await fleet.store.runSummaries(entries.map((entry) => entry.runId));
     for (const [index, entry] of entries.entries()) {
       scanned += 1;
-      const [error, values] = rows[index] ?? [null, null];
-      if (error) throw error;
-      const [id, owner, runStatus, phase, turn, prompt, createdAt, updatedAt] = (values as Array<string | null>) ?? [];
+      const reading = readings[index];
+      if (reading?.state === 'invalid') {
+        // Skipped like an expired one, so one bad record does not break the tenant's listing; the
+        // log line says which record and which field.
+        fleet.logger.warn({ run_id: entry.runId, err: reading.error.message }, 'run with an invalid stored record left out of the listing');
+        continue;
+      }
       // A run whose record expired, or (defensively) one of another tenant, is skipped.
-      if (!id || owner !== tenant || !isStatus(runStatus ?? null)) continue;
-      if (status !== undefined && runStatus !== status) continue;
+      if (reading?.state !== 'found' || reading.value.tenant !== tenant) continue;
+      const run = reading.value;
+      if (status !== undefined && run.status !== status) continue;
       runs.push({
-        id,
-        status: runStatus as RunStatus,
-        phase: phase ?? 'planning',
-        turn: Number(turn ?? 0),
-        prompt: (prompt ?? '').slice(0, PROMPT_EXCERPT_CHARACTERS),
-        createdAt: createdAt ?? '',
-        updatedAt: updatedAt ?? '',
+        id: run.id,
+        status: run.status,
+        phase: run.phase,
+        turn: run.turn,
+        prompt: run.prompt.slice(0, PROMPT_EXCERPT_CHARACTERS),
+        createdAt: run.createdAt,
+        updatedAt: run.updatedAt,
       });
       if (runs.length >= limit || scanned >= SCAN_LIMIT) return { runs, nextCursor: encodeRunListCursor(entry) };
     }

@@ -2,21 +2,23 @@
 // changes it (run-scripts.ts, effect-scripts.ts) and every transition — create, commit a turn's
 // input and claim it, commit the model's answer and its outcome, record a tool result, park for
 // input and answer, end (once, with its event, log line and metric), cancel — is a method here,
-// and everything read back is validated (run-record.ts, turn-outcome.ts). A transition and the
-// events that describe it are one script, so a turn costs a handful of round trips; the transcript
-// is cached per run in this process (transcript-cache.ts) and only its new tail is read each turn.
+// and everything read back is validated (run-record.ts, run-summary.ts, turn-outcome.ts, events).
+// A transition and the events that describe it are one script, so a turn costs a handful of round
+// trips; the transcript is cached per run in this process (transcript-cache.ts) and only its new
+// tail is read each turn.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { PHASES, type Phase } from '../domain/profile.js';
 import { z } from 'zod';
-import type { RunErrorCode, TerminalStatus } from '../domain/run-outcomes.js';
+import type { RunErrorCode, RunStatus, TerminalStatus } from '../domain/run-outcomes.js';
 import type { KeySpace } from './keys.js';
 import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 import { defineRunScripts, type RunScripts } from './run-scripts.js';
 import { defineToolScripts, type WriteRefusalOutcome } from './effect-scripts.js';
 import { writesKey } from './effect-keys.js';
 import { fromFields, pairsToFields, toFields } from './run-record.js';
+import { decodeRunStatus, decodeRunSummary, RUN_SUMMARY_FIELDS, type RunReading, type RunSummaryRecord } from './run-summary.js';
 import { TranscriptCache } from './transcript-cache.js';
 import { turnOutcomeSchema, type TurnOutcome } from './turn-outcome.js';
 import { countersSchema, usageSchema, type RunError, type RunOptions, type RunRecord, type TodoState, type Usage } from './run-types.js';
@@ -154,10 +156,23 @@ export class RunEngine {
     return id ?? '';
   }
 
+  /** Up to `count` events after `afterId` ('-' = from the start), oldest first, validated. */
   async readEvents(runId: string, afterId = '-', count = 1000): Promise<StoredEvent[]> {
     const start = afterId === '-' ? '-' : `(${afterId}`;
     const entries = await this.redis.xrange(this.keys.events(runId), start, '+', 'COUNT', count);
-    return entries.map(([id, fields]) => ({ id, ...JSON.parse(fields[1] ?? '{}') }) as StoredEvent);
+    return entries.map(parseStoredEvent);
+  }
+
+  /**
+   * Like readEvents, but waits up to `blockMs` for an event after `afterId` when there is none yet
+   * (XREAD BLOCK); [] when the wait ends empty. The wait holds its connection, so the caller passes
+   * a connection of its own (a `duplicate()`), never the engine's shared one, and owns it: it may
+   * disconnect it to cut the wait short, which rejects this call.
+   */
+  async readEventsBlocking(connection: Redis, runId: string, afterId: string, blockMs: number, count = 1000): Promise<StoredEvent[]> {
+    // XREAD takes an exclusive start id and has no '-': '0-0' is before every entry.
+    const reply = await connection.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.keys.events(runId), afterId === '-' ? '0-0' : afterId);
+    return (reply?.[0]?.[1] ?? []).map(parseStoredEvent);
   }
 
   // ---- create, read, update, end ------------------------------------------------------------
@@ -212,6 +227,29 @@ export class RunEngine {
     const fields = await this.redis.hgetall(this.keys.run(runId));
     if (!fields.id) return null;
     return fromFields(fields);
+  }
+
+  /** The status of each run, in order, in one round trip: missing when the run has no status (its
+   * record expired or never existed), invalid when the stored status is not a run status. A Redis
+   * error on any of them throws (the store failed; nothing is known about the run). */
+  async runStatuses(runIds: readonly string[]): Promise<Array<RunReading<RunStatus>>> {
+    if (runIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const runId of runIds) pipeline.hget(this.keys.run(runId), 'status');
+    const replies = await execPipeline(pipeline, runIds.length);
+    // HGET answers a string or nil; the pipeline only loses the type.
+    return runIds.map((runId, index) => decodeRunStatus(runId, replies[index] as string | null));
+  }
+
+  /** What a listing shows of each run (run-summary.ts), in order, in one round trip: missing when
+   * the run has no record, invalid when its fields do not decode. A Redis error throws. */
+  async runSummaries(runIds: readonly string[]): Promise<Array<RunReading<RunSummaryRecord>>> {
+    if (runIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const runId of runIds) pipeline.hmget(this.keys.run(runId), ...RUN_SUMMARY_FIELDS);
+    const replies = await execPipeline(pipeline, runIds.length);
+    // HMGET answers one string or nil per field; the pipeline only loses the type.
+    return runIds.map((runId, index) => decodeRunSummary(runId, replies[index] as Array<string | null>));
   }
 
   /** Updates fields of a run that is not terminal, with the events that announce the change;
@@ -601,4 +639,35 @@ function parseToolResult(raw: string): StoredToolResult {
   const value = JSON.parse(raw) as StoredToolResult;
   if (typeof value?.content !== 'string' || typeof value.is_error !== 'boolean') throw new Error(`A stored tool result does not decode: ${raw.slice(0, 120)}`);
   return value;
+}
+
+/** The replies of a pipeline of `count` commands; the first command error is thrown, as a single
+ * command's would be (ioredis resolves exec with an [error, reply] pair per command). */
+async function execPipeline(pipeline: ReturnType<Redis['pipeline']>, count: number): Promise<unknown[]> {
+  const results = (await pipeline.exec()) ?? [];
+  if (results.length !== count) throw new Error(`A pipeline of ${count} commands answered ${results.length} replies`);
+  return results.map(([error, reply]) => {
+    if (error) throw error;
+    return reply;
+  });
+}
+
+// The shape every event has once encode() stored it; the API documents the same (storedEventSchema).
+const storedEventDataSchema = z.looseObject({ run_id: z.string(), step: z.number(), event: z.string(), at: z.string() });
+
+/** One event stream entry ([id, [field, value, …]], from XRANGE or XREAD), validated: its `data`
+ * field is the event's JSON. The stream id is set last, so it is the id whatever the data holds
+ * (clients resume from it with Last-Event-ID). */
+function parseStoredEvent([id, fields]: [string, string[]]): StoredEvent {
+  let raw: string | undefined;
+  for (let index = 0; index + 1 < fields.length; index += 2) if (fields[index] === 'data') raw = fields[index + 1];
+  let value: unknown;
+  try {
+    value = raw === undefined ? undefined : JSON.parse(raw);
+  } catch {
+    value = undefined;
+  }
+  const parsed = storedEventDataSchema.safeParse(value);
+  if (!parsed.success) throw new Error(`The stored event ${id} does not decode: ${(raw ?? '(no data field)').slice(0, 120)}`);
+  return { ...parsed.data, id };
 }

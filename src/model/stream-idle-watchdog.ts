@@ -63,18 +63,8 @@ export function createStreamIdleWatchdog({ idleTimeoutMs, outer }: { idleTimeout
     const response = await next(request);
     if (!response.ok || !response.body) return response;
     arm();
-    const observed = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, transformController) {
-          arm();
-          transformController.enqueue(chunk);
-        },
-        flush() {
-          stop();
-        },
-      }),
-    );
-    return new Response(observed, { status: response.status, statusText: response.statusText, headers: response.headers });
+    observeChunks(response.body, arm, stop);
+    return response;
   };
 
   return {
@@ -85,4 +75,50 @@ export function createStreamIdleWatchdog({ idleTimeoutMs, outer }: { idleTimeout
     middleware,
     stop,
   };
+}
+
+/**
+ * Calls `onChunk` for every chunk read from the body and `onEnd` when it ends, by wrapping the
+ * body's own readers in place. The SDK reads a response body through `body[Symbol.asyncIterator]`
+ * where the runtime has one, else `getReader()` (internal/shims.ts readableStreamIterator); both
+ * are wrapped, so either way every chunk — pings included, which the SDK drops before any event
+ * reaches us — counts as activity. (A `pipeThrough(new TransformStream())` did the same at the
+ * cost of a second stream, its queue and promises per chunk, on every call of every turn.)
+ */
+/** What a body reader's read() resolves to (the DOM lib's ReadableStreamReadResult). */
+type ReadableStreamReadResultOf = Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
+
+function observeChunks(body: ReadableStream<Uint8Array>, onChunk: () => void, onEnd: () => void): void {
+  const observe = (result: ReadableStreamReadResultOf | IteratorResult<Uint8Array>) => {
+    if (result.done) onEnd();
+    else onChunk();
+    return result;
+  };
+  const nativeIterator = (body as unknown as { [Symbol.asyncIterator]?: (...args: unknown[]) => AsyncIterator<Uint8Array> })[Symbol.asyncIterator];
+  if (typeof nativeIterator === 'function') {
+    Object.defineProperty(body, Symbol.asyncIterator, {
+      configurable: true,
+      value(...args: unknown[]) {
+        const inner = nativeIterator.apply(body, args);
+        const iterator: AsyncIterableIterator<Uint8Array> = {
+          next: (...nextArgs: [] | [undefined]) => inner.next(...nextArgs).then(observe) as Promise<IteratorResult<Uint8Array>>,
+          return: (value?: unknown) => (inner.return ? inner.return(value) : Promise.resolve({ done: true as const, value: undefined })),
+          [Symbol.asyncIterator]() {
+            return iterator;
+          },
+        };
+        return iterator;
+      },
+    });
+  }
+  const nativeGetReader = body.getReader.bind(body) as () => ReadableStreamDefaultReader<Uint8Array>;
+  Object.defineProperty(body, 'getReader', {
+    configurable: true,
+    value(...args: unknown[]) {
+      const reader = (nativeGetReader as (...readerArgs: unknown[]) => ReadableStreamDefaultReader<Uint8Array>)(...args);
+      const read = reader.read.bind(reader);
+      reader.read = () => read().then(observe) as Promise<ReadableStreamReadResultOf>;
+      return reader;
+    },
+  });
 }

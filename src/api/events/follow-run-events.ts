@@ -11,7 +11,6 @@ import type { Redis } from 'ioredis';
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import type { StoredEvent } from '../../engine/run-engine.js';
 import { isTerminal, type RunStatus } from '../../engine/run-types.js';
-import { parseStreamEntry } from './parse-stream-entry.js';
 
 const PAGE_SIZE = 500;
 export const FOLLOW_BLOCK_MS = 5_000;
@@ -42,7 +41,6 @@ export async function followRunEvents({
   blockMs?: number;
   endGraceMs?: number;
 }): Promise<FollowOutcome> {
-  const streamKey = fleet.store.keys.events(runId);
   let lastId = afterId;
   let sawRunEnd = false;
   let blocking: Redis | null = null;
@@ -85,9 +83,9 @@ export async function followRunEvents({
         // from becoming an uncaught exception.
         blocking.on('error', () => undefined);
       }
-      const reply = await blocking.xread('COUNT', PAGE_SIZE, 'BLOCK', waitMs, 'STREAMS', streamKey, lastId === '-' ? '0-0' : lastId);
-      const entries = reply?.[0]?.[1] ?? [];
-      await deliver(entries.map(parseStreamEntry));
+      // The stream is the engine's: it reads and validates the events, on this follower's own
+      // connection, since XREAD BLOCK holds it for the whole wait.
+      await deliver(await fleet.store.readEventsBlocking(blocking, runId, lastId, waitMs, PAGE_SIZE));
     }
     return { ended: false };
   } catch (error) {

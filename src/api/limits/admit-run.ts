@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import { isTerminal, type RunStatus } from '../../engine/run-types.js';
+import { isTerminal } from '../../engine/run-types.js';
 import { apiErrors } from '../api-errors.js';
 
 export const RATE_WINDOW_MS = 60_000;
@@ -65,12 +65,16 @@ async function pruneEndedRuns({ fleet, tenant }: { fleet: FleetContext; tenant: 
   const key = fleet.store.keys.activeRuns(tenant);
   const members = await fleet.redis.smembers(key);
   if (members.length === 0) return 0;
-  const pipeline = fleet.redis.pipeline();
-  for (const runId of members) pipeline.hget(fleet.store.keys.run(runId), 'status');
-  const statuses = (await pipeline.exec()) ?? [];
-  const ended = members.filter((_, index) => {
-    const [error, status] = statuses[index] ?? [null, null];
-    return !error && (status === null || isTerminal(status as RunStatus));
+  // The run hashes are the engine's: it reads and validates their statuses.
+  const statuses = await fleet.store.runStatuses(members);
+  const ended = members.filter((runId, index) => {
+    const reading = statuses[index];
+    if (reading?.state === 'invalid') {
+      // It keeps its slot (nothing shows it has ended); an operator can see why the tenant is full.
+      fleet.logger.warn({ run_id: runId, err: reading.error.message }, 'active run with an invalid stored status keeps its slot');
+      return false;
+    }
+    return reading?.state === 'missing' || (reading?.state === 'found' && isTerminal(reading.value));
   });
   if (ended.length > 0) await fleet.redis.srem(key, ...ended);
   return ended.length;
