@@ -4,7 +4,7 @@
 // same step, and no write can be claimed between the two.
 //
 // Time is Redis TIME (ms) everywhere, so the trip instant can be compared with the write journal
-// entries the write scripts stamp (tool-scripts.ts), whichever machine the workers run on.
+// entries the write scripts stamp (src/engine/effect-scripts.ts), whichever machine the workers run on.
 import { defineLuaCommands } from '../engine/define-lua-commands.js';
 import type { Redis } from 'ioredis';
 

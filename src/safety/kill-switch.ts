@@ -2,7 +2,7 @@
 // Redis; when the invalid share reaches the threshold with enough volume, the same Lua step flips
 // the switch to read_only. From then every write tool in every worker is refused — checked before
 // it starts (claimWrite) and again, atomically, by the Lua script that performs its Redis write
-// (tool-scripts.ts) — while reads and runs go on. An operator resets it (api/routes/kill-switch-routes.ts);
+// (src/engine/effect-scripts.ts) — while reads and runs go on. An operator resets it (api/routes/kill-switch-routes.ts);
 // with a cool-down configured it also half-opens by itself and lets one probe write through.
 //
 // Redis Cluster: the kill switch keys (`<prefix>:killswitch`, `<prefix>:toolout`) carry no run
