@@ -39,22 +39,16 @@ export async function listTenantRuns({
   after: RunListPosition | null;
   status?: RunStatus | undefined;
 }): Promise<RunPage> {
-  const key = fleet.store.keys.runsByTenant(tenant);
   const runs: RunSummary[] = [];
   let scanned = 0;
   let offset = 0;
   for (;;) {
     // Members with equal scores come in descending member order, which the cursor's run id
     // continues from.
-    const flat = await fleet.redis.zrevrangebyscore(key, after ? after.score : '+inf', '-inf', 'WITHSCORES', 'LIMIT', offset, BATCH_SIZE);
-    if (flat.length === 0) return { runs, nextCursor: null };
-    offset += flat.length / 2;
-    const entries: RunListPosition[] = [];
-    for (let index = 0; index < flat.length; index += 2) {
-      const position = { runId: flat[index] ?? '', score: Number(flat[index + 1]) };
-      if (after && position.score === after.score && position.runId >= after.runId) continue;
-      entries.push(position);
-    }
+    const page = await fleet.store.tenantRunIndex(tenant, { maxScore: after ? after.score : '+inf', offset, count: BATCH_SIZE });
+    if (page.length === 0) return { runs, nextCursor: null };
+    offset += page.length;
+    const entries: RunListPosition[] = page.filter((position) => !(after && position.score === after.score && position.runId >= after.runId));
     // The run hashes are the engine's: it reads and validates the fields a summary shows.
     const readings = await fleet.store.runSummaries(entries.map((entry) => entry.runId));
     for (const [index, entry] of entries.entries()) {
@@ -81,6 +75,6 @@ export async function listTenantRuns({
       });
       if (runs.length >= limit || scanned >= SCAN_LIMIT) return { runs, nextCursor: encodeRunListCursor(entry) };
     }
-    if (flat.length / 2 < BATCH_SIZE) return { runs, nextCursor: null };
+    if (page.length < BATCH_SIZE) return { runs, nextCursor: null };
   }
 }

@@ -222,6 +222,20 @@ export class RunEngine {
     return record;
   }
 
+  /** A page of the tenant's run index, newest first: run ids with their creation time (ms),
+   * from `maxScore` down, skipping `offset` entries (entries of equal score come in descending id
+   * order, which a cursor continues from). */
+  async tenantRunIndex(tenant: string, page: { maxScore: number | '+inf'; offset: number; count: number }): Promise<Array<{ runId: string; score: number }>> {
+    const flat = await this.redis.zrevrangebyscore(this.keys.runsByTenant(tenant), page.maxScore, '-inf', 'WITHSCORES', 'LIMIT', page.offset, page.count);
+    const entries: Array<{ runId: string; score: number }> = [];
+    for (let index = 0; index + 1 < flat.length; index += 2) {
+      const score = Number(flat[index + 1]);
+      if (!Number.isFinite(score)) throw new Error(`The run index of tenant ${tenant} holds a score that is not a number: ${flat[index + 1]}`);
+      entries.push({ runId: flat[index]!, score });
+    }
+    return entries;
+  }
+
   /** The run, validated (StoredRunInvalid when its hash does not decode), or null. */
   async getRun(runId: string): Promise<RunRecord | null> {
     const fields = await this.redis.hgetall(this.keys.run(runId));
