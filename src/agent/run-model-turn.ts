@@ -66,7 +66,7 @@ export interface ModelTurnDependencies {
   hooks?: ModelTurnHooks;
   /** The fleet-wide model pause (src/model/model-call-pause.ts): checked right before every
    * call, set first thing on a 429 or a 529, so no worker calls the model during it. */
-  modelPause?: Pick<ModelCallPause, 'check' | 'pause' | 'overloaded' | 'succeeded' | 'remainingMs'>;
+  modelPause?: Pick<ModelCallPause, 'check' | 'pause' | 'overloaded' | 'succeeded'>;
   /** The spend-limit flag (src/model/spend-limit-flag.ts): raised on a spend-limit answer so the
    * API stops admitting new runs. Runs already admitted still try their call: the limit may have
    * been raised in the meantime, and a refused call costs no tokens. */

@@ -2,6 +2,7 @@
 // applies the decision (stores it once, enqueues what it says). Adding a stop reason to the
 // union below is a compile error until it is handled here.
 import type { RunCounters } from '../engine/run-types.js';
+import type { NextInput } from '../engine/turn-outcome.js';
 import type { RunErrorCode } from '../domain/run-outcomes.js';
 import {
   isText,
@@ -69,10 +70,8 @@ export interface PlannedCall {
 }
 
 /** What the next turn sends as its user message. */
-export type NextInput =
-  | { kind: 'tool_results'; toolUseIds: string[]; note: string | null }
-  | { kind: 'text'; text: string }
-  | { kind: 'none' };
+/** What the next turn sends the model (stored with the turn's outcome: src/engine/turn-outcome.ts). */
+export type { NextInput };
 
 export interface DecisionEvent {
   event: string;

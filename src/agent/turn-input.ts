@@ -1,5 +1,4 @@
 // Builds the user message a turn sends, from what the previous turn decided it needs.
-import type { NextInput } from './stop-reason-handler.js';
 import type { StoredToolResult } from '../engine/run-engine.js';
 import type { ToolResultBlock, UserBlock, UserMessage } from '../domain/model-message.js';
 
@@ -34,4 +33,3 @@ export function textMessage(text: string): UserMessage {
   return { role: 'user', content: [{ type: 'text', text }] };
 }
 
-export type { NextInput };

@@ -16,10 +16,10 @@
 // same step, so "no write landed after the trip" can be checked from the journal alone. (On Redis
 // Cluster the kill switch key is in another slot: see src/safety/kill-switch.ts.)
 import { defineLuaCommands } from './define-lua-commands.js';
-import { LUA_IS_TERMINAL } from './lua-vocabulary.js';
+import { LUA_HSET_JSON, LUA_IS_TERMINAL } from './lua-vocabulary.js';
 import type { Redis } from 'ioredis';
 
-const WRITE_FENCE = LUA_IS_TERMINAL + `
+const WRITE_FENCE = LUA_IS_TERMINAL + LUA_HSET_JSON + `
 local function write_refusal()
   local mode = redis.call('HGET', KEYS[1], 'mode')
   if mode == 'read_only' then return 'killswitch_read_only' end
@@ -121,13 +121,7 @@ const UPDATE_RUN_FIELDS =
   `
 local refusal = write_refusal()
 if refusal then return refusal end
-local fields = cjson.decode(ARGV[3])
-local flat = {}
-for field, value in pairs(fields) do
-  flat[#flat + 1] = field
-  flat[#flat + 1] = value
-end
-if #flat > 0 then redis.call('HSET', KEYS[2], unpack(flat)) end
+hset_json(KEYS[2], ARGV[3])
 journal(ARGV[4], ARGV[3])
 return 'ok'
 `;

@@ -10,16 +10,19 @@ local function is_terminal(status)
 end
 `;
 
-/** `hset_json(key, json)`: HSET of every field of a JSON object of strings. */
+/** `hset_fields(key, fields)`: HSET of every field of a decoded table of strings;
+ * `hset_json(key, json)`: the same from its JSON. */
 export const LUA_HSET_JSON = `
-local function hset_json(key, json)
-  local fields = cjson.decode(json)
+local function hset_fields(key, fields)
   local flat = {}
   for field, value in pairs(fields) do
     flat[#flat + 1] = field
     flat[#flat + 1] = value
   end
   if #flat > 0 then redis.call('HSET', key, unpack(flat)) end
+end
+local function hset_json(key, json)
+  hset_fields(key, cjson.decode(json))
 end
 `;
 

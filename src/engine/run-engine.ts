@@ -178,7 +178,7 @@ export class RunEngine {
   // ---- create, read, update, end ------------------------------------------------------------
 
   /** Creates the run record, its tenant index entry and its run-create event in one step. */
-  async createRun(input: CreateRunInput, createEvent: Record<string, unknown> = {}): Promise<RunRecord> {
+  async createRun(input: CreateRunInput): Promise<RunRecord> {
     const id = input.runId ?? newRunId();
     const now = new Date().toISOString();
     const record: RunRecord = {
@@ -211,7 +211,7 @@ export class RunEngine {
       counters: countersSchema.parse({}),
       meta: null,
     };
-    const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking_budget_tokens: record.thinkingBudgetTokens, ...(record.traceId ? { trace_id: record.traceId } : {}), ...createEvent });
+    const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking_budget_tokens: record.thinkingBudgetTokens, ...(record.traceId ? { trace_id: record.traceId } : {}) });
     await this.redis
       .multi()
       .hset(this.keys.run(id), toFields(record))

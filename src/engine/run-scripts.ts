@@ -101,14 +101,6 @@ if is_terminal(status) then return {-2} end
 local fields = cjson.decode(ARGV[5])
 local endFields = nil
 if ARGV[7] ~= '' then endFields = cjson.decode(ARGV[7]) end
-local function hset_fields(key, decoded)
-  local flat = {}
-  for field, value in pairs(decoded) do
-    flat[#flat + 1] = field
-    flat[#flat + 1] = value
-  end
-  if #flat > 0 then redis.call('HSET', key, unpack(flat)) end
-end
 if ARGV[3] ~= '' then
   if ARGV[4] == 'replace_last' then redis.call('LSET', KEYS[3], -1, ARGV[3])
   else redis.call('RPUSH', KEYS[3], ARGV[3]) end

@@ -20,11 +20,11 @@ afterAll(async () => {
 describe('ModelCallPause', () => {
   it('only ever extends the pause', async () => {
     const pause = new ModelCallPause(redis, `${prefix}a`, { overloadBaseMs: 1000, overloadCapMs: 8000 });
-    expect(await pause.remainingMs()).toBe(0);
+    expect((await pause.check()).remainingMs).toBe(0);
     expect(await pause.pause(5000)).toBe(5000);
     // A shorter retry-after seen later keeps the longer pause.
     expect(await pause.pause(100)).toBeGreaterThan(4000);
-    expect(await pause.remainingMs()).toBeGreaterThan(4000);
+    expect((await pause.check()).remainingMs).toBeGreaterThan(4000);
     expect(await pause.reason()).toBe('rate_limited');
     await redis.del(pause.pauseKey);
   });

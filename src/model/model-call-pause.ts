@@ -115,13 +115,8 @@ export class ModelCallPause {
     });
   }
 
-  /** Milliseconds until model calls may go out again; 0 when not paused. Redis's own clock
-   * (PTTL), so every process agrees whatever its local time. */
-  async remainingMs(): Promise<number> {
-    return Math.max(0, await this.redis.pttl(this.pauseKey));
-  }
-
-  /** The check right before a call, in one command: the pause remaining (ms) and whether an
+  /** The check right before a call, in one command: the pause remaining (ms; Redis's own clock,
+   * PTTL, so every process agrees whatever its local time) and whether an
    * overload episode is on (only then does a success need reporting: `succeeded`). Both keys
    * share the {model-pause} hash tag, so the script is slot-safe on Cluster. */
   async check(): Promise<{ remainingMs: number; overloadEpisode: boolean }> {

@@ -11,8 +11,6 @@ import { ModelCallPause } from '../model/model-call-pause.js';
 import { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
 import { QUEUE_NAMES, modelJobSchema, type ModelJobData } from '../jobs/job-catalog.js';
 
-export { MAX_RATE_LIMIT_CYCLES } from '../agent/run-model-turn.js';
-
 class RetryableModelError extends Error {
   constructor(
     readonly delayMs: number,
