@@ -7,7 +7,8 @@
 //
 // One round trip = one A job + one B job. Both workers run at concurrency 1 in this process, on
 // their own connections; measured: the wall time between round trips, the commands and round
-// trips this process sent (client side) and what the server ran (INFO commandstats).
+// trips this process sent (client side), what the server ran (INFO commandstats), and the CPU
+// this process spent.
 import { randomBytes } from 'node:crypto';
 import { FlowProducer, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -25,6 +26,9 @@ export interface BullmqFloor {
   client: RedisCommandCounts;
   /** Server side (commandstats), over all round trips. */
   server: Record<string, number>;
+  /** CPU this process spent over all round trips (both workers and the producer live here and
+   * nothing else runs): BullMQ's own CPU floor under a fleet turn, before any fleet code. */
+  cpuMs: number;
 }
 
 const WARM_UP_ROUND_TRIPS = 10;
@@ -107,6 +111,7 @@ export async function measureBullmqFloor({
     const serverBefore = await commandCalls(admin);
     const clientBefore = counter.snapshot().counted;
     lastAt = performance.now();
+    const cpuBefore = process.cpuUsage();
     await queueA.add('a', { n: 0 }, jobOptions);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -115,10 +120,11 @@ export async function measureBullmqFloor({
         timer = setTimeout(() => reject(new Error(`BullMQ ${mode}: ${completed}/${roundTrips} round trips in ${timeoutMs} ms`)), timeoutMs);
       }),
     ]).finally(() => clearTimeout(timer));
+    const cpu = process.cpuUsage(cpuBefore);
     const client = subtractCounts({ after: counter.snapshot().counted, before: clientBefore });
     // The INFO that took `serverBefore` is itself in the second reading.
     const server = commandCallsDelta({ after: await commandCalls(admin), before: serverBefore, own: { info: 1 } });
-    return { mode, roundTrips: completed, samplesMs: samplesMs.slice(WARM_UP_ROUND_TRIPS), client, server };
+    return { mode, roundTrips: completed, samplesMs: samplesMs.slice(WARM_UP_ROUND_TRIPS), client, server, cpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     await Promise.all([workerA.close(true), workerB.close(true)]);
     await Promise.all([queueA.obliterate({ force: true }).catch(() => undefined), queueB.obliterate({ force: true }).catch(() => undefined)]);

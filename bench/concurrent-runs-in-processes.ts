@@ -79,6 +79,9 @@ export async function concurrentRunsInProcesses({
       LOG_LEVEL: 'info',
       BUILDFLEET_MODEL_CONCURRENCY: String(modelConcurrency ?? runCount),
       BUILDFLEET_TOOL_CONCURRENCY: String(toolConcurrency),
+      // The concurrencies above are ceilings; each worker governs its own under them by its loop
+      // delay (src/workers/concurrency-governor.ts) unless BENCH_LOOP_DELAY_TARGET_MS says otherwise.
+      ...(process.env.BENCH_LOOP_DELAY_TARGET_MS !== undefined ? { BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS: process.env.BENCH_LOOP_DELAY_TARGET_MS } : {}),
     },
     ...(cliEntry ? { cliEntry } : {}),
     modelWorkers: 1,

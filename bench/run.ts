@@ -532,6 +532,7 @@ function floorFigures(floor: BullmqFloor) {
     roundTrips: floor.roundTrips,
     medianMs: quantile(floor.samplesMs, 0.5),
     p99Ms: quantile(floor.samplesMs, 0.99),
+    cpuMsPerRoundTrip: floor.cpuMs / per,
     clientCommandsPerRoundTrip: floor.client.commands / per,
     clientRoundTripsPerRoundTrip: floor.client.roundTrips / per,
     clientTopCommands: topPer({ counts: floor.client.byName, per, limit: 8 }),
@@ -795,6 +796,7 @@ async function main(): Promise<void> {
           `${fmt(floor.clientCommandsPerRoundTrip)} / ${fmt(floor.clientRoundTripsPerRoundTrip)}; ${fmt(floor.serverCommandsPerRoundTrip)}`,
         );
         row('6 redis per turn', `${label}: median / p99 (${floor.roundTrips} round trips)`, `${fmt(floor.medianMs)} / ${fmt(floor.p99Ms)} ms`);
+        row('6 redis per turn', `${label}: CPU per round trip (both workers and producer, one process)`, `${fmt(floor.cpuMsPerRoundTrip)} ms`);
       }
       row('6 redis per turn', 'BullMQ flow floor: top client-side commands per round trip', topText(flow.clientTopCommands, 8));
     });
@@ -848,6 +850,9 @@ async function main(): Promise<void> {
             ? `${fmt(lag.p50Ms)} / ${fmt(lag.worstP99Ms)} / ${fmt(lag.maxMs)} ms; ${fmt(lag.worstScrapeMs)} ms`
             : 'n/a: the worker printed no "health and metrics on <url>" line',
         );
+        if (lag.concurrencyMedian !== null) {
+          row(name, `${kind} process: governed concurrency median / highest (buildfleet_worker_concurrency)`, `${fmt(lag.concurrencyMedian)} / ${fmt(lag.concurrencyMax)}`);
+        }
       }
       row(
         name,

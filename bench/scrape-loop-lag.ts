@@ -15,6 +15,8 @@ export interface LoopLagScrape {
   maxMs: number | null;
   /** Wall time of the HTTP scrape itself. */
   scrapeMs: number;
+  /** The worker's governed concurrency at the scrape (buildfleet_worker_concurrency), if exported. */
+  concurrency: number | null;
 }
 
 export interface LoopLagSummary {
@@ -26,6 +28,9 @@ export interface LoopLagSummary {
   maxMs: number | null;
   /** Fallback: the slowest scrape answer. */
   worstScrapeMs: number | null;
+  /** The governed concurrency over the scrapes: median and highest (null: not exported). */
+  concurrencyMedian: number | null;
+  concurrencyMax: number | null;
 }
 
 function gauge(text: string, name: 'p50' | 'p99' | 'max'): number | null {
@@ -42,7 +47,8 @@ export async function scrapeLoopLag({ metricsUrl }: { metricsUrl: string }): Pro
   const text = await response.text();
   const scrapeMs = performance.now() - started;
   if (!response.ok) throw new Error(`GET ${metricsUrl}: ${response.status}`);
-  return { p50Ms: gauge(text, 'p50'), p99Ms: gauge(text, 'p99'), maxMs: gauge(text, 'max'), scrapeMs };
+  const concurrency = /^buildfleet_worker_concurrency(?:\{[^}]*\})?\s+(\S+)/m.exec(text);
+  return { p50Ms: gauge(text, 'p50'), p99Ms: gauge(text, 'p99'), maxMs: gauge(text, 'max'), scrapeMs, concurrency: concurrency ? Number(concurrency[1]) : null };
 }
 
 function maxOf(values: Array<number | null>): number | null {
@@ -52,10 +58,15 @@ function maxOf(values: Array<number | null>): number | null {
 
 /** Summarises the scrapes taken during a window (not the one that opened it). */
 export function summarizeLoopLag(scrapes: LoopLagScrape[]): LoopLagSummary {
-  const p50s = scrapes.map((scrape) => scrape.p50Ms).filter((value): value is number => value !== null).sort((a, b) => a - b);
+  const median = (values: Array<number | null>) => {
+    const present = values.filter((value): value is number => value !== null).sort((a, b) => a - b);
+    return present.length === 0 ? null : present[Math.floor((present.length - 1) / 2)]!;
+  };
   return {
     scrapes: scrapes.length,
-    p50Ms: p50s.length === 0 ? null : p50s[Math.floor((p50s.length - 1) / 2)]!,
+    p50Ms: median(scrapes.map((scrape) => scrape.p50Ms)),
+    concurrencyMedian: median(scrapes.map((scrape) => scrape.concurrency)),
+    concurrencyMax: maxOf(scrapes.map((scrape) => scrape.concurrency)),
     worstP99Ms: maxOf(scrapes.map((scrape) => scrape.p99Ms)),
     maxMs: maxOf(scrapes.map((scrape) => scrape.maxMs)),
     worstScrapeMs: maxOf(scrapes.map((scrape) => scrape.scrapeMs)),

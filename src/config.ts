@@ -82,6 +82,10 @@ export const configSchema = z.object({
   BUILDFLEET_METRICS_PORT: port.default(0),
   BUILDFLEET_MODEL_CONCURRENCY: positiveInt.default(8),
   BUILDFLEET_TOOL_CONCURRENCY: positiveInt.default(16),
+  /** The event-loop delay p99 (ms, as nodejs_eventloop_lag_p99_seconds reads it) a worker keeps
+   * itself under by taking fewer jobs at once (src/workers/concurrency-governor.ts); the two
+   * concurrencies above are then ceilings. 0 = off: a worker always runs at its ceiling. */
+  BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS: z.coerce.number().int().min(0).max(60_000).default(40),
   /** How long SIGTERM waits for running jobs. Longer than the slowest expected model call (32,000
    * output tokens at ~60 tokens/s is about 9 minutes), so a stopping worker finishes the call it
    * paid for instead of leaving it to be sent again by the worker that takes the job over. */

@@ -31,6 +31,7 @@ export class FleetMetrics {
   readonly toolsPerRequest: Histogram;
   readonly queueJobs: Gauge<'queue' | 'state'>;
   readonly jobDuration: Histogram<'queue'>;
+  readonly workerConcurrency: Gauge<'queue'>;
   readonly runsEnded: Counter<'status' | 'error_code'>;
   readonly httpRequests: Counter<'route' | 'status_code'>;
   /** Read at scrape time for the queue depth gauge. */
@@ -58,6 +59,7 @@ export class FleetMetrics {
     });
     this.toolOutputInvalid = counter(METRICS.toolOutputInvalid, 'Tool outputs that failed validation', ['tool', 'reason']);
     this.injectionFlagged = counter(METRICS.toolOutputInjectionFlagged, 'Tool outputs flagged as possible prompt injection', ['tool']);
+    this.workerConcurrency = new Gauge({ name: METRICS.workerConcurrency, help: 'Jobs the worker process takes at once now (governed by its event-loop delay)', labelNames: ['queue'], registers });
     this.killSwitchState = new Gauge({ name: METRICS.killSwitchState, help: 'Kill switch: 0 read_write, 1 half_open, 2 read_only', registers });
     this.writesRefused = counter(METRICS.writesRefused, 'Write tool calls refused', ['tool', 'reason']);
     this.modelDuration = new Histogram({

@@ -7,6 +7,7 @@ import { installGracefulShutdown } from './graceful-shutdown.js';
 import { createModelClient } from '../model/model-client.js';
 import { startModelWorker } from '../workers/model-worker.js';
 import { startToolWorker } from '../workers/tool-worker.js';
+import type { ConcurrencyChange } from '../workers/concurrency-governor.js';
 import { createTextRecovery } from '../agent/text-recovery.js';
 import { startProcessHttpServer, type ProcessHttpServer } from '../telemetry/process-http-server.js';
 import { FleetMetrics } from './fleet-metrics.js';
@@ -38,10 +39,15 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
   const metrics = new FleetMetrics({ role: `${role}-worker`, queues: fleet.queues });
   metrics.observeRunEnds(fleet.store);
   const onJobDone = (durationMs: number) => metrics.jobDuration.observe({ queue: role }, durationMs / 1000);
+  const onConcurrencyChange = (change: ConcurrencyChange) => {
+    metrics.workerConcurrency.set({ queue: role }, change.to);
+    fleet.logger.debug({ event: 'worker-concurrency', queue: role, from: change.from, to: change.to, loop_delay_p99_ms: Math.round(change.delayP99Ms) }, 'worker concurrency changed');
+  };
   const worker =
     role === 'model'
-      ? startModelWorker(fleet, { client: createModelClient(config), recover: createTextRecovery(), hooks: metrics.modelTurnHooks(), onJobDone })
-      : startToolWorker(fleet, { hooks: metrics.toolJobHooks(), onJobDone });
+      ? startModelWorker(fleet, { client: createModelClient(config), recover: createTextRecovery(), hooks: metrics.modelTurnHooks(), onJobDone, onConcurrencyChange })
+      : startToolWorker(fleet, { hooks: metrics.toolJobHooks(), onJobDone, onConcurrencyChange });
+  metrics.workerConcurrency.set({ queue: role }, worker.concurrency);
   let draining = false;
   let health: ProcessHttpServer;
   try {
@@ -57,7 +63,7 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
     throw error;
   }
   fleet.logger.info(
-    { event: 'worker-start', queue: role, concurrency: worker.opts.concurrency, metrics_port: health.port },
+    { event: 'worker-start', queue: role, concurrency: worker.concurrency, concurrency_ceiling: role === 'model' ? config.BUILDFLEET_MODEL_CONCURRENCY : config.BUILDFLEET_TOOL_CONCURRENCY, loop_delay_target_ms: config.BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS, metrics_port: health.port },
     `${role} worker started; health and metrics on ${health.url}`,
   );
   const drain = async (force = false) => {

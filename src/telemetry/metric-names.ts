@@ -37,6 +37,8 @@ export const METRICS = {
   queueJobs: 'buildfleet_queue_jobs',
   /** histogram {queue} — job processing time in seconds */
   jobDuration: 'buildfleet_job_duration_seconds',
+  /** gauge {queue} — jobs a worker process takes at once now (the loop-delay governor moves it under the configured concurrency) */
+  workerConcurrency: 'buildfleet_worker_concurrency',
   /** counter {status, error_code} — runs that reached a terminal state */
   runsEnded: 'buildfleet_runs_ended_total',
   /** counter {route, status_code} — API requests */

@@ -4,6 +4,7 @@ import { Worker, RateLimitError, type Job } from 'bullmq';
 import type Anthropic from '@anthropic-ai/sdk';
 import { runModelTurn, type ModelTurnDependencies, type ModelTurnHooks } from '../agent/run-model-turn.js';
 import type { WorkerFleet } from './worker-fleet.js';
+import { ConcurrencyGovernor, type ConcurrencyChange } from './concurrency-governor.js';
 import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
@@ -29,6 +30,8 @@ export interface ModelWorkerOptions {
   toolsFor?: ModelTurnDependencies['toolsFor'];
   /** Job processing time in ms, for the job duration metric. */
   onJobDone?: (durationMs: number) => void;
+  /** Each change the concurrency governor makes (src/workers/concurrency-governor.ts). */
+  onConcurrencyChange?: (change: ConcurrencyChange) => void;
 }
 
 export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions): Worker<ModelJobData> {
@@ -52,25 +55,32 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
   };
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
   const connection = connectRedis(fleet.config.REDIS_URL);
+  const governor = new ConcurrencyGovernor({
+    ceiling: options.concurrency ?? fleet.config.BUILDFLEET_MODEL_CONCURRENCY,
+    targetDelayMs: fleet.config.BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS,
+    ...(options.onConcurrencyChange ? { onChange: options.onConcurrencyChange } : {}),
+  });
   const worker: Worker<ModelJobData> = new Worker<ModelJobData>(
     QUEUE_NAMES.model,
     async (job: Job<ModelJobData>) => {
       const data = modelJobSchema.parse(job.data);
       const started = performance.now();
-      const result = await inSpan(
-        SPAN_NAMES.modelTurn,
-        {
-          parent: data.trace,
-          kind: SpanKind.CONSUMER,
-          attributes: {
-            [SPAN_ATTRIBUTES.runId]: data.runId,
-            [SPAN_ATTRIBUTES.turn]: data.turn,
-            [SPAN_ATTRIBUTES.jobId]: job.id ?? '',
-            [SPAN_ATTRIBUTES.queue]: QUEUE_NAMES.model,
-            [SPAN_ATTRIBUTES.attempt]: job.attemptsMade + 1,
+      const result = await governor.track(() =>
+        inSpan(
+          SPAN_NAMES.modelTurn,
+          {
+            parent: data.trace,
+            kind: SpanKind.CONSUMER,
+            attributes: {
+              [SPAN_ATTRIBUTES.runId]: data.runId,
+              [SPAN_ATTRIBUTES.turn]: data.turn,
+              [SPAN_ATTRIBUTES.jobId]: job.id ?? '',
+              [SPAN_ATTRIBUTES.queue]: QUEUE_NAMES.model,
+              [SPAN_ATTRIBUTES.attempt]: job.attemptsMade + 1,
+            },
           },
-        },
-        () => runModelTurn(deps, data, { jobId: job.id ?? '', attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 }),
+          () => runModelTurn(deps, data, { jobId: job.id ?? '', attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 }),
+        ),
       );
       options.onJobDone?.(performance.now() - started);
       if (result.kind === 'done') return result.detail;
@@ -90,7 +100,7 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
       prefix: fleet.store.keys.queuePrefix,
       // Recorded on each job as processedBy, so a run can be traced to the worker that ran it.
       name: workerIdentity('model'),
-      concurrency: options.concurrency ?? fleet.config.BUILDFLEET_MODEL_CONCURRENCY,
+      concurrency: governor.initialConcurrency,
       // Locks: a worker killed mid-turn loses its lock after lockDuration; the stalled check
       // then hands the job to another worker (at most maxStalledCount times).
       lockDuration: fleet.config.BUILDFLEET_LOCK_DURATION_MS,
@@ -105,6 +115,8 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
     },
   );
   worker.on('error', (error) => fleet.logger.error({ err: error.message }, 'model worker error'));
+  governor.attach(worker);
+  worker.on('closed', () => governor.stop());
   worker.on('closed', () => void (connection.status === 'ready' ? connection.quit().catch(() => connection.disconnect()) : connection.disconnect()));
   worker.on('failed', (job, error) => {
     if (job) fleet.logger.warn({ run_id: job.data.runId, step: job.data.turn, attempt: job.attemptsMade, err: error.message }, 'model job attempt failed');

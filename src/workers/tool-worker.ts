@@ -1,6 +1,7 @@
 // The tool worker: takes tool-call jobs; each records exactly one tool_result in the ledger.
 import { Worker, type Job } from 'bullmq';
 import type { WorkerFleet } from './worker-fleet.js';
+import { ConcurrencyGovernor, type ConcurrencyChange } from './concurrency-governor.js';
 import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 import { KillSwitch } from '../safety/kill-switch.js';
@@ -16,6 +17,8 @@ export interface ToolWorkerOptions {
   killSwitch?: KillSwitch | false;
   /** Job processing time in ms, for the job duration metric. */
   onJobDone?: (durationMs: number) => void;
+  /** Each change the concurrency governor makes (src/workers/concurrency-governor.ts). */
+  onConcurrencyChange?: (change: ConcurrencyChange) => void;
 }
 
 export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions = {}): Worker<ToolJobData> {
@@ -31,30 +34,37 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
   };
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
   const connection = connectRedis(fleet.config.REDIS_URL);
+  const governor = new ConcurrencyGovernor({
+    ceiling: options.concurrency ?? fleet.config.BUILDFLEET_TOOL_CONCURRENCY,
+    targetDelayMs: fleet.config.BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS,
+    ...(options.onConcurrencyChange ? { onChange: options.onConcurrencyChange } : {}),
+  });
   const worker = new Worker<ToolJobData>(
     QUEUE_NAMES.tool,
     async (job: Job<ToolJobData>) => {
       const data = toolJobSchema.parse(job.data);
       const started = performance.now();
-      const result = await inSpan(
-        SPAN_NAMES.executeTool(data.name),
-        {
-          parent: data.trace,
-          kind: SpanKind.CONSUMER,
-          attributes: {
-            [SPAN_ATTRIBUTES.operationName]: 'execute_tool',
-            [SPAN_ATTRIBUTES.toolName]: data.name,
-            [SPAN_ATTRIBUTES.toolCallId]: data.toolUseId,
-            [SPAN_ATTRIBUTES.toolType]: 'function',
-            [SPAN_ATTRIBUTES.parseMode]: data.parseMode,
-            [SPAN_ATTRIBUTES.runId]: data.runId,
-            [SPAN_ATTRIBUTES.turn]: data.turn,
-            [SPAN_ATTRIBUTES.jobId]: job.id ?? '',
-            [SPAN_ATTRIBUTES.queue]: QUEUE_NAMES.tool,
-            [SPAN_ATTRIBUTES.attempt]: job.attemptsMade + 1,
+      const result = await governor.track(() =>
+        inSpan(
+          SPAN_NAMES.executeTool(data.name),
+          {
+            parent: data.trace,
+            kind: SpanKind.CONSUMER,
+            attributes: {
+              [SPAN_ATTRIBUTES.operationName]: 'execute_tool',
+              [SPAN_ATTRIBUTES.toolName]: data.name,
+              [SPAN_ATTRIBUTES.toolCallId]: data.toolUseId,
+              [SPAN_ATTRIBUTES.toolType]: 'function',
+              [SPAN_ATTRIBUTES.parseMode]: data.parseMode,
+              [SPAN_ATTRIBUTES.runId]: data.runId,
+              [SPAN_ATTRIBUTES.turn]: data.turn,
+              [SPAN_ATTRIBUTES.jobId]: job.id ?? '',
+              [SPAN_ATTRIBUTES.queue]: QUEUE_NAMES.tool,
+              [SPAN_ATTRIBUTES.attempt]: job.attemptsMade + 1,
+            },
           },
-        },
-        () => runToolJob(deps, data, { attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 }),
+          () => runToolJob(deps, data, { attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 }),
+        ),
       );
       options.onJobDone?.(performance.now() - started);
       return result.kind === 'recorded' ? { is_error: result.result.is_error, cached: result.cached } : { skipped: result.reason };
@@ -64,13 +74,15 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
       prefix: fleet.store.keys.queuePrefix,
       // Recorded on each job as processedBy, so a run can be traced to the worker that ran it.
       name: workerIdentity('tool'),
-      concurrency: options.concurrency ?? fleet.config.BUILDFLEET_TOOL_CONCURRENCY,
+      concurrency: governor.initialConcurrency,
       lockDuration: fleet.config.BUILDFLEET_LOCK_DURATION_MS,
       stalledInterval: fleet.config.BUILDFLEET_STALLED_INTERVAL_MS,
       maxStalledCount: 3,
     },
   );
   worker.on('error', (error) => fleet.logger.error({ err: error.message }, 'tool worker error'));
+  governor.attach(worker);
+  worker.on('closed', () => governor.stop());
   worker.on('closed', () => void (connection.status === 'ready' ? connection.quit().catch(() => connection.disconnect()) : connection.disconnect()));
   return worker;
 }
