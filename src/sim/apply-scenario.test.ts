@@ -1,6 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { END_STOP_SEQUENCE, MISSING_FILE_PATH, SCENARIO_TEXTS, UNKNOWN_STOP_REASON, USER_STOP_SEQUENCE } from './apply-scenario.js';
+import { toolsForPhase } from '../domain/profile.js';
 import { parseTextToolCall } from './parse-text-tool-call.js';
 import { runSimulatedConversation, type SimulatedConversationOptions } from './simulated-conversation.js';
 import type { RunningSimulator } from './simulator-server.js';
@@ -153,6 +154,34 @@ describe('scenarios bend one turn, then the build goes on', () => {
     });
     expect(written).toEqual(['set_colors', 'deploy', 'publish']);
     expect(result.endedBy).toBe('final-answer');
+  });
+
+  it('tool_call_after_finish: calls read_session once instead of the summary, then summarises once refused', async () => {
+    const result = await runScenario('tool_call_after_finish');
+    const finish = result.toolCalls.findIndex((call) => call.name === 'finish_turn');
+    expect(result.toolCalls.slice(finish).map((call) => `${call.phase}:${call.name}`)).toEqual(['verifying:finish_turn', 'verifying:read_session']);
+    const late = result.responses.at(-2);
+    expect(late?.stop_reason).toBe('tool_use');
+    expect(late?.content[0]).toEqual({ type: 'text', text: SCENARIO_TEXTS.callAfterFinishPreface });
+    expect(result.endedBy).toBe('final-answer');
+    expect(result.finalText).toContain('built, verified and published');
+  });
+
+  it('tool_calls_after_finish_always: calls read_session on every turn after finish_turn, never under tool_choice none', async () => {
+    const result = await runScenario('tool_calls_after_finish_always');
+    const finish = result.toolCalls.findIndex((call) => call.name === 'finish_turn');
+    // Refused twice by the conversation driver; the third call stops it.
+    expect(result.toolCalls.slice(finish + 1).map((call) => call.name)).toEqual(['read_session', 'read_session']);
+    expect(toolNames(result.responses.at(-1))).toEqual(['read_session']);
+    expect(result.endedBy).toBe('stopped');
+    // The same transcript under tool_choice none: a model cannot call a tool there, so it answers.
+    const tools = toolsForPhase('verifying').map((name) => ({ name, description: name, input_schema: { type: 'object' as const, properties: {} } }));
+    const none = await client.messages.create(
+      { model: 'claude-sim', max_tokens: 1024, messages: result.messages, tools, tool_choice: { type: 'none' } },
+      { headers: { 'x-buildfleet-scenario': 'tool_calls_after_finish_always' } },
+    );
+    expect(none.stop_reason).toBe('end_turn');
+    expect(none.content.every((block) => block.type === 'text')).toBe(true);
   });
 
   it('happy: no bent turns at all', async () => {

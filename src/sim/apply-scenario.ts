@@ -5,7 +5,8 @@
 //
 // Where each fires (first time the builder would make that call, unless noted):
 //   multi_block_text          every final answer → three text blocks
-//   empty_end_turn            the final answer right after finish_turn's result → content [] (once)
+//   empty_end_turn            the final answer right after finish_turn's result (and the note that
+//                             may follow it) → content [] (once)
 //   premature_end_turn        deploy → end_turn "All done!" (once)
 //   parallel_tool_fail        write_file → the writes plus a read_file of a missing file (once)
 //   max_tokens_text           first turn that opens with text → truncated text, max_tokens (once);
@@ -25,6 +26,11 @@
 //   redacted_thinking         with thinking enabled, the run's first answer starts with a
 //                             redacted_thinking block instead of a thinking block (once;
 //                             add-thinking.ts, not a bent turn)
+//   tool_call_after_finish    the final answer after a successful finish_turn, under tool_choice
+//                             auto with read_session offered → a read_session call instead (once:
+//                             a model that checks once more before its summary)
+//   tool_calls_after_finish_always  the same on every such turn (a model that never writes the
+//                             summary while it may call tools)
 import { BUILD_TOOLS, assertNever } from '../domain/profile.js';
 import type { MessagesRequest } from './messages-request.js';
 import { parseTextToolCall } from './parse-text-tool-call.js';
@@ -49,6 +55,7 @@ export const SCENARIO_TEXTS = {
   contextWindow: "I'll open the live page and compare it with the plan, starting with the hea",
   unknownStopReason: 'Choosing a palette and fonts for the site.',
   askUserPreface: 'Before I style the site, one question.',
+  callAfterFinishPreface: 'Before I summarise, let me look at the session once more.',
 } as const;
 
 export const END_STOP_SEQUENCE = '\n---END---';
@@ -85,6 +92,7 @@ const ONCE_PER_RUN: ReadonlySet<ScenarioName> = new Set<ScenarioName>([
   'context_window_exceeded',
   'unknown_stop_reason',
   'ask_user',
+  'tool_call_after_finish',
 ]);
 
 function plan(scenario: ScenarioName, blocks: ResponseBlock[], stopReason: string, stopSequence: string | null = null): ResponsePlan {
@@ -123,12 +131,12 @@ export function applyScenario(context: ScenarioContext): ResponsePlan | null {
       return plan(scenario, turn.paragraphs.map(text), 'end_turn');
     case 'empty_end_turn': {
       if (turn.kind !== 'final-answer' || facts.lastMessage.role !== 'user') return null;
-      const onlyResults = facts.lastMessage.blocks.every((block) => block.kind === 'tool_result');
+      // The results may be followed by text (the fleet asks for the summary there).
       const answeredIds = new Set(facts.lastMessage.blocks.flatMap((block) => (block.kind === 'tool_result' ? [block.toolUseId] : [])));
       const finishJustAnswered = facts.calls.some(
         (call) => call.name === 'finish_turn' && call.outcome === 'success' && answeredIds.has(call.id),
       );
-      return onlyResults && finishJustAnswered ? plan(scenario, [], 'end_turn') : null;
+      return finishJustAnswered ? plan(scenario, [], 'end_turn') : null;
     }
     case 'premature_end_turn':
       if (!firstTimeCalling('deploy') || !textAllowed || said(SCENARIO_TEXTS.prematureEndTurn)) return null;
@@ -198,6 +206,18 @@ export function applyScenario(context: ScenarioContext): ResponsePlan | null {
     }
     case 'redacted_thinking':
       return null;
+    case 'tool_call_after_finish':
+    case 'tool_calls_after_finish_always': {
+      // Only where a real model could call a tool: tool_choice auto (`none` forbids it; `any` or
+      // `tool` would have made the builder call one anyway) and read_session offered.
+      if (turn.kind !== 'final-answer' || request.toolChoice.type !== 'auto' || !request.toolNames.includes('read_session')) return null;
+      const passed = facts.calls.find((call) => call.name === 'finish_turn' && call.outcome === 'success');
+      if (!passed) return null;
+      const calledSince = facts.calls.some((call) => call.name === 'read_session' && call.position > passed.position);
+      if (scenario === 'tool_call_after_finish' && calledSince) return null;
+      const preface = isContinuation ? [] : [text(SCENARIO_TEXTS.callAfterFinishPreface)];
+      return plan(scenario, [...preface, { type: 'tool_use', name: 'read_session', input: {} }], 'tool_use');
+    }
     default:
       return assertNever(scenario);
   }

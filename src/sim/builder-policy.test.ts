@@ -81,8 +81,18 @@ describe('the builder policy', () => {
     expect(decide('verifying', [PLAN, STYLE, FILES, DEPLOY, BUILD_DONE])).toMatchObject({ calls: [{ name: 'fetch_url_live', input: { url: DEPLOY_OUTPUT.url } }] });
     expect(decide('verifying', [PLAN, STYLE, FILES, DEPLOY, BUILD_DONE, ...VERIFY.slice(0, 3)])).toMatchObject({ calls: [{ name: 'publish', input: { deploy_id: 'dep_1' } }] });
     expect(names(decide('verifying', [PLAN, STYLE, FILES, DEPLOY, BUILD_DONE, ...VERIFY]))).toEqual(['finish_turn']);
-    const final = decide('done', [PLAN, STYLE, FILES, DEPLOY, BUILD_DONE, ...VERIFY, [{ name: 'finish_turn' }]]);
-    expect(finalText(final)).toContain('http://127.0.0.1:1/sites/r/');
+  });
+
+  it('answers the summary in text once finish_turn passed, under tool_choice auto with the tier still offered', () => {
+    const finished = [PLAN, STYLE, FILES, DEPLOY, BUILD_DONE, ...VERIFY, [{ name: 'finish_turn' }]];
+    for (const toolNames of [[...toolsForPhase('verifying')], [...ALL_TOOLS]]) {
+      const final = decideBuilderTurn({ toolNames, toolChoice: { type: 'auto', disableParallelToolUse: false }, facts: readTranscriptFacts({ messages: transcript(finished) }) });
+      expect(final.kind).toBe('final-answer');
+      expect(finalText(final)).toContain('http://127.0.0.1:1/sites/r/');
+    }
+    // A call the fleet refused after the gate changes nothing: the answer is still the summary.
+    const refusedLate: Step[] = [{ name: 'read_session', error: 'Error (finish_already_verified): finish_turn already passed.' }];
+    expect(decide('verifying', [...finished, refusedLate]).kind).toBe('final-answer');
   });
 
   it('writes only the files still missing, and redeploys after a later write', () => {
@@ -112,7 +122,7 @@ describe('the builder policy', () => {
     const all = [PLAN, STYLE, FILES, DEPLOY, BUILD_DONE, ...VERIFY.slice(0, 3)];
     const todoOnly = decide('verifying', [...all, refused('- Finish todo "verify" (Verify the live page and publish), then mark it with todo_complete.')]);
     expect(names(todoOnly)).toEqual(['publish']);
-    const nothingToDo = decide('done', [PLAN, refused('- Deploy the site with deploy.')]);
+    const nothingToDo = decide('planning', [PLAN, refused('- Deploy the site with deploy.')]);
     expect(nothingToDo.kind).toBe('final-answer');
     expect(finalText(nothingToDo)).toContain('Deploy the site with deploy.');
   });
@@ -121,7 +131,7 @@ describe('the builder policy', () => {
     const none = decide('building', [PLAN], { toolChoice: { type: 'none', disableParallelToolUse: false } });
     expect(none.kind).toBe('final-answer');
     const done = [PLAN, STYLE, FILES, DEPLOY, BUILD_DONE, ...VERIFY, [{ name: 'finish_turn' }]];
-    expect(names(decide('done', done, { toolChoice: { type: 'any', disableParallelToolUse: false } }))).toEqual(['finish_turn']);
+    expect(names(decide('planning', done, { toolChoice: { type: 'any', disableParallelToolUse: false } }))).toEqual(['finish_turn']);
   });
 
   it('makes one call at a time when parallel tool use is disabled', () => {

@@ -2,8 +2,11 @@
 // from the offered tools, tool_choice and the transcript alone (no server state), in this order:
 // plan (todo_write) → style (set_colors + set_fonts in parallel) → files (parallel write_file) →
 // deploy → todo_complete build → fetch_url_live → check_broken_images → set_meta → publish →
-// todo_complete verify → finish_turn → final answer. Failed steps are retried once; a step that
-// fails twice is skipped when optional and ends the turn with an explanation when essential.
+// todo_complete verify → finish_turn → final answer. Once finish_turn succeeded the answer is the
+// final summary in text, whatever tools are still offered under tool_choice auto: a builder whose
+// work passed the gate has nothing left to call (only the scenarios tool_call_after_finish* make
+// it call one). Failed steps are retried once; a step that fails twice is skipped when optional and
+// ends the turn with an explanation when essential.
 import { ALL_TOOLS } from '../domain/profile.js';
 import { failuresOf, readBuilderProgress, successesOf, type BuilderProgress } from './builder-progress.js';
 import { composeFinalAnswer } from './final-answer.js';

@@ -19,6 +19,14 @@
 // - minimum cacheable prompt length: docs build-with-claude/prompt-caching, "Cache limitations"
 //   (4,096 tokens for Opus 4.5+/Haiku 4.5, 1,024 for Sonnet 4.x/Opus 4/4.1/Sonnet 3.7, 2,048 for
 //   Haiku 3.x; "Shorter prompts cannot be cached, even if marked with cache_control").
+// - thinking of earlier turns kept in context: docs build-with-claude/extended-thinking, "Thinking
+//   block preservation by model" ("Claude Opus 4.5 and later Opus models keep all prior thinking
+//   blocks; Claude Opus 4.1 (deprecated) and earlier Opus models keep only the last assistant turn's
+//   thinking. Sonnet: Claude Sonnet 4.6 and later Sonnet models keep all; Claude Sonnet 4.5 and
+//   earlier Sonnet models keep only the last turn. Haiku: all Haiku models through Claude Haiku 4.5
+//   keep only the last turn. Claude Mythos Preview also keeps all prior thinking blocks"). Haiku 5.5,
+//   Fable 5 and Mythos 5 are not named: assumed to keep them, like their generation. It decides
+//   what the prompt cache sees (collect-prompt-blocks.ts).
 // - rate-limit class: docs api/rate-limits ("rate limits are applied separately for each model";
 //   "Opus rate limit is a total limit that applies to combined traffic across … Opus 4.x", the
 //   same for Sonnet 4.x and Haiku 4.x).
@@ -62,6 +70,9 @@ export interface ModelDescription {
   refusesMaxTokensBeyondContextWindow: boolean;
   /** Prompt prefixes shorter than this are processed without caching (no error). */
   minimumCacheableTokens: number;
+  /** Thinking blocks of turns before the current one stay in context; false: they are stripped
+   * once a user message with anything besides tool results starts a new turn. */
+  keepsThinkingOfEarlierTurns: boolean;
   rateLimitClass: RateLimitClass;
   /**
    * Whether `cache_read_input_tokens` count toward the input-tokens-per-minute limit: only for the
@@ -72,16 +83,19 @@ export interface ModelDescription {
 }
 
 function model(
-  description: Omit<ModelDescription, 'names' | 'cacheReadsCountTowardInputLimit' | 'refusesMaxTokensBeyondContextWindow'> & {
+  description: Omit<ModelDescription, 'names' | 'cacheReadsCountTowardInputLimit' | 'refusesMaxTokensBeyondContextWindow' | 'keepsThinkingOfEarlierTurns'> & {
     aliases?: readonly string[];
     refusesMaxTokensBeyondContextWindow?: boolean;
+    /** Default: the current models keep them; the older ones say false. */
+    keepsThinkingOfEarlierTurns?: boolean;
   },
 ): ModelDescription {
-  const { aliases = [], refusesMaxTokensBeyondContextWindow = false, ...rest } = description;
+  const { aliases = [], refusesMaxTokensBeyondContextWindow = false, keepsThinkingOfEarlierTurns = true, ...rest } = description;
   return {
     ...rest,
     names: [rest.id, ...aliases],
     refusesMaxTokensBeyondContextWindow,
+    keepsThinkingOfEarlierTurns,
     cacheReadsCountTowardInputLimit: rest.rateLimitClass === 'claude-haiku-3',
   };
 }
@@ -119,6 +133,7 @@ const CATALOG: readonly ModelDescription[] = [
   }),
   model({
     id: 'claude-haiku-4-5-20251001',
+    keepsThinkingOfEarlierTurns: false,
     aliases: ['claude-haiku-4-5'],
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
@@ -128,6 +143,7 @@ const CATALOG: readonly ModelDescription[] = [
   }),
   model({
     id: 'claude-sonnet-4-5-20250929',
+    keepsThinkingOfEarlierTurns: false,
     aliases: ['claude-sonnet-4-5'],
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
@@ -137,6 +153,7 @@ const CATALOG: readonly ModelDescription[] = [
   }),
   model({
     id: 'claude-opus-4-1-20250805',
+    keepsThinkingOfEarlierTurns: false,
     aliases: ['claude-opus-4-1'],
     maxOutputTokens: 32_000,
     contextWindowTokens: 200_000,
@@ -147,6 +164,7 @@ const CATALOG: readonly ModelDescription[] = [
   }),
   model({
     id: 'claude-opus-4-20250514',
+    keepsThinkingOfEarlierTurns: false,
     aliases: ['claude-opus-4-0'],
     maxOutputTokens: 32_000,
     contextWindowTokens: 200_000,
@@ -157,6 +175,7 @@ const CATALOG: readonly ModelDescription[] = [
   }),
   model({
     id: 'claude-sonnet-4-20250514',
+    keepsThinkingOfEarlierTurns: false,
     aliases: ['claude-sonnet-4-0'],
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
@@ -168,6 +187,7 @@ const CATALOG: readonly ModelDescription[] = [
   // Claude 3.x still answering on the API.
   model({
     id: 'claude-3-7-sonnet-20250219',
+    keepsThinkingOfEarlierTurns: false,
     aliases: ['claude-3-7-sonnet-latest'],
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
@@ -178,6 +198,7 @@ const CATALOG: readonly ModelDescription[] = [
   }),
   model({
     id: 'claude-3-5-haiku-20241022',
+    keepsThinkingOfEarlierTurns: false,
     aliases: ['claude-3-5-haiku-latest'],
     maxOutputTokens: 8192,
     contextWindowTokens: 200_000,
@@ -185,7 +206,15 @@ const CATALOG: readonly ModelDescription[] = [
     minimumCacheableTokens: 2048,
     rateLimitClass: 'claude-haiku-3',
   }),
-  model({ id: 'claude-3-haiku-20240307', maxOutputTokens: 4096, contextWindowTokens: 200_000, thinkingTypes: NO_THINKING, minimumCacheableTokens: 2048, rateLimitClass: 'claude-haiku-3' }),
+  model({
+    id: 'claude-3-haiku-20240307',
+    maxOutputTokens: 4096,
+    contextWindowTokens: 200_000,
+    thinkingTypes: NO_THINKING,
+    minimumCacheableTokens: 2048,
+    rateLimitClass: 'claude-haiku-3',
+    keepsThinkingOfEarlierTurns: false,
+  }),
   // The simulator's own name: a current thinking model with generous limits.
   model({ id: 'claude-sim', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 1024, rateLimitClass: 'claude-sim' }),
 ];

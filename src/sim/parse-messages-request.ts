@@ -93,7 +93,7 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
   const toolChoice = parseToolChoice(body.tool_choice, toolNames);
   checkThinkingCompatibility({ thinking, toolChoice, temperature: body.temperature, topP: body.top_p, topK: body.top_k });
   const messages = parseMessages(body.messages);
-  const promptBlocks = collectPromptBlocks({ body, toolChoice, thinking });
+  const promptBlocks = collectPromptBlocks({ body, toolChoice, thinking, keepsThinkingOfEarlierTurns: modelDescription.keepsThinkingOfEarlierTurns });
   const promptText = promptBlocks.map((block) => block.text).join('');
   const promptTokens = estimateTokens({ text: promptText });
   // The real wording: "prompt is too long: 208310 tokens > 200000 maximum" (docs

@@ -174,3 +174,109 @@ describe('prompt caching (400 invalid_request_error, like the real API)', () => 
     );
   });
 });
+
+describe('prompt caching: markers inside tool results and automatic placement', () => {
+  // A turn whose tool_use the next request answers; tool choice forced so the answer is a call.
+  async function toolTurn(system: unknown) {
+    const first = await send(body({ system, tool_choice: { type: 'tool', name: 'todo_write' } }));
+    const toolUse = first.content.find((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use');
+    expect(toolUse).toBeDefined();
+    return { assistant: { role: 'assistant', content: first.content }, toolUseId: toolUse!.id };
+  }
+
+  it('counts a cache_control inside a tool_result’s content toward the 4 and checks its ttl', async () => {
+    const { assistant, toolUseId } = await toolTurn(longSystem);
+    const result = (innerCacheControl: unknown) => ({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'text', text: 'done', cache_control: innerCacheControl }] }],
+    });
+    const marked = ['a', 'b', 'c', 'd'].map((name) => ({ ...tool(name), cache_control: ephemeral }));
+    const messages = (inner: unknown) => [{ role: 'user', content: 'Build a site for Luna Bakery.' }, assistant, result(inner)];
+    expect(await rejection(body({ tools: [tool('todo_write'), ...marked], system: longSystem, messages: messages(ephemeral) }))).toBe(
+      'A maximum of 4 blocks with cache_control may be provided. Found 5.',
+    );
+    expect(await rejection(body({ system: longSystem, messages: messages({ type: 'ephemeral', ttl: '2h' }) }))).toBe(
+      "messages.2.content.0.content.0.cache_control.ephemeral.ttl: Input should be '5m' or '1h'",
+    );
+    expect(
+      await rejection(body({ system: [{ type: 'text', text: longSystem, cache_control: ephemeral }], messages: messages({ type: 'ephemeral', ttl: '1h' }) })),
+    ).toMatch(/^messages\.2\.content\.0\.content\.0\.cache_control\.ttl: a ttl='1h' cache_control block must not come after a ttl='5m'/);
+  });
+
+  it('a marker inside a tool_result caches the prefix through that tool_result, and moving it keeps the prefix', async () => {
+    const { assistant, toolUseId } = await toolTurn(longSystem);
+    const conversation = (resultBlock: Record<string, unknown>) => [{ role: 'user', content: 'Build a site for Luna Bakery.' }, assistant, { role: 'user', content: [resultBlock] }];
+    const nested = await send(
+      body({ system: longSystem, messages: conversation({ type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'text', text: 'done', cache_control: ephemeral }] }) }),
+    );
+    expect(nested.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(nested.usage.input_tokens).toBe(0);
+    const own = await send(
+      body({ system: longSystem, messages: conversation({ type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'text', text: 'done' }], cache_control: ephemeral }) }),
+    );
+    expect(own.usage.cache_read_input_tokens).toBe(nested.usage.cache_creation_input_tokens);
+  });
+});
+
+describe('prompt caching and thinking blocks of earlier turns (docs: "Caching with thinking blocks")', () => {
+  const THINKING = { type: 'enabled', budget_tokens: 1024 } as const;
+
+  /** Three requests: a thinking turn (its opening cached), its tool result (cached), then a new user turn (cached). */
+  async function threeRequests(model: string) {
+    const system = [{ type: 'text', text: longSystem }];
+    const opening = { role: 'user', content: [{ type: 'text', text: 'Build a site for Luna Bakery.', cache_control: ephemeral }] };
+    const base = { model, max_tokens: 4096, thinking: THINKING, system };
+    const first = await send(body({ ...base, messages: [opening] }));
+    expect(first.content[0]?.type).toBe('thinking');
+    const answerTo = (content: Anthropic.ContentBlock[]) => {
+      const blocks: Array<Record<string, unknown>> = content
+        .filter((block): block is Anthropic.ToolUseBlock => block.type === 'tool_use')
+        .map((block) => ({ type: 'tool_result', tool_use_id: block.id, content: 'done' }));
+      blocks[blocks.length - 1] = { ...blocks[blocks.length - 1], cache_control: ephemeral };
+      return { role: 'user', content: blocks };
+    };
+    const plainOpening = { role: 'user', content: [{ type: 'text', text: 'Build a site for Luna Bakery.' }] };
+    const loop = [plainOpening, { role: 'assistant', content: first.content }, answerTo(first.content)];
+    const second = await send(body({ ...base, messages: loop }));
+    const uncached = (message: { role: string; content: Array<Record<string, unknown>> }) => ({
+      ...message,
+      content: message.content.map(({ cache_control: _cacheControl, ...rest }) => rest),
+    });
+    // A new user turn: text only (the loop's last answer is stood in for by a text reply, so no tool_use waits for a result).
+    const thirdMessages = [
+      ...loop.slice(0, 2),
+      uncached(loop[2] as never),
+      { role: 'assistant', content: [{ type: 'text', text: 'The plan is written.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Please go on.', cache_control: ephemeral }] },
+    ];
+    const third = await send(body({ ...base, messages: thirdMessages }));
+    /** The third request with the first answer's thinking block left out (a completed turn may drop it). */
+    const withoutThinking = () => {
+      const messages = thirdMessages.map((message, index) =>
+        index === 1 ? { ...message, content: (message.content as Array<{ type: string }>).filter((block) => block.type !== 'thinking') } : message,
+      );
+      return send(body({ ...base, messages }));
+    };
+    return { first, second, third, withoutThinking };
+  }
+
+  it('a model that keeps earlier thinking reads the tool-loop prefix after a new user turn', async () => {
+    const { second, third } = await threeRequests('claude-sonnet-4-6');
+    expect(third.usage.cache_read_input_tokens).toBe((second.usage.cache_read_input_tokens ?? 0) + (second.usage.cache_creation_input_tokens ?? 0));
+  });
+
+  it('a model that keeps only the current turn’s thinking strips it: the new turn reads only what came before the thinking block', async () => {
+    const { first, second, third, withoutThinking } = await threeRequests('claude-sonnet-4-5');
+    const beforeThinking = first.usage.cache_creation_input_tokens ?? 0;
+    expect(beforeThinking).toBeGreaterThan(0);
+    expect(second.usage.cache_read_input_tokens).toBe(beforeThinking);
+    expect(third.usage.cache_read_input_tokens).toBe(beforeThinking);
+    // The stripped thinking is not input either: the prompt is the one sent without it.
+    expect(total(third.usage)).toBe(total((await withoutThinking()).usage));
+  });
+
+  it('a model that keeps earlier thinking counts it as input', async () => {
+    const { third, withoutThinking } = await threeRequests('claude-sonnet-4-6');
+    expect(total(third.usage)).toBeGreaterThan(total((await withoutThinking()).usage));
+  });
+});

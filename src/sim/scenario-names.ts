@@ -19,6 +19,8 @@ export const SCENARIO_NAMES = [
   'ask_user',
   'text_tool_calls',
   'redacted_thinking',
+  'tool_call_after_finish',
+  'tool_calls_after_finish_always',
 ] as const;
 export type ScenarioName = (typeof SCENARIO_NAMES)[number];
 

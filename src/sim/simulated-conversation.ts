@@ -1,7 +1,9 @@
 // Drives a whole build against the simulator through the real SDK, the way the fleet would but
 // without queues: tiered tools by phase (core → core+build → core+ops), tool results from
 // FakeToolExecutor, and the ordinary recoveries (continue after pause_turn/max_tokens by
-// extending the assistant message, nudge after an early end_turn). Tests and benchmarks use it.
+// extending the assistant message, nudge after an early end_turn). Like the fleet, it asks for the
+// summary after a successful finish_turn in the user message, keeping the phase's tools and
+// tool_choice `auto`, and refuses any call made after it. Tests and benchmarks use it.
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { toolsForPhase, type Phase } from '../domain/profile.js';
@@ -39,6 +41,13 @@ export interface SimulatedConversationResult {
 
 type ContentBlockParam = Anthropic.ContentBlockParam;
 
+/** What follows the tool results once finish_turn passed (the fleet's wording differs). */
+export const SUMMARY_REQUEST_TEXT = 'finish_turn passed. Write your final summary for the user now, without calling any tool.';
+/** The is_error result of a call made after finish_turn passed. */
+export const CALL_AFTER_FINISH_RESULT = 'Error (finish_already_verified): finish_turn already passed; no tool runs any more.';
+/** Answers with calls after finish_turn that are refused and asked again; the next one stops. */
+const MAX_SUMMARY_REPROMPTS = 2;
+
 const definitionsByPhase = new Map<Phase, Anthropic.Tool[]>();
 
 function toolDefinitions(phase: Phase): Anthropic.Tool[] {
@@ -72,6 +81,8 @@ export async function runSimulatedConversation(options: SimulatedConversationOpt
   const toolCalls: SimulatedConversationResult['toolCalls'] = [];
   const phases: Phase[] = [];
   let phase = 'planning' as Phase;
+  let finishVerified = false;
+  let summaryReprompts = 0;
 
   const appendUserText = (text: string) => {
     const last = messages[messages.length - 1];
@@ -94,7 +105,7 @@ export async function runSimulatedConversation(options: SimulatedConversationOpt
         system: 'You build small websites.',
         messages,
         tools: toolDefinitions(phase),
-        tool_choice: phase === 'done' ? { type: 'none' } : forced ? { type: 'tool', name: 'todo_write' } : { type: 'auto' },
+        tool_choice: forced ? { type: 'tool', name: 'todo_write' } : { type: 'auto' },
         ...(options.stopSequences ? { stop_sequences: options.stopSequences } : {}),
         ...(options.thinkingBudgetTokens ? { thinking: { type: 'enabled', budget_tokens: options.thinkingBudgetTokens } } : {}),
     };
@@ -110,18 +121,24 @@ export async function runSimulatedConversation(options: SimulatedConversationOpt
     const text = content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n\n');
 
     if (toolUses.length > 0) {
+      if (finishVerified && summaryReprompts >= MAX_SUMMARY_REPROMPTS) return { responses, messages, toolCalls, phases, finalText: null, endedBy: 'stopped', executor };
+      const refused = finishVerified;
+      if (refused) summaryReprompts += 1;
       appendAssistant(asParams(content));
       const results: ContentBlockParam[] = toolUses.map((block) => {
         toolCalls.push({ name: block.name, input: block.input, phase });
-        const result =
-          block.name === 'ask_user'
+        const result = refused
+          ? { content: CALL_AFTER_FINISH_RESULT, isError: true }
+          : block.name === 'ask_user'
             ? { content: options.answer ?? 'Blue and white, please.', isError: false }
             : executor.execute({ name: block.name, input: block.input });
         if (!result.isError) phase = nextPhase(phase, block.name, block.input);
+        if (!result.isError && block.name === 'finish_turn') finishVerified = true;
         return { type: 'tool_result', tool_use_id: block.id, content: result.content, ...(result.isError ? { is_error: true } : {}) };
       });
       messages.push({ role: 'user', content: results });
-      if (stopReason === 'max_tokens') appendUserText('Your message was cut off; continue.');
+      if (finishVerified) appendUserText(SUMMARY_REQUEST_TEXT);
+      else if (stopReason === 'max_tokens') appendUserText('Your message was cut off; continue.');
       continue;
     }
     switch (stopReason) {
@@ -132,8 +149,11 @@ export async function runSimulatedConversation(options: SimulatedConversationOpt
         continue;
       case 'end_turn':
       case 'stop_sequence':
-        if (phase === 'done' && text !== '') return { responses, messages, toolCalls, phases, finalText: text, endedBy: 'final-answer', executor };
-        if (phase === 'done') {
+        if (finishVerified && text !== '') return { responses, messages, toolCalls, phases, finalText: text, endedBy: 'final-answer', executor };
+        if (finishVerified) {
+          // An empty answer: a placeholder keeps the roles alternating, and the request is repeated
+          // in a message of its own.
+          appendAssistant([{ type: 'text', text: '(no content)' }]);
           appendUserText('Please write a short summary for the user.');
           continue;
         }
@@ -151,6 +171,5 @@ function nextPhase(phase: Phase, toolName: string, input: unknown): Phase {
   const id = (input as { id?: unknown }).id;
   if (toolName === 'todo_write' && phase === 'planning') return 'building';
   if (toolName === 'todo_complete' && id === 'build' && phase === 'building') return 'verifying';
-  if (toolName === 'finish_turn') return 'done';
   return phase;
 }

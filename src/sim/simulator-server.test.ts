@@ -35,7 +35,11 @@ describe('the happy build through the real SDK', () => {
       'verifying:todo_complete',
       'verifying:finish_turn',
     ]);
-    expect([...new Set(result.phases)]).toEqual(['planning', 'building', 'verifying', 'done']);
+    // The summary is asked for in the verifying phase, with its tools and tool_choice auto, and
+    // the builder answers it in text (builder-policy.ts: … → finish_turn → final answer).
+    expect([...new Set(result.phases)]).toEqual(['planning', 'building', 'verifying']);
+    expect(result.responses.at(-1)?.stop_reason).toBe('end_turn');
+    expect(result.responses.at(-1)?.content.map((block) => block.type)).toEqual(['text']);
     expect([...result.executor.files.keys()].sort()).toEqual(['about.html', 'index.html', 'logo.svg', 'styles.css']);
     expect(result.executor.files.get('index.html')).toMatch(/<link rel="stylesheet" href="styles.css">[\s\S]*<img src="logo.svg"/);
     expect(result.executor.files.get('styles.css')).toContain('#1f6feb');

@@ -114,6 +114,9 @@ export interface RecordedRequest {
   conversationHash: string | null;
   /** The usage of a 200 answer, as the response reports it. */
   usage: AssistantMessageBody['usage'] | null;
+  /** How many `cache_control` breakpoints a valid Messages body carried (the top-level one
+   * included); null until the body is validated. */
+  cacheBreakpoints: number | null;
 }
 
 export interface RunningSimulator {
@@ -304,6 +307,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       betas: parseBetaHeader({ header: incoming.headers['anthropic-beta'] }),
     });
     if (!parsed.ok) return errorAnswer(parsed.status, errorTypeForStatus({ status: parsed.status }), parsed.message, requestId);
+    entry.cacheBreakpoints = parsed.request.promptBlocks.reduce((count, block) => count + block.markers.length, 0);
     const thinkingProblem = verifyThinkingBlocks({ request: parsed.request, signer });
     if (thinkingProblem) return errorAnswer(400, 'invalid_request_error', thinkingProblem, requestId);
     if (fault?.kind === 'stream_error' && !parsed.request.stream) return streamErrorAnswer({ fault, requestId });
@@ -434,6 +438,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
             abandoned: entry.abandoned,
             conversationHash: entry.conversationHash,
             usage: entry.usage,
+            cacheBreakpoints: entry.cacheBreakpoints,
           };
         });
         return { status: 200, body: { requests: summaries } };
@@ -468,6 +473,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
           abandoned: false,
           conversationHash: null,
           usage: null,
+          cacheBreakpoints: null,
         });
 
     let bodyText: string;
