@@ -4,7 +4,9 @@
 import { z } from 'zod';
 import { parseToolOutputModes } from './domain/tool-output-modes.js';
 import { parseModelCapabilityOverrides } from './domain/model-capabilities.js';
+import { parseModelPriceOverrides } from './domain/model-prices.js';
 import { resolveRunModelSettings } from './domain/resolve-run-model-settings.js';
+import { tenantPolicyOverridesSchema, type TenantPolicyDefaults } from './domain/tenant-policy.js';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -18,6 +20,16 @@ const toolOutputModes = z.string().superRefine((value, context) => {
     context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
   }
 });
+/** `RPM,ITPM,OTPM`: requests, input tokens and output tokens per minute, each a whole number, 0 =
+ * unknown (the admission limiter learns it from the API's headers). */
+const admissionLimits = z
+  .string()
+  .default('0,0,0')
+  .pipe(z.string().regex(/^\s*\d+\s*,\s*\d+\s*,\s*\d+\s*$/, 'expected RPM,ITPM,OTPM: three whole numbers, 0 for unknown'))
+  .transform((value) => {
+    const [requestsPerMinute, inputTokensPerMinute, outputTokensPerMinute] = value.split(',').map((part) => Number(part.trim()));
+    return { requestsPerMinute: requestsPerMinute!, inputTokensPerMinute: inputTokensPerMinute!, outputTokensPerMinute: outputTokensPerMinute! };
+  });
 
 export const configSchema = z.object({
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
@@ -46,6 +58,20 @@ export const configSchema = z.object({
         return z.NEVER;
       }
     }),
+  /** Corrections and additions to the price table (src/domain/model-prices.ts, docs/costs.md):
+   * JSON, model id or `default` → USD per million tokens of any of input, cacheWrite5m,
+   * cacheWrite1h, cacheRead, output, merged over the documented entry. */
+  BUILDFLEET_MODEL_PRICES: z
+    .string()
+    .default('')
+    .transform((text, context) => {
+      try {
+        return parseModelPriceOverrides(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+        return z.NEVER;
+      }
+    }),
   /** Accept models the capability table does not name (with conservative limits, no thinking). */
   BUILDFLEET_ALLOW_UNKNOWN_MODELS: booleanFlag.default(false),
   /** Overrides every model's default max_tokens (capped at the model's maximum); unset = the table's. */
@@ -69,8 +95,37 @@ export const configSchema = z.object({
   BUILDFLEET_OVERLOAD_PATIENCE_MS: positiveInt.default(600_000),
   /** How long a spend-limit answer stops POST /v1/runs (unless an admin clears it sooner). */
   BUILDFLEET_SPEND_LIMIT_PAUSE_MS: positiveInt.default(3_600_000),
+  /** The shared model-call limiter (src/model/model-rate-limiter.ts, docs/admission.md): `on` =
+   * every model call reserves requests, input and output tokens per minute in Redis first, and a
+   * worker waits for capacity instead of collecting 429s. Off by default: nothing changes for a
+   * fleet that does not know or meet its limits. */
+  BUILDFLEET_ADMISSION: z.enum(['off', 'on']).default('off'),
+  /** The limiter's starting limits per (API key, model); the API's anthropic-ratelimit-* headers
+   * replace them with the real ones from the first answer on. */
+  BUILDFLEET_ADMISSION_LIMITS: admissionLimits,
+  /** Share of each bucket a `batch` run's call must leave free for `interactive` ones. */
+  BUILDFLEET_ADMISSION_BATCH_HEADROOM: z.coerce.number().min(0).max(0.9).default(0.2),
+  /** How long an admitted call's reservation lives unsettled (a crashed worker's expires): longer
+   * than the slowest call. */
+  BUILDFLEET_ADMISSION_RESERVATION_TTL_MS: z.coerce.number().int().min(1000).default(900_000),
+  /** How long a booked slot is held for a waiting call that comes back late. */
+  BUILDFLEET_ADMISSION_BOOKING_GRACE_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Prompt-cache breakpoints on every model request (src/model/place-cache-breakpoints.ts);
+   * `false` sends none, fleet-wide (the cost experiment compares the two). */
+  BUILDFLEET_PROMPT_CACHING: booleanFlag.default(true),
+  /** Lifetime of the breakpoints of a request that may park the run on ask_user
+   * (src/agent/prompt-cache-ttl.ts): `1h` writes cost 2x base input instead of 1.25x. */
+  BUILDFLEET_PROMPT_CACHE_TTL_WAITING: z.enum(['5m', '1h']).default('5m'),
   BUILDFLEET_MAX_TURNS: positiveInt.default(40),
+  /** The fleet's tenant policy (src/domain/tenant-policy.ts, docs/costs.md "Budgets"), which
+   * PUT /v1/admin/tenants/:tenant/policy overrides per tenant; every amount 0 = none.
+   * BUILDFLEET_TOKEN_BUDGET is the default token budget of a run. */
   BUILDFLEET_TOKEN_BUDGET: positiveInt.default(400_000),
+  BUILDFLEET_TOKEN_BUDGET_MAX: z.coerce.number().int().min(0).default(0),
+  BUILDFLEET_RUN_BUDGET_USD: z.coerce.number().min(0).default(0),
+  BUILDFLEET_RUN_BUDGET_USD_MAX: z.coerce.number().min(0).default(0),
+  BUILDFLEET_TENANT_DAILY_SPEND_USD: z.coerce.number().min(0).default(0),
+  BUILDFLEET_TENANT_MONTHLY_SPEND_USD: z.coerce.number().min(0).default(0),
   /** Parsed transcripts a model worker keeps between turns (src/engine/transcript-cache.ts). */
   BUILDFLEET_TRANSCRIPT_CACHE_MB: z.coerce.number().int().min(0).max(65_536).default(64),
   BUILDFLEET_API_HOST: z.string().default('127.0.0.1'),
@@ -164,5 +219,36 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   } catch (error) {
     throw new ConfigError(`Invalid environment: BUILDFLEET_MODEL: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // The fleet's policy obeys the rules of a tenant's: its ranges, and a default not above its
+  // maximum — refused only when the operator set both; a default left at its built-in value is
+  // lowered to the maximum at use (tenant-policy.ts effectiveTenantPolicy), as documented.
+  const fleetPolicy: Partial<TenantPolicyDefaults> = tenantPolicyDefaults(parsed.data);
+  for (const [defaultVariable, field] of [
+    ['BUILDFLEET_RUN_BUDGET_USD', 'defaultRunBudgetUsd'],
+    ['BUILDFLEET_TOKEN_BUDGET', 'defaultRunTokenBudget'],
+  ] as const) {
+    if (relevant[defaultVariable] === undefined) delete fleetPolicy[field];
+  }
+  const policy = tenantPolicyOverridesSchema.safeParse(fleetPolicy);
+  if (!policy.success) {
+    const variableOf = Object.fromEntries(Object.entries(POLICY_VARIABLES).map(([variable, field]) => [field, variable]));
+    const problems = policy.error.issues.map((issue) => `${variableOf[String(issue.path[0])] ?? String(issue.path[0])}: ${issue.message}`);
+    throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
+  }
   return Object.freeze(parsed.data);
+}
+
+/** The variable that sets each field of the fleet's tenant policy. */
+const POLICY_VARIABLES = {
+  BUILDFLEET_RUN_BUDGET_USD: 'defaultRunBudgetUsd',
+  BUILDFLEET_RUN_BUDGET_USD_MAX: 'maxRunBudgetUsd',
+  BUILDFLEET_TOKEN_BUDGET: 'defaultRunTokenBudget',
+  BUILDFLEET_TOKEN_BUDGET_MAX: 'maxRunTokenBudget',
+  BUILDFLEET_TENANT_DAILY_SPEND_USD: 'dailySpendLimitUsd',
+  BUILDFLEET_TENANT_MONTHLY_SPEND_USD: 'monthlySpendLimitUsd',
+} as const satisfies Record<string, keyof TenantPolicyDefaults>;
+
+/** The fleet's defaults of every tenant's policy, from the environment. */
+export function tenantPolicyDefaults(config: Pick<Config, keyof typeof POLICY_VARIABLES>): TenantPolicyDefaults {
+  return Object.fromEntries(Object.entries(POLICY_VARIABLES).map(([variable, field]) => [field, config[variable as keyof typeof POLICY_VARIABLES]])) as unknown as TenantPolicyDefaults;
 }

@@ -20,6 +20,11 @@ describe('decideModelRetry', () => {
     expect(decideModelRetry({ ...base, failure: { kind: 'paused' }, pauseRemainingMs: 1234.2 })).toEqual({ kind: 'retry', delayMs: 1235, spendsAttempt: false });
   });
 
+  it('waits for an admission slot: this job only, no attempt spent, whatever attempts it made', () => {
+    const decision = decideModelRetry({ ...base, failure: { kind: 'admission_wait', waitMs: 420.5, limit: 'input_tokens', booked: true, priority: 'interactive' }, attemptsMade: 4, maxAttempts: 5, pauseRemainingMs: 9000 });
+    expect(decision).toEqual({ kind: 'retry', delayMs: 421, spendsAttempt: false, jobOnly: true });
+  });
+
   it('waits out an overload within the patience, and fails the run past it', () => {
     expect(decideModelRetry({ ...base, failure: { kind: 'overloaded' }, pauseRemainingMs: 2000, overloadedForMs: 59_999 })).toEqual({ kind: 'retry', delayMs: 2000, spendsAttempt: false });
     const failed = decideModelRetry({ ...base, failure: { kind: 'overloaded' }, overloadedForMs: 60_000 });

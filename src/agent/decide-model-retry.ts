@@ -1,19 +1,33 @@
 // What a model turn does about a call it could not make or that failed: the one place retry intent
 // is decided. Pure — every input is passed in — so each branch is a unit test; the turn ends the
 // run on `fail_run`, and the model worker maps `retry` onto BullMQ (a wait that spends no attempt
-// is the queue's rate limit, one that does is a thrown error with this delay as its backoff).
+// is the queue's rate limit, one that does is a thrown error with this delay as its backoff; a
+// wait that is this job's own — an admission slot — delays only this job).
 import type { RunErrorCode } from '../domain/run-outcomes.js';
 import { assertNever } from '../domain/profile.js';
 import { backoffDelay, type BackoffPolicy, type RetryOutcome } from '../model/classify-model-error.js';
 
 export type RetryDecision =
-  | { kind: 'retry'; delayMs: number; spendsAttempt: boolean }
+  | { kind: 'retry'; delayMs: number; spendsAttempt: boolean; jobOnly?: true }
   | { kind: 'fail_run'; code: RunErrorCode; message: string };
+
+/** The shared limiter (src/model/model-rate-limiter.ts) had no capacity for this call yet: come
+ * back in `waitMs`. Not a failure of the fleet — other calls may go meanwhile — so only this job
+ * waits, and it spends no attempt. */
+export interface AdmissionWait {
+  kind: 'admission_wait';
+  waitMs: number;
+  /** For the `model-admission-wait` event: the bucket it waits for, whether a slot is booked for
+   * it, and the run's priority. */
+  limit: string;
+  booked: boolean;
+  priority: string;
+}
 
 export interface RetryInput {
   /** Why the call did not succeed: the classified failure, or `paused` (the fleet-wide pause was
    * in force right before the call, so none was made). */
-  failure: RetryOutcome | { kind: 'paused' };
+  failure: RetryOutcome | { kind: 'paused' } | AdmissionWait;
   message: string;
   /** Attempts of this job made before this one (BullMQ attemptsMade) and its limit. */
   attemptsMade: number;
@@ -36,6 +50,8 @@ export function decideModelRetry(input: RetryInput): RetryDecision {
   switch (failure.kind) {
     case 'paused':
       return wait(input.pauseRemainingMs);
+    case 'admission_wait':
+      return { kind: 'retry', delayMs: Math.max(1, Math.ceil(failure.waitMs)), spendsAttempt: false, jobOnly: true };
     case 'overloaded':
       // The pause is already set fleet-wide and grows while the episode lasts; only the turn's
       // patience limits the waiting, not a number of attempts.

@@ -1,6 +1,7 @@
-// Whether a tool call the model made may run: it must be in the turn's tier and its input must
-// pass the tool's schema. A rejected call is answered with an is_error tool_result and never
-// reaches a tool worker.
+// Whether a tool call the model made may run: the finish gate must not have passed yet (after it
+// the run only waits for the summary: summary-request.ts), the tool must be in the turn's tier and
+// its input must pass the tool's schema. A rejected call is answered with an is_error tool_result
+// and never reaches a tool worker.
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import type { ToolName } from '../domain/profile.js';
 import type { PlannedCall } from './stop-reason-handler.js';
@@ -12,12 +13,22 @@ export function rejectCall({
   call,
   allowed,
   planMissing,
+  finishVerified,
 }: {
   call: PlannedCall;
   allowed: readonly string[];
   /** The run is planning and has no plan yet. */
   planMissing: boolean;
+  /** finish_turn passed the gate: the site is done, and the turn offers the tools of the phase it
+   * passed in only to keep the cached prefix (summary-request.ts). */
+  finishVerified: boolean;
 }): { code: string; message: string } | null {
+  if (finishVerified) {
+    return {
+      code: 'finish_already_verified',
+      message: `Tool "${call.name}" was not run: finish_turn already passed, so the site is final and no tool runs any more. Write your final summary for the user as plain text.`,
+    };
+  }
   if (!allowed.includes(call.name) || !isSafeToolName(call.name)) {
     // A thinking run is asked for the plan in words, not forced by tool_choice; one that skips it
     // is told what unlocks the build tools rather than only that they are missing.

@@ -24,13 +24,21 @@ import {
 } from './stop-reason-handler.js';
 import { buildToolResultsMessage, textMessage } from './turn-input.js';
 import { rejectCall } from './reject-call.js';
-import { decideModelRetry, type RetryDecision } from './decide-model-retry.js';
+import { noteForToolResults, verifiedFinishSummary } from './summary-request.js';
+import { decideModelRetry, type AdmissionWait, type RetryDecision } from './decide-model-retry.js';
 import type { Config } from '../config.js';
-import { callModel, describeModelError, type ModelStreamProgress } from '../model/model-client.js';
+import { callModel, describeModelError, paidUsageOfFailedCall, type ModelStreamProgress } from '../model/model-client.js';
 import { capMaxTokensToContextWindow } from '../model/cap-max-tokens-to-context-window.js';
 import { estimatePromptTokens } from '../model/estimate-prompt-tokens.js';
+import { placeCacheBreakpoints } from '../model/place-cache-breakpoints.js';
+import { choosePromptCacheTtl } from './prompt-cache-ttl.js';
 import { lookupModelCapabilities } from '../domain/model-capabilities.js';
+import { totalInputTokens, totalTokens, type UsageByClass } from '../domain/usage.js';
+import { costOfAnswer, estimateCallCostMicroUsd, microUsdToUsd } from '../domain/usage-cost.js';
+import { checkRunBudget, legacyRunBudget } from '../domain/run-budget.js';
 import type { ModelCallPause } from '../model/model-call-pause.js';
+import { admissionCacheHint, type AdmissionObservation, type ModelRateLimiter } from '../model/model-rate-limiter.js';
+import { DEFAULT_RUN_PRIORITY } from '../domain/run-priority.js';
 import type { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
 import { classifyModelError, type RetryOutcome } from '../model/classify-model-error.js';
 import type { ModelResponse, TranscriptMessage, UserMessage } from '../domain/model-message.js';
@@ -67,6 +75,9 @@ export interface ModelTurnDependencies {
   /** The fleet-wide model pause (src/model/model-call-pause.ts): checked right before every
    * call, set first thing on a 429 or a 529, so no worker calls the model during it. */
   modelPause?: Pick<ModelCallPause, 'check' | 'pause' | 'overloaded' | 'succeeded'>;
+  /** The shared limiter (src/model/model-rate-limiter.ts, docs/admission.md), when admission is
+   * on: a call's requests and tokens are reserved before the pause check and settled after it. */
+  admission?: Pick<ModelRateLimiter, 'reserve' | 'settleAnswer' | 'settleFailure' | 'release'>;
   /** The spend-limit flag (src/model/spend-limit-flag.ts): raised on a spend-limit answer so the
    * API stops admitting new runs. Runs already admitted still try their call: the limit may have
    * been raised in the meantime, and a refused call costs no tokens. */
@@ -75,12 +86,16 @@ export interface ModelTurnDependencies {
 
 /** Observers for metrics and traces; each is optional. (Run ends: RunEngine.observeRunEnds.) */
 export interface ModelTurnHooks {
-  onModelCall?(details: { run: RunRecord; toolCount: number; durationMs: number; response?: ModelResponse; outcome?: RetryOutcome }): void;
+  /** `costMicroUsd` comes with `response`, or with `paidUsage` for a call that failed after its
+   * stream started (it was paid for all the same: model-client.ts paidUsageOfFailedCall). */
+  onModelCall?(details: { run: RunRecord; toolCount: number; durationMs: number; response?: ModelResponse; paidUsage?: UsageByClass; costMicroUsd?: number; outcome?: RetryOutcome }): void;
   onDecision?(details: { run: RunRecord; response: ModelResponse; decision: TurnDecision; toolCount: number; expectedTool: boolean; events: Array<Record<string, unknown>> }): void;
+  /** Each reserve and settle of the admission limiter (the model worker hands it to the limiter). */
+  onAdmission?(observation: AdmissionObservation): void;
 }
 
 /** How the job should end, for the worker to map onto BullMQ. */
-export type ModelTurnResult = { kind: 'done'; detail: string } | { kind: 'retry'; delayMs: number; spendsAttempt: boolean; error: Error };
+export type ModelTurnResult = { kind: 'done'; detail: string } | { kind: 'retry'; delayMs: number; spendsAttempt: boolean; jobOnly?: true; error: Error };
 
 export interface ModelJobContext {
   jobId: string;
@@ -154,7 +169,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       if (run.thinkingBudgetTokens !== null && Array.isArray(first.content)) first.content.push({ type: 'text', text: PLAN_FIRST_INSTRUCTION });
       inputMessages.push(first);
     } else if (nextInput.kind === 'tool_results') {
-      const built = buildToolResultsMessage(view.results, nextInput.toolUseIds, nextInput.note);
+      // After the finish gate the message ends with the request for the summary (summary-request.ts).
+      const built = buildToolResultsMessage(view.results, nextInput.toolUseIds, noteForToolResults({ finishVerified: run.finishVerified, note: nextInput.note }));
       if (built.missing.length > 0) inputEvents.push(event('tool-result-missing', { level: 'warn', tool_use_ids: built.missing }));
       inputMessages.push(built.message);
     } else if (nextInput.kind === 'text') inputMessages.push(textMessage(nextInput.text));
@@ -178,12 +194,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     await store.endRun(runId, turn, 'failed', { error: { code: 'max_turns_exceeded', message: `The run used all ${run.maxTurns} turns.` } });
     return done('run_failed');
   }
-  const budget = run.options.tokenBudget ?? deps.config.BUILDFLEET_TOKEN_BUDGET;
-  const spent = run.usage.input_tokens + run.usage.output_tokens;
-  if (spent >= budget) {
-    await store.endRun(runId, turn, 'failed', { error: { code: 'token_budget_exceeded', message: `The run used ${spent} of its ${budget} tokens.` } });
-    return done('run_failed');
-  }
+  // The run's budgets are checked in 3, once this call's worst case is known.
 
   // 3. The model call. max_tokens is the run's: raised by a truncation, it stays raised.
   const maxTokens = run.maxTokens;
@@ -192,25 +203,78 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const system = buildSystemPrompt({ phase, note: run.safeMode === 'skip_writes' ? SAFE_MODE_NOTE : null });
   // This call's max_tokens: the run's, lowered so the prompt plus max_tokens fits the context
   // window (the run keeps its own for the next call; cap-max-tokens-to-context-window.ts).
+  const estimatedPromptTokens = estimatePromptTokens({
+    system,
+    tools: tools.definitions,
+    messages,
+    // The stored messages' lengths plus the array's brackets and commas.
+    messagesCharacters: (view.turn.inputCommitted ? view.transcriptCharacters : view.transcriptCharacters + started.appendedCharacters) + Math.max(1, messages.length) + 1,
+  });
   const callMaxTokens = capMaxTokensToContextWindow({
     maxTokens,
     contextWindowTokens: lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES }).capabilities.contextWindowTokens,
-    estimatedPromptTokens: estimatePromptTokens({
-      system,
-      tools: tools.definitions,
-      messages,
-      // The stored messages' lengths plus the array's brackets and commas.
-      messagesCharacters: (view.turn.inputCommitted ? view.transcriptCharacters : view.transcriptCharacters + started.appendedCharacters) + Math.max(1, messages.length) + 1,
-    }),
+    estimatedPromptTokens,
     thinkingBudgetTokens: run.thinkingBudgetTokens,
   });
-  const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, finishVerified: run.finishVerified, thinking: thinking !== null });
+  // The budgets, before anything is reserved or paid for: what the run spent plus the most this
+  // call can cost — every input token at the dearest way it can be billed (uncached, or written at
+  // the lifetime this request's breakpoints write) and all of max_tokens as output
+  // (domain/usage-cost.ts) — must stay within each budget, or the run ends here, before the call.
+  // Every token class counts: cached input is still input the run sent (domain/usage.ts).
+  const cacheTtl = choosePromptCacheTtl({ offeredTools: tools.names, waitingTtl: deps.config.BUILDFLEET_PROMPT_CACHE_TTL_WAITING });
+  const overBudget = checkRunBudget({
+    budget: run.budget ?? legacyRunBudget({ optionsTokenBudget: run.options.tokenBudget, fleetTokenBudget: deps.config.BUILDFLEET_TOKEN_BUDGET }),
+    spent: { costMicroUsd: run.costMicroUsd, tokens: totalTokens(run.usage) },
+    call: {
+      costMicroUsd: estimateCallCostMicroUsd({
+        model: run.model,
+        inputTokens: estimatedPromptTokens,
+        maxOutputTokens: callMaxTokens,
+        cacheLifetime: deps.config.BUILDFLEET_PROMPT_CACHING ? cacheTtl : null,
+        overrides: deps.config.BUILDFLEET_MODEL_PRICES,
+      }),
+      promptTokens: estimatedPromptTokens,
+      maxTokens: callMaxTokens,
+    },
+  });
+  if (overBudget !== null) {
+    await store.endRun(runId, turn, 'failed', { error: { code: 'budget_exceeded', message: overBudget } });
+    return done('run_failed:budget_exceeded');
+  }
+  const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, thinking: thinking !== null });
+  // Admission first (docs/admission.md): the call's request, estimated input and max_tokens are
+  // reserved from the fleet's shared buckets, or the job comes back when they hold them (the same
+  // call id claims the slot booked for it), so the pause check stays the last step before the call.
+  const priority = run.options.priority ?? DEFAULT_RUN_PRIORITY;
+  const admission = deps.admission
+    ? await deps.admission.reserve({
+        model: run.model,
+        callId: `${runId}:${turn}`,
+        chainId: runId,
+        priority,
+        inputTokens: estimatedPromptTokens,
+        outputTokens: callMaxTokens,
+        cache: admissionCacheHint({ system, tools: tools.definitions, toolNames: tools.names, toolChoice, thinking }),
+      })
+    : null;
+  if (admission?.kind === 'wait') {
+    const wait: AdmissionWait = { kind: 'admission_wait', waitMs: admission.waitMs, limit: admission.limit, booked: admission.booked, priority };
+    return retryOrFail(deps, run, turn, wait, 'admission wait', job, new Error(`Waiting ${admission.waitMs} ms for model capacity (${admission.limit}).`), 0);
+  }
+  const reservation = admission?.kind === 'go' ? admission.reservation : null;
+  const settleAdmission = (settle: () => Promise<unknown> | undefined) =>
+    // Best effort: a settle that fails leaves the reservation to expire; it must never cost the
+    // answer already paid for.
+    settle()?.catch((error: unknown) => deps.logger.warn({ run_id: runId, step: turn, err: error instanceof Error ? error.message : String(error) }, 'admission settle failed'));
   // The fleet-wide pause, checked right before the call: nothing is awaited between the check
   // and the request going out (turn-start is written alongside the call; it is queued on the
   // same connection ahead of every later event of the turn, so the stream keeps its order), and
   // a turn that waits writes no turn-start for the attempt it did not make.
   const pause = (await deps.modelPause?.check()) ?? { remainingMs: 0, overloadEpisode: false };
-  if (pause.remainingMs > 0) return retryOrFail(deps, run, turn, { kind: 'paused' }, 'paused', job, new Error('The fleet-wide model pause is in force.'), pause.remainingMs);
+  if (pause.remainingMs > 0) {
+    if (reservation) await settleAdmission(() => deps.admission?.release(reservation));
+    return retryOrFail(deps, run, turn, { kind: 'paused' }, 'paused', job, new Error('The fleet-wide model pause is in force.'), pause.remainingMs);
+  }
   const turnStartWrite = emit('turn-start', {
     phase,
     tools: tools.names.length,
@@ -221,6 +285,10 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   });
   let response: ModelResponse;
   let requestId: string | null = null;
+  // The answer's cost, priced once when it arrives and committed with it (domain/usage-cost.ts).
+  let costMicroUsd = 0;
+  // The answer's response headers (anthropic-ratelimit-*), for the admission limiter.
+  let answerHeaders: { headers: Headers | null; receivedAt: number | null } = { headers: null, receivedAt: null };
   {
     const headers: Record<string, string> = { 'x-buildfleet-run-id': runId };
     if (run.options.scenario) headers['x-buildfleet-scenario'] = run.options.scenario;
@@ -250,9 +318,15 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       const request = {
         model: run.model,
         maxTokens: callMaxTokens,
-        system,
-        messages,
-        tools: tools.definitions,
+        // Prompt-cache breakpoints, on a copy: the stored transcript never carries one.
+        ...(deps.config.BUILDFLEET_PROMPT_CACHING
+          ? placeCacheBreakpoints({
+              tools: tools.definitions,
+              system,
+              messages,
+              ttl: cacheTtl,
+            })
+          : { system, messages, tools: tools.definitions }),
         toolChoice,
         ...(thinking ? { thinking } : {}),
         stopSequences: Object.keys(DEFAULT_STOP_SEQUENCES),
@@ -271,7 +345,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
           },
         },
         async (span) => {
-          const { response: answer } = await callModel(deps.client, request, {
+          const { response: answer, headers: responseHeaders, headersReceivedAt } = await callModel(deps.client, request, {
             idleTimeoutMs: deps.config.BUILDFLEET_MODEL_IDLE_TIMEOUT_MS,
             progressIntervalMs: deps.config.BUILDFLEET_MODEL_PROGRESS_INTERVAL_MS,
             onProgress,
@@ -280,11 +354,16 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
               if (id) span.setAttribute(SPAN_ATTRIBUTES.requestId, id);
             },
           });
+          answerHeaders = { headers: responseHeaders, receivedAt: headersReceivedAt };
           span.setAttributes({
             [SPAN_ATTRIBUTES.responseModel]: answer.model,
             [SPAN_ATTRIBUTES.responseId]: answer.id,
             [SPAN_ATTRIBUTES.responseFinishReasons]: [answer.stop_reason ?? 'null'],
-            [SPAN_ATTRIBUTES.usageInputTokens]: answer.usage.input_tokens,
+            // gen_ai.usage.input_tokens includes the cached parts (OTel GenAI conventions:
+            // cache reads and writes "SHOULD be included in gen_ai.usage.input_tokens").
+            [SPAN_ATTRIBUTES.usageInputTokens]: totalInputTokens(answer.usage),
+            [SPAN_ATTRIBUTES.usageCacheReadInputTokens]: answer.usage.cache_read_input_tokens,
+            [SPAN_ATTRIBUTES.usageCacheCreationInputTokens]: answer.usage.cache_write_5m_input_tokens + answer.usage.cache_write_1h_input_tokens,
             [SPAN_ATTRIBUTES.usageOutputTokens]: answer.usage.output_tokens,
           });
           return answer;
@@ -298,11 +377,16 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       // The fleet-wide consequences first, before anything else can let another call out.
       const overload = outcome.kind === 'overloaded' ? ((await deps.modelPause?.overloaded()) ?? null) : null;
       if (outcome.kind === 'rate_limited') await deps.modelPause?.pause(outcome.waitMs);
+      if (reservation) await settleAdmission(() => deps.admission?.settleFailure(reservation, failure));
       const failureRequestId = failure.requestId ?? requestId;
       if (outcome.kind === 'spend_cap') {
         await deps.spendLimit?.set({ message: failure.message, model: run.model, runId, requestId: failureRequestId });
       }
-      deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - callStarted, outcome });
+      // A stream that broke after it started was paid for: the run, its budget and its tenant count it.
+      const paidUsage = paidUsageOfFailedCall(error);
+      const paidCostMicroUsd = paidUsage ? costOfAnswer({ model: run.model, usage: paidUsage, overrides: deps.config.BUILDFLEET_MODEL_PRICES }).costMicroUsd : 0;
+      if (paidUsage) await store.chargeFailedCall(runId, turn, { callId: failureRequestId ?? randomBytes(8).toString('hex'), usage: paidUsage, costMicroUsd: paidCostMicroUsd });
+      deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - callStarted, outcome, ...(paidUsage ? { paidUsage, costMicroUsd: paidCostMicroUsd } : {}) });
       await emit('model-error', {
         status: failure.status ?? null,
         error_type: failure.errorType ?? null,
@@ -310,6 +394,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         message: failure.message,
         request_id: failureRequestId,
         attempt: job.attemptsMade + 1,
+        ...(paidUsage ? { usage: paidUsage, cost_usd: microUsdToUsd(paidCostMicroUsd) } : {}),
       });
       return retryOrFail(deps, run, turn, outcome, failure.message, job, error instanceof Error ? error : new Error(failure.message), overload?.waitMs ?? 0, overload?.step ?? null);
     }
@@ -317,7 +402,9 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     await Promise.allSettled(progressWrites);
     // The API answered: an overload episode, if one was going on, is over.
     if (pause.overloadEpisode) await deps.modelPause?.succeeded(sentAt);
-    deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - callStarted, response });
+    if (reservation) await settleAdmission(() => deps.admission?.settleAnswer(reservation, { usage: response.usage, headers: answerHeaders.headers, headersReceivedAt: answerHeaders.receivedAt }));
+    costMicroUsd = costOfAnswer({ model: run.model, usage: response.usage, overrides: deps.config.BUILDFLEET_MODEL_PRICES }).costMicroUsd;
+    deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - callStarted, response, costMicroUsd });
   }
 
   // 4. The decision: exhaustive over stop_reason.
@@ -327,6 +414,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     response,
     finishVerified: run.finishVerified,
     finishGateMissing: gate.missing,
+    finishSummary: run.finishVerified ? verifiedFinishSummary(messages) : null,
     counters: run.counters,
     currentMaxTokens: maxTokens,
     maxTokensCeiling: run.maxTokensCeiling,
@@ -360,8 +448,10 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const committed = await store.commitAnswer(runId, turn, {
     // What the answer was, for the record: its content is the assistant message in the
     // transcript, so it is not stored a second time.
-    response: { id: response.id, model: response.model, stop_reason: response.stop_reason, stop_sequence: response.stop_sequence, usage: response.usage, request_id: requestId },
+    response: { id: response.id, model: response.model, stop_reason: response.stop_reason, stop_sequence: response.stop_sequence, usage: response.usage, cost_micro_usd: costMicroUsd, request_id: requestId },
+    answerId: response.id,
     usage: response.usage,
+    costMicroUsd,
     assistant: merged ?? decision.assistant ?? null,
     placement: merged ? 'replace_last' : 'append',
     fields,
@@ -372,6 +462,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         stop_reason: response.stop_reason,
         stop_sequence: response.stop_sequence,
         usage: response.usage,
+        cost_usd: microUsdToUsd(costMicroUsd),
         tool_uses: response.content.filter((block) => block.type === 'tool_use').map((block) => (block as { name: string }).name),
       }),
       ...decisionEvents.map((fieldsOf) => event(String(fieldsOf.event), fieldsOf)),
@@ -414,7 +505,7 @@ function planOutcome(
       const answered: Array<{ result: StoredToolResult; trail: TrailEntry }> = [];
       const events: RunEvent[] = [];
       for (const call of decision.calls) {
-        const rejection = rejectCall({ call, allowed, planMissing: phase === 'planning' && run.todos.length === 0 });
+        const rejection = rejectCall({ call, allowed, planMissing: phase === 'planning' && run.todos.length === 0, finishVerified: run.finishVerified });
         if (rejection) {
           answered.push({
             result: { content: `Error (${rejection.code}): ${rejection.message}`, is_error: true, error_code: rejection.code },
@@ -461,7 +552,7 @@ async function retryOrFail(
   deps: ModelTurnDependencies,
   run: RunRecord,
   turn: number,
-  failure: RetryOutcome | { kind: 'paused' },
+  failure: RetryOutcome | { kind: 'paused' } | AdmissionWait,
   message: string,
   job: ModelJobContext,
   error: Error,
@@ -492,6 +583,9 @@ async function retryOrFail(
     await store.appendEvent({ run_id: run.id, step: turn, event: 'model-overload', wait_ms: pauseMs || null, backoff_step: overloadStep, overloaded_for_ms: overloadedForMs, patience_ms: config.BUILDFLEET_OVERLOAD_PATIENCE_MS });
   } else if (failure.kind === 'rate_limited') {
     await store.appendEvent({ run_id: run.id, step: turn, event: 'model-rate-limit', wait_ms: decision.delayMs, cycle: rateLimitCycles });
+  } else if (failure.kind === 'admission_wait' && failure.limit !== 'booked') {
+    // A booked call looking again whether its slot came early says nothing new: one event per wait.
+    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-admission-wait', wait_ms: decision.delayMs, limit: failure.limit, booked: failure.booked, priority: failure.priority });
   }
-  return { kind: 'retry', delayMs: decision.delayMs, spendsAttempt: decision.spendsAttempt, error };
+  return { kind: 'retry', delayMs: decision.delayMs, spendsAttempt: decision.spendsAttempt, ...(decision.jobOnly ? { jobOnly: true as const } : {}), error };
 }

@@ -36,4 +36,17 @@ export const SCENARIO_MATRIX: readonly ScenarioExpectation[] = [
   { scenario: 'unknown_stop_reason', exercises: 'a stop_reason nobody knows', expectedStatus: 'failed', expectedErrorCode: 'unexpected_stop' },
   { scenario: 'ask_user', exercises: 'ask_user → waiting_for_input → input', expectedStatus: 'succeeded', answer: 'Warm colors, please.' },
   { scenario: 'text_tool_calls', exercises: 'tool calls written as text', expectedStatus: 'succeeded' },
+  {
+    scenario: 'tool_call_after_finish',
+    exercises: 'a tool call after the finish gate: refused, summary asked again',
+    expectedStatus: 'succeeded',
+    resultIncludes: ['built, verified and published'],
+  },
+  {
+    scenario: 'tool_calls_after_finish_always',
+    exercises: 'tool calls after the finish gate, every turn: bounded',
+    expectedStatus: 'succeeded',
+    // The summary finish_turn carried: the model never wrote one of its own.
+    resultIncludes: ['deployed it, checked the live page'],
+  },
 ];

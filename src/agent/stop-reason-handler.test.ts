@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { countersSchema } from '../engine/run-types.js';
 import type { AssistantBlock, ModelResponse } from '../domain/model-message.js';
+import { EMPTY_USAGE } from '../domain/usage.js';
 import {
   DEFAULT_STOP_SEQUENCES,
   DEFAULT_TURN_LIMITS,
   EMPTY_ANSWER_TEXT,
+  VERIFIED_WITHOUT_SUMMARY_TEXT,
   handleStopReason,
   mergeContinuation,
   sanitizeAssistant,
@@ -18,7 +20,7 @@ const response = (stop_reason: string | null, content: AssistantBlock[], stop_se
   content,
   stop_reason,
   stop_sequence,
-  usage: { input_tokens: 1, output_tokens: 1 },
+  usage: { ...EMPTY_USAGE, input_tokens: 1, output_tokens: 1 },
 });
 
 const noRecovery: TextRecovery = {
@@ -36,6 +38,7 @@ function input(overrides: Partial<StopReasonInput> & { response: ModelResponse }
   return {
     finishVerified: false,
     finishGateMissing: ['Deploy the site.'],
+    finishSummary: null,
     counters: countersSchema.parse({}),
     currentMaxTokens: 1000,
     maxTokensCeiling: 4000,
@@ -113,6 +116,47 @@ describe('tool_use', () => {
 
   it('fails clearly when tool_use comes with no block', () => {
     expect(handleStopReason(input({ response: response('tool_use', [text('hm')]) })).decision).toMatchObject({ kind: 'end', error: { code: 'tool_use_without_calls' } });
+  });
+});
+
+describe('tool calls after the finish gate passed (the summary turn keeps tools and tool_choice auto)', () => {
+  const verified = { finishVerified: true, finishGateMissing: [], finishSummary: 'Luna Bakery is live.' };
+
+  it('are handed on to be refused, counted, with no build note: the next message asks for the summary', () => {
+    const { decision, counters } = handleStopReason(input({ ...verified, response: response('tool_use', [toolUse('toolu_late', 'read_session', {})]) }));
+    expect(decision).toMatchObject({ kind: 'tools', calls: [{ toolUseId: 'toolu_late', name: 'read_session' }], note: null });
+    expect(counters.summaryReprompts).toBe(1);
+  });
+
+  it('complete calls before a max_tokens cut count the same way', () => {
+    const { decision, counters } = handleStopReason(
+      input({ ...verified, response: response('max_tokens', [toolUse('toolu_ok', 'read_session', {}), toolUse('toolu_cut', 'publish', {})]) }),
+    );
+    expect(decision).toMatchObject({ kind: 'tools', calls: [{ toolUseId: 'toolu_ok' }], note: null });
+    expect(counters.summaryReprompts).toBe(1);
+  });
+
+  it('past the bound the run succeeds with the summary finish_turn carried (or a fixed text), never loops', () => {
+    const exhausted = { ...countersSchema.parse({}), summaryReprompts: DEFAULT_TURN_LIMITS.maxSummaryReprompts };
+    const late = () => response('tool_use', [text('Let me check once more.'), toolUse('toolu_again', 'fetch_url_live', { url: 'https://x.test/' })]);
+    const { decision, events } = handleStopReason(input({ ...verified, counters: exhausted, response: late() }));
+    expect(decision).toMatchObject({ kind: 'succeed', result: 'Luna Bakery is live.' });
+    expect(events).toContainEqual({ event: 'summary-fallback', reprompts: DEFAULT_TURN_LIMITS.maxSummaryReprompts, tools: ['fetch_url_live'] });
+    const withoutSummary = handleStopReason(input({ ...verified, finishSummary: null, counters: exhausted, response: late() }));
+    expect(withoutSummary.decision).toMatchObject({ kind: 'succeed', result: VERIFIED_WITHOUT_SUMMARY_TEXT });
+  });
+
+  it('before the gate the same calls simply run, uncounted', () => {
+    const { decision, counters } = handleStopReason(input({ response: response('tool_use', [toolUse('toolu_early', 'read_session', {})]) }));
+    expect(decision.kind).toBe('tools');
+    expect(counters.summaryReprompts).toBe(0);
+  });
+
+  it('a call written as text in the summary is not recovered: the text is the answer', () => {
+    const recovered: TextRecovery = { ...noRecovery, calls: [{ name: 'deploy', arguments: {} }], parse_mode: 'tag', candidate_count: 1, reason: null };
+    const { decision, events } = handleStopReason(input({ ...verified, recover: () => recovered, response: response('end_turn', [text('Done. <tool name="deploy">{}</tool>')]) }));
+    expect(decision).toMatchObject({ kind: 'succeed', result: 'Done. <tool name="deploy">{}</tool>' });
+    expect(events.map((event) => event.event)).not.toContain('tool-call-recover');
   });
 });
 

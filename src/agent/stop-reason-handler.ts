@@ -52,6 +52,9 @@ export interface TurnLimits {
   maxTokensContinuations: number;
   maxDriftReprompts: number;
   maxReemitRequests: number;
+  /** Answers with tool calls after the finish gate passed that are refused and answered with the
+   * summary request again; the next one ends the run (see callsDecision below). */
+  maxSummaryReprompts: number;
 }
 
 export const DEFAULT_TURN_LIMITS: TurnLimits = {
@@ -60,6 +63,7 @@ export const DEFAULT_TURN_LIMITS: TurnLimits = {
   maxTokensContinuations: 3,
   maxDriftReprompts: 2,
   maxReemitRequests: 3,
+  maxSummaryReprompts: 2,
 };
 
 export interface PlannedCall {
@@ -88,6 +92,9 @@ export interface StopReasonInput {
   response: ModelResponse;
   finishVerified: boolean;
   finishGateMissing: string[];
+  /** The summary the finish_turn that passed the gate carried (summary-request.ts), when
+   * finishVerified: the result of a run whose model never writes its own. */
+  finishSummary: string | null;
   counters: RunCounters;
   /** The run's max_tokens, as this call sent it. */
   currentMaxTokens: number;
@@ -112,6 +119,9 @@ export interface StopReasonOutput {
 }
 
 export const EMPTY_ANSWER_TEXT = 'The model ended its turn without writing any text.';
+/** The result of a verified run whose model kept calling tools and whose finish_turn summary
+ * cannot be found. */
+export const VERIFIED_WITHOUT_SUMMARY_TEXT = 'The site was built, verified and published; the model did not write a final summary.';
 const EMPTY_CONTENT_PLACEHOLDER = '(no content)';
 
 /** The answer is every text block joined, never just the first. */
@@ -170,6 +180,22 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
 
   const decide = (decision: TurnDecision): StopReasonOutput => ({ decision, counters, maxTokens, events });
 
+  /** Tool calls to run. After the finish gate passed none of them runs (the turn refuses each,
+   * reject-call.ts `finish_already_verified`) and the next message asks for the summary again
+   * (summary-request.ts), at most maxSummaryReprompts times; the next answer with calls ends the
+   * run succeeded with the summary finish_turn carried: the site is verified, only the model's
+   * closing words are missing, and asking once more would only loop. */
+  const callsDecision = (decision: Extract<TurnDecision, { kind: 'tools' }>): StopReasonOutput => {
+    if (!input.finishVerified) return decide(decision);
+    if (counters.summaryReprompts >= limits.maxSummaryReprompts) {
+      events.push({ event: 'summary-fallback', reprompts: counters.summaryReprompts, tools: decision.calls.map((call) => call.name) });
+      return decide({ kind: 'succeed', assistant: decision.assistant, result: input.finishSummary ?? VERIFIED_WITHOUT_SUMMARY_TEXT });
+    }
+    counters.summaryReprompts += 1;
+    // The summary request replaces any note (run-model-turn.ts, noteForToolResults).
+    return decide({ ...decision, note: null });
+  };
+
   /** end_turn, or a stop sequence that means "finished": recover text tool calls, then apply
    * the finish gate. */
   const finishOrNudge = (): StopReasonOutput => {
@@ -194,8 +220,9 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
       // was returned ("pass thinking blocks back … unmodified", build-with-claude/extended-thinking,
       // "Preserving thinking blocks"), and a tool_use it never produced behind its thinking is a
       // rebuilt message. Such a message goes back as it came, and the model is asked to re-emit.
+      // After the finish gate nothing runs any more, so a call in the summary is not recovered.
       const thinkingKeptVerbatim = thinkingBlocksOf(content).length > 0;
-      if (input.recoveryEnabled && call && !thinkingKeptVerbatim && recovery.parse_mode !== 'none' && recovery.parse_mode !== 'native') {
+      if (input.recoveryEnabled && call && !input.finishVerified && !thinkingKeptVerbatim && recovery.parse_mode !== 'none' && recovery.parse_mode !== 'native') {
         const toolUseId = input.newSyntheticId();
         events.push({ event: 'tool-call-recover', tool: call.name, parse_mode: recovery.parse_mode, tool_use_id: toolUseId, original_text: text });
         // The text is replaced by the call it described.
@@ -211,7 +238,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
         });
       }
       const reemit = recovery.fence_only_stop || recovery.json_in_text || recovery.candidate_count > 0 || call !== undefined;
-      if (input.recoveryEnabled && call && thinkingKeptVerbatim) {
+      if (input.recoveryEnabled && call && !input.finishVerified && thinkingKeptVerbatim) {
         events.push({ event: 'tool-call-reemit', tool: call.name, parse_mode: recovery.parse_mode, reason: 'thinking_message_kept_verbatim' });
       }
       if (input.recoveryEnabled && reemit && !input.finishVerified && counters.reemitRequests < limits.maxReemitRequests) {
@@ -265,7 +292,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
           error: { code: 'tool_use_without_calls', message: 'stop_reason was tool_use but the response held no tool_use block' },
         });
       }
-      return decide({ kind: 'tools', assistant: sanitizeAssistant(content), calls: nativeCalls(toolUses), note: null });
+      return callsDecision({ kind: 'tools', assistant: sanitizeAssistant(content), calls: nativeCalls(toolUses), note: null });
 
     case 'max_tokens':
     case 'model_context_window_exceeded': {
@@ -311,7 +338,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
         }
       }
       if (complete.length > 0) {
-        return decide({
+        return callsDecision({
           kind: 'tools',
           assistant: sanitizeAssistant(kept),
           calls: nativeCalls(complete),

@@ -165,6 +165,18 @@ export const apiErrors = {
     503,
     'A model call of this fleet was refused because the model account reached its spend limit (Anthropic’s 400 “You have reached your specified API usage limits” or the 429 `enforced_spend_limit_reached`), so new runs are not admitted: each would fail `billing_spend_cap`. Lasts `BUILDFLEET_SPEND_LIMIT_PAUSE_MS` (default 1 h; `retry-after` gives the seconds left) or until an operator raises the limit and calls `POST /v1/admin/spend-limit/clear`. Nothing was created.',
   ),
+  budgetAboveTenantMaximum: createApiError(
+    'budget_above_tenant_maximum',
+    'The run asks for a budget above its tenant’s maximum.',
+    400,
+    '`options.budgetUsd` or `options.tokenBudget` is above the tenant’s `maxRunBudgetUsd` or `maxRunTokenBudget` (its policy: `GET /v1/spend`; fleet defaults `BUILDFLEET_RUN_BUDGET_USD_MAX`, `BUILDFLEET_TOKEN_BUDGET_MAX`). The message names the option, the amount asked and the maximum. Ask for less, or leave it out for the tenant’s default; keys with the `admin` scope may exceed the maximum. Nothing was created.',
+  ),
+  tenantSpendLimitReached: createApiError(
+    'tenant_spend_limit_reached',
+    'The tenant has reached its spend limit.',
+    429,
+    'What the tenant’s runs spent this UTC day or month has reached its limit (`dailySpendLimitUsd`, `monthlySpendLimitUsd` of its policy; fleet defaults `BUILDFLEET_TENANT_DAILY_SPEND_USD`, `BUILDFLEET_TENANT_MONTHLY_SPEND_USD`). The message names the period, its limit, the amount spent and when the period resets; `retry-after` gives the seconds until then. `GET /v1/spend` shows the spend and what remains. Nothing was created.',
+  ),
   notFound: createApiError('not_found', 'No such route.', 404, 'No route matches the method and path.'),
   runNotFound: createApiError(
     'run_not_found',

@@ -12,6 +12,7 @@ import {
   todoState,
   usageSchema,
 } from '../engine/run-types.js';
+import { RUN_BUDGET_SOURCES } from '../domain/run-budget.js';
 import { apiErrors } from './api-errors.js';
 import { resourceParams } from './zod-route-compilers.js';
 
@@ -57,11 +58,34 @@ export type RunAccepted = z.infer<typeof runAcceptedSchema>;
 
 const deploymentLinkSchema = z.object({ id: z.string(), url: z.string().describe('Absolute URL of the site') });
 
+const budgetAmountSchema = (unit: string) =>
+  z.object({
+    limit: z.number().min(0).describe(`The budget, in ${unit}`),
+    spent: z.number().min(0).describe(`What the run has used of it, in ${unit}`),
+    remaining: z.number().min(0).describe(`What is left (never below 0), in ${unit}; the run stops before a call whose worst case is larger`),
+  });
+
+const runBudgetViewSchema = z
+  .object({
+    usd: budgetAmountSchema('USD')
+      .extend({
+        setBy: z
+          .enum(RUN_BUDGET_SOURCES)
+          .describe('`run`: the run’s `options.budgetUsd` or its tenant’s default; `tenant_daily_spend_limit` / `tenant_monthly_spend_limit`: lowered at creation to what the tenant could still spend that UTC day / month'),
+      })
+      .nullable()
+      .describe('The USD budget; null when the run has none'),
+    tokens: budgetAmountSchema('tokens (every class)').nullable().describe('The token budget; null when the run has none'),
+  })
+  .describe('The run’s budgets, checked before every model call against its worst case (docs/costs.md, Budgets)');
+
 export const runViewSchema = z
   .object({
     id: runIdSchema,
     status: z.enum(RUN_STATUSES),
-    phase: z.enum(PHASES),
+    phase: z
+      .enum(PHASES)
+      .describe('planning, building or verifying; a run stays in its phase once the finish gate passed (its summary turn). `done` only on runs stored before that (docs/run-states.md, Phases)'),
     turn: z.int(),
     model: z.string().describe('The model every call of the run uses'),
     maxTokens: z.int().describe('max_tokens of the next call (raised after a truncation, up to the model maximum)'),
@@ -72,7 +96,15 @@ export const runViewSchema = z
       latest: deploymentLinkSchema.nullable().describe('The newest deployment (an immutable preview)'),
       live: deploymentLinkSchema.nullable().describe('The published deployment, served at /sites/{id}/'),
     }),
-    usage: usageSchema,
+    usage: usageSchema.describe('Tokens the run’s model calls used, by billing class (the classes add up to every input and output token)'),
+    cacheHitRatio: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .describe('Prompt-cache reads over all input tokens (uncached + cache writes + cache reads), 0–1; null before the first answer'),
+    costUsd: z.number().min(0).describe('What the run’s model calls cost so far, in USD: the price table × usage, each answer rounded to a micro-dollar (docs/costs.md)'),
+    budget: runBudgetViewSchema,
     result: z.string().nullable().describe('The agent’s final summary once the run succeeded'),
     error: runErrorSchema.nullable(),
     question: questionSchema.nullable().describe('The open ask_user question, when status is waiting_for_input'),

@@ -17,6 +17,8 @@ import { installRequestAuth } from './request-auth.js';
 import { adminQueuesRoute } from './routes/admin-queues-route.js';
 import { adminClearSpendLimitRoute, adminSpendLimitRoute } from './routes/admin-spend-limit-routes.js';
 import { cancelRunRoute } from './routes/cancel-run-route.js';
+import { getTenantPolicyRoute, putTenantPolicyRoute } from './routes/tenant-policy-routes.js';
+import { spendRoute } from './routes/spend-route.js';
 import { createRunRoute } from './routes/create-run-route.js';
 import { getRunRoute } from './routes/get-run-route.js';
 import { killSwitchDocumentation } from './routes/kill-switch-documentation.js';
@@ -148,6 +150,9 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   registerRoute({ app, route: adminQueuesRoute({ fleet }) });
   registerRoute({ app, route: adminSpendLimitRoute({ fleet }) });
   registerRoute({ app, route: adminClearSpendLimitRoute({ fleet }) });
+  registerRoute({ app, route: getTenantPolicyRoute({ fleet }) });
+  registerRoute({ app, route: putTenantPolicyRoute({ fleet }) });
+  registerRoute({ app, route: spendRoute({ fleet }) });
   // The kill switch plugin's routes declare no access, so the auth hook requires `admin` for them
   // (its default); killSwitchDocumentation says so and documents them in the OpenAPI document.
   await app.register(async (scope) => {

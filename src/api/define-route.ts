@@ -30,7 +30,7 @@ export interface RouteDocumentation {
 }
 
 export interface RouteDefinition<Body extends Part, Params extends Part, Query extends Part, Headers extends Part> {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   url: string;
   operationId: string;
   summary: string;

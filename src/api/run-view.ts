@@ -1,18 +1,36 @@
 // The run as the API shows it: the stored record minus internals (prompt bookkeeping, counters,
-// trace carrier), plus the workspace listing and absolute site URLs.
+// trace carrier), plus the workspace listing, absolute site URLs, the cache hit ratio, the cost
+// in dollars (stored as whole micro-dollars) and the budgets with what is left of them.
 import type { RunRecord } from '../engine/run-types.js';
 import { deploymentUrl, liveSiteUrl } from '../tools/site-urls.js';
 import type { RunView } from './api-schemas.js';
+import { cacheHitRatio, totalTokens } from '../domain/usage.js';
+import { microUsdToUsd } from '../domain/usage-cost.js';
+import { budgetStanding, legacyRunBudget } from '../domain/run-budget.js';
+
+/** The run's budgets with what it spent against them (a record stored before budgets were shows
+ * the token budget it runs under: its option, else the fleet's). */
+function budgetView(run: RunRecord, fleetTokenBudget: number): RunView['budget'] {
+  const budget = run.budget ?? legacyRunBudget({ optionsTokenBudget: run.options.tokenBudget, fleetTokenBudget });
+  const usd = budgetStanding(budget.costMicroUsd, run.costMicroUsd);
+  return {
+    usd: usd ? { limit: microUsdToUsd(usd.limit), spent: microUsdToUsd(usd.spent), remaining: microUsdToUsd(usd.remaining), setBy: budget.costSetBy } : null,
+    tokens: budgetStanding(budget.tokens, totalTokens(run.usage)),
+  };
+}
 
 /** Builds the public view of a run. */
 export function toRunView({
   run,
   files,
   publicBaseUrl,
+  fleetTokenBudget,
 }: {
   run: RunRecord;
   files: Array<{ path: string; bytes: number }>;
   publicBaseUrl: string;
+  /** BUILDFLEET_TOKEN_BUDGET: the token budget of a record stored before budgets were. */
+  fleetTokenBudget: number;
 }): RunView {
   return {
     id: run.id,
@@ -31,6 +49,9 @@ export function toRunView({
       live: run.liveDeploy ? { id: run.liveDeploy, url: liveSiteUrl({ publicBaseUrl, runId: run.id }) } : null,
     },
     usage: run.usage,
+    cacheHitRatio: cacheHitRatio(run.usage),
+    costUsd: microUsdToUsd(run.costMicroUsd),
+    budget: budgetView(run, fleetTokenBudget),
     result: run.result,
     error: run.error,
     question: run.question,

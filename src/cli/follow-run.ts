@@ -1,5 +1,6 @@
 // Follows a run live over the API's Server-Sent Events and prints its progress: phase changes,
-// todos, tool calls and the end, then the run's final state.
+// todos, tool calls and the end, then what the run cost and how much of its input the prompt
+// cache served.
 import type { ApiClient } from './api-client.js';
 
 export interface RunView {
@@ -11,7 +12,33 @@ export interface RunView {
   result: string | null;
   error: { code: string; message: string } | null;
   deployment: { latest: { id: string; url: string } | null; live: { id: string; url: string } | null };
-  usage: { input_tokens: number; output_tokens: number };
+  usage: {
+    input_tokens: number;
+    cache_write_5m_input_tokens: number;
+    cache_write_1h_input_tokens: number;
+    cache_read_input_tokens: number;
+    output_tokens: number;
+  };
+  cacheHitRatio: number | null;
+  costUsd: number;
+}
+
+const count = new Intl.NumberFormat('en-US');
+
+/** Dollars with enough digits that a cheap run does not read $0.00. */
+export function formatUsd(usd: number): string {
+  return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
+}
+
+/** One line: the run's cost, its cache hit ratio and its tokens by class. */
+export function describeRunCost(view: Pick<RunView, 'usage' | 'cacheHitRatio' | 'costUsd'>): string {
+  const { usage } = view;
+  const hit = view.cacheHitRatio === null ? 'n/a' : `${(view.cacheHitRatio * 100).toFixed(1)}%`;
+  const writes = usage.cache_write_5m_input_tokens + usage.cache_write_1h_input_tokens;
+  return (
+    `cost ${formatUsd(view.costUsd)} · cache hit ${hit} · tokens: ${count.format(usage.input_tokens)} uncached in, ` +
+    `${count.format(usage.cache_read_input_tokens)} cache reads, ${count.format(writes)} cache writes, ${count.format(usage.output_tokens)} out`
+  );
 }
 
 const TERMINAL = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
@@ -55,6 +82,8 @@ export function describeEvent(event: Record<string, unknown>): string | null {
       return `    ✗ ${String(event.tool)} rejected: ${String(event.reason)}`;
     case 'input-wait':
       return `? the agent asks: ${String(event.question)}  (answer with: buildfleet input ${String(event.run_id)} "<text>")`;
+    case 'summary-fallback':
+      return `  ! the model kept calling tools after the finish gate passed; the run ends with finish_turn's summary`;
     case 'finish-suspect':
       return `  ! the model stopped early; still missing: ${(event.missing as string[] | undefined)?.join('; ') ?? ''}`;
     case 'model-rate-limit':
@@ -76,8 +105,14 @@ export function describeEvent(event: Record<string, unknown>): string | null {
   }
 }
 
-/** Follows until the run ends; returns its final view. */
+/** Follows until the run ends, then prints what it cost; returns its final view. */
 export async function followRun(client: ApiClient, runId: string, print: (line: string) => void): Promise<RunView> {
+  const view = await followRunEvents(client, runId, print);
+  print(`  ${describeRunCost(view)}`);
+  return view;
+}
+
+async function followRunEvents(client: ApiClient, runId: string, print: (line: string) => void): Promise<RunView> {
   let lastTodos = '';
   const printTodos = async () => {
     const view = await client.request<RunView>('GET', `/v1/runs/${runId}`);

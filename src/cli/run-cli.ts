@@ -15,6 +15,11 @@ Commands:
   experiment killswitch       upstream turns invalid mid-load; time to trip, writes after it
   experiment production [--runs N] realistic model timing, long pages, thinking, overload and
                               rate-limit episodes; calls abandoned, paid twice, tokens by class
+  experiment admission [--runs N] [--itpm N] builds at once against an input-tokens-per-minute
+                              limit, admission limiter off then on: 429s, builds finished, wall time
+  experiment cost [--builds N] [--model M] [--profile realistic|fast] [--json]
+                              the same builds with prompt caching off then on: tokens by class,
+                              cache hit ratio, USD per build, input cost cached / uncached vs 35%
   status <runId>              print a run's state as JSON
   input <runId> "<text>"      answer a run's open question
   cancel <runId>              cancel a run
@@ -115,7 +120,15 @@ export async function runCli(argv: string[]): Promise<number> {
           const { runProductionExperimentCommand } = await import('./experiment-production.js');
           return await runProductionExperimentCommand(experimentArguments);
         }
-        throw new UsageError('experiment needs a name: tiers | crash | killswitch | production');
+        if (name === 'admission') {
+          const { runAdmissionExperimentCommand } = await import('./experiment-admission.js');
+          return await runAdmissionExperimentCommand(experimentArguments);
+        }
+        if (name === 'cost') {
+          const { runCostExperimentCommand } = await import('./experiment-cost.js');
+          return await runCostExperimentCommand(experimentArguments);
+        }
+        throw new UsageError('experiment needs a name: tiers | crash | killswitch | production | admission | cost');
       }
       case 'keys': {
         const { runKeysCommand } = await import('./keys-command.js');

@@ -11,6 +11,7 @@
 // unknown rather than failing at their first thinking call. The simulator's catalog
 // (src/sim/model-catalog.ts) records which thinking types each model takes;
 // test/integration/capability-table-matches-simulator.test.ts keeps this table in step with it.
+import { parseJsonSetting } from './parse-json-setting.js';
 import { z } from 'zod';
 
 export interface ModelCapabilities {
@@ -114,21 +115,11 @@ export function capabilityProblems(model: string, capabilities: ModelCapabilitie
 /** Parses BUILDFLEET_MODEL_CAPABILITIES (JSON: model id → partial capabilities). Throws an Error
  * whose message names every bad entry. */
 export function parseModelCapabilityOverrides(text: string): ModelCapabilityOverrides {
-  if (text.trim() === '') return {};
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`not valid JSON (${error instanceof Error ? error.message : String(error)})`);
-  }
-  const parsed = modelCapabilityOverridesSchema.safeParse(json);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(value)'}: ${issue.message}`);
-    throw new Error(problems.join('; '));
-  }
-  const problems = Object.entries(parsed.data).flatMap(([model, override]) => capabilityProblems(model, mergeCapabilities(model, override)));
+  const data = parseJsonSetting(text, modelCapabilityOverridesSchema);
+  if (data === null) return {};
+  const problems = Object.entries(data).flatMap(([model, override]) => capabilityProblems(model, mergeCapabilities(model, override)));
   if (problems.length > 0) throw new Error(problems.join('; '));
-  return parsed.data;
+  return data;
 }
 
 function mergeCapabilities(model: string, override: ModelCapabilityOverride | undefined): ModelCapabilities {

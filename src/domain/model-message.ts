@@ -1,5 +1,6 @@
 // The subset of the Messages API the fleet stores and sends, kept as plain JSON types so the
 // transcript in Redis is exactly what goes over the wire.
+import type { UsageByClass } from './usage.js';
 
 export interface TextBlock {
   type: 'text';
@@ -37,7 +38,8 @@ export interface ModelResponse {
   content: AssistantBlock[];
   stop_reason: string | null;
   stop_sequence: string | null;
-  usage: { input_tokens: number; output_tokens: number };
+  /** Tokens by billing class (usage.ts), mapped from the API's usage once, where it arrives. */
+  usage: UsageByClass;
 }
 
 export function isToolUse(block: AssistantBlock): block is ToolUseBlock {

@@ -27,6 +27,14 @@ export interface KeySpace {
   /** The tenant's run creations of the last minute (the rate limit's sliding window). */
   runCreations(tenant: string): string;
   rateLimit(name: string): string;
+  /** Hash: the tenant's spend in one UTC period (`day:2026-11-23`, `month:2026-11`): costMicroUsd
+   * and tokens by class (tenant-spend.ts). */
+  tenantSpend(tenant: string, period: string): string;
+  /** Set: the answers (run id and turn) already added to the tenant's spend of that UTC day, so
+   * re-applying a committed answer's spend adds nothing. */
+  tenantSpendApplied(tenant: string, day: string): string;
+  /** String: the tenant's policy overrides as JSON (tenant-policy-store.ts). */
+  tenantPolicy(tenant: string): string;
 }
 
 export function createKeySpace(prefix: string): KeySpace {
@@ -53,5 +61,10 @@ export function createKeySpace(prefix: string): KeySpace {
     activeRuns: (tenant) => `${prefix}:tenant:{${tenant}}:active`,
     runCreations: (tenant) => `${prefix}:tenant:{${tenant}}:created`,
     rateLimit: (name) => `${prefix}:ratelimit:${name}`,
+    // The tenant as hash tag: one script adds an answer to the day, the month and the marker set.
+    tenantSpend: (tenant, period) => `${prefix}:tenant:{${tenant}}:spend:${period}`,
+    tenantSpendApplied: (tenant, day) => `${prefix}:tenant:{${tenant}}:spend:applied:${day}`,
+    // The tenant as hash tag: read beside its spend at admission, in the same slot.
+    tenantPolicy: (tenant) => `${prefix}:tenant:{${tenant}}:policy`,
   };
 }

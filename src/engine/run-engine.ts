@@ -22,6 +22,10 @@ import { decodeRunStatus, decodeRunSummary, RUN_SUMMARY_FIELDS, type RunReading,
 import { TranscriptCache } from './transcript-cache.js';
 import { turnOutcomeSchema, type TurnOutcome } from './turn-outcome.js';
 import { countersSchema, usageSchema, type RunError, type RunOptions, type RunRecord, type TodoState, type Usage } from './run-types.js';
+import { EMPTY_USAGE } from '../domain/usage.js';
+import type { RunBudget } from '../domain/run-budget.js';
+import { microUsdToUsd } from '../domain/usage-cost.js';
+import { decodeTenantSpend, defineTenantSpendScripts, isPendingSpendField, pendingSpendField, pendingSpendSchema, spendIncrements, spendPeriods, TENANT_SPEND_TTL_SECONDS, type PendingSpend, type TenantSpendPeriod } from './tenant-spend.js';
 
 export interface RunEvent {
   run_id: string;
@@ -68,6 +72,9 @@ export interface CreateRunInput {
   traceId?: string | null;
   traceContext?: Record<string, string>;
   runId?: string;
+  /** The run's budgets (src/domain/run-budget.ts), chosen by the caller within its tenant's
+   * policy. Default: null, the budgets of a record stored before budgets were. */
+  budget?: RunBudget | null;
 }
 
 /** How a run ended, for observers (the runs-ended metric) — reported exactly once per run. */
@@ -107,6 +114,9 @@ export interface RunEngineOptions {
   /** Bytes of parsed transcripts this process keeps between turns (default 64 MiB). */
   transcriptCacheBytes?: number;
 }
+
+/** Refusals of bfAddTenantSpend (tenant-spend.ts) and Redis's WRONGTYPE: damage no retry repairs. */
+const DAMAGED_TENANT_SPEND = /WRONGTYPE|bfAddTenantSpend: .* is (?:a |not )/;
 
 export class RunEngine {
   readonly scripts: RunScripts;
@@ -199,7 +209,9 @@ export class RunEngine {
       traceId: input.traceId ?? null,
       traceContext: input.traceContext ?? {},
       todos: [],
-      usage: { input_tokens: 0, output_tokens: 0 },
+      usage: { ...EMPTY_USAGE },
+      costMicroUsd: 0,
+      budget: input.budget ?? null,
       result: null,
       error: null,
       latestDeploy: null,
@@ -211,7 +223,7 @@ export class RunEngine {
       counters: countersSchema.parse({}),
       meta: null,
     };
-    const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking_budget_tokens: record.thinkingBudgetTokens, ...(record.traceId ? { trace_id: record.traceId } : {}) });
+    const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking_budget_tokens: record.thinkingBudgetTokens, ...(record.budget ? { budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens } : {}), ...(record.traceId ? { trace_id: record.traceId } : {}) });
     await this.redis
       .multi()
       .hset(this.keys.run(id), toFields(record))
@@ -345,6 +357,21 @@ export class RunEngine {
     const runFields = pairsToFields(runPairs);
     if (!runFields.id) return null;
     const turnFields = pairsToFields(turnPairs);
+    // Answers charged by an attempt that failed before adding their spend to the tenant. A
+    // transient failure fails this attempt too (its retry tries again); a tenant counter that is
+    // damaged (not a hash, not a number: no retry can add to it) is logged and the spend kept on
+    // the turn, where loading the turn again adds it once the counter is repaired — the run's own
+    // accounting is complete, and one damaged counter must not stop every run of its tenant.
+    for (const [field, raw] of Object.entries(turnFields)) {
+      if (!isPendingSpendField(field)) continue;
+      try {
+        await this.addPendingTenantSpend(runId, turn, runFields.tenant ?? '', field, raw);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (!DAMAGED_TENANT_SPEND.test(message)) throw error;
+        this.logger?.error({ run_id: runId, step: turn, field, err: message }, 'tenant spend counter damaged; the spend stays pending on the turn');
+      }
+    }
     let messages: unknown[];
     let transcriptCharacters: number;
     // Appended only where the cached transcript still ends (another load of the same run in this
@@ -421,7 +448,12 @@ export class RunEngine {
     turn: number,
     commit: {
       response: unknown;
+      /** The API's id of the answer (msg_…): marks its charge to the tenant once. */
+      answerId: string;
       usage: Usage;
+      /** The answer's cost in whole micro-dollars (src/domain/usage-cost.ts), added to the run's
+       * and, once committed, to its tenant's day and month. */
+      costMicroUsd: number;
       assistant: unknown | null;
       placement: 'append' | 'replace_last';
       fields: Record<string, string>;
@@ -430,8 +462,11 @@ export class RunEngine {
       answered: Array<{ result: StoredToolResult; trail: TrailEntry }>;
       end: { status: TerminalStatus; result: string | null; error: { code: RunErrorCode; message: string } | null } | null;
     },
-  ): Promise<{ outcome: TurnOutcome; committed: boolean; usage: Usage | null } | 'terminal'> {
+  ): Promise<{ outcome: TurnOutcome; committed: boolean; usage: Usage | null; costMicroUsd: number | null } | 'terminal'> {
     const keys = this.keys;
+    // One marker per paid answer: a second answer to the same turn (another attempt of the job
+    // committed first) is a second charge, not a repeat of the first.
+    const pending: PendingSpend = { ...spendPeriods(new Date()), costMicroUsd: commit.costMicroUsd, usage: commit.usage, marker: `${runId}:${turn}:${commit.answerId}` };
     const endError = commit.end?.error ? { code: commit.end.error.code, message: redactText(commit.end.error.message) } : null;
     const events = [...commit.events];
     if (commit.end) events.push(this.runEndEvent(runId, turn, commit.end.status, endError));
@@ -453,14 +488,22 @@ export class RunEngine {
       JSON.stringify(commit.fields),
       JSON.stringify(commit.outcome),
       endFields,
+      String(commit.costMicroUsd),
+      JSON.stringify(pending),
       encoded.length,
       ...encoded.map((event) => event.json),
       ...answered,
     );
-    if (reply[0] === -1 || reply[0] === -2) return 'terminal';
+    if (reply[0] === -1) return 'terminal';
+    if (reply[0] === -2) {
+      // The run had ended, but the answer was paid for: its tenant pays too.
+      await this.addTenantSpend(runId, turn, reply[1], pending);
+      return 'terminal';
+    }
     if (reply[0] === 0) {
       this.transcripts.forget(runId);
-      return { outcome: parseOutcome(reply[1]), committed: false, usage: null };
+      await this.addTenantSpend(runId, turn, reply[2], pending);
+      return { outcome: parseOutcome(reply[1]), committed: false, usage: null, costMicroUsd: null };
     }
     this.emitted(encoded);
     if (assistantRaw) {
@@ -471,7 +514,91 @@ export class RunEngine {
     if (reply[2] === 1 && commit.end) {
       await this.ended({ runId, tenant: reply[3], turn, status: commit.end.status, errorCode: endError?.code ?? null });
     }
-    return { outcome: commit.outcome, committed: true, usage };
+    // After the end's bookkeeping: a failure here fails the job, and its retry, loading this turn,
+    // adds the pending spend (loadTurn) — it cannot redo the end.
+    await this.addTenantSpend(runId, turn, reply[3], pending);
+    return { outcome: commit.outcome, committed: true, usage, costMicroUsd: Number(reply[4]) };
+  }
+
+  // ---- spend --------------------------------------------------------------------------------
+
+  /**
+   * Adds an answer's spend to its tenant's day and month (bfAddTenantSpend, once per marker), then
+   * drops it from the turn. Two steps because the tenant's keys are in another Cluster slot than
+   * the run's (tenant-spend.ts); until the second, the spend stays pending on the turn, where the
+   * turn's next load finds it.
+   */
+  private async addTenantSpend(runId: string, turn: number, tenant: string, pending: PendingSpend): Promise<void> {
+    if (tenant) {
+      const increments = spendIncrements(pending);
+      if (increments.length > 0) {
+        const keys = this.keys;
+        await defineTenantSpendScripts(this.redis).bfAddTenantSpend(
+          keys.tenantSpend(tenant, `day:${pending.day}`),
+          keys.tenantSpend(tenant, `month:${pending.month}`),
+          keys.tenantSpendApplied(tenant, pending.day),
+          pending.marker,
+          TENANT_SPEND_TTL_SECONDS.day,
+          TENANT_SPEND_TTL_SECONDS.month,
+          TENANT_SPEND_TTL_SECONDS.marker,
+          ...increments,
+        );
+      }
+    }
+    await this.redis.hdel(this.keys.turn(runId, turn), pendingSpendField(pending.marker));
+  }
+
+  /** addTenantSpend, but a failure on the tenant's side is logged and the spend stays pending on
+   * the turn: the failed call's job is retried, and its next attempt's loadTurn adds it. */
+  private async addTenantSpendOrKeep(runId: string, turn: number, tenant: string, pending: PendingSpend): Promise<void> {
+    try {
+      await this.addTenantSpend(runId, turn, tenant, pending);
+    } catch (error) {
+      this.logger?.error({ run_id: runId, step: turn, err: error instanceof Error ? error.message : String(error) }, 'tenant spend not added; kept pending on the turn');
+    }
+  }
+
+  /**
+   * Charges a call that failed after its stream started (model-client.ts paidUsageOfFailedCall):
+   * the run's usage and cost (ended or not) and, once, its tenant's day and month. `callId` tells
+   * the charge apart from the answers of the same turn (the request id, when the API gave one).
+   */
+  async chargeFailedCall(runId: string, turn: number, charge: { callId: string; usage: Usage; costMicroUsd: number }): Promise<void> {
+    const pending: PendingSpend = { ...spendPeriods(new Date()), costMicroUsd: charge.costMicroUsd, usage: charge.usage, marker: `${runId}:${turn}:failed:${charge.callId}` };
+    const reply = await this.scripts.bfChargeCall(this.keys.run(runId), this.keys.turn(runId, turn), JSON.stringify(charge.usage), String(charge.costMicroUsd), JSON.stringify(pending));
+    if (reply[0] === 1) await this.addTenantSpendOrKeep(runId, turn, reply[1] ?? '', pending);
+  }
+
+  /** A spend a committed answer left pending on its turn (the worker died between the two steps):
+   * added now. One that does not decode cannot be counted; it is logged and dropped. */
+  private async addPendingTenantSpend(runId: string, turn: number, tenant: string, field: string, raw: string): Promise<void> {
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = undefined;
+    }
+    const parsed = pendingSpendSchema.safeParse(value);
+    if (!parsed.success) {
+      this.logger?.error({ run_id: runId, step: turn, pending: raw.slice(0, 200) }, 'pending tenant spend does not decode; dropped');
+      await this.redis.hdel(this.keys.turn(runId, turn), field);
+      return;
+    }
+    await this.addTenantSpend(runId, turn, tenant, parsed.data);
+  }
+
+  /** The tenant's spend on the UTC day and in the UTC month of `at` (default now): cost and tokens
+   * by class, validated; zero when nothing was spent (or the counters expired). */
+  async tenantSpend(tenant: string, at: Date = new Date()): Promise<{ day: TenantSpendPeriod; month: TenantSpendPeriod }> {
+    const { day, month } = spendPeriods(at);
+    const dayKey = this.keys.tenantSpend(tenant, `day:${day}`);
+    const monthKey = this.keys.tenantSpend(tenant, `month:${month}`);
+    // One slot (the tenant's hash tag): a pipeline of both reads is one round trip.
+    const [dayFields, monthFields] = (await execPipeline(this.redis.pipeline().hgetall(dayKey).hgetall(monthKey), 2)) as Array<Record<string, string>>;
+    return {
+      day: decodeTenantSpend({ key: dayKey, period: day, fields: dayFields ?? {} }),
+      month: decodeTenantSpend({ key: monthKey, period: month, fields: monthFields ?? {} }),
+    };
   }
 
   /** Parks the run for its open question unless the answer is there already. */

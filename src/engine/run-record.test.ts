@@ -20,7 +20,9 @@ const record: RunRecord = {
   traceId: null,
   traceContext: {},
   todos: [{ id: 'home', title: 'Home', phase: 'build', done: false }],
-  usage: { input_tokens: 10, output_tokens: 5 },
+  usage: { input_tokens: 10, cache_write_5m_input_tokens: 2000, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 6000, output_tokens: 5 },
+  costMicroUsd: 9_705,
+  budget: { costMicroUsd: 500_000, tokens: 400_000, costSetBy: 'tenant_daily_spend_limit' },
   result: null,
   error: null,
   latestDeploy: null,
@@ -29,7 +31,7 @@ const record: RunRecord = {
   finishVerified: false,
   safeMode: null,
   pendingPhase: null,
-  counters: { endTurnNudges: 0, pauseTurnsInRow: 0, maxTokensContinuations: 0, reemitRequests: 0, driftReprompts: 0 },
+  counters: { endTurnNudges: 0, pauseTurnsInRow: 0, maxTokensContinuations: 0, reemitRequests: 0, driftReprompts: 0, summaryReprompts: 0 },
   meta: null,
 };
 
@@ -43,11 +45,30 @@ describe('the stored run record', () => {
     ['turn', '-1'],
     ['todos', '{not json'],
     ['usage', JSON.stringify({ input_tokens: 'many' })],
+    ['usage', JSON.stringify({ input_tokens: 1, output_tokens: 1, cache_read_input_tokens: -3 })],
+    ['costMicroUsd', '1.5'],
+    ['budget', JSON.stringify({ costMicroUsd: -1, tokens: null, costSetBy: 'run' })],
+    ['budget', JSON.stringify({ costMicroUsd: 1, tokens: null, costSetBy: 'whoever' })],
     ['phase', 'sleeping'],
   ])('refuses a record whose %s is %s, naming the field', (field, value) => {
     const fields = { ...toFields(record), [field]: value };
     expect(() => fromFields(fields)).toThrow(StoredRunInvalid);
     expect(() => fromFields(fields)).toThrow(`"${field}"`);
+  });
+
+  it('decodes a record stored before usage classes and costs were kept', () => {
+    const fields: Record<string, string> = { ...toFields(record), usage: JSON.stringify({ input_tokens: 10, output_tokens: 5 }) };
+    delete fields.costMicroUsd;
+    const decoded = fromFields(fields);
+    expect(decoded.usage).toEqual({ input_tokens: 10, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 });
+    expect(decoded.costMicroUsd).toBe(0);
+  });
+
+  it('decodes a record stored before budgets were, and a run without a USD budget', () => {
+    const { budget: _budget, ...fields } = toFields(record);
+    expect(fromFields(fields).budget).toBeNull();
+    const unbounded = { ...record, budget: { costMicroUsd: null, tokens: null, costSetBy: 'run' as const } };
+    expect(fromFields(toFields(unbounded))).toEqual(unbounded);
   });
 
   it('refuses a record without its tenant', () => {

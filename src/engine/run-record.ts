@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { PHASES } from '../domain/profile.js';
 import { RUN_STATUSES } from '../domain/run-outcomes.js';
+import { EMPTY_USAGE } from '../domain/usage.js';
+import { runBudgetSchema } from '../domain/run-budget.js';
 import {
   countersSchema,
   questionSchema,
@@ -103,7 +105,11 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     traceId: nullableText('traceId'),
     traceContext: json('traceContext', traceContextSchema, {}),
     todos: json('todos', todosSchema, []),
-    usage: json('usage', usageSchema, { input_tokens: 0, output_tokens: 0 }),
+    usage: json('usage', usageSchema, { ...EMPTY_USAGE }),
+    // Records written before costs were kept cost nothing as far as they know.
+    costMicroUsd: integer('costMicroUsd', 0),
+    // Records written before budgets were have none stored (legacyRunBudget applies).
+    budget: json('budget', runBudgetSchema.nullable(), null),
     result: nullableText('result'),
     error: json('error', runErrorSchema.nullable(), null),
     latestDeploy: nullableText('latestDeploy'),

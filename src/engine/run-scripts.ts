@@ -7,7 +7,46 @@ import type { Redis } from 'ioredis';
 import { defineLuaCommands } from './define-lua-commands.js';
 import { LUA_APPEND_EVENTS, LUA_HSET_JSON, LUA_IS_TERMINAL } from './lua-vocabulary.js';
 
-const PRELUDE = LUA_IS_TERMINAL + LUA_HSET_JSON + LUA_APPEND_EVENTS;
+/** charge(run, turn, usage JSON, cost µUSD, pending spend JSON or '') — adds a paid answer's usage
+ * and cost to the run and leaves its tenant spend pending on the turn, under its own marker
+ * (`tenantSpend:<marker>`: two paid answers of one turn are two entries). Everything is checked
+ * before the first write. Returns {usage JSON, run cost µUSD} or an error reply. */
+const LUA_CHARGE = `
+local function charge(runKey, turnKey, usageJson, costArg, pendingJson)
+  local raw = redis.call('HGET', runKey, 'usage')
+  local usage = {}
+  if raw and raw ~= '' then usage = cjson.decode(raw) end
+  for class, tokens in pairs(cjson.decode(usageJson)) do usage[class] = (tonumber(usage[class]) or 0) + tokens end
+  local cost = tonumber(costArg)
+  if not cost or cost < 0 or cost ~= math.floor(cost) then return redis.error_reply('charge: the cost is not a whole number of micro-dollars: ' .. costArg) end
+  local storedCost = redis.call('HGET', runKey, 'costMicroUsd')
+  if storedCost and not string.match(storedCost, '^%d+$') then return redis.error_reply('charge: the stored costMicroUsd is not a whole number: ' .. storedCost) end
+  local marker = nil
+  if pendingJson ~= '' then marker = cjson.decode(pendingJson).marker end
+  local encoded = cjson.encode(usage)
+  redis.call('HSET', runKey, 'usage', encoded)
+  local total = redis.call('HINCRBY', runKey, 'costMicroUsd', costArg)
+  if marker then redis.call('HSET', turnKey, 'tenantSpend:' .. marker, pendingJson) end
+  return {encoded, total}
+end
+`;
+
+const PRELUDE = LUA_IS_TERMINAL + LUA_HSET_JSON + LUA_APPEND_EVENTS + LUA_CHARGE;
+
+/**
+ * bfChargeCall — a call that failed after its stream started was still paid for: its usage and
+ * cost go to the run (ended or not) and its spend is left pending on the turn for the tenant.
+ * KEYS[1] run hash, KEYS[2] turn hash. ARGV[1] usage JSON, ARGV[2] cost µUSD, ARGV[3] pending spend JSON.
+ * Returns {1, tenant}, {-1} when the run is missing.
+ */
+const CHARGE_CALL =
+  PRELUDE +
+  `
+if not redis.call('HGET', KEYS[1], 'status') then return {-1} end
+local charged = charge(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[3])
+if charged.err then return charged end
+return {1, redis.call('HGET', KEYS[1], 'tenant') or ''}
+`;
 
 /**
  * bfLoadTurn — everything a model turn needs to decide, in one read.
@@ -76,38 +115,40 @@ return {committed, redis.call('HGET', KEYS[2], 'claimedBy'), redis.call('LLEN', 
  * ARGV[1] the answer's summary (JSON: id, stop reason, usage — its content is the assistant message), ARGV[2] usage to add (JSON object of numbers), ARGV[3] assistant message
  * JSON or '', ARGV[4] 'append' | 'replace_last' (a pause_turn continuation extends the last
  * assistant message), ARGV[5] JSON run fields, ARGV[6] outcome JSON, ARGV[7] JSON end fields or ''
- * (terminal status, result, error), ARGV[8] n events, ARGV[9 .. 8+n] events, then triples
- * {tool_use_id, result JSON, trail JSON} of calls answered here (refused before any tool ran).
- * Returns {1, usage JSON, 1 when the run ended now, tenant}, {0, stored outcome} when the turn was
- * committed before (that outcome stands), {-1} run missing, {-2} run terminal (only the usage is
- * added: the tokens were spent).
+ * (terminal status, result, error), ARGV[8] the answer's cost in whole micro-dollars (added to the
+ * run's costMicroUsd), ARGV[9] the answer's pending tenant spend JSON or '' (kept on the turn as
+ * `tenantSpend:<marker>` until the engine adds it to the tenant: tenant-spend.ts), ARGV[10] n events,
+ * ARGV[11 .. 10+n] events, then triples {tool_use_id, result JSON, trail JSON} of calls answered
+ * here (refused before any tool ran).
+ * Returns {1, usage JSON, 1 when the run ended now, tenant, run cost µUSD}, {0, stored outcome,
+ * tenant} when the turn was committed before (that outcome stands), {-1} run missing, {-2, tenant}
+ * run terminal. In the last two only the usage, the cost and the pending spend are written: this
+ * answer was paid for all the same.
  */
 const COMMIT_ANSWER =
   PRELUDE +
   `
-local existing = redis.call('HGET', KEYS[2], 'outcome')
-if existing then return {0, existing} end
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {-1} end
 -- Everything is decoded before the first write: Redis does not undo a script that fails half-way.
-local raw = redis.call('HGET', KEYS[1], 'usage')
-local usage = {}
-if raw and raw ~= '' then usage = cjson.decode(raw) end
-for class, tokens in pairs(cjson.decode(ARGV[2])) do usage[class] = (tonumber(usage[class]) or 0) + tokens end
-local encoded = cjson.encode(usage)
--- The tokens were spent whatever became of the run (cancelled during the call): they count.
-redis.call('HSET', KEYS[1], 'usage', encoded)
-if is_terminal(status) then return {-2} end
 local fields = cjson.decode(ARGV[5])
 local endFields = nil
 if ARGV[7] ~= '' then endFields = cjson.decode(ARGV[7]) end
+-- The answer was paid for whatever becomes of it — a turn committed by another attempt, a run
+-- cancelled during the call — so it is charged before anything else is decided.
+local charged = charge(KEYS[1], KEYS[2], ARGV[2], ARGV[8], ARGV[9])
+if charged.err then return charged end
+local encoded, totalCost = charged[1], charged[2]
+local existing = redis.call('HGET', KEYS[2], 'outcome')
+if existing then return {0, existing, redis.call('HGET', KEYS[1], 'tenant') or ''} end
+if is_terminal(status) then return {-2, redis.call('HGET', KEYS[1], 'tenant') or ''} end
 if ARGV[3] ~= '' then
   if ARGV[4] == 'replace_last' then redis.call('LSET', KEYS[3], -1, ARGV[3])
   else redis.call('RPUSH', KEYS[3], ARGV[3]) end
 end
 hset_fields(KEYS[1], fields)
-local count = tonumber(ARGV[8])
-for index = 9 + count, #ARGV, 3 do
+local count = tonumber(ARGV[10])
+for index = 11 + count, #ARGV, 3 do
   if redis.call('HSETNX', KEYS[5], ARGV[index], ARGV[index + 1]) == 1 then redis.call('RPUSH', KEYS[6], ARGV[index + 2]) end
 end
 local ended = 0
@@ -115,10 +156,10 @@ if endFields then
   hset_fields(KEYS[1], endFields)
   ended = 1
 end
-append_events(KEYS[4], 9, count)
+append_events(KEYS[4], 11, count)
 -- The outcome last: a turn with an outcome is a committed turn, and is replayed, never redone.
 redis.call('HSET', KEYS[2], 'response', ARGV[1], 'outcome', ARGV[6])
-return {1, encoded, ended, redis.call('HGET', KEYS[1], 'tenant') or ''}
+return {1, encoded, ended, redis.call('HGET', KEYS[1], 'tenant') or '', totalCost}
 `;
 
 /**
@@ -235,7 +276,7 @@ return tonumber(redis.call('HGET', KEYS[1], 'overloadSince'))
 `;
 
 export type StartTurnReply = [number, string?, number?];
-export type CommitAnswerReply = [1, string, number, string] | [0, string] | [-1] | [-2];
+export type CommitAnswerReply = [1, string, number, string, number] | [0, string, string] | [-1] | [-2, string];
 export type LoadTurnReply = [string[], string[], string, string[], number, string[], string[]];
 
 export interface RunScripts {
@@ -249,6 +290,7 @@ export interface RunScripts {
   bfAnswerQuestion(run: string, results: string, trail: string, events: string, toolUseId: string, resultJson: string, trailJson: string, now: string, event: string): Promise<number>;
   bfNoteTurnOverload(turn: string, nowMs: number): Promise<number>;
   bfLoadToolCall(results: string, run: string, toolUseId: string): Promise<[string, string[]]>;
+  bfChargeCall(run: string, turn: string, usageJson: string, costMicroUsd: string, pendingJson: string): Promise<[number, string?]>;
 }
 
 const definitions = {
@@ -262,6 +304,7 @@ const definitions = {
   bfAnswerQuestion: { numberOfKeys: 4, lua: ANSWER_QUESTION },
   bfNoteTurnOverload: { numberOfKeys: 1, lua: NOTE_TURN_OVERLOAD },
   bfLoadToolCall: { numberOfKeys: 2, lua: LOAD_TOOL_CALL },
+  bfChargeCall: { numberOfKeys: 2, lua: CHARGE_CALL },
 } as const;
 
 /** Registers the scripts on a connection (idempotent) and returns them typed. */

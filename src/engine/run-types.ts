@@ -2,6 +2,10 @@
 import { z } from 'zod';
 import { PHASES } from '../domain/profile.js';
 import { todoItem } from '../domain/tool-input-schemas.js';
+import { runPrioritySchema } from '../domain/run-priority.js';
+import { usageByClassSchema, type UsageByClass } from '../domain/usage.js';
+import { MAX_POLICY_USD, MAX_TOKEN_BUDGET } from '../domain/tenant-policy.js';
+import type { RunBudget } from '../domain/run-budget.js';
 
 export { NON_TERMINAL_STATUSES, TERMINAL_STATUSES, RUN_STATUSES, isTerminal, type RunStatus, type TerminalStatus } from '../domain/run-outcomes.js';
 import type { RunStatus } from '../domain/run-outcomes.js';
@@ -12,8 +16,10 @@ export type TodoState = z.infer<typeof todoState>;
 export const runErrorSchema = z.object({ code: z.string(), message: z.string() });
 export type RunError = z.infer<typeof runErrorSchema>;
 
-export const usageSchema = z.object({ input_tokens: z.number(), output_tokens: z.number() });
-export type Usage = z.infer<typeof usageSchema>;
+/** Tokens by billing class (src/domain/usage.ts): a record stored before the cache classes
+ * existed decodes with them at 0. */
+export const usageSchema = usageByClassSchema;
+export type Usage = UsageByClass;
 
 export const runOptionsSchema = z.strictObject({
   scenario: z
@@ -23,7 +29,21 @@ export const runOptionsSchema = z.strictObject({
     .describe('Simulator scenario for this run (ignored by the real API)'),
   textRecovery: z.boolean().optional().describe('Recover tool calls written as text (default on)'),
   toolLayout: z.enum(['tiered', 'flat']).optional().describe('flat: all tools every turn (experiments)'),
-  tokenBudget: z.int().positive().max(10_000_000).optional(),
+  tokenBudget: z
+    .int()
+    .positive()
+    .max(MAX_TOKEN_BUDGET)
+    .optional()
+    .describe('Tokens the run may use, every class counted (uncached input, cache writes and reads, output); default and maximum from the tenant’s policy (docs/costs.md, Budgets)'),
+  budgetUsd: z
+    .number()
+    .min(0.000001)
+    .max(MAX_POLICY_USD)
+    .optional()
+    .describe('USD the run’s model calls may cost; each call is checked before it is made, at its worst case. Default and maximum from the tenant’s policy; lowered to what the tenant may still spend today and this month (docs/costs.md, Budgets)'),
+  priority: runPrioritySchema
+    .optional()
+    .describe('interactive (default): admitted first by the fleet’s model-call limiter; batch: only uses capacity above its headroom (docs/admission.md)'),
 });
 export type RunOptions = z.infer<typeof runOptionsSchema>;
 
@@ -56,6 +76,9 @@ export const countersSchema = z.object({
   maxTokensContinuations: z.number().default(0),
   reemitRequests: z.number().default(0),
   driftReprompts: z.number().default(0),
+  /** Answers with tool calls after the finish gate passed, each refused and answered with a
+   * renewed request for the summary (src/agent/stop-reason-handler.ts). */
+  summaryReprompts: z.number().default(0),
 });
 export type RunCounters = z.infer<typeof countersSchema>;
 
@@ -81,6 +104,11 @@ export interface RunRecord {
   traceContext: Record<string, string>;
   todos: TodoState[];
   usage: Usage;
+  /** What the run's model calls cost, in whole micro-dollars (src/domain/usage-cost.ts). */
+  costMicroUsd: number;
+  /** The run's budgets, chosen at creation (src/domain/run-budget.ts); null on a record stored
+   * before budgets were, whose token budget is `options.tokenBudget` or the fleet's. */
+  budget: RunBudget | null;
   result: string | null;
   error: RunError | null;
   latestDeploy: string | null;

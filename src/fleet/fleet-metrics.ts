@@ -2,10 +2,13 @@
 // counters; queue depths are read from Redis when Prometheus scrapes. Names: metric-names.ts.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ModelTurnHooks } from '../agent/run-model-turn.js';
+import type { AdmissionObservation } from '../model/model-rate-limiter.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { ToolJobHooks } from '../tools/run-tool-job.js';
 import type { FleetQueues } from '../jobs/fleet-queues.js';
 import { METRICS } from '../telemetry/metric-names.js';
+import { USAGE_CLASSES } from '../domain/usage.js';
+import { microUsdToUsd } from '../domain/usage-cost.js';
 import { reasonCodeOf } from '../tools/output/tool-output-invalid.js';
 import { killSwitchGaugeValue } from '../safety/kill-switch-mode.js';
 
@@ -28,6 +31,13 @@ export class FleetMetrics {
   readonly modelDuration: Histogram<'outcome'>;
   readonly modelRetries: Counter<'class'>;
   readonly tokens: Counter<'direction'>;
+  readonly modelTokens: Counter<'tenant' | 'model' | 'class'>;
+  readonly modelCost: Counter<'tenant' | 'model'>;
+  readonly admissionWaits: Counter<'model' | 'priority' | 'limit'>;
+  readonly admissionWaitDuration: Histogram<'priority'>;
+  readonly admissionReservedTokens: Counter<'model' | 'direction'>;
+  readonly admissionReturnedTokens: Counter<'model' | 'direction'>;
+  readonly admissionAvailable: Gauge<'model' | 'limit'>;
   readonly toolsPerRequest: Histogram;
   readonly queueJobs: Gauge<'queue' | 'state'>;
   readonly jobDuration: Histogram<'queue'>;
@@ -71,6 +81,8 @@ export class FleetMetrics {
     });
     this.modelRetries = counter(METRICS.modelRetries, 'Failed model calls by retry class', ['class']);
     this.tokens = counter(METRICS.tokens, 'Tokens in and out', ['direction']);
+    this.modelTokens = counter(METRICS.modelTokens, 'Model tokens by usage class (uncached input, cache writes by lifetime, cache reads, output)', ['tenant', 'model', 'class']);
+    this.modelCost = counter(METRICS.modelCost, 'What model answers cost, in USD (price table × usage)', ['tenant', 'model']);
     this.toolsPerRequest = new Histogram({
       name: METRICS.toolsPerRequest,
       help: 'Tools in each model request',
@@ -86,6 +98,17 @@ export class FleetMetrics {
     });
     this.runsEnded = counter(METRICS.runsEnded, 'Runs that reached a terminal state', ['status', 'error_code']);
     this.httpRequests = counter(METRICS.httpRequests, 'API requests by route and status', ['route', 'status_code']);
+    this.admissionWaits = counter(METRICS.admissionWaits, 'Model calls told to wait by the admission limiter', ['model', 'priority', 'limit']);
+    this.admissionWaitDuration = new Histogram({
+      name: METRICS.admissionWaitDuration,
+      help: 'How long the admission limiter told a call to wait',
+      labelNames: ['priority'],
+      buckets: [0.01, 0.05, 0.2, 0.5, 1, 2, 5, 10, 30, 60],
+      registers,
+    });
+    this.admissionReservedTokens = counter(METRICS.admissionReservedTokens, 'Tokens reserved by the admission limiter for admitted calls', ['model', 'direction']);
+    this.admissionReturnedTokens = counter(METRICS.admissionReturnedTokens, 'Reserved tokens given back when calls settled', ['model', 'direction']);
+    this.admissionAvailable = new Gauge({ name: METRICS.admissionAvailable, help: 'What the admission limiter bucket holds now', labelNames: ['model', 'limit'], registers });
     this.queues = input.queues ?? null;
     const metrics = this;
     this.queueJobs = new Gauge({
@@ -105,13 +128,20 @@ export class FleetMetrics {
 
   modelTurnHooks(): ModelTurnHooks {
     return {
-      onModelCall: ({ toolCount, durationMs, response, outcome }) => {
+      onModelCall: ({ run, toolCount, durationMs, response, paidUsage, costMicroUsd, outcome }) => {
         this.toolsPerRequest.observe(toolCount);
         this.modelDuration.observe({ outcome: outcome ? outcome.kind : 'ok' }, durationMs / 1000);
         if (outcome) this.modelRetries.inc({ class: outcome.kind });
-        if (response) {
-          this.tokens.inc({ direction: 'input' }, response.usage.input_tokens);
-          this.tokens.inc({ direction: 'output' }, response.usage.output_tokens);
+        // An answer's usage, or what a call that broke mid-stream had cost: both were paid for.
+        const usage = response?.usage ?? paidUsage;
+        if (usage) {
+          this.tokens.inc({ direction: 'input' }, usage.input_tokens);
+          this.tokens.inc({ direction: 'output' }, usage.output_tokens);
+          // Per tenant and model: the run's model (the price the cost was taken at), not the
+          // snapshot id the API reports, so the label set stays the configured models.
+          const labels = { tenant: run.tenant, model: run.model };
+          for (const usageClass of USAGE_CLASSES) this.modelTokens.inc({ ...labels, class: usageClass }, usage[usageClass]);
+          this.modelCost.inc(labels, microUsdToUsd(costMicroUsd ?? 0));
         }
       },
       onDecision: ({ response, toolCount, expectedTool, events }) => {
@@ -127,7 +157,31 @@ export class FleetMetrics {
           if (event.event === 'tool-call-recover') this.recoveries.inc({ tool_count, parse_mode: String(event.parse_mode) });
         }
       },
+      onAdmission: (observation) => this.observeAdmission(observation),
     };
+  }
+
+  /** The admission limiter's reserves and settles (src/model/model-rate-limiter.ts). */
+  private observeAdmission(observation: AdmissionObservation): void {
+    const { model } = observation;
+    const buckets = observation.kind === 'reserve' ? observation.decision.buckets : observation.settlement.buckets;
+    for (const [limit, bucket] of [['requests', buckets.requests], ['input_tokens', buckets.inputTokens], ['output_tokens', buckets.outputTokens]] as const) {
+      if (bucket.capacity > 0) this.admissionAvailable.set({ model, limit }, bucket.available);
+    }
+    if (observation.kind === 'settle') {
+      const { returned } = observation.settlement;
+      if (returned.inputTokens > 0) this.admissionReturnedTokens.inc({ model, direction: 'input' }, returned.inputTokens);
+      if (returned.outputTokens > 0) this.admissionReturnedTokens.inc({ model, direction: 'output' }, returned.outputTokens);
+      return;
+    }
+    const { decision, priority } = observation;
+    if (decision.kind === 'wait') {
+      this.admissionWaits.inc({ model, priority, limit: decision.limit });
+      this.admissionWaitDuration.observe({ priority }, decision.waitMs / 1000);
+      return;
+    }
+    this.admissionReservedTokens.inc({ model, direction: 'input' }, decision.reservation.inputTokens);
+    this.admissionReservedTokens.inc({ model, direction: 'output' }, decision.reservation.outputTokens);
   }
 
   /** Counts every run end — succeeded, failed, refused and cancelled, from whichever process ended

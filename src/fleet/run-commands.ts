@@ -4,6 +4,8 @@ import type { FleetContext } from './fleet-context.js';
 import { jobIds } from '../jobs/job-catalog.js';
 import type { RunOptions, RunRecord, RunThinking } from '../engine/run-types.js';
 import { resolveRunModelSettings } from '../domain/resolve-run-model-settings.js';
+import type { RunBudget } from '../domain/run-budget.js';
+import { readTenantLimits, runBudgetFor } from './tenant-account.js';
 import { newRunId, type StoredToolResult } from '../engine/run-engine.js';
 import { activeTraceCarrier, inSpan, SpanKind, traceIdOfCarrier } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
@@ -19,6 +21,10 @@ export interface SubmitRunInput {
   traceContext?: Record<string, string>;
   /** Chosen by the caller (tests that script faults for the run before it starts); else minted. */
   runId?: string;
+  /** The run's budgets, resolved by the API within the tenant's policy (limits/admit-run-budget.ts).
+   * Absent (the CLI in-process, experiments, tests): resolved here from `options` and the tenant's
+   * policy as a trusted caller, whose options may exceed the tenant's maximums. */
+  budget?: RunBudget;
 }
 
 /** Creates the run and enqueues its first model turn. The run's root span starts here, in the
@@ -34,6 +40,7 @@ export async function submitRun(fleet: FleetContext, input: SubmitRunInput): Pro
 
 async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { runId: string }): Promise<RunRecord> {
   const settings = resolveRunModelSettings({ config: fleet.config, model: input.model, thinking: input.thinking });
+  const budget = input.budget ?? (await trustedRunBudget(fleet, input.tenant, input.options));
   const run = await fleet.store.createRun({
     tenant: input.tenant,
     prompt: input.prompt,
@@ -46,9 +53,19 @@ async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { r
     traceId: input.traceId ?? null,
     traceContext: input.traceContext ?? {},
     ...(input.runId ? { runId: input.runId } : {}),
+    budget,
   });
   await fleet.queues.enqueueTurn({ runId: run.id, turn: 0, trace: input.traceContext ?? {} });
   return run;
+}
+
+/** The budgets of a run submitted in-process: its options within the tenant's policy, maximums not
+ * enforced (the caller is trusted), lowered to what the tenant may still spend. */
+async function trustedRunBudget(fleet: FleetContext, tenant: string, options: RunOptions | undefined): Promise<RunBudget> {
+  const limits = await readTenantLimits({ fleet, tenant });
+  const resolution = runBudgetFor({ limits, requested: { budgetUsd: options?.budgetUsd, tokenBudget: options?.tokenBudget }, mayExceedMaximum: true });
+  if (resolution.kind !== 'budget') throw new Error('a trusted run budget was refused');
+  return resolution.budget;
 }
 
 export type AnswerOutcome = 'resumed' | 'recorded' | 'no_open_question' | 'run_ended';

@@ -24,6 +24,20 @@ describe('toModelResponse', () => {
     expect(response.content).toEqual([{ type: 'tool_use', id: 'toolu_1', name: 'write_file', input: { INVALID_JSON: 'Unexpected token } in JSON' } }]);
   });
 
+  it('keeps every usage class the API reports, cache writes by lifetime', () => {
+    const answer = {
+      ...message([]),
+      usage: {
+        input_tokens: 12,
+        cache_creation_input_tokens: 700,
+        cache_read_input_tokens: 5000,
+        cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 500 },
+        output_tokens: 40,
+      },
+    } as unknown as Anthropic.Message;
+    expect(toModelResponse(answer).usage).toEqual({ input_tokens: 12, cache_write_5m_input_tokens: 200, cache_write_1h_input_tokens: 500, cache_read_input_tokens: 5000, output_tokens: 40 });
+  });
+
   it('keeps thinking blocks exactly as the API sent them', () => {
     const thinking = { type: 'thinking', thinking: 'Plan first.', signature: 'c2ln' };
     const response = toModelResponse(message([thinking, { type: 'text', text: 'Planning.', citations: null }]));

@@ -8,6 +8,8 @@ import type { Config } from '../config.js';
 import type { ModelCallFailure } from './classify-model-error.js';
 import type { AssistantBlock, ModelResponse, TranscriptMessage } from '../domain/model-message.js';
 import type { ToolChoice } from '../domain/tool-choice.js';
+import { usageFromApi, type UsageByClass } from '../domain/usage.js';
+import type { CacheControl, SystemTextBlock } from './place-cache-breakpoints.js';
 import { createStreamIdleWatchdog, ModelStreamIdleError } from './stream-idle-watchdog.js';
 import { createStreamProgressTracker, type ModelStreamProgress } from './stream-progress.js';
 
@@ -36,9 +38,11 @@ export function createModelClient(config: Config): Anthropic {
 export interface ModelRequest {
   model: string;
   maxTokens: number;
-  system: string;
+  /** A string, or text blocks when one carries a prompt-cache breakpoint (place-cache-breakpoints.ts). */
+  system: string | SystemTextBlock[];
+  /** The transcript as sent: its blocks may carry `cache_control` (never stored). */
   messages: TranscriptMessage[];
-  tools: Array<{ name: string; description: string; input_schema: unknown }>;
+  tools: Array<{ name: string; description: string; input_schema: unknown; cache_control?: CacheControl }>;
   toolChoice: ToolChoice;
   /** Extended thinking with a budget (never with a forced toolChoice: the API answers 400). */
   thinking?: { type: 'enabled'; budget_tokens: number };
@@ -62,6 +66,11 @@ export interface ModelCallOptions {
 export interface ModelCallResult {
   response: ModelResponse;
   requestId: string | null;
+  /** The response headers (the SDK's MessageStream keeps the Response it connected with:
+   * lib/MessageStream.ts `response`), for the anthropic-ratelimit-* headers the admission limiter
+   * reads, and when they arrived (ms). An error's headers are on the APIError (`headers`). */
+  headers: Headers | null;
+  headersReceivedAt: number | null;
 }
 
 /** The stream ended (the connection closed cleanly) before `message_stop`: the answer is
@@ -75,6 +84,20 @@ export class ModelStreamIncompleteError extends Error {
     super(message);
     this.name = 'ModelStreamIncompleteError';
   }
+}
+
+const paidUsageOfFailures = new WeakMap<object, UsageByClass>();
+
+/**
+ * What a call that failed after its stream started had already cost: the input classes of its
+ * `message_start` and the output generated before it broke (the API's count from a message_delta,
+ * else the estimate from the streamed text). The API bills a request once it starts generating,
+ * whether or not the client reads it to the end (docs api/messages-streaming; the fleet's own
+ * production experiment counts these as paid), so the run and its tenant are charged for it.
+ * Null when the call failed before `message_start` (a refused request costs nothing).
+ */
+export function paidUsageOfFailedCall(error: unknown): UsageByClass | null {
+  return typeof error === 'object' && error !== null ? (paidUsageOfFailures.get(error) ?? null) : null;
 }
 
 /**
@@ -102,9 +125,15 @@ export async function callModel(client: Anthropic, request: ModelRequest, option
     { headers: request.headers, signal: watchdog.signal, middleware: [watchdog.middleware] },
   );
   let sawMessageStop = false;
-  stream.on('connect', () => options.onConnect?.(stream.request_id ?? null));
+  let startUsage: Anthropic.Usage | null = null;
+  let headersReceivedAt: number | null = null;
+  stream.on('connect', () => {
+    headersReceivedAt = Date.now();
+    options.onConnect?.(stream.request_id ?? null);
+  });
   stream.on('streamEvent', (event) => {
     if (event.type === 'message_stop') sawMessageStop = true;
+    else if (event.type === 'message_start') startUsage = event.message.usage;
     const report = progress.observe(event);
     if (report) options.onProgress?.(report);
   });
@@ -112,20 +141,33 @@ export async function callModel(client: Anthropic, request: ModelRequest, option
   try {
     message = await stream.finalMessage();
   } catch (error) {
-    const requestId = stream.request_id ?? (error instanceof Anthropic.APIError ? (error.requestID ?? null) : null);
-    if (watchdog.fired) throw new ModelStreamIdleError(options.idleTimeoutMs, requestId);
-    if (error instanceof Anthropic.APIError) throw error;
-    // "stream ended without producing a Message", "request ended without sending any chunks".
-    if (error instanceof Anthropic.AnthropicError && !(error instanceof Anthropic.APIUserAbortError)) {
-      throw new ModelStreamIncompleteError(error.message, requestId);
+    const failure = describeStreamFailure(error, stream.request_id ?? null, watchdog.fired, options.idleTimeoutMs);
+    if (startUsage && typeof failure === 'object' && failure !== null) {
+      const started: Anthropic.Usage = startUsage;
+      paidUsageOfFailures.set(failure, usageFromApi({ ...started, output_tokens: Math.max(started.output_tokens ?? 0, progress.outputTokensSoFar()) }));
     }
-    throw error;
+    throw failure;
   } finally {
     watchdog.stop();
   }
   const requestId = stream.request_id ?? null;
-  if (!sawMessageStop) throw new ModelStreamIncompleteError('The model stream ended before message_stop.', requestId);
-  return { response: toModelResponse(message), requestId };
+  if (!sawMessageStop) {
+    const incomplete = new ModelStreamIncompleteError('The model stream ended before message_stop.', requestId);
+    paidUsageOfFailures.set(incomplete, usageFromApi(message.usage));
+    throw incomplete;
+  }
+  return { response: toModelResponse(message), requestId, headers: stream.response?.headers ?? null, headersReceivedAt };
+}
+
+/** The error a failed streamed call is reported as: the fleet's own when it abandoned the stream
+ * (idle) or the stream ended early, the SDK's APIError as it is. */
+function describeStreamFailure(error: unknown, streamRequestId: string | null, idleFired: boolean, idleTimeoutMs: number): unknown {
+  const requestId = streamRequestId ?? (error instanceof Anthropic.APIError ? (error.requestID ?? null) : null);
+  if (idleFired) return new ModelStreamIdleError(idleTimeoutMs, requestId);
+  if (error instanceof Anthropic.APIError) return error;
+  // "stream ended without producing a Message", "request ended without sending any chunks".
+  if (error instanceof Anthropic.AnthropicError && !(error instanceof Anthropic.APIUserAbortError)) return new ModelStreamIncompleteError(error.message, requestId);
+  return error;
 }
 
 /** The stored shape: text and tool_use as the fleet writes them; every other block (thinking with
@@ -144,7 +186,8 @@ export function toModelResponse(message: Anthropic.Message): ModelResponse {
     ),
     stop_reason: message.stop_reason,
     stop_sequence: message.stop_sequence,
-    usage: { input_tokens: message.usage.input_tokens, output_tokens: message.usage.output_tokens },
+    // Every class the API reports, cache reads and writes by lifetime included (domain/usage.ts).
+    usage: usageFromApi(message.usage),
   };
 }
 

@@ -28,6 +28,8 @@ const CHARS_PER_TOKEN = 4;
 export interface StreamProgressTracker {
   /** Feeds one stream event; returns a report when one is due. */
   observe(event: Anthropic.MessageStreamEvent): ModelStreamProgress | null;
+  /** Output tokens so far: the API's count when a message_delta gave one, else the estimate. */
+  outputTokensSoFar(): number;
 }
 
 export function createStreamProgressTracker({ intervalMs, now = () => performance.now() }: { intervalMs: number; now?: () => number }): StreamProgressTracker {
@@ -52,6 +54,7 @@ export function createStreamProgressTracker({ intervalMs, now = () => performanc
     };
   };
   return {
+    outputTokensSoFar: () => reportedTokens ?? Math.ceil(characters / CHARS_PER_TOKEN),
     observe(event) {
       switch (event.type) {
         case 'content_block_start': {

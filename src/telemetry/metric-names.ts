@@ -31,6 +31,20 @@ export const METRICS = {
   modelRetries: 'buildfleet_model_retries_total',
   /** counter {direction} — tokens in (input) and out (output) */
   tokens: 'buildfleet_tokens_total',
+  /** counter {tenant, model, class} — model tokens by usage class: input_tokens (uncached), cache_write_5m_input_tokens, cache_write_1h_input_tokens, cache_read_input_tokens, output_tokens */
+  modelTokens: 'buildfleet_model_tokens_total',
+  /** counter {tenant, model} — what model answers cost, in USD (the price table × usage, docs/costs.md) */
+  modelCost: 'buildfleet_model_cost_usd_total',
+  /** counter {model, priority, limit} — model calls told to wait by the admission limiter (limit: requests, input_tokens, output_tokens, booked) */
+  admissionWaits: 'buildfleet_model_admission_waits_total',
+  /** histogram {priority} — how long the admission limiter told a call to wait, in seconds */
+  admissionWaitDuration: 'buildfleet_model_admission_wait_seconds',
+  /** counter {model, direction} — tokens the admission limiter reserved for admitted calls (input: the estimate, output: max_tokens) */
+  admissionReservedTokens: 'buildfleet_model_admission_reserved_tokens_total',
+  /** counter {model, direction} — reserved tokens given back when the calls settled (reserved minus what the API counted, when positive) */
+  admissionReturnedTokens: 'buildfleet_model_admission_returned_tokens_total',
+  /** gauge {model, limit} — what the limiter's bucket holds now (below zero: owed to booked calls), as this process last saw it */
+  admissionAvailable: 'buildfleet_model_admission_available',
   /** histogram — tools in each model request */
   toolsPerRequest: 'buildfleet_tools_per_request',
   /** gauge {queue, state} — jobs per queue and state (wait, active, delayed, prioritized, waiting-children, failed) */

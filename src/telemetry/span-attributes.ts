@@ -10,6 +10,8 @@ export const SPAN_ATTRIBUTES = {
   responseFinishReasons: 'gen_ai.response.finish_reasons',
   usageInputTokens: 'gen_ai.usage.input_tokens',
   usageOutputTokens: 'gen_ai.usage.output_tokens',
+  usageCacheReadInputTokens: 'gen_ai.usage.cache_read.input_tokens',
+  usageCacheCreationInputTokens: 'gen_ai.usage.cache_creation.input_tokens',
   /** The API's `request-id` response header: what Anthropic support asks for about one call. */
   requestId: 'buildfleet.model.request_id',
   toolName: 'gen_ai.tool.name',

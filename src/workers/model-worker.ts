@@ -1,6 +1,6 @@
 // The model worker: takes model-turn jobs and maps each turn's result onto BullMQ mechanics (the
 // retry intent itself is decided in src/agent/decide-model-retry.ts).
-import { Worker, RateLimitError, type Job } from 'bullmq';
+import { Worker, DelayedError, RateLimitError, type Job } from 'bullmq';
 import type Anthropic from '@anthropic-ai/sdk';
 import { runModelTurn, type ModelTurnDependencies, type ModelTurnHooks } from '../agent/run-model-turn.js';
 import type { WorkerFleet } from './worker-fleet.js';
@@ -9,6 +9,7 @@ import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
 import { ModelCallPause } from '../model/model-call-pause.js';
+import { limiterIdentity, ModelRateLimiter } from '../model/model-rate-limiter.js';
 import { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
 import { QUEUE_NAMES, modelJobSchema, type ModelJobData } from '../jobs/job-catalog.js';
 
@@ -52,6 +53,23 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
     ...(options.toolsFor ? { toolsFor: options.toolsFor } : {}),
     modelPause,
     spendLimit: new SpendLimitFlagStore(fleet.redis, fleet.config),
+    // One limiter per (API key, model) for every worker process (docs/admission.md), when on.
+    ...(fleet.config.BUILDFLEET_ADMISSION === 'on'
+      ? {
+          admission: new ModelRateLimiter(
+            fleet.redis,
+            fleet.store.keys.prefix,
+            limiterIdentity({ apiKey: fleet.config.ANTHROPIC_API_KEY, baseUrl: options.client.baseURL }),
+            {
+              limits: fleet.config.BUILDFLEET_ADMISSION_LIMITS,
+              batchHeadroom: fleet.config.BUILDFLEET_ADMISSION_BATCH_HEADROOM,
+              reservationTtlMs: fleet.config.BUILDFLEET_ADMISSION_RESERVATION_TTL_MS,
+              bookingGraceMs: fleet.config.BUILDFLEET_ADMISSION_BOOKING_GRACE_MS,
+            },
+            options.hooks?.onAdmission,
+          ),
+        }
+      : {}),
   };
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
   const connection = connectRedis(fleet.config.REDIS_URL);
@@ -62,7 +80,7 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
   });
   const worker: Worker<ModelJobData> = new Worker<ModelJobData>(
     QUEUE_NAMES.model,
-    async (job: Job<ModelJobData>) => {
+    async (job: Job<ModelJobData>, token?: string) => {
       const data = modelJobSchema.parse(job.data);
       const started = performance.now();
       const result = await governor.track(() =>
@@ -89,6 +107,12 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
       // retry-after, an overload episode) is the queue's rate limit: RateLimitError moves the job
       // back without counting an attempt. One that does is a thrown error whose backoff is the
       // decided delay.
+      // An admission wait is this job's own slot, not the fleet's: only this job is delayed
+      // (DelayedError: back to the delayed set, no attempt counted), others may go meanwhile.
+      if (result.jobOnly) {
+        await job.moveToDelayed(Date.now() + result.delayMs, token);
+        throw new DelayedError();
+      }
       if (!result.spendsAttempt) {
         await worker.rateLimit(result.delayMs);
         throw new RateLimitError();

@@ -87,6 +87,10 @@ describe('deploy/grafana', () => {
     expect(selecting(METRICS.queueJobs).length).toBeGreaterThan(0);
     expect(selecting(METRICS.killSwitchState).length).toBeGreaterThan(0);
     expect(selecting(METRICS.modelRetries).some((panel) => (panel.targets ?? []).some((target) => target.expr.includes('by (class)')))).toBe(true);
+    // Cost, cache hit ratio and tokens by class (docs/costs.md).
+    expect(selecting(METRICS.modelCost).some((panel) => (panel.targets ?? []).some((target) => target.expr.includes('by (tenant)')))).toBe(true);
+    expect(selecting(METRICS.modelTokens).some((panel) => (panel.targets ?? []).some((target) => target.expr.includes('by (class)')))).toBe(true);
+    expect(selecting(METRICS.modelTokens).some((panel) => (panel.targets ?? []).some((target) => target.expr.includes('class="cache_read_input_tokens"') && target.expr.includes('/')))).toBe(true);
   });
 
   it('the PromQL checker rejects what it should', () => {

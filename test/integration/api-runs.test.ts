@@ -202,7 +202,11 @@ describe('GET /v1/runs/:id', () => {
         latest: { id: 'dep_one', url: `https://fleet.example.test/sites/${run.id}/d/dep_one/` },
         live: { id: 'dep_one', url: `https://fleet.example.test/sites/${run.id}/` },
       },
-      usage: { input_tokens: 0, output_tokens: 0 },
+      usage: { input_tokens: 0, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+      cacheHitRatio: null,
+      costUsd: 0,
+      // Created without budgets (as a record stored before they were): the fleet's token budget.
+      budget: { usd: null, tokens: { limit: 400_000, spent: 0, remaining: 400_000 } },
       result: null,
       error: null,
       question: null,

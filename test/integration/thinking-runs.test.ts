@@ -18,6 +18,9 @@ const THINKING_SCENARIOS = [
   'max_tokens_after_tool_use',
   'stop_sequence_user',
   'ask_user',
+  // After the finish gate: the refused call's message (tool results + the summary request) starts a
+  // new turn, whose answer brings its own thinking block.
+  'tool_call_after_finish',
 ];
 const BUDGET_TOKENS = 2048;
 
@@ -61,7 +64,8 @@ describe('thinking runs', () => {
     for (const body of bodies) {
       expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: BUDGET_TOKENS });
       expect(body.max_tokens).toBeGreaterThan(BUDGET_TOKENS);
-      expect(['auto', 'none', undefined], 'thinking with a forced tool_choice').toContain(body.tool_choice?.type);
+      // Never forced, and never none: the summary turn keeps auto (src/agent/tool-choice-policy.ts).
+      expect(['auto', undefined], 'thinking with a forced tool_choice').toContain(body.tool_choice?.type);
     }
     // The thinking the simulator signed came back: later requests carry thinking blocks in their
     // assistant messages (the simulator verified each signature, or it would have answered 400).

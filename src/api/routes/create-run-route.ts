@@ -10,7 +10,8 @@ import { defineRoute } from '../define-route.js';
 import { admitRun, releaseRunAdmission } from '../limits/admit-run.js';
 import { refuseDuringSpendLimit } from '../limits/refuse-during-spend-limit.js';
 import { submitRunIdempotently } from '../submit-run-idempotently.js';
-import { tenantOf } from '../tenant-of.js';
+import { authOf, tenantOf } from '../tenant-of.js';
+import { admitRunBudget } from '../limits/admit-run-budget.js';
 
 /** Length in Unicode code points, so an emoji counts once, as a person would count it. */
 function codePointLength(text: string): number {
@@ -46,7 +47,7 @@ export function createRunRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'createRun',
     summary: 'Start a build run',
     description:
-      'Creates a run of the caller’s tenant and enqueues its first model turn. With an `Idempotency-Key`, retrying the same body within 24 h returns the same run (202, same id) and concurrent identical requests create exactly one run; the same key with a different body is answered 422. A replay does not count against the limits and is not checked against the model capability table again. Limits per tenant: `BUILDFLEET_RATE_LIMIT_PER_MINUTE` creations per 60 s (429 `rate_limited` with `retry-after`), `BUILDFLEET_MAX_CONCURRENT_RUNS` runs not yet ended (429 `too_many_active_runs`), prompts of at most `BUILDFLEET_MAX_PROMPT_CHARS` characters (400 `prompt_too_large`). The model must be in the capability table (400 `unknown_model`); `thinking` needs a model that supports it (400 `thinking_not_supported`) and a budget below its maximum output (400 `thinking_budget_too_large`); max_tokens is raised to fit the budget. While the model account’s spend limit is reached, new runs are refused (503 `model_spend_limit_reached`, see `GET /v1/admin/spend-limit`). Needs the `runs:write` scope.',
+      'Creates a run of the caller’s tenant and enqueues its first model turn. With an `Idempotency-Key`, retrying the same body within 24 h returns the same run (202, same id) and concurrent identical requests create exactly one run; the same key with a different body is answered 422. A replay does not count against the limits and is not checked against the model capability table again. Limits per tenant: `BUILDFLEET_RATE_LIMIT_PER_MINUTE` creations per 60 s (429 `rate_limited` with `retry-after`), `BUILDFLEET_MAX_CONCURRENT_RUNS` runs not yet ended (429 `too_many_active_runs`), prompts of at most `BUILDFLEET_MAX_PROMPT_CHARS` characters (400 `prompt_too_large`). The model must be in the capability table (400 `unknown_model`); `thinking` needs a model that supports it (400 `thinking_not_supported`) and a budget below its maximum output (400 `thinking_budget_too_large`); max_tokens is raised to fit the budget. While the model account’s spend limit is reached, new runs are refused (503 `model_spend_limit_reached`, see `GET /v1/admin/spend-limit`). Budgets (docs/costs.md): `options.budgetUsd` and `options.tokenBudget` default to the tenant’s policy and may not exceed its maximums (400 `budget_above_tenant_maximum`; keys with the `admin` scope may); the USD budget is lowered to what the tenant may still spend this UTC day and month; each model call is checked against them before it is made, and a run that could cross one ends `budget_exceeded`. A tenant whose spend this UTC day or month has reached its limit gets no new run (429 `tenant_spend_limit_reached` with `retry-after` until the period resets; `GET /v1/spend`). Needs the `runs:write` scope.',
     tags: ['runs'],
     access: 'runs:write',
     body: createRunBodySchema,
@@ -75,6 +76,8 @@ export function createRunRoute({ fleet }: { fleet: FleetContext }) {
       'rate_limited',
       'too_many_active_runs',
       'model_spend_limit_reached',
+      'tenant_spend_limit_reached',
+      'budget_above_tenant_maximum',
     ],
     async handler(request, reply): Promise<RunAccepted> {
       const tenant = tenantOf(request);
@@ -92,6 +95,7 @@ export function createRunRoute({ fleet }: { fleet: FleetContext }) {
         checkModelSettings(fleet, body);
         const runId = newRunId();
         await refuseDuringSpendLimit({ fleet });
+        const budget = await admitRunBudget({ fleet, auth: authOf(request), requested: { budgetUsd: body.options?.budgetUsd, tokenBudget: body.options?.tokenBudget } });
         await admitRun({ fleet, tenant, runId });
         try {
           return await submitRun(fleet, {
@@ -102,6 +106,7 @@ export function createRunRoute({ fleet }: { fleet: FleetContext }) {
             maxTurns: body.maxTurns,
             options: body.options,
             thinking: body.thinking,
+            budget,
           });
         } catch (error) {
           await releaseRunAdmission({ fleet, tenant, runId }).catch(() => undefined);

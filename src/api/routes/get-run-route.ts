@@ -12,7 +12,7 @@ export function getRunRoute({ fleet }: { fleet: FleetContext }) {
     url: '/v1/runs/:id',
     operationId: 'getRun',
     summary: 'Get a run',
-    description: 'The run’s status, phase, plan (todos), workspace files, deployments with their URLs, token usage, result or error, and open question.',
+    description: 'The run’s status, phase, plan (todos), workspace files, deployments with their URLs, token usage by class with the cache hit ratio and cost in USD, its budgets (USD and tokens) with what was spent and what remains, result or error, and open question.',
     tags: ['runs'],
     access: 'runs:read',
     params: runParamsSchema,
@@ -21,7 +21,7 @@ export function getRunRoute({ fleet }: { fleet: FleetContext }) {
     async handler(request): Promise<RunView> {
       const run = await loadRun({ fleet, runId: request.params.id, tenant: tenantOf(request) });
       const files = await fleet.store.listFiles(run.id);
-      return toRunView({ run, files, publicBaseUrl: fleet.publicBaseUrl });
+      return toRunView({ run, files, publicBaseUrl: fleet.publicBaseUrl, fleetTokenBudget: fleet.config.BUILDFLEET_TOKEN_BUDGET });
     },
   });
 }

@@ -36,7 +36,7 @@ describe('finish_turn', () => {
     expect((await harness.store.getRun(run.id))?.finishVerified).toBe(false);
   });
 
-  it('passes a finished run and marks it verified and done', async () => {
+  it('passes a finished run and marks it verified, in the phase it was in (the summary turn keeps its prefix)', async () => {
     const run = await harness.newRun({ phase: 'verifying' });
     await harness.store.setTodos(run.id, [{ id: 'home', title: 'Home page', phase: 'build', done: true }]);
     for (const tool of ['write_file', 'write_file', 'write_file', 'deploy']) await record(run.id, tool, 'building');
@@ -48,7 +48,8 @@ describe('finish_turn', () => {
     expect(output).toEqual({ finished: true, summary: 'Site is live' });
     const stored = await harness.store.getRun(run.id);
     expect(stored?.finishVerified).toBe(true);
-    expect(stored?.pendingPhase).toBe('done');
+    expect(stored?.pendingPhase).toBeNull();
+    expect(stored?.phase).toBe('verifying');
   });
 
   it('refuses when an older deployment is live than the latest', async () => {

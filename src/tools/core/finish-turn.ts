@@ -1,5 +1,5 @@
 // finish_turn: the model's claim that the site is done, checked against the trail by the finish
-// gate before the run may end.
+// gate before the run may end. Passing it marks the run verified; its next turn asks for the summary.
 import { z } from 'zod';
 import { evaluateFinishGate } from '../../domain/finish-gate.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
@@ -28,7 +28,9 @@ export const finishTurnTool = defineTool({
     if (!gate.passed) {
       throw new ToolError('finish_gate_failed', `The site is not finished yet:\n${gate.missing.map((line) => `- ${line}`).join('\n')}`);
     }
-    await ensureRunUpdated({ store: context.store, runId: context.runId, update: { finishVerified: true, pendingPhase: 'done' } });
+    // The run stays in its phase: the summary turn keeps this turn's tools, system prompt and
+    // tool_choice, so its request reads the cached prefix (src/agent/summary-request.ts).
+    await ensureRunUpdated({ store: context.store, runId: context.runId, update: { finishVerified: true } });
     return { finished: true, summary: input.summary };
   },
 });

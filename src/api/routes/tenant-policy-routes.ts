@@ -1,0 +1,70 @@
+// GET and PUT /v1/admin/tenants/:tenant/policy: an operator's view and setting of one tenant's
+// policy (src/domain/tenant-policy.ts): its overrides, and the policy in force once the fleet's
+// defaults fill in what the overrides leave out. Admin only: a tenant never sets its own limits.
+import { z } from 'zod';
+import { TENANT_PATTERN } from '../../auth/api-key-store.js';
+import { tenantPolicyOverridesSchema, tenantPolicySchema, type TenantPolicyOverrides } from '../../domain/tenant-policy.js';
+import type { FleetContext } from '../../fleet/fleet-context.js';
+import { policyInForce, tenantPolicyStore } from '../../fleet/tenant-account.js';
+import { defineRoute } from '../define-route.js';
+
+const tenantParamsSchema = z.object({
+  tenant: z.string().regex(TENANT_PATTERN, 'must be 1-64 letters, digits, _ and -, starting with a letter or digit').describe('The tenant, as its API keys name it'),
+});
+
+export const tenantPolicyViewSchema = z
+  .object({
+    tenant: z.string(),
+    overrides: tenantPolicyOverridesSchema.describe('What is set for this tenant; every field left out takes the fleet’s default'),
+    policy: tenantPolicySchema,
+  })
+  .describe('A tenant’s policy: its overrides and the policy in force');
+type TenantPolicyView = z.infer<typeof tenantPolicyViewSchema>;
+
+function view(fleet: FleetContext, tenant: string, overrides: TenantPolicyOverrides): TenantPolicyView {
+  return { tenant, overrides, policy: policyInForce(fleet, overrides) };
+}
+
+const FIELDS_DESCRIPTION =
+  'Fields (every amount 0 = none; a field left out takes the fleet’s default): `defaultRunBudgetUsd` / `maxRunBudgetUsd` (a run’s USD budget when it names none / the most it may ask for; fleet: `BUILDFLEET_RUN_BUDGET_USD`, `BUILDFLEET_RUN_BUDGET_USD_MAX`), `defaultRunTokenBudget` / `maxRunTokenBudget` (the same in tokens; fleet: `BUILDFLEET_TOKEN_BUDGET`, `BUILDFLEET_TOKEN_BUDGET_MAX`), `dailySpendLimitUsd` / `monthlySpendLimitUsd` (what the tenant’s runs may spend per UTC day / month before new runs are refused; fleet: `BUILDFLEET_TENANT_DAILY_SPEND_USD`, `BUILDFLEET_TENANT_MONTHLY_SPEND_USD`). A default above its maximum is lowered to it.';
+
+export function getTenantPolicyRoute({ fleet }: { fleet: FleetContext }) {
+  return defineRoute({
+    method: 'GET',
+    url: '/v1/admin/tenants/:tenant/policy',
+    operationId: 'getTenantPolicy',
+    summary: 'A tenant’s policy',
+    description: `The tenant’s overrides and the policy in force (its overrides over the fleet’s defaults). ${FIELDS_DESCRIPTION} A tenant with no overrides shows the fleet’s defaults. Needs the \`admin\` scope.`,
+    tags: ['admin'],
+    access: 'admin',
+    params: tenantParamsSchema,
+    responses: { 200: { description: 'The tenant’s policy', schema: tenantPolicyViewSchema } },
+    errors: ['invalid_params'],
+    async handler(request): Promise<TenantPolicyView> {
+      const { tenant } = request.params;
+      return view(fleet, tenant, await tenantPolicyStore(fleet).get(tenant));
+    },
+  });
+}
+
+export function putTenantPolicyRoute({ fleet }: { fleet: FleetContext }) {
+  return defineRoute({
+    method: 'PUT',
+    url: '/v1/admin/tenants/:tenant/policy',
+    operationId: 'putTenantPolicy',
+    summary: 'Set a tenant’s policy',
+    description: `Replaces the tenant’s overrides with the body (\`{}\` removes them all: the tenant follows the fleet’s defaults). ${FIELDS_DESCRIPTION} Unknown fields, amounts out of range and a default above its maximum are refused (400 \`invalid_body\`). New limits apply to runs created from then on; a run keeps the budgets it was created with. Needs the \`admin\` scope.`,
+    tags: ['admin'],
+    access: 'admin',
+    params: tenantParamsSchema,
+    body: tenantPolicyOverridesSchema,
+    responses: { 200: { description: 'The tenant’s policy as stored', schema: tenantPolicyViewSchema } },
+    errors: ['invalid_params', 'invalid_body', 'unsupported_media_type', 'body_too_large'],
+    async handler(request): Promise<TenantPolicyView> {
+      const { tenant } = request.params;
+      const stored = await tenantPolicyStore(fleet).put(tenant, request.body);
+      request.log.warn({ event: 'tenant-policy-set', tenant, overrides: stored }, 'tenant policy set by an operator');
+      return view(fleet, tenant, stored);
+    },
+  });
+}

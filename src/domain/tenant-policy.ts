@@ -1,0 +1,118 @@
+// A tenant's policy: the limits that bind one tenant's runs and spending, in one home. The fleet's
+// defaults come from the environment (src/config.ts); an operator overrides any of them per tenant
+// (stored in Redis by src/engine/tenant-policy-store.ts, set with PUT
+// /v1/admin/tenants/:tenant/policy). Today it holds the run budgets and the spend limits of issue
+// #15; the per-tenant limits of issue #16 (max turns, allowed models, concurrency) belong here too,
+// as more fields of the same schema. docs/costs.md ("Budgets") documents every rule.
+import { z } from 'zod';
+import { usdToMicroUsd } from './usage-cost.js';
+
+/** The largest amount a policy or a run option may name, in USD: far above any real build, low
+ * enough that micro-dollars stay exact integers (2^53 µUSD is $9 billion). */
+export const MAX_POLICY_USD = 1_000_000;
+/** The largest token budget (the run option's ceiling since run options existed). */
+export const MAX_TOKEN_BUDGET = 10_000_000;
+
+const usdAmount = (meaning: string) =>
+  z
+    .number()
+    .min(0)
+    .max(MAX_POLICY_USD)
+    // Amounts are kept in whole micro-dollars: one that rounds to 0 would read as a limit of
+    // nothing (every run refused) rather than as none.
+    .refine((usd) => usd === 0 || usd >= 0.000001, 'must be 0 (none) or at least 0.000001 (one micro-dollar)')
+    .describe(`${meaning}, in USD; 0 = none`);
+const tokenAmount = (meaning: string) =>
+  z
+    .int()
+    .min(0)
+    .max(MAX_TOKEN_BUDGET)
+    .describe(`${meaning}, in tokens (every class: uncached input, cache writes and reads, output); 0 = none`);
+
+/** Every field of a policy. In the fleet's defaults every one is set; in a tenant's override a
+ * field left out takes the fleet's default. */
+const policyFields = {
+  defaultRunBudgetUsd: usdAmount('The USD budget of a run that names none (`options.budgetUsd`)'),
+  maxRunBudgetUsd: usdAmount('The largest USD budget a run may ask for; a default above it is lowered to it'),
+  defaultRunTokenBudget: tokenAmount('The token budget of a run that names none (`options.tokenBudget`)'),
+  maxRunTokenBudget: tokenAmount('The largest token budget a run may ask for; a default above it is lowered to it'),
+  dailySpendLimitUsd: usdAmount('What the tenant’s runs may spend per UTC day; new runs are refused once it is reached'),
+  monthlySpendLimitUsd: usdAmount('What the tenant’s runs may spend per UTC month; new runs are refused once it is reached'),
+} as const;
+
+export type TenantPolicyField = keyof typeof policyFields;
+
+/** A default above its maximum (both set) is a mistake an operator should hear about. */
+function defaultsWithinMaximums(policy: Partial<Record<TenantPolicyField, number>>, context: z.RefinementCtx): void {
+  const pairs = [
+    ['defaultRunBudgetUsd', 'maxRunBudgetUsd'],
+    ['defaultRunTokenBudget', 'maxRunTokenBudget'],
+  ] as const;
+  for (const [defaultField, maxField] of pairs) {
+    const value = policy[defaultField];
+    const maximum = policy[maxField];
+    if (value !== undefined && maximum !== undefined && value > 0 && maximum > 0 && value > maximum) {
+      context.addIssue({ code: 'custom', path: [defaultField], message: `${defaultField} (${value}) is above ${maxField} (${maximum})` });
+    }
+  }
+}
+
+/** One tenant's overrides, as PUT and as stored: any subset of the fields. Unknown fields are
+ * refused, so a misspelt limit is never silently ignored. */
+export const tenantPolicyOverridesSchema = z
+  .strictObject({
+    defaultRunBudgetUsd: policyFields.defaultRunBudgetUsd.optional(),
+    maxRunBudgetUsd: policyFields.maxRunBudgetUsd.optional(),
+    defaultRunTokenBudget: policyFields.defaultRunTokenBudget.optional(),
+    maxRunTokenBudget: policyFields.maxRunTokenBudget.optional(),
+    dailySpendLimitUsd: policyFields.dailySpendLimitUsd.optional(),
+    monthlySpendLimitUsd: policyFields.monthlySpendLimitUsd.optional(),
+  })
+  .superRefine(defaultsWithinMaximums)
+  .describe('A tenant’s overrides of the fleet’s policy: a field left out takes the fleet’s default (BUILDFLEET_* variables); 0 = none');
+export type TenantPolicyOverrides = z.infer<typeof tenantPolicyOverridesSchema>;
+
+/** The fleet's defaults: every field set (from the environment). */
+export type TenantPolicyDefaults = Readonly<Record<TenantPolicyField, number>>;
+
+/** A policy in force, every amount null when there is none. */
+export const tenantPolicySchema = z
+  .object({
+    defaultRunBudgetUsd: z.number().nullable().describe('USD budget of a run that names none (never above maxRunBudgetUsd); null = none'),
+    maxRunBudgetUsd: z.number().nullable().describe('Largest USD budget a run may ask for; null = none'),
+    defaultRunTokenBudget: z.int().nullable().describe('Token budget of a run that names none (never above maxRunTokenBudget); null = none'),
+    maxRunTokenBudget: z.int().nullable().describe('Largest token budget a run may ask for; null = none'),
+    dailySpendLimitUsd: z.number().nullable().describe('Spend limit per UTC day; null = none'),
+    monthlySpendLimitUsd: z.number().nullable().describe('Spend limit per UTC month; null = none'),
+  })
+  .describe('The policy in force for a tenant: its overrides over the fleet’s defaults');
+export type TenantPolicy = z.infer<typeof tenantPolicySchema>;
+
+const noneIfZero = (value: number): number | null => (value > 0 ? value : null);
+
+/** The smaller of a default and its maximum, either of which may be none: a run that names no
+ * budget never gets more than it could have asked for. */
+function withinMaximum(value: number | null, maximum: number | null): number | null {
+  if (maximum === null) return value;
+  return value === null ? maximum : Math.min(value, maximum);
+}
+
+/** The policy in force: each override over the fleet's default, 0 = none, defaults lowered to their maximums. */
+export function effectiveTenantPolicy({ defaults, overrides }: { defaults: TenantPolicyDefaults; overrides: TenantPolicyOverrides }): TenantPolicy {
+  const field = (name: TenantPolicyField) => noneIfZero(overrides[name] ?? defaults[name]);
+  const maxRunBudgetUsd = field('maxRunBudgetUsd');
+  const maxRunTokenBudget = field('maxRunTokenBudget');
+  return {
+    defaultRunBudgetUsd: withinMaximum(field('defaultRunBudgetUsd'), maxRunBudgetUsd),
+    maxRunBudgetUsd,
+    defaultRunTokenBudget: withinMaximum(field('defaultRunTokenBudget'), maxRunTokenBudget),
+    maxRunTokenBudget,
+    dailySpendLimitUsd: field('dailySpendLimitUsd'),
+    monthlySpendLimitUsd: field('monthlySpendLimitUsd'),
+  };
+}
+
+/** A USD amount of a policy (or null) in whole micro-dollars. */
+export function policyMicroUsd(usd: number | null): number | null {
+  return usd === null ? null : usdToMicroUsd(usd);
+}

@@ -1,0 +1,43 @@
+// The cost experiment, small: one build per mode on the instant profile, through the same code
+// path `buildfleet experiment cost` runs (fresh in-process fleet per mode, the simulator over HTTP,
+// the suite's Redis). The cached build must read from the cache and cost less input than the
+// same build uncached; the log's costs must be the runs' own.
+import { describe, expect, it } from 'vitest';
+import { formatCostResult, runCostExperiment } from '../../src/cli/experiment-cost.js';
+import { testRedisUrl, uniquePrefix } from '../support/redis.js';
+
+describe('experiment cost', () => {
+  it('runs the same build uncached then cached: the cached one reads the cache and pays less input', { timeout: 120_000 }, async () => {
+    const result = await runCostExperiment({
+      builds: 1,
+      profile: 'instant',
+      seed: 1,
+      concurrency: 1,
+      timeoutMs: 60_000,
+      redisUrl: testRedisUrl(),
+      prefix: uniquePrefix('cost-experiment'),
+    });
+    const { uncached, cached } = result;
+    for (const mode of [uncached, cached]) {
+      expect(mode.succeeded, mode.mode).toBe(1);
+      expect(mode.otherAnswers, mode.mode).toBe(0);
+      // What the runs recorded is what the provider's log bills.
+      expect(mode.recordedMicroUsd, mode.mode).toBe(mode.totals.totalMicroUsd);
+    }
+    // The same build both ways: the same turns and the same output.
+    expect(cached.turns).toBe(uncached.turns);
+    expect(cached.totals.usage.output_tokens).toBe(uncached.totals.usage.output_tokens);
+
+    expect(uncached.totals.usage.cache_read_input_tokens + uncached.totals.usage.cache_write_5m_input_tokens + uncached.totals.usage.cache_write_1h_input_tokens).toBe(0);
+    expect(cached.totals.usage.cache_read_input_tokens).toBeGreaterThan(0);
+    expect(cached.totals.inputMicroUsd).toBeLessThan(uncached.totals.inputMicroUsd);
+    expect(result.inputCostRatio).toBeCloseTo(cached.totals.inputMicroUsd / uncached.totals.inputMicroUsd, 10);
+    // Each same-prefix turn read what the turn before it cached: no unplanned miss.
+    expect(cached.missedRequests).toBe(0);
+    expect(cached.breakdown.reduce((sum, row) => sum + row.totals.requests, 0)).toBe(cached.turns);
+
+    const printed = formatCostResult(result);
+    expect(printed).toContain('input USD cached / uncached');
+    expect(printed).toContain('prefix change building → verifying');
+  });
+});
