@@ -118,7 +118,7 @@ const CATALOG: readonly ModelDescription[] = [
   ),
   model({ id: 'claude-mythos-preview', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 4096, rateLimitClass: 'claude-mythos' }),
   // Claude 4.x.
-  model({ id: 'claude-opus-4-8', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 1024, rateLimitClass: 'claude-opus-4' }),
+  model({ id: 'claude-opus-4-8', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
   model({ id: 'claude-opus-4-7', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
   model({ id: 'claude-opus-4-6', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
   model({ id: 'claude-sonnet-4-6', maxOutputTokens: 64_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 1024, rateLimitClass: 'claude-sonnet-4' }),

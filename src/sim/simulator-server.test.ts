@@ -171,3 +171,35 @@ describe('lifecycle', () => {
     await expect(fetch(`${own.url}/healthz`)).rejects.toThrow();
   });
 });
+
+describe('prompt caching in time', () => {
+  it('makes a request\'s cache writes readable only once its response begins: a parallel request with the same prefix misses', async () => {
+    // docs build-with-claude/prompt-caching, "How prompt caching works": the API "caches the prefix
+    // once the response begins". JSON answers here take ≥ 1.5 s, so the second request arrives
+    // while the first is still being generated.
+    const own = await startSimulator({ host: '127.0.0.1', ttftMs: 1500 });
+    try {
+      const body = {
+        model: 'claude-sim',
+        max_tokens: 200,
+        system: [{ type: 'text', text: `You build websites. ${'Keep every page accessible and fast. '.repeat(400)}`, cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: 'Build a site for Luna Bakery.' }],
+      };
+      const call = () =>
+        fetch(`${own.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01', ...OFF }, body: JSON.stringify(body) }).then(
+          async (response) => ((await response.json()) as { usage: { cache_read_input_tokens: number; cache_creation_input_tokens: number } }).usage,
+        );
+      const first = call();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const [a, b] = await Promise.all([first, call()]);
+      expect(a.cache_creation_input_tokens).toBeGreaterThan(0);
+      expect(b.cache_read_input_tokens).toBe(0);
+      expect(b.cache_creation_input_tokens).toBe(a.cache_creation_input_tokens);
+      // Once an answer has begun, the entry is there.
+      expect((await call()).cache_read_input_tokens).toBe(a.cache_creation_input_tokens);
+    } finally {
+      await own.close();
+    }
+  });
+});
+

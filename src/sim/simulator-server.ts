@@ -155,6 +155,8 @@ interface JsonAnswer {
     streamError: StreamErrorPlan | undefined;
     stall: StreamStallPlan | undefined;
     eagerInputTools: readonly string[];
+    /** The prompt-cache entries this request writes become readable (its message_start goes out). */
+    responseBegins: () => void;
   };
 }
 
@@ -344,7 +346,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       const answer = errorAnswer(429, 'rate_limit_error', admission.message, requestId);
       return { ...answer, headers: { ...admission.headers, 'retry-after': String(admission.retryAfterSeconds) } };
     }
-    cachePlan.commit();
+    // The entries it writes become readable when the response begins, not at admission: "the API
+    // processes the full prompt and caches the prefix once the response begins" (docs
+    // build-with-claude/prompt-caching, "How prompt caching works"), so a parallel request with the
+    // same prefix that arrives meanwhile misses and writes too. Streamed: when message_start goes out
+    // (the first event, at once); JSON: when the whole answer is sent.
 
     const memoryKey = runId ? `${runId}\u0000${scenario}` : null;
     const plan = respondToMessages({
@@ -373,11 +379,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     });
     if (parsed.request.stream) {
       const streamError = fault?.kind === 'stream_error' ? streamErrorPlanOf({ fault }) : undefined;
-      return { status: 200, body: rendered.body, headers: admission.headers, stream: { rendered, timing, streamError, stall, eagerInputTools: parsed.request.eagerInputStreamingTools } };
+      return { status: 200, body: rendered.body, headers: admission.headers, stream: { rendered, timing, streamError, stall, eagerInputTools: parsed.request.eagerInputStreamingTools, responseBegins: cachePlan.commit } };
     }
     // A JSON answer arrives once the whole message is generated.
     const waitMs = generationTimeMs({ timing, outputTokens: rendered.body.usage.output_tokens }) + (stall?.stallMs ?? 0);
     if (waitMs > 0) await sleep(waitMs, undefined, { signal: shutdown.signal });
+    cachePlan.commit();
     return { status: 200, body: rendered.body, headers: admission.headers };
   }
 
@@ -520,8 +527,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     if (answer.stream) {
       if (entry) entry.status = answer.status;
-      const { rendered, timing, streamError, stall, eagerInputTools } = answer.stream;
+      const { rendered, timing, streamError, stall, eagerInputTools, responseBegins } = answer.stream;
       const headers = { 'request-id': requestId, ...answer.headers };
+      responseBegins();
       await streamMessage({ outgoing, headers, rendered, timing, streamError, stall, requestId, signal: shutdown.signal, eagerInputTools });
       if (entry) entry.durationMs = Date.now() - started;
       return;
