@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { ApiClient } from './api-client.js';
 import { startDevFleet } from './dev-fleet.js';
-import { followRun, formatUsd } from './follow-run.js';
+import { followRun, formatCacheHit, formatUsd } from './follow-run.js';
 
 export const SAMPLE_PROMPT =
   'Build a small website for "Harbor Lights Bakery": a home page with opening hours, an about page, and a simple stylesheet.';
@@ -42,8 +42,7 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
         console.error(`the published site did not serve HTML (status ${page.status})`);
         code = 1;
       } else {
-        const hit = view.cacheHitRatio === null ? 'n/a' : `${(view.cacheHitRatio * 100).toFixed(1)}%`;
-        console.log(`done in ${seconds} s: ${view.turn} turns, cost ${formatUsd(view.costUsd)}, cache hit ${hit}`);
+        console.log(`done in ${seconds} s: ${view.turn} turns, cost ${formatUsd(view.costUsd)}, cache hit ${formatCacheHit(view.cacheHitRatio)}`);
         console.log(`published site: ${view.deployment.live.url}`);
         code = 0;
       }

@@ -30,10 +30,15 @@ export function formatUsd(usd: number): string {
   return `$${usd.toFixed(usd < 1 ? 4 : 2)}`;
 }
 
+/** The cache hit ratio as a percentage, `n/a` before any input. */
+export function formatCacheHit(ratio: number | null): string {
+  return ratio === null ? 'n/a' : `${(ratio * 100).toFixed(1)}%`;
+}
+
 /** One line: the run's cost, its cache hit ratio and its tokens by class. */
 export function describeRunCost(view: Pick<RunView, 'usage' | 'cacheHitRatio' | 'costUsd'>): string {
   const { usage } = view;
-  const hit = view.cacheHitRatio === null ? 'n/a' : `${(view.cacheHitRatio * 100).toFixed(1)}%`;
+  const hit = formatCacheHit(view.cacheHitRatio);
   const writes = usage.cache_write_5m_input_tokens + usage.cache_write_1h_input_tokens;
   return (
     `cost ${formatUsd(view.costUsd)} · cache hit ${hit} · tokens: ${count.format(usage.input_tokens)} uncached in, ` +

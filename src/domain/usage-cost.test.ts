@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costMicroUsd, costOfAnswer, estimateCallCostMicroUsd, estimateCallCostUsd, microUsdToUsd } from './usage-cost.js';
+import { costMicroUsd, costOfAnswer, estimateCallCostMicroUsd, microUsdToUsd } from './usage-cost.js';
 import { lookupModelPrice } from './model-prices.js';
 import { EMPTY_USAGE } from './usage.js';
 
@@ -33,9 +33,9 @@ describe('the cost of usage', () => {
   });
 });
 
-describe('estimateCallCostUsd (the worst case of one call, for budget checks)', () => {
+describe('estimateCallCostMicroUsd (the worst case of one call, for budget checks)', () => {
   it('prices every input token uncached, plus all of max_tokens', () => {
-    expect(estimateCallCostUsd({ model: 'claude-sonnet-4-6', inputTokens: 20_000, maxOutputTokens: 16_384 })).toBeCloseTo(0.06 + 0.24576, 12);
+    expect(estimateCallCostMicroUsd({ model: 'claude-sonnet-4-6', inputTokens: 20_000, maxOutputTokens: 16_384 })).toBe(60_000 + 245_760);
   });
 
   it('prices every input token as written when the prompt writes the cache, at that lifetime', () => {
@@ -54,6 +54,6 @@ describe('estimateCallCostUsd (the worst case of one call, for budget checks)', 
     ]) {
       expect(costMicroUsd({ usage: split, price: sonnet })).toBeLessThanOrEqual(estimate);
     }
-    expect(estimateCallCostUsd({ model: 'no-such-model', inputTokens: 1_000_000, maxOutputTokens: 0, overrides: { default: { input: 2, output: 8 } } })).toBe(2);
+    expect(estimateCallCostMicroUsd({ model: 'no-such-model', inputTokens: 1_000_000, maxOutputTokens: 0, overrides: { default: { input: 2, output: 8 } } })).toBe(2_000_000);
   });
 });

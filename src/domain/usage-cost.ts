@@ -81,8 +81,3 @@ export function estimateCallCostMicroUsd({ model, inputTokens, maxOutputTokens, 
     { tokens: tokens(maxOutputTokens), usdPerMTok: price.output },
   ], 'up');
 }
-
-/** estimateCallCostMicroUsd in dollars. */
-export function estimateCallCostUsd(input: CallCostEstimateInput): number {
-  return microUsdToUsd(estimateCallCostMicroUsd(input));
-}

@@ -124,6 +124,7 @@ export class RunEngine {
   private readonly endObservers: RunEndObserver[] = [];
   private readonly transcripts: TranscriptCache;
   private readonly logger: Logger | undefined;
+  private readonly tenantSpendScripts: ReturnType<typeof defineTenantSpendScripts>;
 
   constructor(
     readonly redis: Redis,
@@ -131,6 +132,7 @@ export class RunEngine {
     options: RunEngineOptions = {},
   ) {
     this.scripts = defineRunScripts(redis);
+    this.tenantSpendScripts = defineTenantSpendScripts(redis);
     this.transcripts = new TranscriptCache(options.transcriptCacheBytes ?? 64 * 1024 * 1024);
     this.logger = options.logger;
   }
@@ -382,9 +384,9 @@ export class RunEngine {
       transcriptCharacters = hit.bytes;
     } else {
       const all = from === 0 ? tail : await this.redis.lrange(keys.messages(runId), 0, -1);
-      this.transcripts.replace(runId, all);
-      messages = all.map((raw) => JSON.parse(raw) as unknown);
-      transcriptCharacters = all.reduce((sum, raw) => sum + raw.length, 0);
+      const loaded = this.transcripts.replace(runId, all);
+      messages = [...loaded.messages];
+      transcriptCharacters = loaded.bytes;
     }
     const results = new Map<string, StoredToolResult | null>();
     for (let index = 0; index + 1 < resultPairs.length; index += 2) {
@@ -533,7 +535,7 @@ export class RunEngine {
       const increments = spendIncrements(pending);
       if (increments.length > 0) {
         const keys = this.keys;
-        await defineTenantSpendScripts(this.redis).bfAddTenantSpend(
+        await this.tenantSpendScripts.bfAddTenantSpend(
           keys.tenantSpend(tenant, `day:${pending.day}`),
           keys.tenantSpend(tenant, `month:${pending.month}`),
           keys.tenantSpendApplied(tenant, pending.day),

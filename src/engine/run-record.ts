@@ -28,6 +28,10 @@ export class StoredRunInvalid extends Error {
 }
 
 const metaSchema = z.object({ title: z.string(), description: z.string() }).nullable();
+// Built once: fromFields runs on every read of a run.
+const storedBudgetSchema = runBudgetSchema.nullable();
+const storedErrorSchema = runErrorSchema.nullable();
+const storedQuestionSchema = questionSchema.nullable();
 const traceContextSchema = z.record(z.string(), z.string());
 const todosSchema = z.array(todoState);
 const DEFAULT_COUNTERS = countersSchema.parse({});
@@ -109,12 +113,12 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     // Records written before costs were kept cost nothing as far as they know.
     costMicroUsd: integer('costMicroUsd', 0),
     // Records written before budgets were have none stored (legacyRunBudget applies).
-    budget: json('budget', runBudgetSchema.nullable(), null),
+    budget: json('budget', storedBudgetSchema, null),
     result: nullableText('result'),
-    error: json('error', runErrorSchema.nullable(), null),
+    error: json('error', storedErrorSchema, null),
     latestDeploy: nullableText('latestDeploy'),
     liveDeploy: nullableText('liveDeploy'),
-    question: json('question', questionSchema.nullable(), null),
+    question: json('question', storedQuestionSchema, null),
     finishVerified: fields.finishVerified === '1',
     safeMode: fields.safeMode ? oneOf('safeMode', ['skip_writes'] as const) : null,
     pendingPhase: fields.pendingPhase ? oneOf('pendingPhase', PHASES) : null,

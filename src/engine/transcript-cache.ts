@@ -26,10 +26,13 @@ export class TranscriptCache {
   }
 
   /** The whole transcript as read from Redis. */
-  replace(runId: string, raws: readonly string[]): void {
+  /** Caches the whole transcript (when it fits) and returns it parsed, for the caller to use
+   * whether or not it was kept: a miss parses each message once. */
+  replace(runId: string, raws: readonly string[]): { messages: readonly unknown[]; bytes: number } {
     this.forget(runId);
-    if (raws.length === 0) return;
-    this.store(runId, { messages: raws.map((raw) => JSON.parse(raw) as unknown), lastRaw: raws[raws.length - 1]!, bytes: sum(raws) });
+    const entry = { messages: raws.map((raw) => JSON.parse(raw) as unknown), lastRaw: raws[raws.length - 1] ?? '', bytes: sum(raws) };
+    if (raws.length > 0) this.store(runId, entry);
+    return entry;
   }
 
   /** Messages appended after the cached ones, which must number `length`; returns the entry

@@ -1,5 +1,6 @@
 // What a failed model call was, classified once, here, from the status, headers and body. What to
 // do about it (retry, fail the run) is decided from that in src/agent/decide-model-retry.ts.
+import { headerValue } from './rate-limit-headers.js';
 import { modelErrorCode, type RunErrorCode } from '../domain/run-outcomes.js';
 
 export type RetryOutcome =
@@ -67,21 +68,15 @@ const TRANSIENT_STATUSES = new Set([408, 409, 500, 502, 503, 504]);
 /** The longest a single retry-after may hold the whole queue. */
 export const MAX_RATE_LIMIT_WAIT_MS = 120_000;
 
-function header(headers: ModelCallFailure['headers'], name: string): string | null {
-  if (!headers) return null;
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name);
-  const record = headers as Record<string, string | null | undefined>;
-  return record[name] ?? record[name.toLowerCase()] ?? null;
-}
 
 /** retry-after-ms, then retry-after as seconds or an HTTP date; null when absent or unreadable. */
 export function parseRetryAfter(headers: ModelCallFailure['headers'], now = Date.now()): number | null {
-  const milliseconds = header(headers, 'retry-after-ms');
+  const milliseconds = headerValue(headers, 'retry-after-ms');
   if (milliseconds !== null && milliseconds.trim() !== '') {
     const value = Number(milliseconds);
     if (Number.isFinite(value) && value >= 0) return Math.min(Math.ceil(value), MAX_RATE_LIMIT_WAIT_MS);
   }
-  const retryAfter = header(headers, 'retry-after');
+  const retryAfter = headerValue(headers, 'retry-after');
   if (retryAfter === null || retryAfter.trim() === '') return null;
   const seconds = Number(retryAfter);
   if (Number.isFinite(seconds) && seconds >= 0) return Math.min(Math.ceil(seconds * 1000), MAX_RATE_LIMIT_WAIT_MS);
@@ -103,7 +98,7 @@ export function classifyModelError(failure: ModelCallFailure, now = Date.now()):
     return { kind: 'spend_cap', message: failure.message };
   }
   if (status === 400 && isSpendLimitMessage(failure.message)) return { kind: 'spend_cap', message: failure.message };
-  const shouldRetry = header(headers, 'x-should-retry');
+  const shouldRetry = headerValue(headers, 'x-should-retry');
   if (shouldRetry === 'false') {
     return { kind: 'fatal', code: modelErrorCode(failure.errorType), message: failure.message };
   }

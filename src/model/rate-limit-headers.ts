@@ -19,12 +19,20 @@ export interface RateLimitHeaders {
   outputTokens: RateLimitHeaderValue;
 }
 
-type HeaderSource = Headers | Record<string, string | null | undefined>;
+export type HeaderSource = Headers | Record<string, string | null | undefined>;
+
+/** One header of an answer, from the SDK's Headers or a plain record (either case); null when absent. */
+export function headerValue(headers: HeaderSource | null | undefined, name: string): string | null {
+  if (!headers) return null;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name);
+  const record = headers as Record<string, string | null | undefined>;
+  return record[name] ?? record[name.toLowerCase()] ?? null;
+}
 
 const NAMES = { requests: 'requests', inputTokens: 'input-tokens', outputTokens: 'output-tokens' } as const;
 
 function read(headers: HeaderSource, name: string): number | null {
-  const raw = typeof (headers as Headers).get === 'function' ? (headers as Headers).get(name) : ((headers as Record<string, string | null | undefined>)[name] ?? null);
+  const raw = headerValue(headers, name);
   if (raw === null || raw.trim() === '') return null;
   const value = Number(raw);
   return Number.isFinite(value) && value >= 0 ? value : null;

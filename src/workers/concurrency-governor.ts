@@ -42,7 +42,7 @@ export interface ConcurrencyGovernorOptions {
   onChange?: (change: ConcurrencyChange) => void;
 }
 
-export const GOVERNOR_DEFAULTS = { floor: 4, initial: 32, intervalMs: 1000 } as const;
+const GOVERNOR_DEFAULTS = { floor: 4, initial: 32, intervalMs: 1000 } as const;
 
 /** The next concurrency from one interval's measurements (pure, so it is tested without time). */
 export function nextConcurrency(input: { current: number; ceiling: number; floor: number; targetDelayMs: number; delayP99Ms: number; peakActive: number }): number {
@@ -86,10 +86,6 @@ export class ConcurrencyGovernor {
     } finally {
       this.active -= 1;
     }
-  }
-
-  get concurrency(): number {
-    return this.worker?.concurrency ?? this.initialConcurrency;
   }
 
   stop(): void {

@@ -31,7 +31,9 @@ describe('experiment cost', () => {
     expect(uncached.totals.usage.cache_read_input_tokens + uncached.totals.usage.cache_write_5m_input_tokens + uncached.totals.usage.cache_write_1h_input_tokens).toBe(0);
     expect(cached.totals.usage.cache_read_input_tokens).toBeGreaterThan(0);
     expect(cached.totals.inputMicroUsd).toBeLessThan(uncached.totals.inputMicroUsd);
-    expect(result.inputCostRatio).toBeCloseTo(cached.totals.inputMicroUsd / uncached.totals.inputMicroUsd, 10);
+    // One build alone shares no tier prefix with another (README: 34.9 %); a summary turn that
+    // rewrote the transcript, as before issue #15, measured 47 % — this catches a regression of that size.
+    expect(result.inputCostRatio).toBeLessThan(0.45);
     // Each same-prefix turn read what the turn before it cached: no unplanned miss.
     expect(cached.missedRequests).toBe(0);
     expect(cached.breakdown.reduce((sum, row) => sum + row.totals.requests, 0)).toBe(cached.turns);
