@@ -12,7 +12,7 @@ import { createFleetRestClient, isSettled } from './fleet-rest-client.js';
 import { inFlight, readRunOutcomes, submitRuns, waitUntilQueuesDrain, type FollowedRuns, type RunOutcomes, type SubmittedRuns } from './follow-runs.js';
 import { processPeakRssKb, processRssKb, resetPeakRss } from './process-stats.js';
 import { cpuByRole, metricsUrlOf, rolesOf, type RoleKind } from './role-processes.js';
-import { scrapeLoopLag, summarizeLoopLag, type LoopLagScrape, type LoopLagSummary } from './scrape-loop-lag.js';
+import { scrapeLoopLag, summarizeLoopLag, windowDelay, type LoopLagScrape, type LoopLagSummary, type WindowDelay } from './scrape-loop-lag.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -24,7 +24,7 @@ export interface WorkerProcessFigures {
   kbPerInFlightRun: number;
   /** True when VmHWM could be reset after the warm-up; otherwise the peak is the largest sampled VmRSS. */
   peakFromHwm: boolean;
-  loopDelay: LoopLagSummary & { metricsUrl: string | null };
+  loopDelay: LoopLagSummary & { metricsUrl: string | null; window: WindowDelay | null };
   cpuMsPerTurn: number;
 }
 
@@ -43,6 +43,8 @@ export interface ConcurrentRunsFigures extends RunOutcomes {
   /** model + tool */
   kbPerInFlightRunTotal: number;
   worstLoopDelayP99Ms: number | null;
+  /** The p99 of the whole window (buildfleet_event_loop_delay_seconds), the worse of the two workers. */
+  windowLoopDelayP99Ms: number | null;
   cpuMsPerTurn: Record<RoleKind, number> & { fleet: number };
   modelConcurrency: number;
   toolConcurrency: number;
@@ -111,6 +113,7 @@ export async function concurrentRunsInProcesses({
     const hwmReset = { model: resetPeakRss(modelRole.child.pid), tool: resetPeakRss(toolRole.child.pid) };
     const sampledPeakKb = { ...baselineKb };
     const scrapes: Record<'model' | 'tool', LoopLagScrape[]> = { model: [], tool: [] };
+    const openingScrapes: Partial<Record<'model' | 'tool', LoopLagScrape>> = {};
     let scrapeErrors = 0;
     const scrape = async (kind: 'model' | 'tool', keep: boolean) => {
       const url = metricsUrls[kind];
@@ -118,6 +121,7 @@ export async function concurrentRunsInProcesses({
       try {
         const sample = await scrapeLoopLag({ metricsUrl: url });
         if (keep) scrapes[kind].push(sample);
+        else openingScrapes[kind] = sample;
       } catch {
         scrapeErrors += 1;
       }
@@ -187,7 +191,7 @@ export async function concurrentRunsInProcesses({
       peakRssMb: peakKb[kind] / 1024,
       kbPerInFlightRun: (peakKb[kind] - baselineKb[kind]) / Math.max(1, peakInFlight),
       peakFromHwm: hwmReset[kind],
-      loopDelay: { ...summarizeLoopLag(scrapes[kind]), metricsUrl: metricsUrls[kind] },
+      loopDelay: { ...summarizeLoopLag(scrapes[kind]), metricsUrl: metricsUrls[kind], window: windowDelay(openingScrapes[kind], scrapes[kind].at(-1)) },
       cpuMsPerTurn: cpuMs(kind),
     });
     const model = perProcess('model');
@@ -209,6 +213,7 @@ export async function concurrentRunsInProcesses({
       tool,
       kbPerInFlightRunTotal: model.kbPerInFlightRun + tool.kbPerInFlightRun,
       worstLoopDelayP99Ms: p99s.length === 0 ? null : Math.max(...p99s),
+      windowLoopDelayP99Ms: worseOf(model.loopDelay.window?.p99Ms ?? null, tool.loopDelay.window?.p99Ms ?? null),
       cpuMsPerTurn: {
         model: cpuMs('model'),
         tool: cpuMs('tool'),
@@ -222,4 +227,9 @@ export async function concurrentRunsInProcesses({
   } finally {
     await fleet.stop();
   }
+}
+
+function worseOf(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  return b === null ? a : Math.max(a, b);
 }

@@ -65,7 +65,7 @@ const SIZES = {
   /** Section 7: concurrent runs on one model + one tool process. */
   concurrentRuns: envCount('BENCH_CONCURRENT_RUNS', 10_000, 300),
   /** Section 7: seconds from the first submit until figures are taken, finished or not. */
-  concurrentWindowSeconds: envCount('BENCH_CONCURRENT_WINDOW_SECONDS', 1200, 120),
+  concurrentWindowSeconds: envCount('BENCH_CONCURRENT_WINDOW_SECONDS', 1500, 120),
   /** 0: the model worker takes every run at once (concurrency = runs). */
   concurrentModelConcurrency: envCount('BENCH_CONCURRENT_MODEL_CONCURRENCY', 0, 0),
   concurrentToolConcurrency: envCount('BENCH_CONCURRENT_TOOL_CONCURRENCY', 1000, 1000),
@@ -867,11 +867,20 @@ async function main(): Promise<void> {
           source: `7 concurrent procs, ${figures.peakInFlight} in flight`,
         }),
       );
+      for (const kind of ['model', 'tool'] as const) {
+        const window = figures[kind].loopDelay.window;
+        row(
+          name,
+          `${kind} process: event-loop delay over the whole window p99; share of samples > 50 ms (buildfleet_event_loop_delay_seconds)`,
+          window ? `${fmt(window.p99Ms)} ms; ${fmt((window.shareOver50Ms ?? 0) * 100)} % of ${window.samples}` : 'n/a: the worker exports no buildfleet_event_loop_delay_seconds',
+        );
+      }
+      row(name, 'worst 2 s window: the highest per-scrape p99 of the two workers (includes the 10 ms sampling interval)', `${fmt(figures.worstLoopDelayP99Ms)} ms`);
       row(
         name,
-        'worst event-loop delay p99 of the two worker processes',
-        `${fmt(figures.worstLoopDelayP99Ms)} ms`,
-        checkTarget({ name: TARGET_NAMES.loopDelay, target: '≤ 50 ms', limit: 50, value: figures.worstLoopDelayP99Ms, unit: 'ms', source: `7 concurrent procs, ${runCount} runs` }),
+        'event-loop delay p99 over the whole window, the worse of the two worker processes',
+        `${fmt(figures.windowLoopDelayP99Ms)} ms`,
+        checkTarget({ name: TARGET_NAMES.loopDelay, target: '≤ 50 ms', limit: 50, value: figures.windowLoopDelayP99Ms, unit: 'ms', source: `7 concurrent procs, ${runCount} runs` }),
       );
       const cpu = figures.cpuMsPerTurn;
       row(name, 'CPU ms per turn model / tool / api = fleet (sim, excluded)', `${fmt(cpu.model)} / ${fmt(cpu.tool)} / ${fmt(cpu.api)} = ${fmt(cpu.fleet)} ms (${fmt(cpu.simulator)})`);

@@ -17,6 +17,50 @@ export interface LoopLagScrape {
   scrapeMs: number;
   /** The worker's governed concurrency at the scrape (buildfleet_worker_concurrency), if exported. */
   concurrency: number | null;
+  /** Cumulative counts of buildfleet_event_loop_delay_seconds by bucket bound (s; Infinity for
+   * +Inf) since the process started, if exported: two scrapes give the whole window's
+   * distribution, not only each 2 s window's p99. */
+  delayBuckets: Array<{ le: number; count: number }> | null;
+}
+
+/** The event-loop delay over a whole window, from the histogram's buckets at its two ends. */
+export interface WindowDelay {
+  samples: number;
+  /** p99, linearly interpolated inside its bucket (as Prometheus's histogram_quantile does). */
+  p99Ms: number | null;
+  /** Share of the 10 ms samples later than 50 ms (the bench's target): p99 ≤ 50 ms ⇔ ≤ 1 %. */
+  shareOver50Ms: number | null;
+}
+
+export function windowDelay(opening: LoopLagScrape | undefined, closing: LoopLagScrape | undefined): WindowDelay | null {
+  if (!opening?.delayBuckets || !closing?.delayBuckets) return null;
+  const before = new Map(opening.delayBuckets.map((bucket) => [bucket.le, bucket.count]));
+  const buckets = closing.delayBuckets.map((bucket) => ({ le: bucket.le, count: bucket.count - (before.get(bucket.le) ?? 0) })).sort((a, b) => a.le - b.le);
+  const samples = buckets.at(-1)?.count ?? 0;
+  if (samples === 0) return { samples, p99Ms: null, shareOver50Ms: null };
+  const at50 = buckets.find((bucket) => bucket.le === 0.05);
+  const rank = 0.99 * samples;
+  let p99Ms: number | null = null;
+  let lower = 0;
+  let below = 0;
+  for (const bucket of buckets) {
+    if (bucket.count >= rank) {
+      // Past the last finite bound there is nothing to interpolate towards: report that bound.
+      p99Ms = Number.isFinite(bucket.le) ? (lower + ((bucket.le - lower) * (rank - below)) / Math.max(1, bucket.count - below)) * 1000 : lower * 1000;
+      break;
+    }
+    lower = bucket.le;
+    below = bucket.count;
+  }
+  return { samples, p99Ms, shareOver50Ms: at50 ? 1 - at50.count / samples : null };
+}
+
+function delayBuckets(text: string): LoopLagScrape['delayBuckets'] {
+  const buckets: Array<{ le: number; count: number }> = [];
+  for (const match of text.matchAll(/^buildfleet_event_loop_delay_seconds_bucket\{(?:[^}]*,)?le="([^"]+)"[^}]*\}\s+(\S+)/gm)) {
+    buckets.push({ le: match[1] === '+Inf' ? Infinity : Number(match[1]), count: Number(match[2]) });
+  }
+  return buckets.length === 0 ? null : buckets;
 }
 
 export interface LoopLagSummary {
@@ -48,7 +92,7 @@ export async function scrapeLoopLag({ metricsUrl }: { metricsUrl: string }): Pro
   const scrapeMs = performance.now() - started;
   if (!response.ok) throw new Error(`GET ${metricsUrl}: ${response.status}`);
   const concurrency = /^buildfleet_worker_concurrency(?:\{[^}]*\})?\s+(\S+)/m.exec(text);
-  return { p50Ms: gauge(text, 'p50'), p99Ms: gauge(text, 'p99'), maxMs: gauge(text, 'max'), scrapeMs, concurrency: concurrency ? Number(concurrency[1]) : null };
+  return { p50Ms: gauge(text, 'p50'), p99Ms: gauge(text, 'p99'), maxMs: gauge(text, 'max'), scrapeMs, concurrency: concurrency ? Number(concurrency[1]) : null, delayBuckets: delayBuckets(text) };
 }
 
 function maxOf(values: Array<number | null>): number | null {

@@ -11,6 +11,7 @@ import { USAGE_CLASSES } from '../domain/usage.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
 import { reasonCodeOf } from '../tools/output/tool-output-invalid.js';
 import { killSwitchGaugeValue } from '../safety/kill-switch-mode.js';
+import { EVENT_LOOP_DELAY_BUCKETS, observeEventLoopDelay } from '../telemetry/event-loop-delay-sampler.js';
 
 const QUEUE_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed', 'completed'] as const;
 
@@ -44,13 +45,20 @@ export class FleetMetrics {
   readonly workerConcurrency: Gauge<'queue'>;
   readonly runsEnded: Counter<'status' | 'error_code'>;
   readonly httpRequests: Counter<'route' | 'status_code'>;
+  readonly eventLoopDelay: Histogram | null = null;
+  /** Stops feeding eventLoopDelay. */
+  readonly stopEventLoopDelay: () => void = () => undefined;
   /** Read at scrape time for the queue depth gauge. */
   queues: FleetQueues | null;
 
   constructor(input: { role: string; queues?: FleetQueues; defaultMetrics?: boolean }) {
     const registers = [this.registry];
     this.registry.setDefaultLabels({ role: input.role });
-    if (input.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'buildfleet_process_' });
+    if (input.defaultMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry, prefix: 'buildfleet_process_' });
+      this.eventLoopDelay = new Histogram({ name: METRICS.eventLoopDelay, help: 'Event-loop delay: how late a 10 ms timer fires', buckets: EVENT_LOOP_DELAY_BUCKETS, registers });
+      this.stopEventLoopDelay = observeEventLoopDelay(this.eventLoopDelay);
+    }
     const counter = <Label extends string>(name: string, help: string, labelNames: Label[] = []) =>
       new Counter<Label>({ name, help, labelNames, registers });
     this.turns = counter(METRICS.turns, 'Model turns by stop reason and tools in the request', ['stop_reason', 'tool_count']);

@@ -53,6 +53,8 @@ export const METRICS = {
   jobDuration: 'buildfleet_job_duration_seconds',
   /** gauge {queue} — jobs a worker process takes at once now (the loop-delay governor moves it under the configured concurrency) */
   workerConcurrency: 'buildfleet_worker_concurrency',
+  /** histogram — event-loop delay of the process in seconds: how late a 10 ms timer fires (an idle loop reads ~0); buckets add up across scrapes and processes, unlike the default per-scrape p99 gauge */
+  eventLoopDelay: 'buildfleet_event_loop_delay_seconds',
   /** counter {status, error_code} — runs that reached a terminal state */
   runsEnded: 'buildfleet_runs_ended_total',
   /** counter {route, status_code} — API requests */
