@@ -24,9 +24,12 @@ describe('loadConfig', () => {
       defaultRunBudgetUsd: 0,
       maxRunBudgetUsd: 0,
       defaultRunTokenBudget: 400_000,
-      maxRunTokenBudget: 0,
+      // A ceiling by default: no key asks its runs 10,000,000 tokens unless an operator allows it.
+      maxRunTokenBudget: 2_000_000,
       dailySpendLimitUsd: 0,
       monthlySpendLimitUsd: 0,
+      maxTurns: 40,
+      maxConcurrentRuns: 20,
     });
     expect(tenantPolicyDefaults(loadConfig({ BUILDFLEET_RUN_BUDGET_USD: '2.5', BUILDFLEET_RUN_BUDGET_USD_MAX: '10', BUILDFLEET_TENANT_DAILY_SPEND_USD: '50' }))).toMatchObject({
       defaultRunBudgetUsd: 2.5,
@@ -38,5 +41,19 @@ describe('loadConfig', () => {
     expect(tenantPolicyDefaults(loadConfig({ BUILDFLEET_TOKEN_BUDGET_MAX: '1000' }))).toMatchObject({ defaultRunTokenBudget: 400_000, maxRunTokenBudget: 1000 });
     expect(() => loadConfig({ BUILDFLEET_TOKEN_BUDGET: '5000', BUILDFLEET_TOKEN_BUDGET_MAX: '1000' })).toThrow(/BUILDFLEET_TOKEN_BUDGET: /);
     expect(() => loadConfig({ BUILDFLEET_TENANT_MONTHLY_SPEND_USD: '-1' })).toThrow(/BUILDFLEET_TENANT_MONTHLY_SPEND_USD/);
+    // The run limits join it: BUILDFLEET_MAX_TURNS within a run's ceiling of 200.
+    expect(tenantPolicyDefaults(loadConfig({ BUILDFLEET_MAX_TURNS: '12', BUILDFLEET_MAX_CONCURRENT_RUNS: '0' }))).toMatchObject({ maxTurns: 12, maxConcurrentRuns: 0 });
+    expect(() => loadConfig({ BUILDFLEET_MAX_TURNS: '201' })).toThrow(/BUILDFLEET_MAX_TURNS: /);
+  });
+
+  it('gives sites an origin of their own: never the API’s listener, never its public origin', () => {
+    const config = loadConfig({});
+    expect([config.BUILDFLEET_SITES_HOST, config.BUILDFLEET_SITES_PORT]).toEqual(['127.0.0.1', 8081]);
+    expect(config.BUILDFLEET_SITES_PORT).not.toBe(config.BUILDFLEET_API_PORT);
+    expect(() => loadConfig({ BUILDFLEET_API_PORT: '9000', BUILDFLEET_SITES_PORT: '9000' })).toThrow(/BUILDFLEET_SITES_PORT: 9000 is the API's port/);
+    // Another host on the same port is another listener (and origin).
+    expect(loadConfig({ BUILDFLEET_API_PORT: '9000', BUILDFLEET_SITES_PORT: '9000', BUILDFLEET_SITES_HOST: '127.0.0.2' }).BUILDFLEET_SITES_PORT).toBe(9000);
+    expect(() => loadConfig({ BUILDFLEET_PUBLIC_URL: 'https://fleet.example', BUILDFLEET_SITES_PUBLIC_URL: 'https://fleet.example/sites' })).toThrow(/BUILDFLEET_SITES_PUBLIC_URL: /);
+    expect(loadConfig({ BUILDFLEET_PUBLIC_URL: 'https://fleet.example', BUILDFLEET_SITES_PUBLIC_URL: 'https://sites.fleet-usercontent.example' }).BUILDFLEET_SITES_PUBLIC_URL).toBe('https://sites.fleet-usercontent.example');
   });
 });

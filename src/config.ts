@@ -116,12 +116,16 @@ export const configSchema = z.object({
   /** Lifetime of the breakpoints of a request that may park the run on ask_user
    * (src/agent/prompt-cache-ttl.ts): `1h` writes cost 2x base input instead of 1.25x. */
   BUILDFLEET_PROMPT_CACHE_TTL_WAITING: z.enum(['5m', '1h']).default('5m'),
+  /** The fleet's default of every tenant's `maxTurns` (tenant-policy.ts): the turns of a run that
+   * names none and the most a run may ask for, 1 to 200. */
   BUILDFLEET_MAX_TURNS: positiveInt.default(40),
   /** The fleet's tenant policy (src/domain/tenant-policy.ts, docs/costs.md "Budgets"), which
    * PUT /v1/admin/tenants/:tenant/policy overrides per tenant; every amount 0 = none.
    * BUILDFLEET_TOKEN_BUDGET is the default token budget of a run. */
   BUILDFLEET_TOKEN_BUDGET: positiveInt.default(400_000),
-  BUILDFLEET_TOKEN_BUDGET_MAX: z.coerce.number().int().min(0).default(0),
+  // A ceiling by default (5× the default budget): with none, any key could give its runs the
+  // 10,000,000-token maximum (issue #16: "tenants set their own limits"); admin keys may exceed it.
+  BUILDFLEET_TOKEN_BUDGET_MAX: z.coerce.number().int().min(0).default(2_000_000),
   BUILDFLEET_RUN_BUDGET_USD: z.coerce.number().min(0).default(0),
   BUILDFLEET_RUN_BUDGET_USD_MAX: z.coerce.number().min(0).default(0),
   BUILDFLEET_TENANT_DAILY_SPEND_USD: z.coerce.number().min(0).default(0),
@@ -131,6 +135,14 @@ export const configSchema = z.object({
   BUILDFLEET_API_HOST: z.string().default('127.0.0.1'),
   BUILDFLEET_API_PORT: port.default(8080),
   BUILDFLEET_PUBLIC_URL: z.string().url().optional(),
+  /** The sites origin (src/api/sites-server.ts, docs/sites.md): published sites and
+   * deployments are served by the API process on this second listener, never on the API's own
+   * origin, so model-written pages cannot reach /v1 or /docs as same-origin. */
+  BUILDFLEET_SITES_HOST: z.string().default('127.0.0.1'),
+  BUILDFLEET_SITES_PORT: port.default(8081),
+  /** The sites origin as users and tools reach it: every site link the fleet hands out, and the
+   * one origin the fetch tools trust. Default http://BUILDFLEET_SITES_HOST:BUILDFLEET_SITES_PORT. */
+  BUILDFLEET_SITES_PUBLIC_URL: z.string().url().optional(),
   // Every process serves /healthz, /readyz and /metrics here; loopback by default, containers set
   // 0.0.0.0 so probes and Prometheus can reach it.
   BUILDFLEET_METRICS_HOST: z.string().default('127.0.0.1'),
@@ -155,6 +167,14 @@ export const configSchema = z.object({
   BUILDFLEET_LOCK_DURATION_MS: z.coerce.number().int().min(1000).default(30_000),
   /** How often workers look for stalled jobs (those whose lock expired). */
   BUILDFLEET_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(15_000),
+  /** How often each model worker process offers to sweep for runs with no live job (one sweeps at
+   * a time, under a Redis lock: src/workers/run-reaper.ts); 0 = no reaper in this process. */
+  BUILDFLEET_REAPER_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  /** How long a run must have made no transition before the reaper judges it: covers the moments
+   * between a step and the job it enqueues (a commit and its flow, a creation and its first turn). */
+  BUILDFLEET_REAPER_GRACE_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
+  /** How many times the reaper hands one turn to a new job before it ends the run (run_stalled). */
+  BUILDFLEET_REAPER_MAX_RECOVERIES: z.coerce.number().int().min(0).max(100).default(3),
   BUILDFLEET_CHROMIUM_PATH: z.string().optional(),
   BUILDFLEET_FETCH_ALLOWLIST: z.string().default(''),
   /** fetch_url_live / fetch_image may reach public addresses (each connection's address checked by
@@ -167,8 +187,14 @@ export const configSchema = z.object({
   BUILDFLEET_MAX_PROMPT_CHARS: z.coerce.number().int().min(1).max(200_000).default(20_000),
   /** Runs one tenant may create per minute (sliding window); 0 = unlimited. */
   BUILDFLEET_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(60),
-  /** Runs one tenant may have not yet ended (queued, running, waiting for input); 0 = unlimited. */
+  /** Runs one tenant may have not yet ended (queued, running, waiting for input); 0 = unlimited.
+   * The fleet's default of every tenant's `maxConcurrentRuns` (tenant-policy.ts). */
   BUILDFLEET_MAX_CONCURRENT_RUNS: z.coerce.number().int().min(0).default(20),
+  /** Redis connections one API process blocks in XREAD to follow every open event stream (SSE),
+   * however many streams there are. */
+  BUILDFLEET_SSE_REDIS_CONNECTIONS: z.coerce.number().int().min(1).max(32).default(2),
+  /** Event streams one tenant may hold open on one API process; 0 = unlimited. */
+  BUILDFLEET_SSE_STREAMS_PER_TENANT: z.coerce.number().int().min(0).default(100),
   BUILDFLEET_TEXT_RECOVERY: booleanFlag.default(true),
   /** Per-tool output modes overriding the contracts' defaults: `fetch_image=degrade,fetch_url_live=fail_closed`. */
   BUILDFLEET_TOOL_OUTPUT_MODES: toolOutputModes.default(''),
@@ -180,6 +206,12 @@ export const configSchema = z.object({
   BUILDFLEET_KILLSWITCH_WINDOW_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   /** After an automatic trip, half-open after this long and let one probe write through; 0 = off. */
   BUILDFLEET_KILLSWITCH_COOLDOWN_MS: z.coerce.number().int().min(0).default(0),
+  /** Spiking tenants (own invalid share at or over the threshold) a fleet-wide trip needs; 1 = any
+   * spike trips the whole fleet, as before the switch had scopes. */
+  BUILDFLEET_KILLSWITCH_FLEET_MIN_TENANTS: z.coerce.number().int().min(1).max(1000).default(3),
+  /** Spiking tenants an upstream (tool + host) trip needs: one tenant fetching junk from a shared
+   * host trips only its own scope. */
+  BUILDFLEET_KILLSWITCH_UPSTREAM_MIN_TENANTS: z.coerce.number().int().min(1).max(1000).default(2),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
 });
@@ -235,7 +267,21 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     const problems = policy.error.issues.map((issue) => `${variableOf[String(issue.path[0])] ?? String(issue.path[0])}: ${issue.message}`);
     throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
   }
+  const sitesProblem = sitesOriginProblem(parsed.data);
+  if (sitesProblem) throw new ConfigError(`Invalid environment: ${sitesProblem}`);
   return Object.freeze(parsed.data);
+}
+
+/** Sites must not share the API's origin (issue #16): the same listener, or a sites public URL on
+ * the API's public origin, would serve model-written pages as the API itself. */
+function sitesOriginProblem(config: z.infer<typeof configSchema>): string | null {
+  if (config.BUILDFLEET_SITES_PORT !== 0 && config.BUILDFLEET_SITES_PORT === config.BUILDFLEET_API_PORT && config.BUILDFLEET_SITES_HOST === config.BUILDFLEET_API_HOST) {
+    return `BUILDFLEET_SITES_PORT: ${config.BUILDFLEET_SITES_PORT} is the API's port; sites need a listener of their own`;
+  }
+  if (config.BUILDFLEET_SITES_PUBLIC_URL && config.BUILDFLEET_PUBLIC_URL && new URL(config.BUILDFLEET_SITES_PUBLIC_URL).origin === new URL(config.BUILDFLEET_PUBLIC_URL).origin) {
+    return 'BUILDFLEET_SITES_PUBLIC_URL: it has the origin of BUILDFLEET_PUBLIC_URL; sites must be served from an origin of their own';
+  }
+  return null;
 }
 
 /** The variable that sets each field of the fleet's tenant policy. */
@@ -246,6 +292,8 @@ const POLICY_VARIABLES = {
   BUILDFLEET_TOKEN_BUDGET_MAX: 'maxRunTokenBudget',
   BUILDFLEET_TENANT_DAILY_SPEND_USD: 'dailySpendLimitUsd',
   BUILDFLEET_TENANT_MONTHLY_SPEND_USD: 'monthlySpendLimitUsd',
+  BUILDFLEET_MAX_TURNS: 'maxTurns',
+  BUILDFLEET_MAX_CONCURRENT_RUNS: 'maxConcurrentRuns',
 } as const satisfies Record<string, keyof TenantPolicyDefaults>;
 
 /** The fleet's defaults of every tenant's policy, from the environment. */

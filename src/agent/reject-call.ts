@@ -1,8 +1,10 @@
 // Whether a tool call the model made may run: the finish gate must not have passed yet (after it
 // the run only waits for the summary: summary-request.ts), the tool must be in the turn's tier and
 // its input must pass the tool's schema. A rejected call is answered with an is_error tool_result
-// and never reaches a tool worker.
+// and never reaches a tool worker. The call's name is the model's (text recovery accepts any), so
+// the message quotes it as data.
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
+import { quoteUntrusted } from '../domain/quote-untrusted.js';
 import type { ToolName } from '../domain/profile.js';
 import type { PlannedCall } from './stop-reason-handler.js';
 
@@ -26,7 +28,7 @@ export function rejectCall({
   if (finishVerified) {
     return {
       code: 'finish_already_verified',
-      message: `Tool "${call.name}" was not run: finish_turn already passed, so the site is final and no tool runs any more. Write your final summary for the user as plain text.`,
+      message: `Tool ${quoteUntrusted(call.name, { maxCharacters: 100 })} was not run: finish_turn already passed, so the site is final and no tool runs any more. Write your final summary for the user as plain text.`,
     };
   }
   if (!allowed.includes(call.name) || !isSafeToolName(call.name)) {
@@ -35,7 +37,7 @@ export function rejectCall({
     const hint = planMissing ? ' Write the plan with todo_write first: the build tools become available once it exists.' : '';
     return {
       code: 'tool_not_available',
-      message: `Tool "${call.name}" is not available in this phase. Available tools: ${allowed.join(', ')}.${hint}`,
+      message: `Tool ${quoteUntrusted(call.name, { maxCharacters: 100 })} is not available in this phase. Available tools: ${allowed.join(', ')}.${hint}`,
     };
   }
   const parsed = toolInputSchemas[call.name].safeParse(call.input);

@@ -24,6 +24,7 @@ import {
 } from './stop-reason-handler.js';
 import { buildToolResultsMessage, textMessage } from './turn-input.js';
 import { rejectCall } from './reject-call.js';
+import { wrapToolError } from '../domain/tool-result-envelope.js';
 import { noteForToolResults, verifiedFinishSummary } from './summary-request.js';
 import { decideModelRetry, type AdmissionWait, type RetryDecision } from './decide-model-retry.js';
 import type { Config } from '../config.js';
@@ -508,7 +509,7 @@ function planOutcome(
         const rejection = rejectCall({ call, allowed, planMissing: phase === 'planning' && run.todos.length === 0, finishVerified: run.finishVerified });
         if (rejection) {
           answered.push({
-            result: { content: `Error (${rejection.code}): ${rejection.message}`, is_error: true, error_code: rejection.code },
+            result: { content: wrapToolError({ toolName: call.name, label: rejection.code, message: rejection.message }), is_error: true, error_code: rejection.code },
             trail: { tool: call.name, ok: false, phase, turn, toolUseId: call.toolUseId, detail: rejection.code },
           });
           events.push({ run_id: run.id, step: turn, event: 'tool-call-reject', tool: call.name, tool_use_id: call.toolUseId, reason: rejection.code });

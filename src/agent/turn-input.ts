@@ -1,9 +1,13 @@
 // Builds the user message a turn sends, from what the previous turn decided it needs.
 import type { StoredToolResult } from '../engine/run-engine.js';
 import type { ToolResultBlock, UserBlock, UserMessage } from '../domain/model-message.js';
+import { wrapToolError } from '../domain/tool-result-envelope.js';
 
 export const MISSING_RESULT_TEXT =
   'The tool did not return a result (the tool worker failed repeatedly). Treat the call as failed.';
+/** What the model reads for a call without a ledger entry: an error result in the same envelope
+ * as every other result (the turn does not know the call's tool, so the envelope names none). */
+export const MISSING_RESULT_CONTENT = wrapToolError({ toolName: null, label: 'tool_result_missing', message: MISSING_RESULT_TEXT });
 
 /** Every tool_use id gets exactly one tool_result, echoed verbatim, in the order the model
  * called them; a missing ledger entry becomes an is_error result so no tool_use stays open. */
@@ -20,7 +24,7 @@ export function buildToolResultsMessage(
     const block: ToolResultBlock = {
       type: 'tool_result',
       tool_use_id: toolUseId,
-      content: stored ? stored.content : MISSING_RESULT_TEXT,
+      content: stored ? stored.content : MISSING_RESULT_CONTENT,
     };
     if (!stored || stored.is_error) block.is_error = true;
     blocks.push(block);

@@ -105,6 +105,18 @@ export const apiErrors = {
     415,
     'The request has a body whose Content-Type is not `application/json`.',
   ),
+  unsupportedCharset: createApiError(
+    'unsupported_charset',
+    'Send the body as UTF-8 JSON.',
+    415,
+    'The `Content-Type` names a `charset` other than `utf-8` (e.g. `application/json; charset=utf-16`). JSON exchanged between systems is UTF-8 (RFC 8259 §8.1): send UTF-8 and leave the parameter out or set it to `utf-8`. Nothing was done.',
+  ),
+  invalidBodyEncoding: createApiError(
+    'invalid_body_encoding',
+    'The request body is not valid UTF-8 JSON.',
+    400,
+    'The body is not valid UTF-8 (a stray byte, an overlong or truncated sequence, UTF-16 text), or starts with a byte order mark, which RFC 8259 §8.1 forbids in JSON text on the wire. The message says which. Nothing was done.',
+  ),
   bodyTooLarge: createApiError(
     'body_too_large',
     'The request body is larger than 256 KiB.',
@@ -122,6 +134,18 @@ export const apiErrors = {
     'This API key lacks the scope this endpoint needs.',
     403,
     'The API key is valid but lacks the scope the endpoint needs (`runs:read`, `runs:write` or `admin`); the message names it. `admin` includes every scope.',
+  ),
+  duplicateAuthorization: createApiError(
+    'duplicate_authorization',
+    'Send exactly one Authorization header.',
+    400,
+    'The request carries more than one `Authorization` header. Which one a server or a proxy in front of it would judge is not defined (RFC 9110 §5.3: the field is not a list), so the request is refused rather than judged by the first. Answered with `www-authenticate: Bearer error="invalid_request"` (RFC 6750), before the body is read.',
+  ),
+  tooManyEventStreams: createApiError(
+    'too_many_event_streams',
+    'The tenant has too many event streams open; close one or retry later.',
+    429,
+    'The tenant already follows `BUILDFLEET_SSE_STREAMS_PER_TENANT` event streams (`GET /v1/runs/{id}/events` as `text/event-stream`, default 100) on this API process. Close a stream (or wait for its run to end) and retry; `retry-after` gives the seconds. The JSON form (`Accept: application/json`) holds no stream and is not counted.',
   ),
   promptTooLarge: createApiError(
     'prompt_too_large',
@@ -157,7 +181,7 @@ export const apiErrors = {
     'too_many_active_runs',
     'Too many runs have not ended yet; wait for one to end or cancel one.',
     429,
-    'The tenant already has `BUILDFLEET_MAX_CONCURRENT_RUNS` runs (default 20) that have not ended (queued, running or waiting for input). Wait for one to end, or cancel one. Nothing was created.',
+    'The tenant already has as many runs that have not ended (queued, running or waiting for input) as its policy’s `maxConcurrentRuns` allows (fleet default `BUILDFLEET_MAX_CONCURRENT_RUNS`, 20). Binds every key of the tenant. Wait for one to end, or cancel one. Nothing was created.',
   ),
   modelSpendLimitReached: createApiError(
     'model_spend_limit_reached',
@@ -170,6 +194,24 @@ export const apiErrors = {
     'The run asks for a budget above its tenant’s maximum.',
     400,
     '`options.budgetUsd` or `options.tokenBudget` is above the tenant’s `maxRunBudgetUsd` or `maxRunTokenBudget` (its policy: `GET /v1/spend`; fleet defaults `BUILDFLEET_RUN_BUDGET_USD_MAX`, `BUILDFLEET_TOKEN_BUDGET_MAX`). The message names the option, the amount asked and the maximum. Ask for less, or leave it out for the tenant’s default; keys with the `admin` scope may exceed the maximum. Nothing was created.',
+  ),
+  maxTurnsAboveTenantMaximum: createApiError(
+    'max_turns_above_tenant_maximum',
+    'The run asks for more turns than its tenant’s maximum.',
+    400,
+    '`maxTurns` is above the tenant’s `maxTurns` (its policy: `GET /v1/spend`; fleet default `BUILDFLEET_MAX_TURNS`). Refused, not clamped: a run that silently got fewer turns than it asked for would fail later for a reason its caller never saw. The message names the amount asked and the maximum. Ask for at most that, or leave it out for the tenant’s maximum; keys with the `admin` scope may ask for more (up to 200). Nothing was created.',
+  ),
+  modelNotAllowed: createApiError(
+    'model_not_allowed',
+    'The tenant may not use this model.',
+    403,
+    '`model` is not one of the tenant’s `allowedModels` (its policy: `GET /v1/spend`, set by an operator). The message lists the models it may use. Binds every key of the tenant, admin keys included (an operator changes the policy instead). Nothing was created.',
+  ),
+  runOptionRequiresAdmin: createApiError(
+    'run_option_requires_admin',
+    'This run option is for the fleet’s experiments: it needs an API key with the admin scope.',
+    403,
+    '`options.toolLayout` and `options.textRecovery` exist for the fleet’s own experiments (they change how a run is driven, not what it builds), so only keys with the `admin` scope may set them. The message names the options. Leave them out. Nothing was created.',
   ),
   tenantSpendLimitReached: createApiError(
     'tenant_spend_limit_reached',

@@ -13,6 +13,7 @@ import {
   usageSchema,
 } from '../engine/run-types.js';
 import { RUN_BUDGET_SOURCES } from '../domain/run-budget.js';
+import { MAX_RUN_TURNS } from '../domain/tenant-policy.js';
 import { apiErrors } from './api-errors.js';
 import { resourceParams } from './zod-route-compilers.js';
 
@@ -34,8 +35,13 @@ export const createRunBodySchema = z
       .min(1)
       .max(200)
       .optional()
-      .describe('Model id; defaults to BUILDFLEET_MODEL. Unknown models are refused (`unknown_model`) unless the operator allows them'),
-    maxTurns: z.int().min(1).max(200).optional().describe('Model turns before the run stops; defaults to BUILDFLEET_MAX_TURNS'),
+      .describe('Model id; defaults to BUILDFLEET_MODEL (or the first of the tenant’s `allowedModels` when that is not among them). Unknown models are refused (`unknown_model`) unless the operator allows them; models outside the tenant’s `allowedModels` too (`model_not_allowed`)'),
+    maxTurns: z
+      .int()
+      .min(1)
+      .max(MAX_RUN_TURNS)
+      .optional()
+      .describe('Model turns before the run stops; defaults to, and may not exceed, the tenant’s `maxTurns` (fleet default BUILDFLEET_MAX_TURNS; `max_turns_above_tenant_maximum`)'),
     options: runOptionsSchema.optional(),
     thinking: runThinkingSchema.optional(),
   })
@@ -56,7 +62,7 @@ export const runAcceptedSchema = z
   .describe('The run and its status when the request was accepted');
 export type RunAccepted = z.infer<typeof runAcceptedSchema>;
 
-const deploymentLinkSchema = z.object({ id: z.string(), url: z.string().describe('Absolute URL of the site') });
+const deploymentLinkSchema = z.object({ id: z.string(), url: z.string().describe('Absolute URL of the site, on the sites origin (BUILDFLEET_SITES_PUBLIC_URL)') });
 
 const budgetAmountSchema = (unit: string) =>
   z.object({
@@ -94,7 +100,7 @@ export const runViewSchema = z
     files: z.array(z.object({ path: z.string(), bytes: z.int() })).describe('The workspace as it is now'),
     deployment: z.object({
       latest: deploymentLinkSchema.nullable().describe('The newest deployment (an immutable preview)'),
-      live: deploymentLinkSchema.nullable().describe('The published deployment, served at /sites/{id}/'),
+      live: deploymentLinkSchema.nullable().describe('The published deployment, served on the sites origin at /sites/{id}/'),
     }),
     usage: usageSchema.describe('Tokens the run’s model calls used, by billing class (the classes add up to every input and output token)'),
     cacheHitRatio: z

@@ -25,14 +25,11 @@ import { killSwitchDocumentation } from './routes/kill-switch-documentation.js';
 import { listRunsRoute } from './routes/list-runs-route.js';
 import { healthzRoute, readyzRoute } from './routes/health-routes.js';
 import { runEventsRoute, type OpenEventStreams } from './routes/run-events-route.js';
+import { EventStreamMultiplexer } from './events/event-stream-multiplexer.js';
+import { EventStreamSlots } from './events/event-stream-slots.js';
+import { EVENTS_CONNECTION_NAME, FOLLOW_BLOCK_MS } from './events/follow-run-events.js';
 import { runInputRoute } from './routes/run-input-route.js';
-import {
-  deploymentRootRedirectRoute,
-  deploymentSiteRoute,
-  liveSiteRoute,
-  ogImageRoute,
-  siteRootRedirectRoute,
-} from './routes/site-routes.js';
+import { sitesMovedRoute } from './routes/sites-moved-route.js';
 import { toApiError } from './to-api-error.js';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-route-compilers.js';
 
@@ -45,6 +42,12 @@ export interface ApiServerOptions {
   logger?: boolean;
   /** Interval of the SSE heartbeat comment (default 15 s); tests shorten it. */
   heartbeatMs?: number;
+  /** How long a shared event reader keeps its Redis connection with no stream to follow
+   * (default 5 s); tests shorten it. */
+  eventReaderIdleMs?: number;
+  /** How long one shared XREAD blocks (default FOLLOW_BLOCK_MS); tests lengthen it so that a
+   * stream joining a blocked read can only be served at once by the CLIENT UNBLOCK. */
+  eventReaderBlockMs?: number;
   /** Adds hooks and routes before the server is sealed (the process adds /metrics here). */
   extend?: (app: FastifyInstance) => void;
 }
@@ -94,6 +97,17 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   }
 
   const openStreams: OpenEventStreams = new Set();
+  // Every event stream of this process reads through these few connections (and the tenant cap).
+  const eventReaders = new EventStreamMultiplexer({
+    engine: fleet.store,
+    redis: fleet.redis,
+    connections: fleet.config.BUILDFLEET_SSE_REDIS_CONNECTIONS,
+    connectionName: `${EVENTS_CONNECTION_NAME}-${fleet.config.BUILDFLEET_PREFIX}`,
+    blockMs: options.eventReaderBlockMs ?? FOLLOW_BLOCK_MS,
+    idleCloseMs: options.eventReaderIdleMs ?? FOLLOW_BLOCK_MS,
+  });
+  const eventStreamSlots = new EventStreamSlots(fleet.config.BUILDFLEET_SSE_STREAMS_PER_TENANT);
+  app.addHook('onClose', async () => eventReaders.close());
   // Event streams last as long as their runs; closing the server ends them (clients reconnect
   // elsewhere with Last-Event-ID) instead of waiting for every run to finish. Waiting here until
   // they have ended lets Fastify then close their connections as idle ones.
@@ -110,13 +124,13 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
       info: {
         title: 'buildfleet API',
         version: '1.0.0',
-        description: `Start LLM build runs, follow their events, answer their questions, and serve the sites they build.\n\nEvery error is \`{ "error": { "code", "message" } }\`. Codes:\n\n${API_ERRORS.map(
+        description: `Start LLM build runs, follow their events and answer their questions. The sites they build are served on a separate origin (\`BUILDFLEET_SITES_PUBLIC_URL\`, docs/sites.md).\n\nEvery error is \`{ "error": { "code", "message" } }\`. Codes:\n\n${API_ERRORS.map(
           (definition) => `- \`${definition.code}\` (${definition.statusCode}): ${definition.description}`,
         ).join('\n')}`,
       },
       tags: [
         { name: 'runs', description: 'Build runs' },
-        { name: 'sites', description: 'The sites runs build and deploy' },
+        { name: 'sites', description: 'The sites runs build and deploy: served on the sites origin (`BUILDFLEET_SITES_PUBLIC_URL`), never here' },
         { name: 'health', description: 'Liveness and readiness' },
         { name: 'admin', description: 'Operator endpoints (the `admin` scope)' },
       ],
@@ -137,16 +151,16 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   registerRoute({ app, route: createRunRoute({ fleet }) });
   registerRoute({ app, route: listRunsRoute({ fleet }) });
   registerRoute({ app, route: getRunRoute({ fleet }) });
-  registerRoute({ app, route: runEventsRoute({ fleet, openStreams, ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) }) });
+  registerRoute({
+    app,
+    route: runEventsRoute({ fleet, openStreams, eventReaders, slots: eventStreamSlots, ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) }),
+  });
   registerRoute({ app, route: runInputRoute({ fleet }) });
   registerRoute({ app, route: cancelRunRoute({ fleet }) });
   registerRoute({ app, route: healthzRoute() });
   registerRoute({ app, route: readyzRoute({ fleet }) });
-  registerRoute({ app, route: siteRootRedirectRoute() });
-  registerRoute({ app, route: liveSiteRoute({ fleet }) });
-  registerRoute({ app, route: ogImageRoute({ fleet }) });
-  registerRoute({ app, route: deploymentRootRedirectRoute() });
-  registerRoute({ app, route: deploymentSiteRoute({ fleet }) });
+  // Sites are served on their own origin (sites-server.ts); here their paths only redirect.
+  registerRoute({ app, route: sitesMovedRoute({ fleet }) });
   registerRoute({ app, route: adminQueuesRoute({ fleet }) });
   registerRoute({ app, route: adminSpendLimitRoute({ fleet }) });
   registerRoute({ app, route: adminClearSpendLimitRoute({ fleet }) });

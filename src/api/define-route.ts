@@ -67,9 +67,11 @@ export function registerRoute<Body extends Part, Params extends Part, Query exte
   route: RouteDefinition<Body, Params, Query, Headers>;
 }): void {
   // Any route can fail unexpectedly or meet a server that is shutting down; any route behind a
-  // scope can meet a missing or weak key.
-  const authErrors: ApiErrorCode[] = route.access === 'public' ? [] : ['unauthorized', 'forbidden'];
-  const errors: ApiErrorCode[] = [...new Set<ApiErrorCode>([...authErrors, ...route.errors, 'shutting_down', 'internal_error'])];
+  // scope can meet a missing, weak or doubled key; any route that reads a body (it answers
+  // unsupported_media_type) can meet one that is not UTF-8 JSON (json-body-parser.ts).
+  const authErrors: ApiErrorCode[] = route.access === 'public' ? [] : ['unauthorized', 'forbidden', 'duplicate_authorization'];
+  const bodyErrors: ApiErrorCode[] = route.errors.includes('unsupported_media_type') ? ['unsupported_charset', 'invalid_body_encoding'] : [];
+  const errors: ApiErrorCode[] = [...new Set<ApiErrorCode>([...authErrors, ...route.errors, ...bodyErrors, 'shutting_down', 'internal_error'])];
   const response: Record<number, z.ZodType> = {};
   for (const code of errors) response[apiErrorDefinition(code).statusCode] = errorBodySchema;
   // A status the route documents itself keeps its own schema, which must then also accept the

@@ -40,7 +40,15 @@ function accessOf(request: FastifyRequest): RouteAccess | null {
   return 'admin';
 }
 
-/** The RFC 6750 challenge of a 401 or 403. */
+/** How many Authorization fields the request carried (rawHeaders keeps every field, in order:
+ * name, value, name, value …). */
+function authorizationHeaderCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) if (rawHeaders[index]?.toLowerCase() === 'authorization') count += 1;
+  return count;
+}
+
+/** The RFC 6750 challenge of a 400, 401 or 403. */
 function challenge(error?: string, scope?: ApiKeyScope): Record<string, string> {
   return { 'www-authenticate': `${REALM}${error ? `, error="${error}"` : ''}${scope ? `, scope="${scope}"` : ''}` };
 }
@@ -55,6 +63,11 @@ export function installRequestAuth({ app, keyStore, mode }: { app: FastifyInstan
     if (mode === 'disabled') {
       request.auth = { keyId: null, tenant: UNAUTHENTICATED_TENANT, scopes: API_KEY_SCOPES };
       return;
+    }
+    // Node keeps only the first of duplicate Authorization headers in `headers`; a proxy in front
+    // may judge the last. Two credentials for one request are refused, never guessed between.
+    if (authorizationHeaderCount(request.raw.rawHeaders) > 1) {
+      throw apiErrors.duplicateAuthorization().withHeaders(challenge('invalid_request'));
     }
     const header = request.headers.authorization;
     if (typeof header !== 'string' || header === '') {

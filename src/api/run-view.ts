@@ -1,5 +1,5 @@
 // The run as the API shows it: the stored record minus internals (prompt bookkeeping, counters,
-// trace carrier), plus the workspace listing, absolute site URLs, the cache hit ratio, the cost
+// trace carrier), plus the workspace listing, absolute site URLs (on the sites origin), the cache hit ratio, the cost
 // in dollars (stored as whole micro-dollars) and the budgets with what is left of them.
 import type { RunRecord } from '../engine/run-types.js';
 import { deploymentUrl, liveSiteUrl } from '../tools/site-urls.js';
@@ -23,12 +23,13 @@ function budgetView(run: RunRecord, fleetTokenBudget: number): RunView['budget']
 export function toRunView({
   run,
   files,
-  publicBaseUrl,
+  sitesBaseUrl,
   fleetTokenBudget,
 }: {
   run: RunRecord;
   files: Array<{ path: string; bytes: number }>;
-  publicBaseUrl: string;
+  /** The sites origin (BUILDFLEET_SITES_PUBLIC_URL): site links never point at the API. */
+  sitesBaseUrl: string;
   /** BUILDFLEET_TOKEN_BUDGET: the token budget of a record stored before budgets were. */
   fleetTokenBudget: number;
 }): RunView {
@@ -44,9 +45,9 @@ export function toRunView({
     files,
     deployment: {
       latest: run.latestDeploy
-        ? { id: run.latestDeploy, url: deploymentUrl({ publicBaseUrl, runId: run.id, deployId: run.latestDeploy }) }
+        ? { id: run.latestDeploy, url: deploymentUrl({ sitesBaseUrl, runId: run.id, deployId: run.latestDeploy }) }
         : null,
-      live: run.liveDeploy ? { id: run.liveDeploy, url: liveSiteUrl({ publicBaseUrl, runId: run.id }) } : null,
+      live: run.liveDeploy ? { id: run.liveDeploy, url: liveSiteUrl({ sitesBaseUrl, runId: run.id }) } : null,
     },
     usage: run.usage,
     cacheHitRatio: cacheHitRatio(run.usage),

@@ -24,6 +24,7 @@ export async function runApiCommand(): Promise<number> {
     metrics: () => metrics.render(),
   });
   console.log(`api listening on ${api.url}`);
+  console.log(`sites listening on ${api.sitesUrl}`);
   console.log(`health and metrics on ${health.url}`);
   installGracefulShutdown({
     logger: fleet.logger,

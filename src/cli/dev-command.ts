@@ -1,27 +1,67 @@
 // `buildfleet dev`: starts the local fleet and keeps it up until Ctrl-C.
+//
+// It never prints a secret: a terminal's scrollback, a CI log or a screen share keeps whatever a
+// command prints. The Redis URL is shown with its password masked, and the dev key (an admin key)
+// is not shown at all: the banner says where to read it — the state file, mode 600, which the
+// other commands read it from anyway.
 import { parseArgs } from 'node:util';
-import { startDevFleet } from './dev-fleet.js';
+import { startDevFleet, type DevFleet, type DevFleetOptions } from './dev-fleet.js';
 
-export async function runDevCommand(argv: string[]): Promise<number> {
+/** A URL with its password masked (`redis://:***@host:6379`); the user name is kept. */
+export function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === '') return url;
+    parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(a URL that does not parse)';
+  }
+}
+
+/** The lines `dev` prints on stderr once the fleet is up: where everything is, and no secret. */
+export function devFleetBanner(fleet: Pick<DevFleet, 'redisUrl' | 'simulatorUrl' | 'apiUrl' | 'sitesUrl' | 'stateFile'>): string[] {
+  return [
+    `redis: ${withoutPassword(fleet.redisUrl)}${fleet.simulatorUrl ? `  simulator: ${fleet.simulatorUrl}` : ''}`,
+    `API docs: ${fleet.apiUrl}/docs   sites: ${fleet.sitesUrl}/sites/…   submit with: npm run buildfleet -- submit "a landing page" --follow`,
+    fleet.stateFile
+      ? `API key (tenant dev, every scope, revoked on exit): not printed; it is "devKey" in ${fleet.stateFile} (mode 600), which the other commands read`
+      : 'API key (tenant dev, every scope, revoked on exit): not printed',
+  ];
+}
+
+export interface DevCommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** Resolves when the fleet should stop (default: SIGINT or SIGTERM). */
+  untilStopped?: Promise<void>;
+  /** Passed on to startDevFleet (tests: a private state file, their Redis). */
+  fleetOptions?: DevFleetOptions;
+}
+
+function untilSignalled(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
+export async function runDevCommand(argv: string[], io: DevCommandIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: { 'model-workers': { type: 'string', default: '1' }, 'tool-workers': { type: 'string', default: '1' }, verbose: { type: 'boolean', default: false } },
   });
-  console.error('starting the dev fleet…');
+  io.stderr.write('starting the dev fleet…\n');
   const fleet = await startDevFleet({
+    ...io.fleetOptions,
     modelWorkers: Number(values['model-workers']),
     toolWorkers: Number(values['tool-workers']),
-    echo: values.verbose ? process.stderr : null,
+    echo: values.verbose ? io.stderr : null,
   });
-  console.error(`redis: ${fleet.redisUrl}${fleet.simulatorUrl ? `  simulator: ${fleet.simulatorUrl}` : ''}`);
-  console.error(`API docs: ${fleet.apiUrl}/docs   submit with: npm run buildfleet -- submit "a landing page" --follow`);
-  console.error(`API key (tenant dev, every scope; also in .buildfleet/dev.json, revoked on exit): ${fleet.apiKey}`);
-  console.log(fleet.apiUrl);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
-  console.error('stopping the dev fleet…');
+  for (const line of devFleetBanner(fleet)) io.stderr.write(`${line}\n`);
+  io.stdout.write(`${fleet.apiUrl}\n`);
+  await (io.untilStopped ?? untilSignalled());
+  io.stderr.write('stopping the dev fleet…\n');
   await fleet.stop();
   return 0;
 }

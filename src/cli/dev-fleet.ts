@@ -2,7 +2,7 @@
 // (when REDIS_URL is unset), the simulator (when no API key is set), the API and one model and
 // one tool worker, each its own process — and a state file the other commands read.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import { loadConfig } from '../config.js';
@@ -15,10 +15,14 @@ export { DEV_STATE_DIR, DEV_STATE_FILE } from './dev-state.js';
 
 export interface DevFleet {
   apiUrl: string;
+  /** The sites origin (its own port): where published sites and deployments are served. */
+  sitesUrl: string;
   redisUrl: string;
   simulatorUrl: string | null;
   /** An API key of tenant `dev` with every scope, revoked again by stop(). */
   apiKey: string;
+  /** The state file holding the URLs and the dev key (mode 600); null when none was written. */
+  stateFile: string | null;
   roles: SpawnedRole[];
   stop(): Promise<void>;
 }
@@ -31,6 +35,8 @@ export interface DevFleetOptions {
   /** Where the private Redis keeps its AOF; default .buildfleet/redis */
   dataDir?: string;
   writeStateFile?: boolean;
+  /** Where the state file goes; default .buildfleet/dev.json (tests use a file of their own). */
+  stateFile?: string;
   /** Extra `buildfleet sim` arguments for the embedded simulator (e.g. `--profile realistic`). */
   simulatorArgs?: string[];
   /** Run the roles from a compiled build (`npm run build`'s dist/src/cli.js) instead of through
@@ -42,6 +48,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
   // Several processes on one machine: each serves /healthz, /readyz and /metrics on a free port.
   const baseEnv: NodeJS.ProcessEnv = { ...process.env, ...options.env, BUILDFLEET_METRICS_PORT: '0' };
   const roles: SpawnedRole[] = [];
+  const stateFile = options.stateFile ?? DEV_STATE_FILE;
   let redis: PrivateRedis | null = null;
   let devKey: { store: ApiKeyStore; connection: Redis; id: string } | null = null;
   const stop = async () => {
@@ -51,7 +58,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
       devKey.connection.disconnect();
     }
     await redis?.stop();
-    if (options.writeStateFile !== false) rmSync(DEV_STATE_FILE, { force: true });
+    if (options.writeStateFile !== false) rmSync(stateFile, { force: true });
   };
   try {
     if (!baseEnv.REDIS_URL) {
@@ -68,6 +75,10 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     if (!baseEnv.BUILDFLEET_API_PORT) baseEnv.BUILDFLEET_API_PORT = String(await freePort());
     const apiUrl = `http://${baseEnv.BUILDFLEET_API_HOST ?? '127.0.0.1'}:${baseEnv.BUILDFLEET_API_PORT}`;
     if (!baseEnv.BUILDFLEET_PUBLIC_URL) baseEnv.BUILDFLEET_PUBLIC_URL = apiUrl;
+    // Sites get their own origin: another port of the API process (src/api/api-process.ts).
+    if (!baseEnv.BUILDFLEET_SITES_PORT) baseEnv.BUILDFLEET_SITES_PORT = String(await freePort());
+    const sitesUrl = baseEnv.BUILDFLEET_SITES_PUBLIC_URL || `http://${baseEnv.BUILDFLEET_SITES_HOST ?? '127.0.0.1'}:${baseEnv.BUILDFLEET_SITES_PORT}`;
+    baseEnv.BUILDFLEET_SITES_PUBLIC_URL = sitesUrl;
     const api = spawnRole({ name: 'api', args: ['api'], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry });
     roles.push(api);
     const workers: SpawnedRole[] = [];
@@ -88,14 +99,15 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     const created = await store.create({ tenant: 'dev', scopes: ['runs:read', 'runs:write', 'admin'], name: 'buildfleet dev' });
     devKey = { store, connection, id: created.id };
     if (options.writeStateFile !== false) {
-      mkdirSync(DEV_STATE_DIR, { recursive: true });
+      mkdirSync(dirname(stateFile), { recursive: true });
       writeFileSync(
-        DEV_STATE_FILE,
-        JSON.stringify({ apiUrl, redisUrl: baseEnv.REDIS_URL, simulatorUrl, devKey: created.token, pid: process.pid }, null, 2),
+        stateFile,
+        JSON.stringify({ apiUrl, sitesUrl, redisUrl: baseEnv.REDIS_URL, simulatorUrl, devKey: created.token, pid: process.pid }, null, 2),
         { mode: 0o600 },
       );
     }
-    return { apiUrl, redisUrl: baseEnv.REDIS_URL ?? '', simulatorUrl, apiKey: created.token, roles, stop };
+    const writtenStateFile = options.writeStateFile !== false ? stateFile : null;
+    return { apiUrl, sitesUrl, redisUrl: baseEnv.REDIS_URL ?? '', simulatorUrl, apiKey: created.token, stateFile: writtenStateFile, roles, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -23,6 +23,8 @@ export interface CrashExperimentResult {
   workerKills: number;
   redisRestarts: number;
   longestRecoveryMs: number;
+  /** Turns the reaper handed to a new job (`run-resume` events: a job lost with Redis's last second). */
+  reaperResumes: number;
   durationMs: number;
 }
 
@@ -42,12 +44,15 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
   const redis = await startPrivateRedis({ dataDir });
   const prefix = 'crash';
   const apiPort = await freePort();
+  const sitesPort = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     REDIS_URL: redis.url,
     BUILDFLEET_PREFIX: prefix,
     BUILDFLEET_API_PORT: String(apiPort),
     BUILDFLEET_PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
+    BUILDFLEET_SITES_PORT: String(sitesPort),
+    BUILDFLEET_SITES_PUBLIC_URL: `http://127.0.0.1:${sitesPort}`,
     BUILDFLEET_AUTH: 'disabled',
     // The experiment is one tenant submitting every run at once: per-tenant limits off.
     BUILDFLEET_MAX_CONCURRENT_RUNS: '0',
@@ -55,6 +60,9 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     // Short locks so a killed worker's job is taken over in seconds, not half a minute.
     BUILDFLEET_LOCK_DURATION_MS: '3000',
     BUILDFLEET_STALLED_INTERVAL_MS: '1000',
+    // A flow lost with Redis's last second is found in seconds too (src/workers/run-reaper.ts).
+    BUILDFLEET_REAPER_INTERVAL_MS: '2000',
+    BUILDFLEET_REAPER_GRACE_MS: '10000',
     BUILDFLEET_RETRY_BASE_MS: '200',
     LOG_LEVEL: 'info',
     ANTHROPIC_API_KEY: '',
@@ -128,9 +136,11 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     await chaosLoop;
 
     let longestRecoveryMs = 0;
+    let reaperResumes = 0;
     const effects: EffectAudit = { writeCalls: 0, writeEffects: 0, deployCalls: 0, deployments: 0, publishCalls: 0, publishEffects: 0, duplicates: [] };
     for (const id of runIds) {
       const events = await store.readEvents(id, '-', 10_000);
+      reaperResumes += events.filter((event) => event.event === 'run-resume').length;
       for (let index = 1; index < events.length; index += 1) {
         const gap = Date.parse(events[index]!.at) - Date.parse(events[index - 1]!.at);
         if (events[index - 1]!.event !== 'input-wait') longestRecoveryMs = Math.max(longestRecoveryMs, gap);
@@ -158,6 +168,7 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
       workerKills,
       redisRestarts,
       longestRecoveryMs,
+      reaperResumes,
       durationMs: Date.now() - started,
     };
   } finally {
@@ -180,6 +191,7 @@ export function formatCrashResult(result: CrashExperimentResult): string {
     `publish calls/publishes  ${result.effects.publishCalls} / ${result.effects.publishEffects}`,
     `duplicated effects       ${result.duplicatedEffects}${result.effects.duplicates.length > 0 ? `  (${result.effects.duplicates.slice(0, 5).join('; ')})` : ''}`,
     `longest recovery         ${(result.longestRecoveryMs / 1000).toFixed(1)} s (longest pause between two events of a run)`,
+    `resumed by the reaper    ${result.reaperResumes} (turns whose jobs were lost)`,
     `wall time                ${(result.durationMs / 1000).toFixed(1)} s`,
   ];
   return lines.join('\n');

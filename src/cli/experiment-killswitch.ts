@@ -1,11 +1,14 @@
-// `buildfleet experiment killswitch`: does the kill switch stop writes fleet-wide, fast and
-// airtight, when an upstream breaks under load?
+// `buildfleet experiment killswitch`: does the scoped kill switch keep one tenant's spike to that
+// tenant, and still stop writes fleet-wide, fast and airtight, when the spike is fleet-wide?
+// Two cases, each on its own in-process fleet: the tenant case (experiment-killswitch-tenant-spike.ts)
+// and the fleet-wide case, this file's:
 //
 // An in-process fleet (simulator, API, model and tool workers on real Redis) builds many sites at
-// once whose prompts carry image URLs on a faulty upstream; a steady load of direct tool jobs
-// (fetch_image from the upstream, write_file, list_files on fresh runs) runs beside them, so
-// outputs keep flowing whether or not the builder fetches the prompt's images itself. At a given
-// moment (or after K validated outputs) the upstream breaks. The experiment then measures, from
+// once, spread over several tenants, whose prompts carry image URLs on a faulty upstream; a steady
+// load of direct tool jobs (fetch_image from the upstream, write_file, list_files on fresh runs of
+// those tenants) runs beside them, so outputs keep flowing whether or not the builder fetches the
+// prompt's images itself. At a given moment (or after K validated outputs) the upstream breaks —
+// for every tenant at once, so the fleet scope must trip. The experiment then measures, from
 // Redis time stamps alone:
 //   outputs until the trip       validated outputs, from the start and from the flip
 //   last write start − trip      write claims (tool-call-start write_claimed_at_ms) vs the trip; < 1 s
@@ -25,10 +28,14 @@ import type { ToolJobHooks } from '../tools/run-tool-job.js';
 import { readWriteJournal } from '../engine/write-journal.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import { WRITE_TOOLS, isToolName } from '../domain/profile.js';
+import { formatTenantSpikeReport, runTenantSpikeExperiment, type TenantSpikeReport } from './experiment-killswitch-tenant-spike.js';
 
 export interface KillSwitchExperimentOptions {
   /** Concurrent builds through the simulator (default 40). */
   runs?: number;
+  /** Tenants the builds and the load are spread over (default 4; the fleet trips at
+   * BUILDFLEET_KILLSWITCH_FLEET_MIN_TENANTS of them). */
+  tenants?: number;
   /** Image URLs on the upstream in each build's prompt (default 3). */
   imagesPerRun?: number;
   modelWorkers?: number;
@@ -51,6 +58,7 @@ export interface KillSwitchExperimentOptions {
 
 export interface KillSwitchExperimentReport {
   runs: number;
+  tenants: number;
   loadRuns: number;
   fault: UpstreamFault;
   tripped: boolean;
@@ -58,7 +66,9 @@ export interface KillSwitchExperimentReport {
   outputsUntilTrip: number | null;
   outputsFromFlipUntilTrip: number | null;
   msFromFlipToTrip: number | null;
-  trip: { atMs: number; total: number; invalid: number; rate: number; tool: string; reason: string } | null;
+  trip: { atMs: number; total: number; invalid: number; rate: number; tool: string; reason: string; cause: string | null; tenants: number | null } | null;
+  /** Tenant and upstream scopes that tripped before the fleet did (they stop the writes they cover earlier). */
+  narrowerTripsBeforeFleet: string[];
   /** Latest write claim minus the trip (Redis ms); negative: the last write started before it. */
   lastWriteStartMsAfterTrip: number | null;
   writesStartedAfterTrip: number;
@@ -67,6 +77,8 @@ export interface KillSwitchExperimentReport {
   writesRefusedByKillSwitch: number;
   readsSucceededAfterTrip: number;
   runStatuses: Record<string, number>;
+  /** Error codes of the builds that did not succeed (a build whose writes are refused fails). */
+  runErrors: Record<string, number>;
   resetWriteSucceeded: boolean;
   violations: string[];
 }
@@ -85,6 +97,8 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
   const imagesPerRun = options.imagesPerRun ?? 3;
   const fault = options.fault ?? 'maintenance';
   const loadRate = options.loadRunsPerSecond ?? 25;
+  const tenants = Array.from({ length: options.tenants ?? 4 }, (_, index) => `tenant-${index + 1}`);
+  const tenantOf = (index: number) => tenants[index % tenants.length] as string;
   let privateRedis: PrivateRedis | null = null;
   const dataDir = mkdtempSync(join(tmpdir(), 'buildfleet-killswitch-'));
   const redisUrl = options.redisUrl ?? process.env.REDIS_URL ?? (privateRedis = await startPrivateRedis({ dataDir })).url;
@@ -119,7 +133,9 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
     modelWorkers: options.modelWorkers ?? 2,
     toolWorkers: options.toolWorkers ?? 2,
     toolWorker: { hooks },
-    env: { BUILDFLEET_FETCH_ALLOWLIST: upstream.origin, ...options.env },
+    // Its load runs are made by hand (tool calls only, no model job), so the reaper — which resumes
+    // runs with no live job — is off here: resuming them would call the model with a made-up name.
+    env: { BUILDFLEET_FETCH_ALLOWLIST: upstream.origin, BUILDFLEET_REAPER_INTERVAL_MS: '0', ...options.env },
   });
   const { store } = fleet.fleet;
   const killSwitch = KillSwitch.forFleet(fleet.fleet);
@@ -134,11 +150,11 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
     await Promise.all(
       Array.from({ length: runCount }, async (_, index) => {
         const images = Array.from({ length: imagesPerRun }, (_unused, image) => `${upstream.origin}/images/run-${index}-${image}.${extensions[image % 3]}`);
-        const run = await fleet.submit({ prompt: `Build a small website for bakery number ${index + 1}. Use these photos: ${images.join(' ')}` });
+        const run = await fleet.submit({ tenant: tenantOf(index), prompt: `Build a small website for bakery number ${index + 1}. Use these photos: ${images.join(' ')}` });
         runIds.push(run.id);
       }),
     );
-    log(`submitted ${runCount} builds with ${imagesPerRun} upstream images each`);
+    log(`submitted ${runCount} builds of ${tenants.length} tenants with ${imagesPerRun} upstream images each`);
 
     // The direct load: fresh runs with image fetches, a write and a read each.
     let loadStopped = false;
@@ -151,7 +167,7 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
       if (loadRate <= 0) return;
       let sequence = 0;
       while (!loadStopped) {
-        const run = await store.createRun({ tenant: 'load', prompt: 'load', model: 'load', maxTurns: 1, maxTokens: 1, options: {} });
+        const run = await store.createRun({ tenant: tenantOf(sequence), prompt: 'load', model: 'load', maxTurns: 1, maxTokens: 1, options: {} });
         await store.updateRun(run.id, { status: 'running', phase: 'building' });
         loadRunIds.push(run.id);
         sequence += 1;
@@ -198,7 +214,10 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
     }
 
     // Measurements, in Redis time.
-    const trip = state.lastTrip ? { atMs: state.lastTrip.atMs, total: state.lastTrip.total, invalid: state.lastTrip.invalid, rate: state.lastTrip.rate, tool: state.lastTrip.tool, reason: state.lastTrip.reason } : null;
+    const trip = state.lastTrip
+      ? { atMs: state.lastTrip.atMs, total: state.lastTrip.total, invalid: state.lastTrip.invalid, rate: state.lastTrip.rate, tool: state.lastTrip.tool, reason: state.lastTrip.reason, cause: state.lastTrip.cause, tenants: state.lastTrip.tenants }
+      : null;
+    const narrowerTripsBeforeFleet = trip ? (await killSwitch.getState()).recentTrips.filter((entry) => entry.scopeId !== 'fleet' && entry.atMs <= trip.atMs).map((entry) => entry.scopeId) : [];
     let lastClaim: number | null = null;
     let startedAfter = 0;
     let landedBefore = 0;
@@ -216,15 +235,18 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
       }
     }
     const runStatuses: Record<string, number> = {};
+    const runErrors: Record<string, number> = {};
     for (const runId of runIds) {
-      const status = (await store.getRun(runId))?.status ?? 'missing';
+      const run = await store.getRun(runId);
+      const status = run?.status ?? 'missing';
       runStatuses[status] = (runStatuses[status] ?? 0) + 1;
+      if (run?.error) runErrors[run.error.code] = (runErrors[run.error.code] ?? 0) + 1;
     }
 
-    // Reset, and show a write succeeds again.
+    // Reset every scope, and show a write succeeds again.
     upstream.setMode('valid');
-    await killSwitch.setMode({ mode: 'read_write', reason: 'experiment: upstream repaired' });
-    const probeRun = await store.createRun({ tenant: 'load', prompt: 'after reset', model: 'load', maxTurns: 1, maxTokens: 1, options: {} });
+    await killSwitch.resetAll({ reason: 'experiment: upstream repaired' });
+    const probeRun = await store.createRun({ tenant: tenantOf(0), prompt: 'after reset', model: 'load', maxTurns: 1, maxTokens: 1, options: {} });
     await store.updateRun(probeRun.id, { status: 'running', phase: 'building' });
     const probeId = `toolu_${randomBytes(8).toString('hex')}`;
     await fleet.fleet.queues.tool.add('write_file', toolJobSchema.parse({ runId: probeRun.id, turn: 1, toolUseId: probeId, name: 'write_file', input: { path: 'index.html', content: '<h1>Back</h1>' }, parseMode: 'native', trace: {} }), {
@@ -247,6 +269,7 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
     if (!resetWriteSucceeded) violations.push('no write succeeded after the reset');
     return {
       runs: runCount,
+      tenants: tenants.length,
       loadRuns: loadRunIds.length,
       fault,
       tripped,
@@ -254,6 +277,7 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
       outputsFromFlipUntilTrip: validatedAtTrip !== null && validatedAtFlip !== null ? validatedAtTrip - validatedAtFlip : null,
       msFromFlipToTrip: trip ? trip.atMs - flipAtMs : null,
       trip,
+      narrowerTripsBeforeFleet,
       lastWriteStartMsAfterTrip,
       writesStartedAfterTrip: startedAfter,
       writesLandedBeforeTrip: landedBefore,
@@ -261,6 +285,7 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
       writesRefusedByKillSwitch: refusedByKillSwitch,
       readsSucceededAfterTrip: readsAfterTrip,
       runStatuses,
+      runErrors,
       resetWriteSucceeded,
       violations,
     };
@@ -275,16 +300,26 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
 /** The report as the lines the command prints. */
 export function formatKillSwitchReport(report: KillSwitchExperimentReport): string {
   const rows: Array<[string, string]> = [
-    ['builds (+ direct load runs)', `${report.runs} (+${report.loadRuns})`],
+    ['builds (+ direct load runs)', `${report.runs} (+${report.loadRuns}) of ${report.tenants} tenants`],
     ['upstream fault', report.fault],
-    ['tripped', report.tripped ? `yes: ${report.trip?.invalid}/${report.trip?.total} invalid (${((report.trip?.rate ?? 0) * 100).toFixed(1)}%) in the window` : 'NO'],
+    [
+      'fleet scope tripped',
+      report.tripped
+        ? `yes: ${report.trip?.invalid}/${report.trip?.total} invalid (${((report.trip?.rate ?? 0) * 100).toFixed(1)}%) in the window; cause ${report.trip?.cause ?? '—'} (${report.trip?.tenants ?? '—'} tenants)`
+        : 'NO',
+    ],
+    ['narrower scopes tripped before it', report.narrowerTripsBeforeFleet.length > 0 ? report.narrowerTripsBeforeFleet.join(', ') : 'none'],
     ['outputs until the trip', `${report.outputsUntilTrip ?? '—'} (${report.outputsFromFlipUntilTrip ?? '—'} after the flip, ${report.msFromFlipToTrip ?? '—'} ms)`],
     ['last write start − trip', report.lastWriteStartMsAfterTrip === null ? '—' : `${report.lastWriteStartMsAfterTrip} ms (bound < 1000 ms)`],
     ['write claims after the trip', String(report.writesStartedAfterTrip)],
     ['writes landed before / after the trip', `${report.writesLandedBeforeTrip} / ${report.writesLandedAfterTrip} (bound: 0 after)`],
     ['writes refused by the kill switch', String(report.writesRefusedByKillSwitch)],
     ['reads that succeeded after the trip', String(report.readsSucceededAfterTrip)],
-    ['build outcomes', Object.entries(report.runStatuses).map(([status, count]) => `${status} ${count}`).join(', ')],
+    [
+      'build outcomes',
+      Object.entries(report.runStatuses).map(([status, count]) => `${status} ${count}`).join(', ') +
+        (Object.keys(report.runErrors).length > 0 ? ` (${Object.entries(report.runErrors).map(([code, count]) => `${code} ${count}`).join(', ')})` : ''),
+    ],
     ['write after reset', report.resetWriteSucceeded ? 'succeeded' : 'FAILED'],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
@@ -293,18 +328,23 @@ export function formatKillSwitchReport(report: KillSwitchExperimentReport): stri
   return lines.join('\n');
 }
 
-/** `buildfleet experiment killswitch [--runs N] [--images N] [--flip-after-ms MS] [--flip-after-outputs K]
- * [--fault F] [--load-rate R] [--model-workers N] [--tool-workers N] [--json]`; returns the exit code. */
+/** `buildfleet experiment killswitch [--case both|tenant|fleet] [--runs N] [--tenants N] [--images N]
+ * [--flip-after-ms MS] [--flip-after-outputs K] [--fault F] [--load-rate R] [--spike-fetches N]
+ * [--builds N] [--model-workers N] [--tool-workers N] [--json]`; returns the exit code. */
 export async function runKillSwitchExperimentCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
+      case: { type: 'string', default: 'both' },
       runs: { type: 'string', default: '40' },
+      tenants: { type: 'string', default: '4' },
       images: { type: 'string', default: '3' },
       'flip-after-ms': { type: 'string', default: '2000' },
       'flip-after-outputs': { type: 'string' },
       fault: { type: 'string', default: 'maintenance' },
       'load-rate': { type: 'string', default: '25' },
+      'spike-fetches': { type: 'string', default: '24' },
+      builds: { type: 'string', default: '6' },
       'model-workers': { type: 'string', default: '2' },
       'tool-workers': { type: 'string', default: '2' },
       json: { type: 'boolean', default: false },
@@ -315,19 +355,43 @@ export async function runKillSwitchExperimentCommand(argv: string[]): Promise<nu
     if (!Number.isInteger(number) || number < min || number > max) throw new Error(`--${name} must be a whole number from ${min} to ${max}`);
     return number;
   };
+  const which = values.case;
+  if (which !== 'both' && which !== 'tenant' && which !== 'fleet') throw new Error('--case must be both, tenant or fleet');
   const fault = values.fault as UpstreamFault;
   if (!(UPSTREAM_FAULTS as readonly string[]).includes(fault)) throw new Error(`--fault must be one of ${UPSTREAM_FAULTS.join(', ')}`);
-  const report = await runKillSwitchExperiment({
-    runs: whole('runs', values.runs, 1, 5000),
-    imagesPerRun: whole('images', values.images, 0, 20),
-    flipAfterMs: whole('flip-after-ms', values['flip-after-ms'], 0, 600_000),
-    ...(values['flip-after-outputs'] !== undefined ? { flipAfterOutputs: whole('flip-after-outputs', values['flip-after-outputs'], 0, 10_000_000) } : {}),
-    fault,
-    loadRunsPerSecond: whole('load-rate', values['load-rate'], 0, 1000),
-    modelWorkers: whole('model-workers', values['model-workers'], 1, 64),
-    toolWorkers: whole('tool-workers', values['tool-workers'], 1, 64),
-    log: (line) => console.error(line),
-  });
-  console.log(values.json ? JSON.stringify(report, null, 2) : formatKillSwitchReport(report));
-  return report.violations.length === 0 ? 0 : 1;
+  const workers = { modelWorkers: whole('model-workers', values['model-workers'], 1, 64), toolWorkers: whole('tool-workers', values['tool-workers'], 1, 64) };
+  const log = (line: string) => console.error(line);
+
+  let tenantCase: TenantSpikeReport | null = null;
+  let fleetCase: KillSwitchExperimentReport | null = null;
+  if (which !== 'fleet') {
+    tenantCase = await runTenantSpikeExperiment({
+      spikeFetches: whole('spike-fetches', values['spike-fetches'], 1, 10_000),
+      builds: whole('builds', values.builds, 1, 500),
+      ...workers,
+      log,
+    });
+  }
+  if (which !== 'tenant') {
+    fleetCase = await runKillSwitchExperiment({
+      runs: whole('runs', values.runs, 1, 5000),
+      tenants: whole('tenants', values.tenants, 1, 1000),
+      imagesPerRun: whole('images', values.images, 0, 20),
+      flipAfterMs: whole('flip-after-ms', values['flip-after-ms'], 0, 600_000),
+      ...(values['flip-after-outputs'] !== undefined ? { flipAfterOutputs: whole('flip-after-outputs', values['flip-after-outputs'], 0, 10_000_000) } : {}),
+      fault,
+      loadRunsPerSecond: whole('load-rate', values['load-rate'], 0, 1000),
+      ...workers,
+      log,
+    });
+  }
+  if (values.json) {
+    console.log(JSON.stringify({ tenantCase, fleetCase }, null, 2));
+  } else {
+    const sections: string[] = [];
+    if (tenantCase) sections.push(`== one tenant's spike ==\n${formatTenantSpikeReport(tenantCase)}`);
+    if (fleetCase) sections.push(`== a fleet-wide spike ==\n${formatKillSwitchReport(fleetCase)}`);
+    console.log(sections.join('\n\n'));
+  }
+  return (tenantCase?.violations.length ?? 0) + (fleetCase?.violations.length ?? 0) === 0 ? 0 : 1;
 }

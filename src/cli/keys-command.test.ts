@@ -57,4 +57,40 @@ describe('buildfleet keys', () => {
     expect((await run(['revoke'])).code).toBe(2);
     expect((await run(['revoke', 'key_0000000000000000'])).code).toBe(1);
   });
+
+  it('sets, reads and resets a tenant’s policy: field=value pairs merged into its overrides, typed and validated', async () => {
+    const set = await run(['policy', 'set', 'acme', 'maxTurns=12', 'maxConcurrentRuns=3', 'allowedModels=claude-haiku-4-5, claude-sonnet-4-6', '--json']);
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.lines[0]!)).toMatchObject({
+      tenant: 'acme',
+      overrides: { maxTurns: 12, maxConcurrentRuns: 3, allowedModels: ['claude-haiku-4-5', 'claude-sonnet-4-6'] },
+      policy: { maxTurns: 12, maxConcurrentRuns: 3, allowedModels: ['claude-haiku-4-5', 'claude-sonnet-4-6'], defaultRunTokenBudget: 400_000 },
+    });
+    // Merged: the other overrides stay; `field=` removes one (the fleet's default applies again).
+    const merged = await run(['policy', 'set', 'acme', 'dailySpendLimitUsd=2.5', 'maxConcurrentRuns=', '--json']);
+    expect(JSON.parse(merged.lines[0]!).overrides).toEqual({ maxTurns: 12, allowedModels: ['claude-haiku-4-5', 'claude-sonnet-4-6'], dailySpendLimitUsd: 2.5 });
+    const text = await run(['policy', 'get', 'acme']);
+    expect(text.code).toBe(0);
+    expect(text.lines[0]).toBe('tenant acme');
+    expect(text.lines.find((line) => line.includes('maxTurns'))).toMatch(/12 +\(set for this tenant\)/);
+    expect(text.lines.find((line) => line.includes('maxConcurrentRuns'))).toMatch(/20 +\(fleet default\)/);
+    // The API reads the same store.
+    const { TenantPolicyStore } = await import('../engine/tenant-policy-store.js');
+    expect(await new TenantPolicyStore(redis, createKeySpace(prefix)).get('acme')).toEqual(JSON.parse(merged.lines[0]!).overrides);
+
+    const reset = await run(['policy', 'reset', 'acme', '--json']);
+    expect(JSON.parse(reset.lines[0]!)).toMatchObject({ overrides: {}, policy: { maxTurns: 40, allowedModels: null } });
+  });
+
+  it('refuses a policy that is not valid, leaving the stored one as it was (exit 2)', async () => {
+    expect((await run(['policy', 'set', 'acme', 'maxTurns=7'])).code).toBe(0);
+    for (const assignment of ['maxTurns=0', 'maxTurns=201', 'maxTurns=ten', 'maxTurns=0x10', 'allowedModels=gpt-4o', 'allowedModels=a,a', 'maxTurn=5', 'maxTurns', 'defaultRunBudgetUsd=5']) {
+      const args = assignment === 'defaultRunBudgetUsd=5' ? ['policy', 'set', 'acme', assignment, 'maxRunBudgetUsd=1'] : ['policy', 'set', 'acme', assignment];
+      expect((await run(args)).code, assignment).toBe(2);
+    }
+    expect(JSON.parse((await run(['policy', 'get', 'acme', '--json'])).lines[0]!).overrides).toEqual({ maxTurns: 7 });
+    for (const argv of [['policy'], ['policy', 'get'], ['policy', 'drop', 'acme'], ['policy', 'get', 'bad tenant'], ['policy', 'set', 'acme']]) {
+      expect((await run(argv)).code, argv.join(' ')).toBe(2);
+    }
+  });
 });

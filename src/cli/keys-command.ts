@@ -1,6 +1,7 @@
-// `buildfleet keys create|list|revoke`: API key management. An operator task, so it talks to Redis
-// directly (REDIS_URL and BUILDFLEET_PREFIX, else the local dev fleet's Redis) instead of through
-// an API that would need a key to begin with.
+// `buildfleet keys create|list|revoke`: API key management, and `keys policy`: a tenant's limits
+// (keys-policy-command.ts). Operator tasks, so they talk to Redis directly (REDIS_URL and
+// BUILDFLEET_PREFIX, else the local dev fleet's Redis) instead of through an API that would need a
+// key to begin with.
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
@@ -9,11 +10,13 @@ import { ApiKeyStore, TENANT_PATTERN } from '../auth/api-key-store.js';
 import { loadConfig } from '../config.js';
 import { createKeySpace } from '../engine/keys.js';
 import { DEV_STATE_FILE } from './dev-state.js';
+import { POLICY_USAGE, PolicyUsageError, runPolicyCommand } from './keys-policy-command.js';
 
 export const KEYS_USAGE = `Usage:
   buildfleet keys create --tenant T --scopes runs:read,runs:write[,admin] [--name N]
   buildfleet keys list [--tenant T] [--json]
-  buildfleet keys revoke <keyId>`;
+  buildfleet keys revoke <keyId>
+${POLICY_USAGE}`;
 
 class KeysUsageError extends Error {}
 
@@ -44,7 +47,7 @@ export async function runKeysCommand({
       allowPositionals: true,
       options: { tenant: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
     });
-    if (subcommand !== 'create' && subcommand !== 'list' && subcommand !== 'revoke') {
+    if (subcommand !== 'create' && subcommand !== 'list' && subcommand !== 'revoke' && subcommand !== 'policy') {
       throw new KeysUsageError(subcommand ? `unknown keys subcommand "${subcommand}"` : 'keys needs a subcommand');
     }
     if (values.tenant !== undefined && !TENANT_PATTERN.test(values.tenant)) {
@@ -53,9 +56,12 @@ export async function runKeysCommand({
     const config = loadConfig({ ...environment, REDIS_URL: redisUrlFor(environment) });
     const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 5_000 });
     redis.on('error', () => undefined);
-    const store = new ApiKeyStore({ redis, keys: createKeySpace(config.BUILDFLEET_PREFIX) });
+    const keys = createKeySpace(config.BUILDFLEET_PREFIX);
+    const store = new ApiKeyStore({ redis, keys });
     try {
       switch (subcommand) {
+        case 'policy':
+          return await runPolicyCommand({ positionals, json: values.json, config, redis, keys, print });
         case 'create': {
           if (!values.tenant) throw new KeysUsageError('keys create needs --tenant');
           if (!values.scopes) throw new KeysUsageError('keys create needs --scopes, e.g. --scopes runs:read,runs:write');
@@ -109,7 +115,7 @@ export async function runKeysCommand({
       redis.disconnect();
     }
   } catch (error) {
-    if (error instanceof KeysUsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (error instanceof KeysUsageError || error instanceof PolicyUsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`buildfleet: ${(error as Error).message}\n\n${KEYS_USAGE}`);
       return 2;
     }

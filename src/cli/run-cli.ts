@@ -12,7 +12,7 @@ Commands:
   scenarios [--only a,b]      run every stop-reason scenario against the fleet; table + exit code
   experiment tiers [--runs N] flat vs tiered tools, recovery off vs on (prints a table)
   experiment crash [--runs N] SIGKILL workers and restart Redis during builds; audit effects
-  experiment killswitch       upstream turns invalid mid-load; time to trip, writes after it
+  experiment killswitch       one tenant's spike stays its own; a fleet-wide spike stops every write
   experiment production [--runs N] realistic model timing, long pages, thinking, overload and
                               rate-limit episodes; calls abandoned, paid twice, tokens by class
   experiment admission [--runs N] [--itpm N] builds at once against an input-tokens-per-minute
@@ -25,6 +25,7 @@ Commands:
   cancel <runId>              cancel a run
   keys create --tenant T --scopes runs:read,runs:write[,admin] [--name N]
   keys list [--tenant T] / keys revoke <keyId>   API keys (talks to REDIS_URL directly)
+  keys policy get|set|reset <tenant> [field=value …]   a tenant's limits (docs/tenants.md)
   api                         run the API process
   worker model|tool           run a worker process
   sim [--port N] [--latency-ms MIN-MAX] [--profile instant|realistic|fast]   run the model simulator

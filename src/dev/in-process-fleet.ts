@@ -25,6 +25,8 @@ export interface InProcessFleet {
   fleet: FleetContext;
   simulator: RunningSimulator;
   apiUrl: string;
+  /** The sites origin's own address (BUILDFLEET_SITES_PUBLIC_URL unless the env names another). */
+  sitesUrl: string;
   /** An admin API key of tenant `default`, for calling the API. */
   apiKey: string;
   workers: Worker[];
@@ -53,11 +55,15 @@ export interface InProcessFleetOptions {
 export async function startInProcessFleet(options: InProcessFleetOptions): Promise<InProcessFleet> {
   const simulator = await startSimulator(options.simulator ?? {});
   const apiPort = await freePort();
+  // Sites get an origin of their own, as in every fleet (src/api/api-process.ts).
+  const sitesPort = await freePort();
   const config = loadConfig({
     REDIS_URL: options.redisUrl,
     BUILDFLEET_PREFIX: options.prefix ?? `bf${randomBytes(4).toString('hex')}`,
     ANTHROPIC_BASE_URL: simulator.url,
     BUILDFLEET_API_PORT: String(apiPort),
+    BUILDFLEET_SITES_PORT: String(sitesPort),
+    BUILDFLEET_SITES_PUBLIC_URL: `http://127.0.0.1:${sitesPort}`,
     LOG_LEVEL: 'silent',
     ...options.env,
   });
@@ -97,6 +103,7 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
     fleet,
     simulator,
     apiUrl: api.url,
+    sitesUrl: api.sitesUrl,
     apiKey,
     workers,
     submit: (input) => submitRun(fleet, { tenant: 'default', prompt: 'Build a small bakery website.', ...input }),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkRunBudget, legacyRunBudget, resolveRunBudget, type RunBudget } from './run-budget.js';
 import { effectiveTenantPolicy } from './tenant-policy.js';
 
-const defaults = { defaultRunBudgetUsd: 1, maxRunBudgetUsd: 5, defaultRunTokenBudget: 400_000, maxRunTokenBudget: 1_000_000, dailySpendLimitUsd: 0, monthlySpendLimitUsd: 0 };
+const defaults = { defaultRunBudgetUsd: 1, maxRunBudgetUsd: 5, defaultRunTokenBudget: 400_000, maxRunTokenBudget: 1_000_000, dailySpendLimitUsd: 0, monthlySpendLimitUsd: 0, maxTurns: 40, maxConcurrentRuns: 0 };
 const policy = effectiveTenantPolicy({ defaults, overrides: {} });
 const unlimited = { day: null, month: null };
 

@@ -8,6 +8,8 @@ const fleet: TenantPolicyDefaults = {
   maxRunTokenBudget: 0,
   dailySpendLimitUsd: 100,
   monthlySpendLimitUsd: 0,
+  maxTurns: 40,
+  maxConcurrentRuns: 20,
 };
 
 describe('a tenant’s policy', () => {
@@ -19,7 +21,29 @@ describe('a tenant’s policy', () => {
       maxRunTokenBudget: null,
       dailySpendLimitUsd: 100,
       monthlySpendLimitUsd: null,
+      maxTurns: 40,
+      maxConcurrentRuns: 20,
+      allowedModels: null,
     });
+  });
+
+  it('takes the run limits of issue #16 the same way: turns, runs not yet ended (0 = none), allowed models', () => {
+    expect(
+      effectiveTenantPolicy({ defaults: fleet, overrides: { maxTurns: 12, maxConcurrentRuns: 0, allowedModels: ['claude-haiku-4-5', 'claude-sonnet-4-6'] } }),
+    ).toMatchObject({ maxTurns: 12, maxConcurrentRuns: null, allowedModels: ['claude-haiku-4-5', 'claude-sonnet-4-6'] });
+    for (const refused of [
+      { maxTurns: 0 },
+      { maxTurns: 201 },
+      { maxTurns: 2.5 },
+      { maxConcurrentRuns: -1 },
+      { allowedModels: [] },
+      { allowedModels: ['a', 'a'] },
+      { allowedModels: [''] },
+      { allowedModels: 'claude-haiku-4-5' },
+      { allowedModels: Array.from({ length: 51 }, (_, index) => `m${index}`) },
+    ]) {
+      expect(tenantPolicyOverridesSchema.safeParse(refused).success, JSON.stringify(refused).slice(0, 80)).toBe(false);
+    }
   });
 
   it('takes each override over the fleet’s default, and 0 turns a fleet limit off for the tenant', () => {

@@ -1,9 +1,9 @@
 // A tenant's policy: the limits that bind one tenant's runs and spending, in one home. The fleet's
 // defaults come from the environment (src/config.ts); an operator overrides any of them per tenant
 // (stored in Redis by src/engine/tenant-policy-store.ts, set with PUT
-// /v1/admin/tenants/:tenant/policy). Today it holds the run budgets and the spend limits of issue
-// #15; the per-tenant limits of issue #16 (max turns, allowed models, concurrency) belong here too,
-// as more fields of the same schema. docs/costs.md ("Budgets") documents every rule.
+// /v1/admin/tenants/:tenant/policy, or `buildfleet keys policy`): the run budgets and spend limits
+// of issue #15, and the run limits of issue #16 (max turns, allowed models, runs not yet ended).
+// docs/tenants.md documents every field and rule; docs/costs.md ("Budgets") the money side.
 import { z } from 'zod';
 import { usdToMicroUsd } from './usage-cost.js';
 
@@ -12,6 +12,12 @@ import { usdToMicroUsd } from './usage-cost.js';
 export const MAX_POLICY_USD = 1_000_000;
 /** The largest token budget (the run option's ceiling since run options existed). */
 export const MAX_TOKEN_BUDGET = 10_000_000;
+/** The most turns a run may take (the `maxTurns` run option's ceiling since it existed). */
+export const MAX_RUN_TURNS = 200;
+/** The largest cap on a tenant's runs not yet ended a policy may name. */
+export const MAX_CONCURRENT_RUNS = 100_000;
+/** How many models one allow-list may name. */
+export const MAX_ALLOWED_MODELS = 50;
 
 const usdAmount = (meaning: string) =>
   z
@@ -38,12 +44,37 @@ const policyFields = {
   maxRunTokenBudget: tokenAmount('The largest token budget a run may ask for; a default above it is lowered to it'),
   dailySpendLimitUsd: usdAmount('What the tenant’s runs may spend per UTC day; new runs are refused once it is reached'),
   monthlySpendLimitUsd: usdAmount('What the tenant’s runs may spend per UTC month; new runs are refused once it is reached'),
+  maxTurns: z
+    .int()
+    .min(1)
+    .max(MAX_RUN_TURNS)
+    .describe('The turns of a run that names none (`maxTurns`), and the most a run may ask for'),
+  maxConcurrentRuns: z
+    .int()
+    .min(0)
+    .max(MAX_CONCURRENT_RUNS)
+    .describe('Runs of the tenant not yet ended (queued, running, waiting for input) beyond which new runs are refused; 0 = none'),
 } as const;
+
+/** A model id as a run names it (the `model` run option's rules). */
+const modelId = z.string().min(1).max(200);
+
+/** The models a tenant's runs may use: a list, each at most once. Not a number, so not among the
+ * fleet's defaults (which come from the environment): a tenant without one may use every model the
+ * fleet's capability table accepts. */
+const allowedModelsSchema = z
+  .array(modelId)
+  .min(1)
+  .max(MAX_ALLOWED_MODELS)
+  .refine((models) => new Set(models).size === models.length, 'must not name a model twice')
+  .describe(
+    'The models the tenant’s runs may use; a run naming another is refused (`model_not_allowed`), and a run naming none gets BUILDFLEET_MODEL when it is listed, else the first model listed. Leave it out for every model the fleet accepts',
+  );
 
 export type TenantPolicyField = keyof typeof policyFields;
 
 /** A default above its maximum (both set) is a mistake an operator should hear about. */
-function defaultsWithinMaximums(policy: Partial<Record<TenantPolicyField, number>>, context: z.RefinementCtx): void {
+function defaultsWithinMaximums(policy: Partial<Record<TenantPolicyField, number>> & { allowedModels?: string[] }, context: z.RefinementCtx): void {
   const pairs = [
     ['defaultRunBudgetUsd', 'maxRunBudgetUsd'],
     ['defaultRunTokenBudget', 'maxRunTokenBudget'],
@@ -67,12 +98,15 @@ export const tenantPolicyOverridesSchema = z
     maxRunTokenBudget: policyFields.maxRunTokenBudget.optional(),
     dailySpendLimitUsd: policyFields.dailySpendLimitUsd.optional(),
     monthlySpendLimitUsd: policyFields.monthlySpendLimitUsd.optional(),
+    maxTurns: policyFields.maxTurns.optional(),
+    maxConcurrentRuns: policyFields.maxConcurrentRuns.optional(),
+    allowedModels: allowedModelsSchema.optional(),
   })
   .superRefine(defaultsWithinMaximums)
   .describe('A tenant’s overrides of the fleet’s policy: a field left out takes the fleet’s default (BUILDFLEET_* variables); 0 = none');
 export type TenantPolicyOverrides = z.infer<typeof tenantPolicyOverridesSchema>;
 
-/** The fleet's defaults: every field set (from the environment). */
+/** The fleet's defaults: every numeric field set (from the environment). */
 export type TenantPolicyDefaults = Readonly<Record<TenantPolicyField, number>>;
 
 /** A policy in force, every amount null when there is none. */
@@ -84,6 +118,9 @@ export const tenantPolicySchema = z
     maxRunTokenBudget: z.int().nullable().describe('Largest token budget a run may ask for; null = none'),
     dailySpendLimitUsd: z.number().nullable().describe('Spend limit per UTC day; null = none'),
     monthlySpendLimitUsd: z.number().nullable().describe('Spend limit per UTC month; null = none'),
+    maxTurns: z.int().describe('Turns of a run that names none, and the most a run may ask for (keys with the `admin` scope may ask for more)'),
+    maxConcurrentRuns: z.int().nullable().describe('Runs not yet ended beyond which new runs are refused; null = none'),
+    allowedModels: z.array(z.string()).nullable().describe('The models the tenant’s runs may use; null = every model the fleet accepts'),
   })
   .describe('The policy in force for a tenant: its overrides over the fleet’s defaults');
 export type TenantPolicy = z.infer<typeof tenantPolicySchema>;
@@ -109,6 +146,10 @@ export function effectiveTenantPolicy({ defaults, overrides }: { defaults: Tenan
     maxRunTokenBudget,
     dailySpendLimitUsd: field('dailySpendLimitUsd'),
     monthlySpendLimitUsd: field('monthlySpendLimitUsd'),
+    // At least 1 in every source (the schema's minimum), so never "none".
+    maxTurns: overrides.maxTurns ?? defaults.maxTurns,
+    maxConcurrentRuns: field('maxConcurrentRuns'),
+    allowedModels: overrides.allowedModels ? [...overrides.allowedModels] : null,
   };
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { effectiveTenantPolicy } from './tenant-policy.js';
 import { nextPeriodStart, tenantSpendStanding } from './tenant-spend-standing.js';
 
-const defaults = { defaultRunBudgetUsd: 0, maxRunBudgetUsd: 0, defaultRunTokenBudget: 400_000, maxRunTokenBudget: 0, dailySpendLimitUsd: 0, monthlySpendLimitUsd: 0 };
+const defaults = { defaultRunBudgetUsd: 0, maxRunBudgetUsd: 0, defaultRunTokenBudget: 400_000, maxRunTokenBudget: 0, dailySpendLimitUsd: 0, monthlySpendLimitUsd: 0, maxTurns: 40, maxConcurrentRuns: 0 };
 
 describe('a tenant’s standing against its spend limits', () => {
   it('resets at the next UTC midnight and the first of the next UTC month (across the year too)', () => {

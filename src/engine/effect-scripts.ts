@@ -5,11 +5,14 @@
 // them through src/engine/effects/), and the fence's terminal check comes from the domain's
 // statuses (lua-vocabulary.ts).
 //
-// The write fence. Every write script starts with the same three keys and two arguments:
-//   KEYS[1] the kill switch hash (`<prefix>:killswitch`), KEYS[2] the run hash, KEYS[3] the run's
-//   write journal list; ARGV[1] the half-open probe token ('' for none), ARGV[2] the tool name.
+// The write fence. Every write script starts with the same five keys and two arguments:
+//   KEYS[1] the fleet kill switch hash (`<prefix>:killswitch`), KEYS[2] the run hash, KEYS[3] the
+//   run's write journal list, KEYS[4] the kill switch's scopes hash, KEYS[5] the run's upstreams
+//   (kill-switch-keys.ts); ARGV[1] the half-open probe token ('' for none), ARGV[2] the tool name.
 // and refuses, writing nothing, with
-//   'killswitch_read_only'   the switch is read_only, or half_open and this write is not the probe
+//   'killswitch_read_only'   a scope that covers this write is read_only, or half_open and this
+//                            write is not its probe: the fleet, the run's tenant, or an upstream
+//                            the run depends on (src/safety/kill-switch.ts says which depend)
 //   'run_ended'              the run is terminal
 //   'safe_mode_skip_writes'  the run is in skip_writes safe mode
 // Otherwise it writes and appends {at_ms (Redis TIME), tool, kind, target} to the journal in the
@@ -20,11 +23,25 @@ import { LUA_HSET_JSON, LUA_IS_TERMINAL } from './lua-vocabulary.js';
 import type { Redis } from 'ioredis';
 
 const WRITE_FENCE = LUA_IS_TERMINAL + LUA_HSET_JSON + `
+local function scope_blocks(raw)
+  if not raw then return false end
+  local state = cjson.decode(raw)
+  if state.mode == 'read_only' then return true end
+  return state.mode == 'half_open' and (ARGV[1] == '' or state.probe ~= ARGV[1])
+end
 local function write_refusal()
   local mode = redis.call('HGET', KEYS[1], 'mode')
   if mode == 'read_only' then return 'killswitch_read_only' end
   if mode == 'half_open' and (ARGV[1] == '' or redis.call('HGET', KEYS[1], 'probe') ~= ARGV[1]) then
     return 'killswitch_read_only'
+  end
+  -- The run's tenant scope, then every upstream scope the run depends on until now.
+  local tenant = redis.call('HGET', KEYS[2], 'tenant')
+  if tenant and scope_blocks(redis.call('HGET', KEYS[4], 'tenant:' .. tenant)) then return 'killswitch_read_only' end
+  local clock = redis.call('TIME')
+  local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+  for _, scope in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], now, '+inf')) do
+    if scope_blocks(redis.call('HGET', KEYS[4], scope)) then return 'killswitch_read_only' end
   end
   local status = redis.call('HGET', KEYS[2], 'status')
   if is_terminal(status) then return 'run_ended' end
@@ -40,7 +57,7 @@ end
 
 /**
  * bfWriteWorkspaceFile
- * KEYS[1..3] the write fence (above), KEYS[4] workspace files hash, KEYS[5] guard hash (the theme
+ * KEYS[1..5] the write fence (above), KEYS[6] workspace files hash, KEYS[7] guard hash (the theme
  * hash, or the files hash when unused).
  * ARGV[1..2] the write fence, ARGV[3] path, ARGV[4] content, ARGV[5] max files, ARGV[6] max bytes
  * per file, ARGV[7] max total bytes, ARGV[8] guard field ('' for an unconditional write),
@@ -54,25 +71,25 @@ const WRITE_WORKSPACE_FILE =
   `
 local refusal = write_refusal()
 if refusal then return refusal end
-if ARGV[8] ~= '' and redis.call('HGET', KEYS[5], ARGV[8]) ~= ARGV[9] then return 'stale' end
+if ARGV[8] ~= '' and redis.call('HGET', KEYS[7], ARGV[8]) ~= ARGV[9] then return 'stale' end
 local size = string.len(ARGV[4])
 if size > tonumber(ARGV[6]) then return 'file_too_large' end
-local exists = redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1
-local count = redis.call('HLEN', KEYS[4])
+local exists = redis.call('HEXISTS', KEYS[6], ARGV[3]) == 1
+local count = redis.call('HLEN', KEYS[6])
 if not exists and count + 1 > tonumber(ARGV[5]) then return 'workspace_file_limit' end
 local total = 0
-for _, path in ipairs(redis.call('HKEYS', KEYS[4])) do
-  if path ~= ARGV[3] then total = total + redis.call('HSTRLEN', KEYS[4], path) end
+for _, path in ipairs(redis.call('HKEYS', KEYS[6])) do
+  if path ~= ARGV[3] then total = total + redis.call('HSTRLEN', KEYS[6], path) end
 end
 if total + size > tonumber(ARGV[7]) then return 'workspace_too_large' end
-redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
+redis.call('HSET', KEYS[6], ARGV[3], ARGV[4])
 journal('file', ARGV[3])
 return 'ok'
 `;
 
 /**
  * bfDeleteWorkspaceFile
- * KEYS[1..3] the write fence, KEYS[4] workspace files hash. ARGV[1..2] the write fence, ARGV[3] path.
+ * KEYS[1..5] the write fence, KEYS[6] workspace files hash. ARGV[1..2] the write fence, ARGV[3] path.
  * Returns 'ok' when deleted, 'missing' when there was no such file, or a write fence refusal.
  */
 const DELETE_WORKSPACE_FILE =
@@ -80,14 +97,14 @@ const DELETE_WORKSPACE_FILE =
   `
 local refusal = write_refusal()
 if refusal then return refusal end
-if redis.call('HDEL', KEYS[4], ARGV[3]) == 0 then return 'missing' end
+if redis.call('HDEL', KEYS[6], ARGV[3]) == 0 then return 'missing' end
 journal('delete', ARGV[3])
 return 'ok'
 `;
 
 /**
  * bfSnapshotDeployment — the one deployment snapshot (tests seed deployments through it too).
- * KEYS[1..3] the write fence, KEYS[4] workspace files hash, KEYS[5] deployment hash, KEYS[6]
+ * KEYS[1..5] the write fence, KEYS[6] workspace files hash, KEYS[7] deployment hash, KEYS[8]
  * deployments zset (KEYS[2], the run hash, gets latestDeploy).
  * ARGV[1..2] the write fence, ARGV[3] deploy id, ARGV[4] ISO time.
  * Returns {'ok', 1, paths} when this call made the snapshot, {'ok', 0, paths} when it existed
@@ -97,22 +114,22 @@ return 'ok'
 const SNAPSHOT_DEPLOYMENT =
   WRITE_FENCE +
   `
-if redis.call('ZSCORE', KEYS[6], ARGV[3]) then
-  return {'ok', 0, redis.call('HKEYS', KEYS[5])}
+if redis.call('ZSCORE', KEYS[8], ARGV[3]) then
+  return {'ok', 0, redis.call('HKEYS', KEYS[7])}
 end
 local refusal = write_refusal()
 if refusal then return {refusal} end
-local files = redis.call('HGETALL', KEYS[4])
-if #files > 0 then redis.call('HSET', KEYS[5], unpack(files)) end
-redis.call('ZADD', KEYS[6], redis.call('ZCARD', KEYS[6]) + 1, ARGV[3])
+local files = redis.call('HGETALL', KEYS[6])
+if #files > 0 then redis.call('HSET', KEYS[7], unpack(files)) end
+redis.call('ZADD', KEYS[8], redis.call('ZCARD', KEYS[8]) + 1, ARGV[3])
 redis.call('HSET', KEYS[2], 'latestDeploy', ARGV[3], 'updatedAt', ARGV[4])
 journal('deployment', ARGV[3])
-return {'ok', 1, redis.call('HKEYS', KEYS[5])}
+return {'ok', 1, redis.call('HKEYS', KEYS[7])}
 `;
 
 /**
  * bfUpdateRunFields — a write tool's change to the run record (publish's liveDeploy, set_meta's meta).
- * KEYS[1..3] the write fence. ARGV[1..2] the write fence, ARGV[3] JSON object of string fields,
+ * KEYS[1..5] the write fence. ARGV[1..2] the write fence, ARGV[3] JSON object of string fields,
  * ARGV[4] journal kind ('publish', 'meta').
  * Returns 'ok' or a write fence refusal.
  */
@@ -128,7 +145,7 @@ return 'ok'
 
 /**
  * bfSetHashField — one guarded field write (regen_og's asset).
- * KEYS[1..3] the write fence, KEYS[4] the hash. ARGV[1..2] the write fence, ARGV[3] field,
+ * KEYS[1..5] the write fence, KEYS[6] the hash. ARGV[1..2] the write fence, ARGV[3] field,
  * ARGV[4] value, ARGV[5] journal kind.
  * Returns 'ok' or a write fence refusal.
  */
@@ -137,14 +154,14 @@ const SET_HASH_FIELD =
   `
 local refusal = write_refusal()
 if refusal then return refusal end
-redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
+redis.call('HSET', KEYS[6], ARGV[3], ARGV[4])
 journal(ARGV[5], ARGV[3])
 return 'ok'
 `;
 
 /**
  * bfUpdateTheme — stores one theme part and bumps the theme version.
- * KEYS[1..3] the write fence, KEYS[4] theme hash. ARGV[1..2] the write fence, ARGV[3] field
+ * KEYS[1..5] the write fence, KEYS[6] theme hash. ARGV[1..2] the write fence, ARGV[3] field
  * ('colors' | 'fonts'), ARGV[4] JSON value.
  * Returns {'ok', version} or {refusal}.
  */
@@ -153,8 +170,8 @@ const UPDATE_THEME =
   `
 local refusal = write_refusal()
 if refusal then return {refusal} end
-redis.call('HSET', KEYS[4], ARGV[3], ARGV[4])
-local version = redis.call('HINCRBY', KEYS[4], 'version', 1)
+redis.call('HSET', KEYS[6], ARGV[3], ARGV[4])
+local version = redis.call('HINCRBY', KEYS[6], 'version', 1)
 journal('theme', ARGV[3])
 return {'ok', version}
 `;
@@ -189,7 +206,7 @@ export type WriteRefusalOutcome = (typeof WRITE_REFUSALS)[number];
 export type WriteWorkspaceFileOutcome = 'ok' | 'stale' | 'file_too_large' | 'workspace_file_limit' | 'workspace_too_large' | WriteRefusalOutcome;
 
 /** The fence's keys and arguments, in script order. */
-export type FenceKeys = [switchKey: string, runKey: string, journalKey: string];
+export type FenceKeys = [switchKey: string, runKey: string, journalKey: string, scopesKey: string, runUpstreamsKey: string];
 export type FenceArgs = [probeToken: string, tool: string];
 
 export interface ToolScripts {
@@ -219,12 +236,12 @@ export interface ToolScripts {
 }
 
 const definitions = {
-  bfWriteWorkspaceFile: { numberOfKeys: 5, lua: WRITE_WORKSPACE_FILE },
-  bfDeleteWorkspaceFile: { numberOfKeys: 4, lua: DELETE_WORKSPACE_FILE },
-  bfSnapshotDeployment: { numberOfKeys: 6, lua: SNAPSHOT_DEPLOYMENT },
-  bfUpdateRunFields: { numberOfKeys: 3, lua: UPDATE_RUN_FIELDS },
-  bfSetHashField: { numberOfKeys: 4, lua: SET_HASH_FIELD },
-  bfUpdateTheme: { numberOfKeys: 4, lua: UPDATE_THEME },
+  bfWriteWorkspaceFile: { numberOfKeys: 7, lua: WRITE_WORKSPACE_FILE },
+  bfDeleteWorkspaceFile: { numberOfKeys: 6, lua: DELETE_WORKSPACE_FILE },
+  bfSnapshotDeployment: { numberOfKeys: 8, lua: SNAPSHOT_DEPLOYMENT },
+  bfUpdateRunFields: { numberOfKeys: 5, lua: UPDATE_RUN_FIELDS },
+  bfSetHashField: { numberOfKeys: 6, lua: SET_HASH_FIELD },
+  bfUpdateTheme: { numberOfKeys: 6, lua: UPDATE_THEME },
   bfCompleteTodo: { numberOfKeys: 1, lua: COMPLETE_TODO },
 } as const;
 

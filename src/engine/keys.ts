@@ -26,6 +26,9 @@ export interface KeySpace {
   activeRuns(tenant: string): string;
   /** The tenant's run creations of the last minute (the rate limit's sliding window). */
   runCreations(tenant: string): string;
+  /** String with a short TTL: a run admitted whose record may not exist yet (admit-run.ts keeps
+   * its slot from being pruned while it is being created). */
+  runAdmission(tenant: string, runId: string): string;
   rateLimit(name: string): string;
   /** Hash: the tenant's spend in one UTC period (`day:2026-11-23`, `month:2026-11`): costMicroUsd
    * and tokens by class (tenant-spend.ts). */
@@ -35,6 +38,12 @@ export interface KeySpace {
   tenantSpendApplied(tenant: string, day: string): string;
   /** String: the tenant's policy overrides as JSON (tenant-policy-store.ts). */
   tenantPolicy(tenant: string): string;
+  /** Sorted set: every run that has not ended (score: creation time, ms), the reaper's work list. */
+  liveRuns(): string;
+  /** String: set once the live-run index holds the runs created before it existed. */
+  liveRunsSeeded(): string;
+  /** String: the token of the worker process whose reaper is sweeping (SET NX PX). */
+  reaperLock(): string;
 }
 
 export function createKeySpace(prefix: string): KeySpace {
@@ -60,11 +69,15 @@ export function createKeySpace(prefix: string): KeySpace {
     // The tenant as hash tag: run admission checks and updates both in one Lua step (Cluster).
     activeRuns: (tenant) => `${prefix}:tenant:{${tenant}}:active`,
     runCreations: (tenant) => `${prefix}:tenant:{${tenant}}:created`,
+    runAdmission: (tenant, runId) => `${prefix}:tenant:{${tenant}}:admitting:${runId}`,
     rateLimit: (name) => `${prefix}:ratelimit:${name}`,
     // The tenant as hash tag: one script adds an answer to the day, the month and the marker set.
     tenantSpend: (tenant, period) => `${prefix}:tenant:{${tenant}}:spend:${period}`,
     tenantSpendApplied: (tenant, day) => `${prefix}:tenant:{${tenant}}:spend:applied:${day}`,
     // The tenant as hash tag: read beside its spend at admission, in the same slot.
     tenantPolicy: (tenant) => `${prefix}:tenant:{${tenant}}:policy`,
+    liveRuns: () => `${prefix}:runs:live`,
+    liveRunsSeeded: () => `${prefix}:runs:live:seeded`,
+    reaperLock: () => `${prefix}:reaper:lock`,
   };
 }

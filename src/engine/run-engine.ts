@@ -11,16 +11,17 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { PHASES, type Phase } from '../domain/profile.js';
 import { z } from 'zod';
-import type { RunErrorCode, RunStatus, TerminalStatus } from '../domain/run-outcomes.js';
+import { isTerminal, type RunErrorCode, type RunStatus, type TerminalStatus } from '../domain/run-outcomes.js';
 import type { KeySpace } from './keys.js';
 import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 import { defineRunScripts, type RunScripts } from './run-scripts.js';
 import { defineToolScripts, type WriteRefusalOutcome } from './effect-scripts.js';
 import { writesKey } from './effect-keys.js';
-import { fromFields, pairsToFields, toFields } from './run-record.js';
+import { killSwitchScopesKey, runUpstreamsKey } from './kill-switch-keys.js';
+import { fromFields, pairsToFields, StoredRunInvalid, toFields } from './run-record.js';
 import { decodeRunStatus, decodeRunSummary, RUN_SUMMARY_FIELDS, type RunReading, type RunSummaryRecord } from './run-summary.js';
 import { TranscriptCache } from './transcript-cache.js';
-import { turnOutcomeSchema, type TurnOutcome } from './turn-outcome.js';
+import { turnOutcomeSchema, type PlannedDispatch, type TurnOutcome } from './turn-outcome.js';
 import { countersSchema, usageSchema, type RunError, type RunOptions, type RunRecord, type TodoState, type Usage } from './run-types.js';
 import { EMPTY_USAGE } from '../domain/usage.js';
 import type { RunBudget } from '../domain/run-budget.js';
@@ -101,6 +102,31 @@ export interface TurnView {
   trail: TrailEntry[];
 }
 
+/** How far a run that has not ended got, as the reaper reads it for many runs at once. */
+export interface RunProgress {
+  status: RunStatus;
+  turn: number;
+  /** The run's last transition (ISO; '' on a record that never had one). */
+  updatedAt: string;
+}
+
+/** A run at a turn, as the reaper judges it (bfInspectTurn): what the turn and its jobs should be. */
+export interface TurnInspection {
+  status: RunStatus;
+  turn: number;
+  updatedAt: string;
+  inputCommitted: boolean;
+  /** The job that claimed the turn (committed its input), if one did. */
+  claimedBy: string | null;
+  /** How many times the reaper handed this turn to a new job. */
+  recoveries: number;
+  /** The calls the previous turn handed out (ask_user included), each with whether its result is
+   * in the ledger: the turn's job waits for the tool jobs of those that are not. */
+  calls: Array<{ call: PlannedDispatch; recorded: boolean }>;
+  /** The run's root span context, for the jobs a recovery enqueues ({} when none was stored). */
+  traceContext: Record<string, string>;
+}
+
 export function newRunId(): string {
   return `run_${randomUUID().replaceAll('-', '')}`;
 }
@@ -176,15 +202,38 @@ export class RunEngine {
   }
 
   /**
-   * Like readEvents, but waits up to `blockMs` for an event after `afterId` when there is none yet
-   * (XREAD BLOCK); [] when the wait ends empty. The wait holds its connection, so the caller passes
-   * a connection of its own (a `duplicate()`), never the engine's shared one, and owns it: it may
-   * disconnect it to cut the wait short, which rejects this call.
+   * Like readEvents for many runs at once (one per cursor), waiting up to `blockMs` for an event
+   * after any cursor: one XREAD BLOCK over every run's stream, so one connection serves the event
+   * streams of many clients (src/api/events/). Returns the runs that have new events, with at most
+   * `count` of them each, validated — a run whose events do not decode gets the error instead, so
+   * one bad stream does not stop the others. Empty when the wait ends with nothing, or when another
+   * connection ends it early (CLIENT UNBLOCK). The wait holds its connection, so the caller passes
+   * one of its own (a `duplicate()`), never the engine's shared one, and owns it: it may disconnect
+   * it to cut the wait short, which rejects this call. Each run's keys have a slot of their own: on
+   * Redis Cluster this call would have to be made per node (the fleet uses one Redis server).
    */
-  async readEventsBlocking(connection: Redis, runId: string, afterId: string, blockMs: number, count = 1000): Promise<StoredEvent[]> {
+  async readEventsOfRunsBlocking(
+    connection: Redis,
+    cursors: ReadonlyArray<{ runId: string; afterId: string }>,
+    blockMs: number,
+    count = 1000,
+  ): Promise<Map<string, StoredEvent[] | Error>> {
+    const runOfKey = new Map(cursors.map((cursor) => [this.keys.events(cursor.runId), cursor.runId]));
+    if (runOfKey.size !== cursors.length) throw new Error('readEventsOfRunsBlocking: one cursor per run');
     // XREAD takes an exclusive start id and has no '-': '0-0' is before every entry.
-    const reply = await connection.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', this.keys.events(runId), afterId === '-' ? '0-0' : afterId);
-    return (reply?.[0]?.[1] ?? []).map(parseStoredEvent);
+    const ids = cursors.map((cursor) => (cursor.afterId === '-' ? '0-0' : cursor.afterId));
+    const reply = await connection.xread('COUNT', count, 'BLOCK', blockMs, 'STREAMS', ...runOfKey.keys(), ...ids);
+    const events = new Map<string, StoredEvent[] | Error>();
+    for (const [key, entries] of reply ?? []) {
+      const runId = runOfKey.get(key);
+      if (runId === undefined) continue;
+      try {
+        events.set(runId, entries.map(parseStoredEvent));
+      } catch (error) {
+        events.set(runId, error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+    return events;
   }
 
   // ---- create, read, update, end ------------------------------------------------------------
@@ -225,6 +274,9 @@ export class RunEngine {
       counters: countersSchema.parse({}),
       meta: null,
     };
+    // In the live-run index before the record exists: a crash in between leaves an entry the
+    // reaper drops (no record), never a run the reaper cannot find.
+    await this.redis.zadd(this.keys.liveRuns(), Date.now(), id);
     const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking_budget_tokens: record.thinkingBudgetTokens, ...(record.budget ? { budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens } : {}), ...(record.traceId ? { trace_id: record.traceId } : {}) });
     await this.redis
       .multi()
@@ -323,6 +375,11 @@ export class RunEngine {
     // The end happened (the script said so): it is logged and counted before anything else can fail.
     this.logger?.info({ run_id: end.runId, step: end.turn, event: 'run-end', status: end.status, error_code: end.errorCode }, 'run ended');
     for (const observer of this.endObservers) observer(end);
+    // Out of the reaper's work list (another slot than the run's, like the tenant's set below); a
+    // failure leaves an entry the reaper drops when it finds the run ended.
+    await this.redis.zrem(this.keys.liveRuns(), end.runId).catch((error: unknown) => {
+      this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'live-run index entry not removed; the reaper drops it');
+    });
     // Frees the run's slot under its tenant's concurrent-run cap (src/api/limits/admit-run.ts).
     // Not inside the ending script: the tenant's set and the run hash are in different Cluster
     // slots. Only the call that made the transition gets here, and SREM is idempotent; a failure
@@ -332,6 +389,145 @@ export class RunEngine {
         this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'active-run slot not freed; admission prunes it');
       });
     }
+  }
+
+  // ---- the reaper (src/workers/run-reaper.ts) ----------------------------------------------
+
+  /** A page of the live-run index (ZSCAN: a run in it for the whole scan is returned at least
+   * once; cursor '0' starts and ends a scan). */
+  async scanLiveRuns(cursor: string, count: number): Promise<{ cursor: string; runIds: string[] }> {
+    const [next, flat] = await this.redis.zscan(this.keys.liveRuns(), cursor, 'COUNT', count);
+    const runIds: string[] = [];
+    for (let index = 0; index < flat.length; index += 2) runIds.push(flat[index]!);
+    return { cursor: next, runIds };
+  }
+
+  /** Drops runs from the live-run index: they ended, or have no record. */
+  async forgetLiveRuns(runIds: readonly string[]): Promise<void> {
+    if (runIds.length > 0) await this.redis.zrem(this.keys.liveRuns(), ...runIds);
+  }
+
+  /**
+   * Puts the runs that have not ended into the live-run index once per prefix: runs created before
+   * the index existed are not in it. Scans the run hashes (`<prefix>:run:{<id>}`); the marker is
+   * set only after the whole scan, so a scan cut short is done again. Returns how many it added.
+   */
+  async seedLiveRuns(): Promise<number> {
+    if (await this.redis.exists(this.keys.liveRunsSeeded())) return 0;
+    let added = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.keys.prefix}:run:{*}`, 'COUNT', 1000);
+      cursor = next;
+      const runKeys = keys.filter((key) => key.endsWith('}'));
+      if (runKeys.length === 0) continue;
+      const pipeline = this.redis.pipeline();
+      for (const key of runKeys) pipeline.hmget(key, 'id', 'status', 'createdAt');
+      const replies = (await pipeline.exec()) ?? [];
+      const live: Array<string | number> = [];
+      replies.forEach(([error, reply]) => {
+        // A key of another type under the pattern is not a run; it is skipped, not an error.
+        if (error) return;
+        const [id, status, createdAt] = reply as Array<string | null>;
+        const reading = decodeRunStatus(id ?? '', status ?? null);
+        if (!id || reading.state !== 'found' || isTerminal(reading.value)) return;
+        live.push(Date.parse(createdAt ?? '') || Date.now(), id);
+      });
+      if (live.length > 0) added += await this.redis.zadd(this.keys.liveRuns(), 'NX', ...live);
+    } while (cursor !== '0');
+    await this.redis.set(this.keys.liveRunsSeeded(), new Date().toISOString());
+    return added;
+  }
+
+  /** Status, turn and last transition of each run, in order, in one round trip. */
+  async runProgress(runIds: readonly string[]): Promise<Array<RunReading<RunProgress>>> {
+    if (runIds.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const runId of runIds) pipeline.hmget(this.keys.run(runId), 'status', 'turn', 'updatedAt');
+    const replies = await execPipeline(pipeline, runIds.length);
+    return runIds.map((runId, index) => {
+      const [status = null, turn = null, updatedAt = null] = replies[index] as Array<string | null>;
+      const reading = decodeRunStatus(runId, status);
+      if (reading.state !== 'found') return reading;
+      const decodedTurn = turn === null || turn === '' ? 0 : Number(turn);
+      if (!Number.isInteger(decodedTurn) || decodedTurn < 0) return { state: 'invalid', error: new StoredRunInvalid(runId, 'turn', `not a non-negative integer: ${JSON.stringify(turn)}`) };
+      return { state: 'found', value: { status: reading.value, turn: decodedTurn, updatedAt: updatedAt ?? '' } };
+    });
+  }
+
+  /** The run at `turn` as the reaper judges it (bfInspectTurn), one round trip: 'moved' when the
+   * run is no longer at that turn, 'missing' when it has no record. Validated like loadTurn. */
+  async inspectTurn(runId: string, turn: number): Promise<TurnInspection | 'moved' | 'missing'> {
+    const keys = this.keys;
+    const reply = await this.scripts.bfInspectTurn(keys.run(runId), keys.turn(runId, turn), keys.turn(runId, turn - 1), keys.results(runId), String(turn));
+    if (reply[0] === -1) return 'missing';
+    if (reply[0] === 0) return 'moved';
+    const [, status, updatedAt, inputCommitted, claimedBy, recoveries, previousRaw, recorded, traceContextRaw] = reply;
+    const reading = decodeRunStatus(runId, status);
+    if (reading.state !== 'found') throw new StoredRunInvalid(runId, 'status', `not a run status: ${JSON.stringify(status)}`);
+    const recoveryCount = Number(recoveries);
+    if (!Number.isInteger(recoveryCount) || recoveryCount < 0) throw new Error(`The turn ${turn} of run ${runId} holds recoveries that are not a count: ${recoveries}`);
+    const dispatch = previousRaw ? parseOutcome(previousRaw).dispatch : [];
+    return {
+      status: reading.value,
+      turn,
+      updatedAt,
+      inputCommitted: inputCommitted === '1',
+      claimedBy: claimedBy || null,
+      recoveries: recoveryCount,
+      calls: dispatch.map((call, index) => ({ call, recorded: recorded[index] === 1 })),
+      traceContext: decodeTraceContext(traceContextRaw),
+    };
+  }
+
+  /**
+   * Hands a turn whose jobs are all lost or dead to `jobId` (bfResumeTurn), with a `run-resume`
+   * event, only if the run is still as the reaper saw it. The caller enqueues the job after:
+   * 'resumed' means this call, and no other, may.
+   */
+  async resumeTurn(
+    runId: string,
+    seen: { turn: number; updatedAt: string; recoveries: number },
+    resume: { jobId: string; reason: string; detail: Record<string, unknown> },
+  ): Promise<'resumed' | 'changed' | 'terminal'> {
+    const event = this.encode({ run_id: runId, step: seen.turn, event: 'run-resume', reason: resume.reason, job_id: resume.jobId, recovery: seen.recoveries + 1, ...resume.detail });
+    const keys = this.keys;
+    const code = await this.scripts.bfResumeTurn(
+      keys.run(runId),
+      keys.turn(runId, seen.turn),
+      keys.events(runId),
+      String(seen.turn),
+      seen.updatedAt,
+      String(seen.recoveries),
+      resume.jobId,
+      new Date().toISOString(),
+      event.json,
+    );
+    if (code === 1) {
+      this.emitted([event]);
+      this.logger?.warn({ run_id: runId, step: seen.turn, event: 'run-resume', reason: resume.reason, job_id: resume.jobId }, 'run resumed by the reaper');
+      return 'resumed';
+    }
+    return code === 0 ? 'changed' : 'terminal';
+  }
+
+  /** endRun, only if the run is still at the turn and last transition the reaper saw
+   * (bfEndRunIfUnchanged): the same one end, event, log line and metric. */
+  async endRunIfUnchanged(
+    runId: string,
+    seen: { turn: number; updatedAt: string },
+    error: { code: RunErrorCode; message: string },
+    before: Array<Record<string, unknown>> = [],
+  ): Promise<'ended' | 'changed' | 'terminal'> {
+    const redacted = { code: error.code, message: redactText(error.message) };
+    const fields = toFields({ status: 'failed', result: null, error: redacted, question: null, updatedAt: new Date().toISOString() });
+    const events = [...before.map((fieldsOf) => ({ run_id: runId, step: seen.turn, ...fieldsOf }) as RunEvent), this.runEndEvent(runId, seen.turn, 'failed', redacted)].map((event) => this.encode(event));
+    const reply = await this.scripts.bfEndRunIfUnchanged(this.keys.run(runId), this.keys.events(runId), String(seen.turn), seen.updatedAt, JSON.stringify(fields), events.length, ...events.map((event) => event.json));
+    if (reply[0] === 0) return 'changed';
+    if (reply[0] !== 1) return 'terminal';
+    this.emitted(events);
+    await this.ended({ runId, tenant: reply[1] ?? '', turn: seen.turn, status: 'failed', errorCode: redacted.code });
+    return 'ended';
   }
 
   async setTodos(runId: string, todos: TodoState[]): Promise<void> {
@@ -729,6 +925,8 @@ export class RunEngine {
       keys.killSwitch(),
       keys.run(runId),
       writesKey(keys, runId),
+      killSwitchScopesKey(keys),
+      runUpstreamsKey(keys, runId),
       keys.files(runId),
       keys.deployment(runId, deployId),
       keys.deployments(runId),
@@ -755,6 +953,19 @@ export class RunEngine {
 
   async countDeployments(runId: string): Promise<number> {
     return this.redis.zcard(this.keys.deployments(runId));
+  }
+}
+
+const traceCarrierSchema = z.record(z.string(), z.string());
+
+/** A stored trace context; one that does not decode only loses the trace link, never the run. */
+function decodeTraceContext(raw: string): Record<string, string> {
+  if (!raw) return {};
+  try {
+    const parsed = traceCarrierSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {};
   }
 }
 

@@ -275,7 +275,81 @@ redis.call('HSETNX', KEYS[1], 'overloadSince', ARGV[1])
 return tonumber(redis.call('HGET', KEYS[1], 'overloadSince'))
 `;
 
+/**
+ * bfInspectTurn — what the reaper needs to judge a run that made no transition for a while: the
+ * run's status and last transition, the turn's claim and recoveries, and the calls the previous
+ * turn handed out with whether each has its result.
+ * KEYS[1] run hash, KEYS[2] turn hash, KEYS[3] previous turn hash, KEYS[4] results hash (the ledger).
+ * ARGV[1] the turn the caller found the run at.
+ * Returns {-1} when the run is missing, {0, status} when it is no longer at that turn (or has no
+ * turn field to compare), else {1, status, updatedAt, inputCommitted, claimedBy, recoveries,
+ * previous outcome JSON or '', {1|0 recorded, for each call of the previous outcome's dispatch},
+ * the run's trace context JSON or ''}.
+ */
+const INSPECT_TURN = `
+local run = redis.call('HMGET', KEYS[1], 'status', 'turn', 'updatedAt', 'traceContext')
+if not run[1] then return {-1} end
+if run[2] ~= ARGV[1] then return {0, run[1]} end
+local turn = redis.call('HMGET', KEYS[2], 'inputCommitted', 'claimedBy', 'recoveries')
+local previous = redis.call('HGET', KEYS[3], 'outcome') or ''
+local recorded = {}
+if previous ~= '' then
+  local dispatch = cjson.decode(previous).dispatch
+  if type(dispatch) == 'table' then
+    for _, call in ipairs(dispatch) do recorded[#recorded + 1] = redis.call('HEXISTS', KEYS[4], tostring(call.toolUseId)) end
+  end
+end
+return {1, run[1], run[3] or '', turn[1] or '', turn[2] or '', turn[3] or '0', previous, recorded, run[4] or ''}
+`;
+
+/**
+ * bfResumeTurn — the reaper hands a turn whose jobs are all lost or dead to a new job, once: only
+ * when the run is still where the reaper saw it (same turn, same last transition, same number of
+ * recoveries), so a run that moved on meanwhile, or a second reaper, changes nothing. Counts the
+ * recovery on the turn, moves the turn's claim (if it was claimed) to the new job — the old owner
+ * is dead, and a claim that stayed with it would turn the new job away — and stamps the run's
+ * updatedAt, so the next look waits the grace again.
+ * KEYS[1] run hash, KEYS[2] turn hash, KEYS[3] event stream.
+ * ARGV[1] turn, ARGV[2] updatedAt seen, ARGV[3] recoveries seen, ARGV[4] the new job id,
+ * ARGV[5] ISO time, ARGV[6] the run-resume event.
+ * Returns 1 when resumed, 0 when the run changed since it was seen, -2 when it is terminal or missing.
+ */
+const RESUME_TURN =
+  PRELUDE +
+  `
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status or is_terminal(status) then return -2 end
+if status == 'waiting_for_input' then return 0 end
+if redis.call('HGET', KEYS[1], 'turn') ~= ARGV[1] or (redis.call('HGET', KEYS[1], 'updatedAt') or '') ~= ARGV[2] then return 0 end
+if (redis.call('HGET', KEYS[2], 'recoveries') or '0') ~= ARGV[3] then return 0 end
+redis.call('HINCRBY', KEYS[2], 'recoveries', 1)
+if redis.call('HEXISTS', KEYS[2], 'claimedBy') == 1 then redis.call('HSET', KEYS[2], 'claimedBy', ARGV[4]) end
+redis.call('HSET', KEYS[1], 'updatedAt', ARGV[5])
+append_events(KEYS[3], 6, 1)
+return 1
+`;
+
+/**
+ * bfEndRunIfUnchanged — bfEndRun, but only when the run is still at the turn and last transition
+ * the caller saw (the reaper's end of a stalled run must not end one that moved on meanwhile).
+ * KEYS[1] run hash, KEYS[2] event stream. ARGV[1] turn, ARGV[2] updatedAt seen, ARGV[3] JSON
+ * fields, ARGV[4] n events, ARGV[5..] events.
+ * Returns {1, tenant} when ended now, {0} when the run changed, {-2} when terminal or missing.
+ */
+const END_RUN_IF_UNCHANGED =
+  PRELUDE +
+  `
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status or is_terminal(status) then return {-2} end
+if status == 'waiting_for_input' then return {0} end
+if redis.call('HGET', KEYS[1], 'turn') ~= ARGV[1] or (redis.call('HGET', KEYS[1], 'updatedAt') or '') ~= ARGV[2] then return {0} end
+hset_json(KEYS[1], ARGV[3])
+append_events(KEYS[2], 5, tonumber(ARGV[4]))
+return {1, redis.call('HGET', KEYS[1], 'tenant') or ''}
+`;
+
 export type StartTurnReply = [number, string?, number?];
+export type InspectTurnReply = [-1] | [0, string] | [1, string, string, string, string, string, string, number[], string];
 export type CommitAnswerReply = [1, string, number, string, number] | [0, string, string] | [-1] | [-2, string];
 export type LoadTurnReply = [string[], string[], string, string[], number, string[], string[]];
 
@@ -291,6 +365,9 @@ export interface RunScripts {
   bfNoteTurnOverload(turn: string, nowMs: number): Promise<number>;
   bfLoadToolCall(results: string, run: string, toolUseId: string): Promise<[string, string[]]>;
   bfChargeCall(run: string, turn: string, usageJson: string, costMicroUsd: string, pendingJson: string): Promise<[number, string?]>;
+  bfInspectTurn(run: string, turn: string, previousTurn: string, results: string, turnNumber: string): Promise<InspectTurnReply>;
+  bfResumeTurn(run: string, turn: string, events: string, turnNumber: string, updatedAt: string, recoveries: string, jobId: string, now: string, event: string): Promise<number>;
+  bfEndRunIfUnchanged(run: string, stream: string, turnNumber: string, updatedAt: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<[number, string?]>;
 }
 
 const definitions = {
@@ -305,6 +382,9 @@ const definitions = {
   bfNoteTurnOverload: { numberOfKeys: 1, lua: NOTE_TURN_OVERLOAD },
   bfLoadToolCall: { numberOfKeys: 2, lua: LOAD_TOOL_CALL },
   bfChargeCall: { numberOfKeys: 2, lua: CHARGE_CALL },
+  bfInspectTurn: { numberOfKeys: 4, lua: INSPECT_TURN },
+  bfResumeTurn: { numberOfKeys: 3, lua: RESUME_TURN },
+  bfEndRunIfUnchanged: { numberOfKeys: 2, lua: END_RUN_IF_UNCHANGED },
 } as const;
 
 /** Registers the scripts on a connection (idempotent) and returns them typed. */

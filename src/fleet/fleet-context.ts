@@ -18,13 +18,20 @@ export interface FleetContext {
   redis: Redis;
   store: RunEngine;
   queues: FleetQueues;
-  /** Base URL of the API as users and tools reach it, e.g. for deployment links. */
+  /** Base URL of the API as users reach it (BUILDFLEET_PUBLIC_URL). */
   publicBaseUrl: string;
+  /** Base URL of the sites origin as users and tools reach it (BUILDFLEET_SITES_PUBLIC_URL): every
+   * site and deployment link, and the origin the fetch tools trust. Never the API's origin. */
+  sitesBaseUrl: string;
   close(): Promise<void>;
 }
 
 export function publicBaseUrlOf(config: Config): string {
   return (config.BUILDFLEET_PUBLIC_URL ?? `http://${config.BUILDFLEET_API_HOST}:${config.BUILDFLEET_API_PORT}`).replace(/\/$/, '');
+}
+
+export function sitesBaseUrlOf(config: Config): string {
+  return (config.BUILDFLEET_SITES_PUBLIC_URL ?? `http://${config.BUILDFLEET_SITES_HOST}:${config.BUILDFLEET_SITES_PORT}`).replace(/\/$/, '');
 }
 
 export function createFleetContext(config: Config, role: string, logger?: Logger): FleetContext {
@@ -57,6 +64,7 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
     store,
     queues,
     publicBaseUrl: publicBaseUrlOf(config),
+    sitesBaseUrl: sitesBaseUrlOf(config),
     async close() {
       await queues.close();
       // QUIT lets commands still in flight (a last event, a metrics read) finish; disconnecting

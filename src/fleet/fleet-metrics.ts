@@ -11,6 +11,8 @@ import { USAGE_CLASSES } from '../domain/usage.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
 import { reasonCodeOf } from '../tools/output/tool-output-invalid.js';
 import { killSwitchGaugeValue } from '../safety/kill-switch-mode.js';
+import { KILL_SWITCH_SCOPE_KINDS } from '../safety/kill-switch-scope.js';
+import type { KillSwitchScopeSource } from '../safety/safety-hooks.js';
 import { EVENT_LOOP_DELAY_BUCKETS, observeEventLoopDelay } from '../telemetry/event-loop-delay-sampler.js';
 
 const QUEUE_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed', 'completed'] as const;
@@ -28,6 +30,10 @@ export class FleetMetrics {
   readonly toolOutputInvalid: Counter<'tool' | 'reason'>;
   readonly injectionFlagged: Counter<'tool'>;
   readonly killSwitchState: Gauge;
+  readonly killSwitchScopes: Gauge<'scope' | 'mode'>;
+  readonly killSwitchTrips: Counter<'scope' | 'cause'>;
+  /** Read at scrape time for the kill switch scopes gauge (a tool worker's switch hands it over). */
+  killSwitchScopeSource: KillSwitchScopeSource | null = null;
   readonly writesRefused: Counter<'tool' | 'reason'>;
   readonly modelDuration: Histogram<'outcome'>;
   readonly modelRetries: Counter<'class'>;
@@ -78,7 +84,25 @@ export class FleetMetrics {
     this.toolOutputInvalid = counter(METRICS.toolOutputInvalid, 'Tool outputs that failed validation', ['tool', 'reason']);
     this.injectionFlagged = counter(METRICS.toolOutputInjectionFlagged, 'Tool outputs flagged as possible prompt injection', ['tool']);
     this.workerConcurrency = new Gauge({ name: METRICS.workerConcurrency, help: 'Jobs the worker process takes at once now (governed by its event-loop delay)', labelNames: ['queue'], registers });
-    this.killSwitchState = new Gauge({ name: METRICS.killSwitchState, help: 'Kill switch: 0 read_write, 1 half_open, 2 read_only', registers });
+    this.killSwitchState = new Gauge({ name: METRICS.killSwitchState, help: 'Kill switch, fleet scope: 0 read_write, 1 half_open, 2 read_only', registers });
+    this.killSwitchTrips = counter(METRICS.killSwitchTrips, 'Automatic kill switch trips by scope kind and cause', ['scope', 'cause']);
+    const scopesOwner = this;
+    this.killSwitchScopes = new Gauge({
+      name: METRICS.killSwitchScopes,
+      help: 'Kill switch scopes tripped now, by kind and mode (read at scrape time)',
+      labelNames: ['scope', 'mode'],
+      registers,
+      async collect() {
+        const source = scopesOwner.killSwitchScopeSource;
+        if (!source) return;
+        // A failed read keeps the last values rather than failing the whole scrape.
+        const counts = await source.countScopes().catch(() => null);
+        if (!counts) return;
+        // Every kind and mode is set, so a reset scope reads 0 instead of its last value.
+        for (const scope of KILL_SWITCH_SCOPE_KINDS) for (const mode of ['read_only', 'half_open'] as const) this.set({ scope, mode }, 0);
+        for (const { scope, mode, count } of counts) this.set({ scope, mode }, count);
+      },
+    });
     this.writesRefused = counter(METRICS.writesRefused, 'Write tool calls refused', ['tool', 'reason']);
     this.modelDuration = new Histogram({
       name: METRICS.modelRequestDuration,
@@ -208,6 +232,10 @@ export class FleetMetrics {
       onToolOutputInvalid: (tool, reason) => this.toolOutputInvalid.inc({ tool, reason: reasonCodeOf(reason) }),
       onInjectionFlagged: (tool) => this.injectionFlagged.inc({ tool }),
       onKillSwitchState: (mode) => this.killSwitchState.set(killSwitchGaugeValue(mode)),
+      onKillSwitchTrip: (scope, cause) => this.killSwitchTrips.inc({ scope, cause }),
+      onKillSwitchScopeSource: (source) => {
+        this.killSwitchScopeSource = source;
+      },
       onWriteRefused: (tool, cause) => this.writesRefused.inc({ tool, reason: cause }),
     };
   }

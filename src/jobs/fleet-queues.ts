@@ -1,5 +1,5 @@
 // The fleet's queues and the one place that turns "what should run next" into BullMQ jobs.
-import { FlowProducer, Queue, type JobsOptions } from 'bullmq';
+import { FlowProducer, Queue, type JobState, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
   QUEUE_NAMES,
@@ -7,6 +7,7 @@ import {
   modelJobSchema,
   toolJobSchema,
   type ModelJobData,
+  type QueueName,
   type ToolJobData,
 } from './job-catalog.js';
 
@@ -70,10 +71,11 @@ export class FleetQueues {
   }
 
   /** Fans a turn's tool calls out to the tool queue and fans them back in: the next model turn
-   * is the flow's parent, so it runs once every tool job has finished. */
-  async enqueueToolFanOut(next: ModelJobData, tools: ToolJobData[], options: { mayExist?: boolean } = {}): Promise<void> {
+   * is the flow's parent, so it runs once every tool job has finished. `parentJobId` names a
+   * parent other than the turn's own job (the reaper's recovery of a turn whose job is gone). */
+  async enqueueToolFanOut(next: ModelJobData, tools: ToolJobData[], options: { mayExist?: boolean; parentJobId?: string } = {}): Promise<void> {
     const parentData = modelJobSchema.parse(next);
-    const parentId = jobIds.modelTurn(next.runId, next.turn);
+    const parentId = options.parentJobId ?? jobIds.modelTurn(next.runId, next.turn);
     // A replay of the turn that made this flow (its outcome was committed before) may find the
     // parent there already: adding the flow again would create a second parent, so it is skipped.
     // A first dispatch (the caller just committed the outcome, once) cannot, and skips the read.
@@ -90,6 +92,41 @@ export class FleetQueues {
         opts: { ...TOOL_JOB_OPTIONS, jobId: jobIds.tool(tool.runId, tool.toolUseId) },
       })),
     });
+  }
+
+  /**
+   * Adds tool jobs as children of a model job that is waiting for its children: a child that was
+   * lost (deleted behind BullMQ's back) left its key in the parent's dependencies, which only that
+   * child's completion clears. Same job id, so the new child clears it and the parent goes on
+   * (BullMQ addStandardJob: SADD to the parent's dependencies; moveToFinished: SREM, and the parent
+   * moves to wait when none is left). Refused by BullMQ when the parent no longer exists.
+   */
+  async addToolJobsToParent(parentJobId: string, tools: ToolJobData[]): Promise<void> {
+    for (const tool of tools) {
+      const data = toolJobSchema.parse(tool);
+      await this.tool.add(data.name, data, {
+        ...TOOL_JOB_OPTIONS,
+        jobId: jobIds.tool(data.runId, data.toolUseId),
+        parent: { id: parentJobId, queue: this.model.qualifiedName },
+      });
+    }
+  }
+
+  /** The state of a job by id: 'unknown' when no such job exists (never added, removed, or lost). */
+  async jobState(queue: QueueName, jobId: string): Promise<JobState | 'unknown'> {
+    return (queue === QUEUE_NAMES.model ? this.model : this.tool).getJobState(jobId);
+  }
+
+  /** Why a failed job failed, as BullMQ recorded it (null: no such job, or no reason). */
+  async failedReason(queue: QueueName, jobId: string): Promise<string | null> {
+    const job = await (queue === QUEUE_NAMES.model ? this.model : this.tool).getJob(jobId);
+    return job?.failedReason ?? null;
+  }
+
+  /** Whether an operator paused either queue (Queue.pause): no job of it moves until resumed. */
+  async anyPaused(): Promise<boolean> {
+    const [model, tool] = await Promise.all([this.model.isPaused(), this.tool.isPaused()]);
+    return model || tool;
   }
 
   async close(): Promise<void> {

@@ -23,3 +23,10 @@ export function killSwitchGaugeValue(mode: KillSwitchMode): number {
       return assertNever(mode, 'Unknown kill switch mode');
   }
 }
+
+/** Why a scope tripped. The fleet: `tenants` — its window reached threshold and volume with enough
+ * spiking tenants; `upstream` — one upstream's window did, failing for enough tenants; `own_tool` —
+ * a tool of the fleet's own (no upstream host) did. An upstream: `tenants` — its window did with
+ * enough tenants spiking on it. A tenant: `volume` — its window did. */
+export const KILL_SWITCH_TRIP_CAUSES = ['tenants', 'upstream', 'own_tool', 'volume'] as const;
+export type KillSwitchTripCause = (typeof KILL_SWITCH_TRIP_CAUSES)[number];

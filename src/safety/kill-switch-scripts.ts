@@ -1,7 +1,15 @@
-// Lua scripts of the fleet-wide kill switch. The switch's state and the sliding window of tool
-// output outcomes change only inside these scripts, so every worker sees one order of events: the
-// outcome that pushes the invalid rate over the threshold is the one that trips the switch, in the
-// same step, and no write can be claimed between the two.
+// Lua scripts of the scoped kill switch. The scopes' states and the sliding windows of tool output
+// outcomes change only inside these scripts, so every worker sees one order of events: the outcome
+// that pushes a scope over its threshold is the one that trips it, in the same step, and no write
+// can be claimed between the two.
+//
+// State: the fleet scope in its own hash (`<prefix>:killswitch`: mode, reason, since_ms, source,
+// probe, probe_until, floor_ms, trip_*); every tenant and upstream scope that is tripped, half-open
+// or recently reset as one JSON entry of the scopes hash (kill-switch-keys.ts). A `floor_ms` (Redis
+// ms) marks a reset: outcomes recorded before it no longer count in that scope's windows. The
+// fleet's floor applies to every window, so a fleet reset forgets the spike everywhere. A floor
+// is exact, not rounded to its one-second bucket: the first outcome a window records after a
+// floor stores what the floor's bucket held before it (`base_*`), and the figures subtract that.
 //
 // Time is Redis TIME (ms) everywhere, so the trip instant can be compared with the write journal
 // entries the write scripts stamp (src/engine/effect-scripts.ts), whichever machine the workers run on.
@@ -13,13 +21,24 @@ local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 `;
 
-// Window figures over the last ceil(ARGV[window] / 1000) one-second buckets, ending now.
-const WINDOW_FIGURES = `
-local function window_figures(window_key, window_ms, now)
+// Window figures over the last ceil(window_ms / 1000) one-second buckets ending now, counting only
+// the outcomes recorded after floor_ms (a reset; nil for none). add_outcome counts one outcome,
+// first noting the floor bucket's pre-floor counts, and prunes old buckets.
+const WINDOWS = `
+local function window_figures(window_key, window_ms, now, floor_ms)
   local second = math.floor(now / 1000)
   local span = math.ceil(window_ms / 1000)
+  local first = second - span + 1
+  local base_n, base_x = 0, 0
+  if floor_ms and math.floor(floor_ms / 1000) >= first then
+    local base = redis.call('HMGET', window_key, 'base_floor_ms', 'base_n', 'base_x')
+    -- Nothing recorded since the floor: nothing counts.
+    if tonumber(base[1] or '') ~= floor_ms then return 0, 0 end
+    first = math.floor(floor_ms / 1000)
+    base_n, base_x = tonumber(base[2]) or 0, tonumber(base[3]) or 0
+  end
   local fields = {}
-  for s = second - span + 1, second do
+  for s = first, second do
     fields[#fields + 1] = 'n:' .. s
     fields[#fields + 1] = 'x:' .. s
   end
@@ -29,129 +48,359 @@ local function window_figures(window_key, window_ms, now)
     total = total + (tonumber(values[index]) or 0)
     invalid = invalid + (tonumber(values[index + 1]) or 0)
   end
-  return total, invalid, span
+  return total - base_n, invalid - base_x
+end
+local function add_outcome(window_key, valid, window_ms, now, floor_ms)
+  local second = math.floor(now / 1000)
+  local span = math.ceil(window_ms / 1000)
+  if floor_ms and tonumber(redis.call('HGET', window_key, 'base_floor_ms') or '') ~= floor_ms then
+    local bucket = math.floor(floor_ms / 1000)
+    redis.call('HSET', window_key, 'base_floor_ms', floor_ms,
+      'base_n', redis.call('HGET', window_key, 'n:' .. bucket) or 0, 'base_x', redis.call('HGET', window_key, 'x:' .. bucket) or 0)
+  end
+  redis.call('HINCRBY', window_key, 'n:' .. second, 1)
+  if not valid then redis.call('HINCRBY', window_key, 'x:' .. second, 1) end
+  -- Drop buckets that left the window; a long idle gap is cleaned by one scan of the small hash.
+  local oldest = second - span
+  local pruned = tonumber(redis.call('HGET', window_key, 'pruned') or '0')
+  if oldest > pruned then
+    if oldest - pruned > span + 120 then
+      for _, field in ipairs(redis.call('HKEYS', window_key)) do
+        local bucket = tonumber(string.match(field, '^[nx]:(%d+)$'))
+        if bucket and bucket <= oldest then redis.call('HDEL', window_key, field) end
+      end
+    else
+      for bucket = pruned + 1, oldest do redis.call('HDEL', window_key, 'n:' .. bucket, 'x:' .. bucket) end
+    end
+    redis.call('HSET', window_key, 'pruned', oldest)
+  end
+  redis.call('PEXPIRE', window_key, window_ms * 2 + 1000)
+end
+-- The later of two floors (either may be nil).
+local function later_floor(a, b)
+  if a == nil then return b end
+  if b == nil then return a end
+  return math.max(a, b)
 end
 `;
 
 /**
- * bfKillSwitchRecord — records one validated tool output and trips the switch when it must.
- * KEYS[1] kill switch hash (mode, reason, since_ms, source, trip_*, probe, probe_until),
- * KEYS[2] window hash (fields n:<unix second> outputs, x:<unix second> invalid ones, pruned).
+ * bfKillSwitchRecord — records one validated tool output in the fleet, tenant and upstream windows
+ * and trips every scope it must, in one step.
+ * KEYS[1] fleet hash, KEYS[2] fleet window, KEYS[3] scopes hash, KEYS[4] trips list, KEYS[5] tenant
+ * window, KEYS[6] upstream window (for the fleet's own tools: the tool's window), KEYS[7] fleet
+ * spiking-tenants zset, KEYS[8] upstream spiking-tenants zset, KEYS[9] upstream failing-tenants
+ * zset, KEYS[10] the tenant's window on the upstream, KEYS[11] the run's upstreams zset.
  * ARGV[1] '1' valid | '0' invalid, ARGV[2] window ms, ARGV[3] threshold (0..1], ARGV[4] minimum
- * volume, ARGV[5] tool, ARGV[6] reason ('' when valid), ARGV[7] probe token ('' when the output
- * is not a half-open probe's).
- * Returns {outcome, mode, total, invalid, since_ms}, outcome one of
- *   'recorded'        counted; the mode did not change
- *   'tripped'         this outcome took the rate to the threshold with the volume: read_write → read_only
- *   'probe_closed'    the half-open probe's output was valid: → read_write, window cleared
- *   'probe_reopened'  the half-open probe's output was invalid: → read_only, cool-down restarts
+ * volume, ARGV[5] tool, ARGV[6] reason ('' when valid), ARGV[7] probe token ('' unless the output
+ * is a half-open probe's), ARGV[8] tenant, ARGV[9] upstream scope id ('upstream:<tool>:<host>', or
+ * 'tool:<tool>' for the fleet's own tools), ARGV[10] tenants a fleet-wide spike needs, ARGV[11]
+ * spiking tenants an upstream trip needs, ARGV[12] run id (kept in the trip record).
+ *
+ * A tenant is *spiking* — and counts toward the fleet for a window's time — when its own window
+ * reaches threshold and volume (it would trip, or has). It is spiking *on an upstream* when its own
+ * outputs from that upstream are at or over the threshold at one of its invalid outputs there. An
+ * upstream's *failing* tenants are those with any invalid output from it in the window. Trips, only from read_write and only while the fleet is
+ * read_write (a tripped fleet covers every write already):
+ *   fleet     cause 'own_tool': a fleet's own tool's window reaches threshold and volume;
+ *             cause 'upstream': an upstream's window does, with >= ARGV[11] tenants spiking on it
+ *             and >= ARGV[10] failing on it (one broken upstream under several tenants), judged
+ *             also while that upstream's own scope is tripped;
+ *             cause 'tenants': the fleet window does, with >= ARGV[10] spiking tenants
+ *   upstream  cause 'tenants': its window does, with >= ARGV[11] tenants spiking on it
+ *   tenant    cause 'volume': its window does
+ * Tenant and upstream trips latch: their windows stop filling (their writes are refused), so
+ * every fleet-wide condition is judged from evidence kept in the windows and the sorted sets.
+ * A probe's output closes (valid) or re-opens (invalid) every scope whose probe it holds.
+ * Returns {fleet mode, fleet total, fleet invalid, fleet since_ms, change...}, each change a JSON
+ * object {scope, outcome: 'tripped'|'probe_closed'|'probe_reopened', mode, total, invalid,
+ * at_ms, reason, cause, tenants?}, the fleet's first.
  */
 const RECORD_OUTCOME =
   NOW_MS +
-  WINDOW_FIGURES +
+  WINDOWS +
   `
 local window_ms = tonumber(ARGV[2])
-local second = math.floor(now / 1000)
-local span = math.ceil(window_ms / 1000)
+local threshold = tonumber(ARGV[3])
+local min_volume = tonumber(ARGV[4])
+local fleet_min, upstream_min = tonumber(ARGV[10]), tonumber(ARGV[11])
 local valid = ARGV[1] == '1'
-redis.call('HINCRBY', KEYS[2], 'n:' .. second, 1)
-if not valid then redis.call('HINCRBY', KEYS[2], 'x:' .. second, 1) end
--- Drop buckets that left the window; a long idle gap is cleaned by one scan of the small hash.
-local oldest = second - span
-local pruned = tonumber(redis.call('HGET', KEYS[2], 'pruned') or '0')
-if oldest > pruned then
-  if oldest - pruned > span + 120 then
-    for _, field in ipairs(redis.call('HKEYS', KEYS[2])) do
-      local bucket = tonumber(string.match(field, '^[nx]:(%d+)$'))
-      if bucket and bucket <= oldest then redis.call('HDEL', KEYS[2], field) end
+local tool, why, token, tenant, upstream = ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+local has_host = string.sub(upstream, 1, 9) == 'upstream:'
+local span = math.ceil(window_ms / 1000)
+local tenant_scope = 'tenant:' .. tenant
+local changes = {}
+local function over(total, invalid) return total >= min_volume and invalid / total >= threshold end
+local function pct(part, whole) return whole == 0 and 0 or 100 * part / whole end
+
+local fleet_floor = tonumber(redis.call('HGET', KEYS[1], 'floor_ms') or '')
+local function scope_state(id)
+  local raw = redis.call('HGET', KEYS[3], id)
+  if not raw then return nil end
+  return cjson.decode(raw)
+end
+local function floor_of(state) return later_floor(fleet_floor, state and state.floor_ms or nil) end
+-- Members of a tenants zset within the window and after the floor (older ones are dropped).
+local function tenants_in(key, floor_ms)
+  local since = now - window_ms
+  if floor_ms and floor_ms + 1 > since then since = floor_ms + 1 end
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - window_ms))
+  return redis.call('ZCOUNT', key, since, '+inf')
+end
+local tenant_state = scope_state(tenant_scope)
+local upstream_state = has_host and scope_state(upstream) or nil
+
+add_outcome(KEYS[2], valid, window_ms, now, fleet_floor)
+add_outcome(KEYS[5], valid, window_ms, now, floor_of(tenant_state))
+add_outcome(KEYS[6], valid, window_ms, now, floor_of(upstream_state))
+if has_host then
+  add_outcome(KEYS[10], valid, window_ms, now, floor_of(upstream_state))
+  -- The run's writes depend on this upstream for a window from now.
+  redis.call('ZADD', KEYS[11], now + window_ms, upstream)
+  redis.call('ZREMRANGEBYSCORE', KEYS[11], '-inf', '(' .. now)
+  redis.call('PEXPIRE', KEYS[11], window_ms * 2)
+end
+local function mark(key)
+  redis.call('ZADD', key, now, tenant)
+  redis.call('PEXPIRE', key, window_ms * 2)
+end
+
+-- Is this output's tenant spiking, overall and on this upstream?
+local tenant_total, tenant_invalid = window_figures(KEYS[5], window_ms, now, floor_of(tenant_state))
+if over(tenant_total, tenant_invalid) then mark(KEYS[7]) end
+if not valid then
+  if has_host then
+    mark(KEYS[9])
+    local pair_total, pair_invalid = window_figures(KEYS[10], window_ms, now, floor_of(upstream_state))
+    if pair_invalid / pair_total >= threshold then mark(KEYS[8]) end
+  end
+end
+
+-- A probe's output settles every scope whose probe it holds.
+local fleet_mode = redis.call('HGET', KEYS[1], 'mode') or 'read_write'
+if token ~= '' then
+  if fleet_mode == 'half_open' and redis.call('HGET', KEYS[1], 'probe') == token then
+    redis.call('HDEL', KEYS[1], 'probe', 'probe_until')
+    if valid then
+      local reason = 'the half-open probe write (' .. tool .. ') produced a valid output'
+      redis.call('HSET', KEYS[1], 'mode', 'read_write', 'reason', reason, 'since_ms', now, 'source', 'auto', 'floor_ms', now)
+      redis.call('DEL', KEYS[2], KEYS[7])
+      fleet_mode = 'read_write'
+      fleet_floor = now
+      changes[#changes + 1] = cjson.encode({scope = 'fleet', outcome = 'probe_closed', mode = 'read_write', total = 0, invalid = 0, at_ms = now, reason = reason, cause = 'probe'})
+    else
+      local reason = 'the half-open probe write (' .. tool .. ') produced an invalid output: ' .. why
+      redis.call('HSET', KEYS[1], 'mode', 'read_only', 'reason', reason, 'since_ms', now, 'source', 'auto')
+      fleet_mode = 'read_only'
+      changes[#changes + 1] = cjson.encode({scope = 'fleet', outcome = 'probe_reopened', mode = 'read_only', total = 0, invalid = 0, at_ms = now, reason = reason, cause = 'probe'})
+    end
+  end
+  local flat = redis.call('HGETALL', KEYS[3])
+  for index = 1, #flat, 2 do
+    local id, state = flat[index], cjson.decode(flat[index + 1])
+    if state.mode == 'half_open' and state.probe == token then
+      state.probe = nil
+      state.probe_until = nil
+      state.since_ms = now
+      state.source = 'auto'
+      if valid then
+        state.mode = 'read_write'
+        state.reason = 'the half-open probe write (' .. tool .. ') produced a valid output'
+        state.floor_ms = now
+        if string.sub(id, 1, 7) == 'tenant:' then redis.call('ZREM', KEYS[7], string.sub(id, 8)) end
+      else
+        state.mode = 'read_only'
+        state.reason = 'the half-open probe write (' .. tool .. ') produced an invalid output: ' .. why
+      end
+      redis.call('HSET', KEYS[3], id, cjson.encode(state))
+      if id == tenant_scope then tenant_state = state end
+      if id == upstream then upstream_state = state end
+      changes[#changes + 1] = cjson.encode({scope = id, outcome = valid and 'probe_closed' or 'probe_reopened', mode = state.mode, total = 0, invalid = 0, at_ms = now, reason = state.reason, cause = 'probe'})
+    end
+  end
+end
+
+-- A probe that closed a scope moved its floor (and the fleet's moves every floor): judge from here on.
+tenant_total, tenant_invalid = window_figures(KEYS[5], window_ms, now, floor_of(tenant_state))
+
+local trigger = valid and ('at a valid output of ' .. tool .. ' (volume reached)') or ('by ' .. tool .. ' (' .. why .. ')')
+local function describe(total, invalid, what, after)
+  return string.format('%d of %d tool outputs%s invalid (%.1f%%, threshold %.1f%%) in the last %d s', invalid, total, what, pct(invalid, total), 100 * threshold, span) .. after .. '; tripped ' .. trigger
+end
+local function remember(id, total, invalid, cause, tenants, reason)
+  redis.call('LPUSH', KEYS[4], cjson.encode({scope = id, at_ms = now, total = total, invalid = invalid, tool = tool, reason = why, cause = cause, tenants = tenants, run_id = ARGV[12], summary = reason}))
+  redis.call('LTRIM', KEYS[4], 0, 49)
+  changes[#changes + 1] = cjson.encode({scope = id, outcome = 'tripped', mode = 'read_only', total = total, invalid = invalid, at_ms = now, reason = reason, cause = cause, tenants = tenants})
+end
+local function trip_scope(id, total, invalid, cause, tenants, reason)
+  local state = {mode = 'read_only', reason = reason, since_ms = now, source = 'auto',
+    trip = {at_ms = now, total = total, invalid = invalid, tool = tool, reason = why, cause = cause}}
+  redis.call('HSET', KEYS[3], id, cjson.encode(state))
+  remember(id, total, invalid, cause, tenants, reason)
+end
+
+if fleet_mode == 'read_write' then
+  local cause, total, invalid, tenants, reason = nil, 0, 0, nil, ''
+  local upstream_trip = nil
+  if not has_host then
+    local own_total, own_invalid = window_figures(KEYS[6], window_ms, now, fleet_floor)
+    if over(own_total, own_invalid) then
+      cause, total, invalid = 'own_tool', own_total, own_invalid
+      reason = describe(total, invalid, '', " from the fleet's own tool " .. tool)
     end
   else
-    for bucket = pruned + 1, oldest do redis.call('HDEL', KEYS[2], 'n:' .. bucket, 'x:' .. bucket) end
+    -- Judged even while the upstream's own scope is tripped: an upstream spike that spreads to
+    -- more tenants becomes fleet-wide.
+    local floor_ms = floor_of(upstream_state)
+    local upstream_total, upstream_invalid = window_figures(KEYS[6], window_ms, now, floor_ms)
+    if over(upstream_total, upstream_invalid) then
+      local spiking = tenants_in(KEYS[8], floor_ms)
+      if spiking >= upstream_min then
+        local failing = tenants_in(KEYS[9], floor_ms)
+        local what = ' of ' .. string.sub(upstream, 10)
+        if failing >= fleet_min then
+          cause, total, invalid, tenants = 'upstream', upstream_total, upstream_invalid, failing
+          reason = describe(total, invalid, what, string.format(', failing for %d tenants (%d spiking on it)', failing, spiking))
+        elseif not upstream_state or upstream_state.mode == 'read_write' then
+          upstream_trip = {upstream_total, upstream_invalid, spiking, describe(upstream_total, upstream_invalid, what, string.format(' from %d spiking tenants', spiking))}
+        end
+      end
+    end
   end
-  redis.call('HSET', KEYS[2], 'pruned', oldest)
-end
-redis.call('PEXPIRE', KEYS[2], window_ms * 2 + 1000)
-local total, invalid = window_figures(KEYS[2], window_ms, now)
-local mode = redis.call('HGET', KEYS[1], 'mode') or 'read_write'
-local since = tonumber(redis.call('HGET', KEYS[1], 'since_ms') or '0')
-
-if ARGV[7] ~= '' and mode == 'half_open' and redis.call('HGET', KEYS[1], 'probe') == ARGV[7] then
-  redis.call('HDEL', KEYS[1], 'probe', 'probe_until')
-  if valid then
-    redis.call('HSET', KEYS[1], 'mode', 'read_write', 'reason', 'the half-open probe write (' .. ARGV[5] .. ') produced a valid output', 'since_ms', now, 'source', 'auto')
-    redis.call('DEL', KEYS[2])
-    return {'probe_closed', 'read_write', 0, 0, now}
+  if not cause then
+    local fleet_total, fleet_invalid = window_figures(KEYS[2], window_ms, now, fleet_floor)
+    if over(fleet_total, fleet_invalid) then
+      local spiking = tenants_in(KEYS[7], fleet_floor)
+      if spiking >= fleet_min then
+        cause, total, invalid, tenants = 'tenants', fleet_total, fleet_invalid, spiking
+        reason = describe(total, invalid, '', string.format(' from %d spiking tenants', spiking))
+      end
+    end
   end
-  redis.call('HSET', KEYS[1], 'mode', 'read_only', 'reason', 'the half-open probe write (' .. ARGV[5] .. ') produced an invalid output: ' .. ARGV[6], 'since_ms', now, 'source', 'auto')
-  return {'probe_reopened', 'read_only', total, invalid, now}
+  if cause then
+    -- The fleet: the narrower scopes would add nothing.
+    redis.call('HSET', KEYS[1], 'mode', 'read_only', 'reason', reason, 'since_ms', now, 'source', 'auto',
+      'trip_at_ms', now, 'trip_total', total, 'trip_invalid', invalid, 'trip_tool', tool, 'trip_reason', why, 'trip_cause', cause, 'trip_tenants', tenants or 0)
+    redis.call('HDEL', KEYS[1], 'probe', 'probe_until')
+    fleet_mode = 'read_only'
+    remember('fleet', total, invalid, cause, tenants, reason)
+  else
+    if (not tenant_state or tenant_state.mode == 'read_write') and over(tenant_total, tenant_invalid) then
+      trip_scope(tenant_scope, tenant_total, tenant_invalid, 'volume', nil, describe(tenant_total, tenant_invalid, ' of tenant ' .. tenant, ''))
+    end
+    if upstream_trip then trip_scope(upstream, upstream_trip[1], upstream_trip[2], 'tenants', upstream_trip[3], upstream_trip[4]) end
+  end
 end
 
-if mode == 'read_write' and total >= tonumber(ARGV[4]) and invalid / total >= tonumber(ARGV[3]) then
-  local trigger = valid and ('at a valid output of ' .. ARGV[5] .. ' (volume reached)') or ('by ' .. ARGV[5] .. ' (' .. ARGV[6] .. ')')
-  local reason = string.format('%d of %d tool outputs invalid (%.1f%%, threshold %.1f%%) in the last %d s; tripped %s',
-    invalid, total, 100 * invalid / total, 100 * tonumber(ARGV[3]), span, trigger)
-  redis.call('HSET', KEYS[1], 'mode', 'read_only', 'reason', reason, 'since_ms', now, 'source', 'auto',
-    'trip_at_ms', now, 'trip_total', total, 'trip_invalid', invalid, 'trip_tool', ARGV[5], 'trip_reason', ARGV[6])
-  redis.call('HDEL', KEYS[1], 'probe', 'probe_until')
-  return {'tripped', 'read_only', total, invalid, now}
-end
-return {'recorded', mode, total, invalid, since}
+local fleet_total, fleet_invalid = window_figures(KEYS[2], window_ms, now, fleet_floor)
+local reply = {fleet_mode, fleet_total, fleet_invalid, tonumber(redis.call('HGET', KEYS[1], 'since_ms') or '0')}
+for _, change in ipairs(changes) do reply[#reply + 1] = change end
+return reply
 `;
 
 /**
- * bfKillSwitchClaimWrite — asked before a write tool starts.
- * KEYS[1] kill switch hash.
+ * bfKillSwitchClaimWrite — asked before a write tool starts; consults every scope that covers it.
+ * KEYS[1] fleet hash, KEYS[2] scopes hash, KEYS[3] the run's upstreams zset.
  * ARGV[1] cool-down ms (0: never half-open), ARGV[2] probe token to use if this write becomes the
- * probe, ARGV[3] probe lease ms (another probe may be claimed once it lapses).
- * Returns {verdict, mode, now_ms, reason}, verdict one of
- *   'allow'   read_write
- *   'probe'   half_open and this write is the one probe (its token is ARGV[2])
- *   'refuse'  read_only, or half_open with a probe already in flight
+ * probe, ARGV[3] probe lease ms (another probe may be claimed once it lapses), ARGV[4] the run's
+ * tenant.
+ * Scopes, in this order: the fleet, the run's tenant, every upstream the run depends on until now
+ * (it recorded an output from it within the window). A write tool's own fetch (fetch_image) is not
+ * a dependency until its output is recorded: its content is validated before anything is written,
+ * and its outcome is the evidence that tells a broken upstream of one tenant from one of many.
  * An automatic read_only whose cool-down has passed turns half_open here.
+ * Returns {verdict, fleet mode, now_ms, reason, scope id, scope mode}, verdict one of
+ *   'allow'   every scope read_write
+ *   'probe'   no scope refuses, and this write holds the probe (token ARGV[2]) of every half_open one
+ *   'refuse'  the first scope that is read_only, or half_open with a probe in flight (its id,
+ *             mode and reason are returned; no probe is taken)
  */
 const CLAIM_WRITE =
   NOW_MS +
   `
-local mode = redis.call('HGET', KEYS[1], 'mode') or 'read_write'
-local reason = redis.call('HGET', KEYS[1], 'reason') or ''
-if mode == 'read_write' then return {'allow', mode, now, reason} end
 local cooldown = tonumber(ARGV[1])
-if mode == 'read_only' and cooldown > 0 and redis.call('HGET', KEYS[1], 'source') == 'auto' then
-  local since = tonumber(redis.call('HGET', KEYS[1], 'since_ms') or '0')
-  if now >= since + cooldown then
-    mode = 'half_open'
-    redis.call('HSET', KEYS[1], 'mode', mode, 'half_open_since_ms', now)
+local lease_until = now + tonumber(ARGV[3])
+
+local fleet_mode = redis.call('HGET', KEYS[1], 'mode') or 'read_write'
+if fleet_mode == 'read_only' and cooldown > 0 and redis.call('HGET', KEYS[1], 'source') == 'auto' then
+  if now >= tonumber(redis.call('HGET', KEYS[1], 'since_ms') or '0') + cooldown then
+    fleet_mode = 'half_open'
+    redis.call('HSET', KEYS[1], 'mode', fleet_mode, 'half_open_since_ms', now)
   end
 end
-if mode == 'half_open' then
+local fleet_reason = redis.call('HGET', KEYS[1], 'reason') or ''
+if fleet_mode == 'read_only' then return {'refuse', fleet_mode, now, fleet_reason, 'fleet', fleet_mode} end
+local fleet_probe = false
+if fleet_mode == 'half_open' then
   local holder = redis.call('HGET', KEYS[1], 'probe')
-  local lease = tonumber(redis.call('HGET', KEYS[1], 'probe_until') or '0')
-  if not holder or now > lease then
-    redis.call('HSET', KEYS[1], 'probe', ARGV[2], 'probe_until', now + tonumber(ARGV[3]))
-    return {'probe', mode, now, reason}
+  if holder and now <= tonumber(redis.call('HGET', KEYS[1], 'probe_until') or '0') then
+    return {'refuse', fleet_mode, now, fleet_reason, 'fleet', fleet_mode}
+  end
+  fleet_probe = true
+end
+
+local ids = {'tenant:' .. ARGV[4]}
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], now, '+inf')) do ids[#ids + 1] = id end
+local probes = {}
+for _, id in ipairs(ids) do
+  local raw = redis.call('HGET', KEYS[2], id)
+  if raw then
+    local state = cjson.decode(raw)
+    if state.mode == 'read_only' and cooldown > 0 and state.source == 'auto' and now >= (state.since_ms or 0) + cooldown then
+      state.mode = 'half_open'
+      state.half_open_since_ms = now
+      redis.call('HSET', KEYS[2], id, cjson.encode(state))
+    end
+    if state.mode == 'read_only' then return {'refuse', fleet_mode, now, state.reason or '', id, 'read_only'} end
+    if state.mode == 'half_open' then
+      if state.probe and now <= (state.probe_until or 0) then return {'refuse', fleet_mode, now, state.reason or '', id, 'half_open'} end
+      probes[#probes + 1] = {id, state}
+    end
   end
 end
-return {'refuse', mode, now, reason}
+
+if not fleet_probe and #probes == 0 then return {'allow', fleet_mode, now, '', '', ''} end
+if fleet_probe then redis.call('HSET', KEYS[1], 'probe', ARGV[2], 'probe_until', lease_until) end
+for _, entry in ipairs(probes) do
+  entry[2].probe = ARGV[2]
+  entry[2].probe_until = lease_until
+  redis.call('HSET', KEYS[2], entry[1], cjson.encode(entry[2]))
+end
+return {'probe', fleet_mode, now, '', fleet_probe and 'fleet' or probes[1][1], 'half_open'}
 `;
 
 /**
  * bfKillSwitchReleaseProbe — a probe write that ended without a validated output (a tool error,
- * a crash) hands the probe back so another write can try.
- * KEYS[1] kill switch hash. ARGV[1] probe token.
- * Returns 1 when released, 0 when the token no longer held the probe.
+ * a crash) hands every probe it holds back so another write can try.
+ * KEYS[1] fleet hash, KEYS[2] scopes hash. ARGV[1] probe token.
+ * Returns the number of scopes released.
  */
 const RELEASE_PROBE = `
-if redis.call('HGET', KEYS[1], 'probe') ~= ARGV[1] then return 0 end
-redis.call('HDEL', KEYS[1], 'probe', 'probe_until')
-return 1
+local released = 0
+if redis.call('HGET', KEYS[1], 'probe') == ARGV[1] then
+  redis.call('HDEL', KEYS[1], 'probe', 'probe_until')
+  released = released + 1
+end
+local flat = redis.call('HGETALL', KEYS[2])
+for index = 1, #flat, 2 do
+  local state = cjson.decode(flat[index + 1])
+  if state.probe == ARGV[1] then
+    state.probe = nil
+    state.probe_until = nil
+    redis.call('HSET', KEYS[2], flat[index], cjson.encode(state))
+    released = released + 1
+  end
+end
+return released
 `;
 
 /**
- * bfKillSwitchSetMode — an operator's read_only or read_write.
- * KEYS[1] kill switch hash, KEYS[2] window hash.
+ * bfKillSwitchSetMode — an operator's read_only or read_write for the fleet.
+ * KEYS[1] fleet hash, KEYS[2] fleet window, KEYS[3] fleet spiking-tenants zset.
  * ARGV[1] 'read_only' | 'read_write', ARGV[2] reason, ARGV[3] source ('operator').
- * Returns {previous mode, now_ms}. read_write clears the window (the outcomes that tripped the
- * switch would otherwise trip it again at once) and any probe.
+ * Returns {previous mode, now_ms}. read_write clears the window and the spiking tenants, and sets
+ * the fleet's floor, which every scope's window honours (the outcomes that tripped the switch
+ * would otherwise trip it again at once), and drops any probe.
  */
 const SET_MODE =
   NOW_MS +
@@ -159,53 +408,145 @@ const SET_MODE =
 local previous = redis.call('HGET', KEYS[1], 'mode') or 'read_write'
 redis.call('HSET', KEYS[1], 'mode', ARGV[1], 'reason', ARGV[2], 'since_ms', now, 'source', ARGV[3])
 redis.call('HDEL', KEYS[1], 'probe', 'probe_until', 'half_open_since_ms')
-if ARGV[1] == 'read_write' then redis.call('DEL', KEYS[2]) end
+if ARGV[1] == 'read_write' then
+  redis.call('DEL', KEYS[2], KEYS[3])
+  redis.call('HSET', KEYS[1], 'floor_ms', now)
+end
 return {previous, now}
 `;
 
 /**
- * bfKillSwitchRead — the state and the window figures, read at one instant.
- * KEYS[1] kill switch hash, KEYS[2] window hash. ARGV[1] window ms.
- * Returns {flat HGETALL of KEYS[1], total, invalid, now_ms}.
+ * bfKillSwitchSetScopeMode — an operator's read_only or read_write for one tenant or upstream scope.
+ * KEYS[1] scopes hash, KEYS[2] fleet spiking-tenants zset.
+ * ARGV[1] scope id, ARGV[2] 'read_only' | 'read_write', ARGV[3] reason, ARGV[4] source, ARGV[5]
+ * the tenant of a tenant scope ('' otherwise).
+ * Returns {previous mode, now_ms}. read_write sets the scope's floor (its window restarts) and, for
+ * a tenant, drops it from the fleet's spiking tenants; the last trip is kept for the record.
+ */
+const SET_SCOPE_MODE =
+  NOW_MS +
+  `
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+local state = raw and cjson.decode(raw) or {}
+local previous = state.mode or 'read_write'
+state.mode = ARGV[2]
+state.reason = ARGV[3]
+state.since_ms = now
+state.source = ARGV[4]
+state.probe = nil
+state.probe_until = nil
+state.half_open_since_ms = nil
+if ARGV[2] == 'read_write' then
+  state.floor_ms = now
+  if ARGV[5] ~= '' then redis.call('ZREM', KEYS[2], ARGV[5]) end
+end
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(state))
+return {previous, now}
+`;
+
+/**
+ * bfKillSwitchRead — the fleet state, its window, every scope entry and the last trips, at one instant.
+ * KEYS[1] fleet hash, KEYS[2] fleet window, KEYS[3] scopes hash, KEYS[4] trips list, KEYS[5] fleet
+ * spiking-tenants zset. ARGV[1] window ms, ARGV[2] trips to return.
+ * Scope entries that are read_write and whose floor left the window are deleted on the way.
+ * Returns {flat HGETALL of KEYS[1], total, invalid, now_ms, flat scope entries, trips, spiking tenants}.
  */
 const READ_STATE =
   NOW_MS +
-  WINDOW_FIGURES +
+  WINDOWS +
   `
-local total, invalid = window_figures(KEYS[2], tonumber(ARGV[1]), now)
-return {redis.call('HGETALL', KEYS[1]), total, invalid, now}
+local window_ms = tonumber(ARGV[1])
+local fleet_floor = tonumber(redis.call('HGET', KEYS[1], 'floor_ms') or '')
+local total, invalid = window_figures(KEYS[2], window_ms, now, fleet_floor)
+local oldest = now - window_ms
+local scopes = {}
+local flat = redis.call('HGETALL', KEYS[3])
+for index = 1, #flat, 2 do
+  local state = cjson.decode(flat[index + 1])
+  if state.mode == 'read_write' and (state.floor_ms or 0) < oldest then
+    redis.call('HDEL', KEYS[3], flat[index])
+  else
+    scopes[#scopes + 1] = flat[index]
+    scopes[#scopes + 1] = flat[index + 1]
+  end
+end
+local since = now - window_ms
+if fleet_floor and fleet_floor + 1 > since then since = fleet_floor + 1 end
+local spiking = redis.call('ZCOUNT', KEYS[5], since, '+inf')
+return {redis.call('HGETALL', KEYS[1]), total, invalid, now, scopes, redis.call('LRANGE', KEYS[4], 0, tonumber(ARGV[2]) - 1), spiking}
 `;
 
-export type RecordOutcomeReply = [outcome: 'recorded' | 'tripped' | 'probe_closed' | 'probe_reopened', mode: string, total: number, invalid: number, sinceMs: number];
-export type ClaimWriteReply = [verdict: 'allow' | 'probe' | 'refuse', mode: string, nowMs: number, reason: string];
+/**
+ * bfKillSwitchWindows — the figures of several scope windows at one instant.
+ * KEYS[1..n] window hashes. ARGV[1] window ms, ARGV[2..n+1] each window's floor in ms ('' for none).
+ * Returns {total_1, invalid_1, total_2, invalid_2, …}.
+ */
+const READ_WINDOWS =
+  NOW_MS +
+  WINDOWS +
+  `
+local reply = {}
+for index, key in ipairs(KEYS) do
+  local total, invalid = window_figures(key, tonumber(ARGV[1]), now, tonumber(ARGV[index + 1] or ''))
+  reply[#reply + 1] = total
+  reply[#reply + 1] = invalid
+end
+return reply
+`;
+
+export type RecordOutcomeReply = [fleetMode: string, total: number, invalid: number, sinceMs: number, ...changes: string[]];
+export type ClaimWriteReply = [verdict: 'allow' | 'probe' | 'refuse', fleetMode: string, nowMs: number, reason: string, scopeId: string, scopeMode: string];
 
 export interface KillSwitchScripts {
-  bfKillSwitchRecord(
+  /** 11 keys, then 12 arguments, in the order of the script's header. */
+  bfKillSwitchRecord(...keysThenArguments: Array<string | number>): Promise<RecordOutcomeReply>;
+  bfKillSwitchClaimWrite(
+    switchKey: string,
+    scopesKey: string,
+    runUpstreamsKey: string,
+    cooldownMs: number,
+    probeToken: string,
+    probeLeaseMs: number,
+    tenant: string,
+  ): Promise<ClaimWriteReply>;
+  bfKillSwitchReleaseProbe(switchKey: string, scopesKey: string, probeToken: string): Promise<number>;
+  bfKillSwitchSetMode(switchKey: string, windowKey: string, tenantsKey: string, mode: string, reason: string, source: string): Promise<[string, number]>;
+  bfKillSwitchSetScopeMode(scopesKey: string, tenantsKey: string, scopeId: string, mode: string, reason: string, source: string, tenant: string): Promise<[string, number]>;
+  bfKillSwitchRead(
     switchKey: string,
     windowKey: string,
-    valid: '1' | '0',
+    scopesKey: string,
+    tripsKey: string,
+    tenantsKey: string,
     windowMs: number,
-    threshold: number,
-    minVolume: number,
-    tool: string,
-    reason: string,
-    probeToken: string,
-  ): Promise<RecordOutcomeReply>;
-  bfKillSwitchClaimWrite(switchKey: string, cooldownMs: number, probeToken: string, probeLeaseMs: number): Promise<ClaimWriteReply>;
-  bfKillSwitchReleaseProbe(switchKey: string, probeToken: string): Promise<number>;
-  bfKillSwitchSetMode(switchKey: string, windowKey: string, mode: string, reason: string, source: string): Promise<[string, number]>;
-  bfKillSwitchRead(switchKey: string, windowKey: string, windowMs: number): Promise<[string[], number, number, number]>;
+    trips: number,
+  ): Promise<[string[], number, number, number, string[], string[], number]>;
 }
 
 const definitions = {
-  bfKillSwitchRecord: { numberOfKeys: 2, lua: RECORD_OUTCOME },
-  bfKillSwitchClaimWrite: { numberOfKeys: 1, lua: CLAIM_WRITE },
-  bfKillSwitchReleaseProbe: { numberOfKeys: 1, lua: RELEASE_PROBE },
-  bfKillSwitchSetMode: { numberOfKeys: 2, lua: SET_MODE },
-  bfKillSwitchRead: { numberOfKeys: 2, lua: READ_STATE },
+  bfKillSwitchRecord: { numberOfKeys: 11, lua: RECORD_OUTCOME },
+  bfKillSwitchClaimWrite: { numberOfKeys: 3, lua: CLAIM_WRITE },
+  bfKillSwitchReleaseProbe: { numberOfKeys: 2, lua: RELEASE_PROBE },
+  bfKillSwitchSetMode: { numberOfKeys: 3, lua: SET_MODE },
+  bfKillSwitchSetScopeMode: { numberOfKeys: 2, lua: SET_SCOPE_MODE },
+  bfKillSwitchRead: { numberOfKeys: 5, lua: READ_STATE },
 } as const;
 
 /** Registers the scripts on a connection (idempotent) and returns them typed. */
 export function defineKillSwitchScripts(redis: Redis): KillSwitchScripts {
   return defineLuaCommands<KillSwitchScripts>(redis, definitions);
+}
+
+/** The figures of several windows at one instant (a variable number of keys, so EVAL directly:
+ * Redis caches the script by its SHA either way). */
+export async function readWindowFigures(redis: Redis, windows: ReadonlyArray<{ key: string; floorMs: number | null }>, windowMs: number): Promise<Array<[number, number]>> {
+  if (windows.length === 0) return [];
+  const reply = (await redis.eval(
+    READ_WINDOWS,
+    windows.length,
+    ...windows.map((window) => window.key),
+    windowMs,
+    ...windows.map((window) => (window.floorMs === null ? '' : String(window.floorMs))),
+  )) as number[];
+  return windows.map((_, index) => [Number(reply[index * 2] ?? 0), Number(reply[index * 2 + 1] ?? 0)]);
 }

@@ -5,6 +5,12 @@ import { createKeySpace, type KeySpace } from '../engine/keys.js';
 import { KillSwitch, type KillSwitchSettings } from './kill-switch.js';
 import { killSwitchGaugeValue, type KillSwitchMode } from './kill-switch-mode.js';
 
+// The fleet scope alone, as before the switch had scopes: one tenant, fleetMinTenants 1 (any spike
+// trips the fleet). The scoped behaviour is kill-switch-scopes.test.ts's subject.
+const subject = { runId: 'run_seed', tenant: 'default' };
+const image = { ...subject, upstream: { tool: 'fetch_image', host: 'cdn.example' } };
+const page = { ...subject, upstream: { tool: 'fetch_url_live', host: 'cdn.example' } };
+
 let redis: Redis;
 const prefixes: string[] = [];
 
@@ -23,7 +29,7 @@ function newSwitch(settings: Partial<KillSwitchSettings> = {}, seen: KillSwitchM
   const killSwitch = new KillSwitch({
     redis,
     keys,
-    settings: { threshold: 0.25, minVolume: 20, windowMs: 60_000, cooldownMs: 0, ...settings },
+    settings: { threshold: 0.25, minVolume: 20, windowMs: 60_000, cooldownMs: 0, fleetMinTenants: 1, upstreamMinTenants: 2, ...settings },
     hooks: { onKillSwitchState: (mode) => seen.push(mode) },
   });
   return { killSwitch, keys };
@@ -31,9 +37,9 @@ function newSwitch(settings: Partial<KillSwitchSettings> = {}, seen: KillSwitchM
 
 async function record(killSwitch: KillSwitch, valid: number, invalid: number) {
   const outcomes = [];
-  for (let index = 0; index < valid; index += 1) outcomes.push(await killSwitch.recordOutcome({ tool: 'fetch_url_live', valid: true }));
+  for (let index = 0; index < valid; index += 1) outcomes.push(await killSwitch.recordOutcome({ tool: 'fetch_url_live', valid: true, ...page }));
   for (let index = 0; index < invalid; index += 1) {
-    outcomes.push(await killSwitch.recordOutcome({ tool: 'fetch_image', valid: false, reason: 'unexpected_content_type:text/html' }));
+    outcomes.push(await killSwitch.recordOutcome({ tool: 'fetch_image', valid: false, reason: 'unexpected_content_type:text/html', ...image }));
   }
   return outcomes;
 }
@@ -46,7 +52,7 @@ describe('KillSwitch', () => {
     const state = await killSwitch.getState();
     expect(state.mode).toBe('read_write');
     expect(state.window).toEqual({ total: 19, invalid: 19, rate: 1, windowMs: 60_000 });
-    expect((await killSwitch.claimWrite()).verdict).toBe('allow');
+    expect((await killSwitch.claimWrite(image)).verdict).toBe('allow');
   });
 
   it('does not trip under the threshold', async () => {
@@ -67,7 +73,7 @@ describe('KillSwitch', () => {
     expect(state).toMatchObject({ mode: 'read_only', source: 'auto', lastTrip: { total: 20, invalid: 5, rate: 0.25, tool: 'fetch_image', reason: 'unexpected_content_type:text/html' } });
     expect(state.reason).toContain('5 of 20 tool outputs invalid');
     expect(state.sinceMs).toBe(trip?.sinceMs);
-    expect(await killSwitch.claimWrite()).toMatchObject({ verdict: 'refuse', mode: 'read_only' });
+    expect(await killSwitch.claimWrite(image)).toMatchObject({ verdict: 'refuse', mode: 'read_only' });
     // Further outcomes are still counted but do not trip again.
     expect((await record(killSwitch, 0, 1))[0]?.outcome).toBe('recorded');
   });
@@ -79,9 +85,9 @@ describe('KillSwitch', () => {
     const reset = await killSwitch.setMode({ mode: 'read_write', reason: 'upstream fixed' });
     expect(reset).toMatchObject({ mode: 'read_write', reason: 'upstream fixed', source: 'operator', window: { total: 0, invalid: 0 } });
     expect(reset.lastTrip?.invalid).toBe(2);
-    expect((await killSwitch.claimWrite()).verdict).toBe('allow');
+    expect((await killSwitch.claimWrite(image)).verdict).toBe('allow');
     await killSwitch.setMode({ mode: 'read_only', reason: 'incident 42' });
-    expect(await killSwitch.claimWrite()).toMatchObject({ verdict: 'refuse', reason: 'incident 42' });
+    expect(await killSwitch.claimWrite(image)).toMatchObject({ verdict: 'refuse', reason: 'incident 42' });
   });
 
   it('forgets outcomes that left the window', async () => {
@@ -96,25 +102,25 @@ describe('KillSwitch', () => {
     const seen: KillSwitchMode[] = [];
     const { killSwitch } = newSwitch({ minVolume: 2, threshold: 0.5, cooldownMs: 300 }, seen);
     await record(killSwitch, 0, 2);
-    expect((await killSwitch.claimWrite()).verdict).toBe('refuse');
+    expect((await killSwitch.claimWrite(image)).verdict).toBe('refuse');
     await new Promise((resolve) => setTimeout(resolve, 350));
-    const probe = await killSwitch.claimWrite();
+    const probe = await killSwitch.claimWrite(image);
     expect(probe.verdict).toBe('probe');
-    expect(await killSwitch.claimWrite()).toMatchObject({ verdict: 'refuse', mode: 'half_open' });
+    expect(await killSwitch.claimWrite(image)).toMatchObject({ verdict: 'refuse', mode: 'half_open' });
     // A probe that ends without an output hands the slot back.
     if (probe.verdict !== 'probe') throw new Error('expected a probe');
     await killSwitch.releaseProbe(probe.probeToken);
-    const second = await killSwitch.claimWrite();
+    const second = await killSwitch.claimWrite(image);
     if (second.verdict !== 'probe') throw new Error('expected a second probe');
     // An invalid probe output re-opens the switch (and restarts the cool-down).
-    expect((await killSwitch.recordOutcome({ tool: 'fetch_image', valid: false, reason: 'invalid_image', probeToken: second.probeToken })).outcome).toBe('probe_reopened');
-    expect((await killSwitch.claimWrite()).verdict).toBe('refuse');
+    expect((await killSwitch.recordOutcome({ tool: 'fetch_image', valid: false, reason: 'invalid_image', probeToken: second.probeToken, ...image })).outcome).toBe('probe_reopened');
+    expect((await killSwitch.claimWrite(image)).verdict).toBe('refuse');
     await new Promise((resolve) => setTimeout(resolve, 350));
-    const third = await killSwitch.claimWrite();
+    const third = await killSwitch.claimWrite(image);
     if (third.verdict !== 'probe') throw new Error('expected a third probe');
-    expect((await killSwitch.recordOutcome({ tool: 'fetch_image', valid: true, probeToken: third.probeToken })).outcome).toBe('probe_closed');
+    expect((await killSwitch.recordOutcome({ tool: 'fetch_image', valid: true, probeToken: third.probeToken, ...image })).outcome).toBe('probe_closed');
     expect((await killSwitch.getState()).mode).toBe('read_write');
-    expect((await killSwitch.claimWrite()).verdict).toBe('allow');
+    expect((await killSwitch.claimWrite(image)).verdict).toBe('allow');
     expect(seen).toEqual(['read_write', 'read_only', 'half_open', 'read_only', 'half_open', 'read_write']);
   });
 

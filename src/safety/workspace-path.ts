@@ -4,6 +4,7 @@
 // (dot segments, encodings, backslashes, lookalike Unicode) is refused rather than "cleaned",
 // because a silently rewritten path is how traversal bugs hide.
 import { ToolError } from '../domain/tool-error.js';
+import { quoteUntrusted } from '../domain/quote-untrusted.js';
 
 export const MAX_WORKSPACE_PATH_LENGTH = 200;
 export const MAX_WORKSPACE_PATH_SEGMENTS = 8;
@@ -17,7 +18,7 @@ const DRIVE_LETTER = /^[A-Za-z]:/;
 const URL_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 function reject(path: string, reason: string): never {
-  throw new ToolError('path_invalid', `Invalid workspace path ${JSON.stringify(path.slice(0, 80))}: ${reason}`);
+  throw new ToolError('path_invalid', `Invalid workspace path ${quoteUntrusted(path, { maxCharacters: 80 })}: ${reason}`);
 }
 
 /** Validates a model-supplied workspace path and returns it in canonical form, or throws

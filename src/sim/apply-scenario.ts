@@ -31,6 +31,16 @@
 //                             a model that checks once more before its summary)
 //   tool_calls_after_finish_always  the same on every such turn (a model that never writes the
 //                             summary while it may call tools)
+//
+// Adversarial faults, not model behaviour: the real API mints every tool_use id itself
+// (`toolu_` and base62) and refuses any other in a request (400 "messages.N.content.M.tool_use.id:
+// String should match pattern '^[a-zA-Z0-9_-]+$'", enforced in parse-messages-request.ts), so
+// these stand for a broken or hostile upstream, to show the fleet never strands a run on an id:
+//   hostile_tool_use_ids      first build-tier turn → every tool_use id outside the API's pattern
+//                             (':', '/', spaces, unicode, whitespace only, empty) (once); the
+//                             next request carrying them is refused like the real API refuses it
+//   long_tool_use_ids         first build-tier turn → every tool_use id in the pattern but 10,000
+//                             characters long (the API documents no length) (once)
 import { BUILD_TOOLS, assertNever } from '../domain/profile.js';
 import type { MessagesRequest } from './messages-request.js';
 import { parseTextToolCall } from './parse-text-tool-call.js';
@@ -93,7 +103,21 @@ const ONCE_PER_RUN: ReadonlySet<ScenarioName> = new Set<ScenarioName>([
   'unknown_stop_reason',
   'ask_user',
   'tool_call_after_finish',
+  'hostile_tool_use_ids',
+  'long_tool_use_ids',
 ]);
+
+/** The i-th id of `hostile_tool_use_ids`: each outside the API's pattern in its own way, all distinct. */
+export function hostileToolUseId(index: number): string {
+  const shapes = [`toolu_${index}:colon`, `toolu/${index} slash and space`, `工具-${index}-ツール`, ' '.repeat(index + 1), `toolu_${index}\u0000nul`, ''];
+  return shapes[index % shapes.length]! + (index >= shapes.length ? `:${index}` : '');
+}
+
+/** The i-th id of `long_tool_use_ids`: in the API's pattern, 10,000 characters. */
+export function longToolUseId(index: number): string {
+  return `toolu_${index}_`.padEnd(LONG_TOOL_USE_ID_CHARACTERS, 'x');
+}
+export const LONG_TOOL_USE_ID_CHARACTERS = 10_000;
 
 function plan(scenario: ScenarioName, blocks: ResponseBlock[], stopReason: string, stopSequence: string | null = null): ResponsePlan {
   return { blocks, stopReason, stopSequence, stopDetails: null, source: scenario, firesOncePerRun: ONCE_PER_RUN.has(scenario) };
@@ -217,6 +241,14 @@ export function applyScenario(context: ScenarioContext): ResponsePlan | null {
       if (scenario === 'tool_call_after_finish' && calledSince) return null;
       const preface = isContinuation ? [] : [text(SCENARIO_TEXTS.callAfterFinishPreface)];
       return plan(scenario, [...preface, { type: 'tool_use', name: 'read_session', input: {} }], 'tool_use');
+    }
+    case 'hostile_tool_use_ids':
+    case 'long_tool_use_ids': {
+      const bent = scenario === 'hostile_tool_use_ids' ? hostileToolUseId : longToolUseId;
+      if (!isFirstBuildTurn || facts.calls.some((call) => call.id === bent(0))) return null;
+      let index = 0;
+      const blocks = blocksForTurn({ turn }).map((block) => (block.type === 'tool_use' ? { ...block, id: bent(index++) } : block));
+      return plan(scenario, blocks, 'tool_use');
     }
     default:
       return assertNever(scenario);

@@ -47,7 +47,7 @@ function toWireBlock(block: ResponseBlock, signer: ThinkingSigner): WireBlock {
     case 'tool_use':
       return {
         type: 'tool_use',
-        id: createIdentifier({ prefix: 'toolu_' }),
+        id: block.id ?? createIdentifier({ prefix: 'toolu_' }),
         name: block.name,
         inputJson: block.partialJson ?? JSON.stringify(block.input),
         complete: block.partialJson === undefined,

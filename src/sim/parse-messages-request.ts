@@ -14,6 +14,10 @@ import { FINE_GRAINED_TOOL_STREAMING_BETA, INTERLEAVED_THINKING_BETA } from './p
 export type ParseMessagesRequestResult = { ok: true; request: MessagesRequest } | { ok: false; status: 400 | 404; message: string };
 
 const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+/** The API refuses any other tool_use id, and the tool_use_id answering it: 400 "messages.N.content.M.tool_use.id:
+ * String should match pattern '^[a-zA-Z0-9_-]+$'" (the real wording, as clients report it, e.g.
+ * github.com/maximhq/bifrost/issues/5097 for both fields). No length is documented, so none is enforced. */
+const TOOL_USE_ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 const TOOL_CHOICE_TYPES = ['auto', 'any', 'tool', 'none'] as const;
 
 class RequestInvalid extends Error {}
@@ -314,6 +318,7 @@ function parseBlock(block: unknown, path: string, role: 'user' | 'assistant'): N
     case 'tool_use': {
       if (role !== 'assistant') reject(`${path}: tool_use blocks are only allowed in assistant messages`);
       if (typeof block.id !== 'string' || block.id === '') reject(`${path}.id: Field required`);
+      if (!TOOL_USE_ID_PATTERN.test(block.id)) reject(`${path}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
       if (typeof block.name !== 'string' || block.name === '') reject(`${path}.name: Field required`);
       if (!isRecord(block.input)) reject(`${path}.input: Input should be a valid dictionary`);
       return { kind: 'tool_use', id: block.id, name: block.name, input: block.input };
@@ -321,6 +326,7 @@ function parseBlock(block: unknown, path: string, role: 'user' | 'assistant'): N
     case 'tool_result': {
       if (role !== 'user') reject(`${path}: tool_result blocks are only allowed in user messages`);
       if (typeof block.tool_use_id !== 'string' || block.tool_use_id === '') reject(`${path}.tool_use_id: Field required`);
+      if (!TOOL_USE_ID_PATTERN.test(block.tool_use_id)) reject(`${path}.tool_result.tool_use_id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
       if (block.is_error !== undefined && typeof block.is_error !== 'boolean') {
         reject(`${path}.is_error: Input should be a valid boolean`);
       }

@@ -11,6 +11,8 @@ export type ResponseBlock =
       input: Record<string, unknown>;
       /** The JSON as written on the wire when a scenario cut the call off; `input` is what it parses to. */
       partialJson?: string;
+      /** The id an adversarial scenario sends instead of a minted `toolu_…` one. */
+      id?: string;
     }
   /** Signed with the simulator's secret when the message is rendered (assistant-message.ts). */
   | { type: 'thinking'; thinking: string }

@@ -21,8 +21,12 @@ export const METRICS = {
   toolOutputInvalid: 'buildfleet_tool_output_invalid_total',
   /** counter {tool} — tool outputs flagged as possible prompt injection */
   toolOutputInjectionFlagged: 'buildfleet_tool_output_injection_flagged_total',
-  /** gauge — 0 read_write, 1 half_open, 2 read_only */
+  /** gauge — the fleet scope of the kill switch: 0 read_write, 1 half_open, 2 read_only */
   killSwitchState: 'buildfleet_killswitch_state',
+  /** gauge {scope, mode} — kill switch scopes tripped now by kind (fleet, tenant, upstream) and mode (read_only, half_open), read from Redis at scrape time; no id label: tenants and hosts are unbounded */
+  killSwitchScopes: 'buildfleet_killswitch_scopes',
+  /** counter {scope, cause} — automatic kill switch trips by scope kind and cause (tenants, own_tool, volume) */
+  killSwitchTrips: 'buildfleet_killswitch_trips_total',
   /** counter {tool} — write tool calls refused by the kill switch or safe mode */
   writesRefused: 'buildfleet_writes_refused_total',
   /** histogram {outcome} — model request duration in seconds (outcome ok|<retry class>) */

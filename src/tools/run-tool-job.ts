@@ -1,7 +1,8 @@
 // One tool call, as the tool worker runs it: ledger first (a re-run returns the recorded
 // result), then the run's state and the write guards (skip_writes safe mode, the kill switch),
-// then the tool, then its output contract. Tool failures become is_error results; infrastructure
-// failures throw so the queue retries them.
+// then the tool, then its output contract. Tool failures become is_error results, wrapped as
+// untrusted data like outputs (src/domain/tool-result-envelope.ts); infrastructure failures throw
+// so the queue retries them.
 //
 // Output contracts (output/validate-tool-output.ts): every output is validated before the model
 // sees it, and every validated outcome is recorded in the kill switch's window. An invalid output
@@ -13,8 +14,9 @@
 //   {event:'tool_result', tool, ok:false, error:'ToolOutputInvalid', reason}
 //   {event:'stop', reason:'invalid_tool_output'}                        fail_closed
 //   {event:'stop', reason:'invalid_tool_output', safe_mode:'skip_writes'} degrade (the run goes on)
-//   {event:'tool-output-injection-flagged', tool, patterns}             flagged, not dropped
-//   {event:'killswitch-trip', tool, reason, window, ...}                 this output tripped the switch
+//   {event:'tool-output-injection-flagged', tool, patterns[, source:'error']}  flagged, not dropped
+//   {event:'killswitch-trip', tool, reason, scope, scope_id, cause, window, ...}  this output tripped a scope
+//   {event:'killswitch-probe', tool, outcome, mode, scope, scope_id}     this probe write settled a scope
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { ToolJobData } from '../jobs/job-catalog.js';
@@ -22,7 +24,8 @@ import type { RunEngine, RunEvent, StoredToolResult } from '../engine/run-engine
 import type { RunRecord } from '../engine/run-types.js';
 import { isToolName } from '../domain/profile.js';
 import { isTerminal } from '../domain/run-outcomes.js';
-import type { KillSwitch } from '../safety/kill-switch.js';
+import { describeRefusal, type KillSwitch } from '../safety/kill-switch.js';
+import { upstreamOf } from '../safety/kill-switch-scope.js';
 import type { ToolSafetyHooks } from '../safety/safety-hooks.js';
 import { detectInjectionInValue } from './output/detect-injection.js';
 import { lastKnownGoodKey, lastKnownGoodScopeOf, loadLastKnownGood, saveLastKnownGood } from './output/last-known-good.js';
@@ -30,7 +33,8 @@ import { resolveToolOutputMode } from '../domain/tool-output-modes.js';
 import { ToolOutputInvalid } from './output/tool-output-invalid.js';
 import { validateToolOutput } from './output/validate-tool-output.js';
 import { toolImplementations as toolDefinitions } from './tool-implementations.js';
-import { capToolResultContent, wrapToolOutput } from './result-envelope.js';
+import { MAX_ENVELOPE_BODY_CHARACTERS, wrapToolError, wrapToolOutput } from '../domain/tool-result-envelope.js';
+import { quoteUntrusted } from '../domain/quote-untrusted.js';
 import { ToolError, type ToolContext } from './tool-types.js';
 
 export interface ToolJobDependencies {
@@ -40,8 +44,8 @@ export interface ToolJobDependencies {
   publicBaseUrl: string;
   /** Asked before every write tool starts; returns a refusal reason or null. */
   writeGuard?: (run: RunRecord, toolName: string) => Promise<string | null>;
-  /** The fleet-wide kill switch: claims writes, records validated outputs. Without it nothing is
-   * recorded, but the guarded write scripts still refuse writes while the switch is read_only. */
+  /** The scoped kill switch: claims writes, records validated outputs. Without it nothing is
+   * recorded, but the guarded write scripts still refuse writes while a scope is read_only. */
   killSwitch?: KillSwitch;
   hooks?: ToolJobHooks;
   timeoutMs?: number;
@@ -70,10 +74,23 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   const event = (name: string, fields: Record<string, unknown>): RunEvent => ({ run_id: data.runId, step: data.turn, event: name, tool: data.name, tool_use_id: data.toolUseId, ...fields });
   const emit = (name: string, fields: Record<string, unknown>) => store.appendEvent(event(name, fields));
   const trail = { tool: data.name, phase: run.phase, turn: data.turn, toolUseId: data.toolUseId };
+  // Tool output is data, and so is an error that quotes an upstream: what looks like an injected
+  // instruction is kept (the envelope marks it untrusted) and flagged in the run's events and the
+  // metric. `source` says whether it was in an output or in an error result.
+  const flagInjection = async (value: unknown, source: 'output' | 'error') => {
+    const patterns = detectInjectionInValue(value);
+    if (patterns.length === 0) return;
+    deps.hooks?.onInjectionFlagged?.(data.name, patterns);
+    deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, patterns, source }, 'tool result looks like an injected instruction');
+    await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool-output-injection-flagged', tool: data.name, patterns, ...(source === 'error' ? { source } : {}) });
+  };
   const fail = async (code: string, message: string, durationMs = 0) => {
     const cause = REFUSAL_CODES[code];
     if (cause) deps.hooks?.onWriteRefused?.(data.name, cause);
-    const result: StoredToolResult = { content: capToolResultContent(`Error (${code}): ${message}`), is_error: true, error_code: code };
+    await flagInjection(message, 'error');
+    // Error results are wrapped like outputs: their messages quote upstream strings (URLs,
+    // headers, network errors), and the model must read all of it as data.
+    const result: StoredToolResult = { content: wrapToolError({ toolName: data.name, label: code, message }), is_error: true, error_code: code };
     const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: false, detail: code }, [
       event('tool-call-end', { ok: false, error_code: code, message, duration_ms: Math.round(durationMs) }),
     ]);
@@ -82,7 +99,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   };
 
   if (isTerminal(run.status)) return fail('run_ended', `The run is ${run.status}; the tool was not run.`);
-  if (!isToolName(data.name)) return fail('tool_not_available', `Unknown tool "${data.name}".`);
+  if (!isToolName(data.name)) return fail('tool_not_available', `Unknown tool ${quoteUntrusted(data.name, { maxCharacters: 100 })}.`);
   const toolName = data.name;
   const definition = toolDefinitions[toolName];
   const parsed = definition.inputSchema.safeParse(data.input);
@@ -94,6 +111,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   let probeToken = '';
   let probeSettled = false;
   let claimedAtMs: number | null = null;
+  const killSwitchSubject = { runId: data.runId, tenant: run.tenant, upstream: upstreamOf({ tool: data.name, input: parsed.data }) };
   if (definition.writes) {
     if (run.safeMode === 'skip_writes') {
       return fail('safe_mode_skip_writes', 'The run is in skip_writes safe mode after an invalid tool output: write tools are refused.');
@@ -101,40 +119,44 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     const refusal = deps.writeGuard ? await deps.writeGuard(run, data.name) : null;
     if (refusal) return fail('killswitch_read_only', refusal);
     if (deps.killSwitch) {
-      const claim = await deps.killSwitch.claimWrite();
-      if (claim.verdict === 'refuse') {
-        return fail(
-          'killswitch_read_only',
-          `The fleet-wide kill switch is ${claim.mode}${claim.reason ? ` (${claim.reason})` : ''}: write tools are refused and nothing was written. Reads still work.`,
-        );
-      }
+      // The fleet, the run's tenant and every upstream the run depends on (this write's own included).
+      const claim = await deps.killSwitch.claimWrite(killSwitchSubject);
+      if (claim.verdict === 'refuse') return fail('killswitch_read_only', describeRefusal(claim));
       claimedAtMs = claim.redisTimeMs;
       if (claim.verdict === 'probe') probeToken = claim.probeToken;
     }
   }
 
-  // Records a validated outcome in the kill switch's window; reports a trip on this run.
+  // Records a validated outcome in the kill switch's windows (fleet, tenant, upstream); reports on
+  // this run every scope it tripped or settled, each with its scope.
   const recordOutcome = async (valid: boolean, reason = '') => {
     if (!deps.killSwitch) return;
-    const record = await deps.killSwitch.recordOutcome({ tool: data.name, valid, reason, probeToken });
+    const record = await deps.killSwitch.recordOutcome({ tool: data.name, valid, reason, probeToken, ...killSwitchSubject });
     if (probeToken) probeSettled = true;
-    if (record.outcome === 'tripped') {
-      const settings = deps.killSwitch.settings;
-      await store.appendEvent({
-        run_id: data.runId,
-        step: data.turn,
-        event: 'killswitch-trip',
-        tool: data.name,
-        reason,
-        mode: 'read_only',
-        window: record.window,
-        window_ms: settings.windowMs,
-        threshold: settings.threshold,
-        min_volume: settings.minVolume,
-        at_ms: record.sinceMs,
-      });
-    } else if (record.outcome !== 'recorded') {
-      await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'killswitch-probe', tool: data.name, outcome: record.outcome, mode: record.mode });
+    const settings = deps.killSwitch.settings;
+    for (const change of record.changes) {
+      const scope = { scope: change.scope.kind, scope_id: change.scopeId };
+      if (change.outcome === 'tripped') {
+        await store.appendEvent({
+          run_id: data.runId,
+          step: data.turn,
+          event: 'killswitch-trip',
+          tool: data.name,
+          reason,
+          ...scope,
+          cause: change.cause,
+          ...(change.tenants !== null ? { tenants: change.tenants } : {}),
+          mode: 'read_only',
+          window: change.window,
+          window_ms: settings.windowMs,
+          threshold: settings.threshold,
+          min_volume: settings.minVolume,
+          at_ms: change.atMs,
+          summary: change.reason,
+        });
+      } else {
+        await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'killswitch-probe', tool: data.name, outcome: change.outcome, mode: change.mode, ...scope });
+      }
     }
   };
 
@@ -145,6 +167,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     const mode = resolveToolOutputMode({ tool: toolName, defaultMode: definition.output.mode, configured: deps.config.BUILDFLEET_TOOL_OUTPUT_MODES });
     deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, reason, mode, err: error.message }, 'tool output invalid');
     await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool_result', tool: data.name, ok: false, error: TOOL_OUTPUT_INVALID_CODE, reason });
+    await flagInjection(error.message, 'error');
     const trailEntry = { ...trail, ok: false, detail: `${TOOL_OUTPUT_INVALID_CODE}:${reason}` };
     const finish = async (result: StoredToolResult, extra: Record<string, unknown>, endRunFirst?: (endEvent: RunEvent) => Promise<boolean>) => {
       const endEvent = event('tool-call-end', { ok: false, error_code: TOOL_OUTPUT_INVALID_CODE, reason, mode, ...extra, duration_ms: Math.round(durationMs) });
@@ -156,7 +179,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
       return { kind: 'recorded', result: stored, cached: false } as const;
     };
     const errorResult = (consequence: string): StoredToolResult & { error_reason: string } => ({
-      content: capToolResultContent(`Error (${TOOL_OUTPUT_INVALID_CODE}: ${reason}): ${data.name} returned an invalid output. ${error.message} ${consequence}`),
+      content: wrapToolError({ toolName: data.name, label: `${TOOL_OUTPUT_INVALID_CODE}: ${reason}`, message: `${data.name} returned an invalid output. ${error.message} ${consequence}` }),
       is_error: true,
       error_code: TOOL_OUTPUT_INVALID_CODE,
       error_reason: reason,
@@ -185,7 +208,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
         degraded: true,
         degraded_reason: reason,
       };
-      const result: StoredToolResult = { content: wrapToolOutput(data.name, degraded, { maxCharacters: 31_800 }), is_error: false, output: degraded };
+      const result: StoredToolResult = { content: wrapToolOutput(data.name, degraded, { maxCharacters: MAX_ENVELOPE_BODY_CHARACTERS }), is_error: false, output: degraded };
       return finish(result, { degraded: true });
     }
     return finish(errorResult('Nothing was built from it; the run continues in skip_writes safe mode, so write tools are refused.'), {});
@@ -227,7 +250,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
         return await fail('tool_outcome_unknown', `${data.name} timed out after it started; it is not safe to run again, so its outcome is unknown.`, durationMs);
       }
       if (job.attemptsMade + 1 >= job.maxAttempts) {
-        return await fail('tool_infrastructure_error', `${data.name} failed ${job.attemptsMade + 1} times: ${error instanceof Error ? error.message : String(error)}`, durationMs);
+        return await fail('tool_infrastructure_error', `${data.name} failed ${job.attemptsMade + 1} times: ${quoteUntrusted(error instanceof Error ? error.message : String(error))}`, durationMs);
       }
       await emit('tool-call-retry', { level: 'warn', message: error instanceof Error ? error.message : String(error), attempt: job.attemptsMade + 1 });
       throw error;
@@ -253,17 +276,10 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
       const key = lastKnownGoodKey({ keys: store.keys, tool: data.name, input: parsed.data, runId: data.runId, scope });
       await saveLastKnownGood({ redis: store.redis, key, output: value });
     }
-    // Tool output is data: a flagged output is kept (the envelope marks it untrusted), and the
-    // flag goes to the run's events and the metric.
-    const patterns = detectInjectionInValue(value);
-    if (patterns.length > 0) {
-      deps.hooks?.onInjectionFlagged?.(data.name, patterns);
-      deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, patterns }, 'tool output looks like an injected instruction');
-      await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool-output-injection-flagged', tool: data.name, patterns });
-    }
+    await flagInjection(value, 'output');
 
     // The cap applies inside the envelope, so the closing tag always survives (32,000 in all).
-    const content = wrapToolOutput(data.name, value, { maxCharacters: 31_800 });
+    const content = wrapToolOutput(data.name, value, { maxCharacters: MAX_ENVELOPE_BODY_CHARACTERS });
     const result: StoredToolResult = { content, is_error: false, output: value };
     await startWrite;
     const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: true }, [event('tool-call-end', { ok: true, duration_ms: Math.round(durationMs) })]);

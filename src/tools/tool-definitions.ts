@@ -57,7 +57,8 @@ export const toolDescriptions: Readonly<Record<ToolName, string>> = {
   screenshot:
     'Take a screenshot of a page (e.g. the deployed site URL) in a headless browser at the given viewport ' +
     '(default 1280x800) to confirm it renders. Returns the image size; fails with chromium_unavailable when no browser ' +
-    'is installed, in which case use fetch_url_live instead.',
+    'is installed, in which case use fetch_url_live instead. Requests the page makes to addresses the fleet may not ' +
+    'reach are refused and listed in refused_requests; a page that depends on them will render without them.',
   check_broken_images:
     'Check every image of a deployment: <img src/srcset>, <source srcset>, <link rel="icon"> and CSS url(...) in its ' +
     'pages and stylesheets. Relative paths must exist in the deployment; http(s) images must answer with an image. ' +

@@ -23,8 +23,8 @@ export const TOOL_ERROR_CODES = {
   fetch_http_error: 'fetch_image got a non-2xx HTTP status.',
   chromium_unavailable: 'screenshot found no Chromium binary to run.',
   screenshot_timeout: 'Chromium did not produce a screenshot within 30 seconds.',
-  screenshot_failed: 'Chromium exited with an error or wrote no PNG.',
-  killswitch_read_only: 'The fleet-wide kill switch is read_only (or half_open with its probe taken): the write tool was refused, before it started or atomically at its Redis write. Reads still work.',
+  screenshot_failed: 'Chromium could not start, could not load the page (or reach its main document), or returned no PNG.',
+  killswitch_read_only: 'A kill switch scope that covers the write is read_only (or half_open with its probe taken) — the fleet, the run\'s tenant, or an upstream the run read from; the message names it: the write tool was refused, before it started or atomically at its Redis write. Reads still work.',
   safe_mode_skip_writes: 'The run is in skip_writes safe mode after an invalid tool output (degrade mode): write tools are refused.',
 } as const satisfies Record<string, string>;
 

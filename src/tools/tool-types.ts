@@ -21,7 +21,8 @@ export interface ToolContext {
   config: Config;
   logger: Logger;
   signal: AbortSignal;
-  /** Base URL under which the API serves deployed sites, e.g. http://127.0.0.1:8080 */
+  /** Base URL of the sites origin, under which deployed sites are served (BUILDFLEET_SITES_PUBLIC_URL,
+   * e.g. http://127.0.0.1:8081); never the API's origin. */
   publicBaseUrl: string;
   /** Set by the tool worker for write tools: the tool's name and its kill switch probe token,
    * passed to the guarded write scripts (src/engine/effects/write-fence.ts). */

@@ -12,6 +12,8 @@ import { ModelCallPause } from '../model/model-call-pause.js';
 import { limiterIdentity, ModelRateLimiter } from '../model/model-rate-limiter.js';
 import { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
 import { QUEUE_NAMES, modelJobSchema, type ModelJobData } from '../jobs/job-catalog.js';
+import { endRunOfFailedJob } from './end-run-of-failed-job.js';
+import { RunReaper } from './run-reaper.js';
 
 class RetryableModelError extends Error {
   constructor(
@@ -33,6 +35,8 @@ export interface ModelWorkerOptions {
   onJobDone?: (durationMs: number) => void;
   /** Each change the concurrency governor makes (src/workers/concurrency-governor.ts). */
   onConcurrencyChange?: (change: ConcurrencyChange) => void;
+  /** false: this worker runs no reaper (src/workers/run-reaper.ts), whatever the config says. */
+  reaper?: false;
 }
 
 export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions): Worker<ModelJobData> {
@@ -143,7 +147,21 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
   worker.on('closed', () => governor.stop());
   worker.on('closed', () => void (connection.status === 'ready' ? connection.quit().catch(() => connection.disconnect()) : connection.disconnect()));
   worker.on('failed', (job, error) => {
-    if (job) fleet.logger.warn({ run_id: job.data.runId, step: job.data.turn, attempt: job.attemptsMade, err: error.message }, 'model job attempt failed');
+    if (!job) return;
+    fleet.logger.warn({ run_id: job.data.runId, step: job.data.turn, attempt: job.attemptsMade, err: error.message }, 'model job attempt failed');
+    // The last attempt ends the run; should this process die first, the reaper finds the failed job.
+    void endRunOfFailedJob({ store: fleet.store, logger: fleet.logger }, { queue: QUEUE_NAMES.model, job, error }).catch((failure: unknown) =>
+      fleet.logger.error({ run_id: job.data.runId, err: failure instanceof Error ? failure.message : String(failure) }, 'run of a failed model job not ended'),
+    );
   });
+  // Every model worker process offers to sweep; the reaper's lock lets one at a time.
+  if (options.reaper !== false && fleet.config.BUILDFLEET_REAPER_INTERVAL_MS > 0) {
+    const reaper = new RunReaper(
+      { store: fleet.store, queues: fleet.queues, logger: fleet.logger },
+      { intervalMs: fleet.config.BUILDFLEET_REAPER_INTERVAL_MS, graceMs: fleet.config.BUILDFLEET_REAPER_GRACE_MS, maxRecoveries: fleet.config.BUILDFLEET_REAPER_MAX_RECOVERIES },
+    );
+    reaper.start();
+    worker.on('closing', () => void reaper.stop());
+  }
   return worker;
 }

@@ -8,6 +8,7 @@ import { KillSwitch } from '../safety/kill-switch.js';
 import { runToolJob, type ToolJobDependencies } from '../tools/run-tool-job.js';
 import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
 import { QUEUE_NAMES, toolJobSchema, type ToolJobData } from '../jobs/job-catalog.js';
+import { endRunOfFailedJob } from './end-run-of-failed-job.js';
 
 export interface ToolWorkerOptions {
   concurrency?: number;
@@ -27,7 +28,9 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
     store: fleet.store,
     config: fleet.config,
     logger: fleet.logger,
-    publicBaseUrl: fleet.publicBaseUrl,
+    // The tools' base URL is the sites origin: deploy and publish links, and the one origin the
+    // fetch tools and the screenshot browser trust. The API's origin is not theirs to reach.
+    publicBaseUrl: fleet.sitesBaseUrl,
     ...(options.writeGuard ? { writeGuard: options.writeGuard } : {}),
     ...(options.hooks ? { hooks: options.hooks } : {}),
     ...(killSwitch ? { killSwitch } : {}),
@@ -81,6 +84,14 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
     },
   );
   worker.on('error', (error) => fleet.logger.error({ err: error.message }, 'tool worker error'));
+  // runToolJob turns tool failures into is_error results and its last attempt's infrastructure
+  // failure too; a job that still fails for good (its data, Redis, a stalled job) ends its run.
+  worker.on('failed', (job, error) => {
+    if (!job) return;
+    void endRunOfFailedJob({ store: fleet.store, logger: fleet.logger }, { queue: QUEUE_NAMES.tool, job, error }).catch((failure: unknown) =>
+      fleet.logger.error({ run_id: job.data.runId, err: failure instanceof Error ? failure.message : String(failure) }, 'run of a failed tool job not ended'),
+    );
+  });
   governor.attach(worker);
   worker.on('closed', () => governor.stop());
   worker.on('closed', () => void (connection.status === 'ready' ? connection.quit().catch(() => connection.disconnect()) : connection.disconnect()));

@@ -12,5 +12,6 @@ export interface WorkerFleet {
   redis: Redis;
   store: RunEngine;
   queues: FleetQueues;
-  publicBaseUrl: string;
+  /** The sites origin's base URL (fleet-context.ts): the tools' site links and trusted origin. */
+  sitesBaseUrl: string;
 }

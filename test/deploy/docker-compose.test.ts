@@ -111,6 +111,18 @@ describe('docker-compose.yml', () => {
     expect(api.ports).toContain(`${publicUrl.port}:${loadConfig(environmentOf('api')).BUILDFLEET_API_PORT}`);
   });
 
+  it('serves sites on an origin of their own, reachable from the host and from inside the network', () => {
+    const api = serviceOf('api');
+    const config = loadConfig(environmentOf('api'));
+    const sitesUrl = new URL(config.BUILDFLEET_SITES_PUBLIC_URL ?? '');
+    expect(sitesUrl.origin).not.toBe(new URL(config.BUILDFLEET_PUBLIC_URL ?? '').origin);
+    expect(api.networks?.default?.aliases).toContain(sitesUrl.hostname);
+    expect(api.ports).toContain(`${sitesUrl.port}:${config.BUILDFLEET_SITES_PORT}`);
+    expect(config.BUILDFLEET_SITES_HOST).toBe('0.0.0.0');
+    // The tool workers check and screenshot the sites there: the same URL in their environment.
+    expect(loadConfig(environmentOf('tool-worker')).BUILDFLEET_SITES_PUBLIC_URL).toBe(config.BUILDFLEET_SITES_PUBLIC_URL);
+  });
+
   it('exposes Jaeger (OTLP over HTTP), Grafana and the API on their usual ports', () => {
     expect(serviceOf('jaeger').environment?.COLLECTOR_OTLP_ENABLED).toBe('true');
     expect(serviceOf('jaeger').ports).toEqual(expect.arrayContaining(['16686:16686', '4318:4318']));

@@ -165,6 +165,22 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
     }
   });
 
+  it('serves sites on an origin of their own: the API pods’ sites port, behind a Service of its own', () => {
+    const documents = renderedOf('k8s');
+    const config = loadConfig((byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data);
+    expect(new URL(config.BUILDFLEET_SITES_PUBLIC_URL ?? '').origin).not.toBe(new URL(config.BUILDFLEET_PUBLIC_URL ?? '').origin);
+    expect(config.BUILDFLEET_SITES_HOST).toBe('0.0.0.0');
+    const api = named(documents, 'Deployment', 'api') as KubernetesDocument & DeploymentShape;
+    const container = api.spec.template.spec.containers[0]!;
+    expect(portNumber(container, 'sites')).toBe(config.BUILDFLEET_SITES_PORT);
+    const sites = named(documents, 'Service', 'sites') as unknown as { spec: { selector: Record<string, string>; ports: Array<{ targetPort: string | number }> } };
+    expect(sites.spec.ports.map((port) => port.targetPort)).toEqual(['sites']);
+    expect(Object.entries(sites.spec.selector).every(([key, value]) => api.spec.template.metadata.labels[key] === value)).toBe(true);
+    // The API's Service does not route to the sites port.
+    const apiService = named(documents, 'Service', 'api') as unknown as { spec: { ports: Array<{ targetPort: string | number }> } };
+    expect(apiService.spec.ports.map((port) => port.targetPort)).not.toContain('sites');
+  });
+
   it('KEDA scales each worker Deployment on its BullMQ wait list', () => {
     const documents = renderedOf('k8s');
     const configMap = byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> };

@@ -40,6 +40,10 @@ function productionEnvironment(overrides: Record<string, string> = {}): Record<s
     BUILDFLEET_METRICS_HOST: '0.0.0.0',
     BUILDFLEET_METRICS_PORT: '0',
     BUILDFLEET_PUBLIC_URL: 'http://api.localhost:8080',
+    // The API process's second listener, the sites origin: a free port too.
+    BUILDFLEET_SITES_HOST: '0.0.0.0',
+    BUILDFLEET_SITES_PORT: '0',
+    BUILDFLEET_SITES_PUBLIC_URL: 'http://sites.localhost:8081',
     BUILDFLEET_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
     LOG_LEVEL: 'info',
     ...overrides,
@@ -142,6 +146,11 @@ describe('each role as its own process', () => {
     expect(await statusOf(`${apiUrl}/healthz`)).toBe(200);
     expect(await eventuallyStatus(`${apiUrl}/readyz`, 200)).toBe(200);
     expect(await statusOf(`${simulatorUrl}/healthz`)).toBe(200);
+    // The sites origin, a listener of the API process: serves no API route, sandboxes every answer.
+    const sitesUrl = (await roles[1]!.waitForLine(/sites listening on (http:\/\/\S+)/))[1] ?? '';
+    const notApi = await fetch(`${sitesUrl}/v1/runs`);
+    expect(notApi.status).toBe(404);
+    expect(notApi.headers.get('content-security-policy')).toMatch(/^sandbox /);
 
     const exits = await Promise.all(roles.map(async (role) => ({ name: role.name, ...(await role.stop('SIGTERM')) })));
     for (const exit of exits) {

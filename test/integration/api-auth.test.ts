@@ -152,7 +152,7 @@ describe('key storage', () => {
 });
 
 describe('public routes', () => {
-  it('need no key: health, docs and sites', async () => {
+  it('need no key: health, docs, and the redirect of sites to their own origin', async () => {
     expect((await call('GET', '/healthz')).statusCode).toBe(200);
     expect((await call('GET', '/readyz')).statusCode).toBe(200);
     expect((await call('GET', '/docs/json')).statusCode).toBe(200);
@@ -162,8 +162,11 @@ describe('public routes', () => {
     await harness.fleet.store.createDeployment(run.id, 'dep_pub');
     await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_pub' });
     const site = await call('GET', `/sites/${run.id}/`);
-    expect(site.statusCode).toBe(200);
-    expect(site.body).toContain('public');
+    expect(site.statusCode).toBe(308);
+    expect(site.body).not.toContain('public');
+    const onSitesOrigin = await harness.sites.inject({ method: 'GET', url: `/sites/${run.id}/` });
+    expect(onSitesOrigin.statusCode).toBe(200);
+    expect(onSitesOrigin.body).toContain('public');
     // An unknown route is 404 whoever asks.
     expect((await call('GET', '/v2/nothing')).statusCode).toBe(404);
   });
@@ -175,7 +178,7 @@ describe('public routes', () => {
     };
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(document.paths['/healthz']!.get!.security).toEqual([]);
-    expect(document.paths['/sites/{runId}/{path}']!.get!.security).toEqual([]);
+    expect(document.paths['/sites/{path}']!.get!.security).toEqual([]);
     expect(document.paths['/v1/runs']!.post!.security).toEqual([{ bearerAuth: [] }]);
     expect(document.paths['/v1/admin/killswitch']!.post!.security).toEqual([{ bearerAuth: [] }]);
   });

@@ -41,11 +41,8 @@ const EXPECTED_OPERATIONS = [
   'post /v1/runs/{id}/cancel',
   'get /healthz',
   'get /readyz',
-  'get /sites/{runId}',
-  'get /sites/{runId}/{path}',
-  'get /sites/{runId}/og-image.svg',
-  'get /sites/{runId}/d/{deployId}',
-  'get /sites/{runId}/d/{deployId}/{path}',
+  // Sites are served on their own origin; the API only redirects their paths there.
+  'get /sites/{path}',
 ];
 
 /** Every $ref in the document must point at something that exists. */

@@ -133,6 +133,10 @@ describe('concurrent runs (BUILDFLEET_MAX_CONCURRENT_RUNS)', () => {
     await harness.fleet.redis.hset(harness.fleet.store.keys.run(ids[0]!), 'status', 'failed');
     await harness.fleet.redis.del(harness.fleet.store.keys.run(ids[1]!));
     expect((await create(harness, tenant)).statusCode).toBe(202);
+    // A run without a record keeps its slot while its admission marker lives (it may be being
+    // created right now: admit-run.ts); once the marker's grace has passed, it is pruned too.
+    expect((await create(harness, tenant)).statusCode).toBe(429);
+    await harness.fleet.redis.del(harness.fleet.store.keys.runAdmission('crashy', ids[1]!));
     expect((await create(harness, tenant)).statusCode).toBe(202);
     expect((await create(harness, tenant)).statusCode).toBe(429);
     expect(await harness.fleet.redis.scard(harness.fleet.store.keys.activeRuns('crashy'))).toBe(3);

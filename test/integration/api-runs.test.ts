@@ -199,8 +199,9 @@ describe('GET /v1/runs/:id', () => {
         { path: 'index.html', bytes: 11 },
       ],
       deployment: {
-        latest: { id: 'dep_one', url: `https://fleet.example.test/sites/${run.id}/d/dep_one/` },
-        live: { id: 'dep_one', url: `https://fleet.example.test/sites/${run.id}/` },
+        // On the sites origin (BUILDFLEET_SITES_PUBLIC_URL), never the API's.
+        latest: { id: 'dep_one', url: `https://sites.example-usercontent.test/sites/${run.id}/d/dep_one/` },
+        live: { id: 'dep_one', url: `https://sites.example-usercontent.test/sites/${run.id}/` },
       },
       usage: { input_tokens: 0, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
       cacheHitRatio: null,
@@ -231,9 +232,6 @@ describe('unknown and malformed run ids', () => {
     { method: 'GET', path: (id) => `/v1/runs/${id}/events` },
     { method: 'POST', path: (id) => `/v1/runs/${id}/input`, payload: { text: 'hello' } },
     { method: 'POST', path: (id) => `/v1/runs/${id}/cancel` },
-    { method: 'GET', path: (id) => `/sites/${id}/` },
-    { method: 'GET', path: (id) => `/sites/${id}/og-image.svg` },
-    { method: 'GET', path: (id) => `/sites/${id}/d/dep_abc/index.html` },
   ];
   for (const endpoint of endpoints) {
     it(`${endpoint.method} ${endpoint.path(':id')} answers 404 run_not_found`, async () => {

@@ -1,14 +1,20 @@
-// The site server against real Redis: the live alias with its meta injection, immutable
-// deployments, the generated og-image.svg, binary files, and traversal attempts that must all be
-// plain 404s.
+// The sites origin against real Redis: the live alias with its meta injection, immutable
+// deployments, the generated og-image.svg, binary files, traversal attempts that must all be
+// plain 404s, the sandboxing headers on every answer — and the API's origin, which serves no byte
+// of a site and only redirects to the sites origin.
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
 import { setRunAsset } from '../../src/engine/effects/run-assets.js';
 import type { RunRecord } from '../../src/engine/run-types.js';
+import { SITE_CONTENT_SECURITY_POLICY } from '../../src/api/sites/site-security-headers.js';
 
 let harness: ApiTestHarness;
+/** The sites origin, listening. */
 let baseUrl: string;
+/** The API's origin, listening. */
+let apiUrl: string;
+const SITES_ORIGIN = 'https://sites.example-usercontent.test';
 let run: RunRecord;
 const PNG_BYTES = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 3, 255]);
 const INDEX_V1 = '<!doctype html><html><head><meta charset="utf-8"></head><body><h1>Crumb &amp; Co</h1></body></html>';
@@ -16,7 +22,8 @@ const INDEX_V2 = '<!doctype html><html><head><title>Own title</title><meta name=
 
 beforeAll(async () => {
   harness = await createApiTestHarness({ label: 'apisites' });
-  baseUrl = await harness.listen();
+  baseUrl = await harness.listenSites();
+  apiUrl = await harness.listen();
   run = await harness.newRun({ status: 'running' });
   const store = harness.fleet.store;
   await harness.writeFile(run.id, 'index.html', INDEX_V1);
@@ -37,17 +44,17 @@ afterAll(async () => {
   await harness.close();
 });
 
-const get = (url: string) => harness.app.inject({ method: 'GET', url });
+const get = (url: string) => harness.sites.inject({ method: 'GET', url });
 
 /** GET with the path sent byte for byte: fetch and inject both normalise dot segments (and
  * %2e%2e) on the client side, which would hide what the server does with them. */
-function getRaw(path: string): Promise<{ status: number; body: string }> {
-  const { hostname, port } = new URL(baseUrl);
+function getRaw(path: string, origin = baseUrl): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
+  const { hostname, port } = new URL(origin);
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest({ host: hostname, port, path, method: 'GET' }, (incoming) => {
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: incoming.headers }));
       incoming.on('error', reject);
     });
     outgoing.on('error', reject);
@@ -67,7 +74,7 @@ describe('live alias /sites/:runId/', () => {
     expect(html).toContain('<meta name="description" content="Fresh &lt;bread&gt; daily &amp; more">');
     expect(html).toContain('<meta property="og:title" content="Crumb &amp; Co &quot;Bakery&quot;">');
     expect(html).toContain('<meta property="og:description" content="Fresh &lt;bread&gt; daily &amp; more">');
-    expect(html).toContain(`<meta property="og:image" content="https://fleet.example.test/sites/${run.id}/og-image.svg">`);
+    expect(html).toContain(`<meta property="og:image" content="${SITES_ORIGIN}/sites/${run.id}/og-image.svg">`);
     expect(html.indexOf('og:image')).toBeLessThan(html.indexOf('</head>'));
     expect(html).toContain('<h1>Crumb &amp; Co</h1>');
     expect(html).not.toContain('<bread>');
@@ -229,5 +236,90 @@ describe('path traversal', () => {
   it('serves the same files when the path is canonical (the bait above is reachable only by traversal)', async () => {
     expect((await getRaw(`/sites/${run.id}/d/dep_v1/index.html`)).status).toBe(200);
     expect((await getRaw(`/sites/${run.id}/secret.txt`)).status).toBe(404);
+  });
+});
+
+describe('the sites origin', () => {
+  it('sandboxes every answer: files, redirects and errors carry the CSP, nosniff, CORS for its opaque origin and no referrer', async () => {
+    const answers = [
+      await get(`/sites/${run.id}/`),
+      await get(`/sites/${run.id}/app.js`),
+      await get(`/sites/${run.id}/d/dep_v1/images/logo.png`),
+      await get(`/sites/${run.id}`),
+      await get(`/sites/${run.id}/nope.html`),
+      await get('/v1/runs'),
+      await harness.sites.inject({ method: 'HEAD', url: `/sites/${run.id}/` }),
+    ];
+    for (const answer of answers) {
+      const label = `${answer.statusCode} ${answer.headers['content-type']}`;
+      expect(answer.headers['content-security-policy'], label).toBe(SITE_CONTENT_SECURITY_POLICY);
+      expect(answer.headers['x-content-type-options'], label).toBe('nosniff');
+      expect(answer.headers['access-control-allow-origin'], label).toBe('*');
+      expect(answer.headers['referrer-policy'], label).toBe('no-referrer');
+    }
+    // The page's own origin is opaque (no allow-same-origin); fetches reach only the sites origin.
+    const directives = SITE_CONTENT_SECURITY_POLICY.split('; ');
+    expect(directives[0]).toMatch(/^sandbox allow-scripts/);
+    expect(directives[0]).not.toContain('allow-same-origin');
+    expect(directives).toContain("default-src 'self'");
+    expect(directives).toContain("connect-src 'self'");
+    expect(SITE_CONTENT_SECURITY_POLICY).not.toMatch(/\*|https?:/);
+  });
+
+  it('serves no route of the API: no /v1, no /docs, no health', async () => {
+    for (const url of ['/v1/runs', `/v1/runs/${run.id}`, '/docs', '/docs/json', '/healthz', '/metrics', '/']) {
+      const response = await get(url);
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json(), url).toEqual({ error: { code: 'not_found', message: 'No such route.' } });
+    }
+    const posted = await harness.sites.inject({ method: 'POST', url: '/v1/runs', headers: harness.auth, payload: { prompt: 'x' } });
+    expect(posted.statusCode).toBe(404);
+  });
+
+  it('answers 404 run_not_found for unknown and malformed run ids', async () => {
+    const ids = ['run_doesnotexist123', 'run_x', 'not-a-run', 'run_' + 'a'.repeat(65), "run_12345678'--", 'run_%00abcdefgh'];
+    for (const id of ids) {
+      for (const url of [`/sites/${id}/`, `/sites/${id}/og-image.svg`, `/sites/${id}/d/dep_abc/index.html`]) {
+        const response = await get(url);
+        expect(response.statusCode, url).toBe(404);
+        expect(response.json(), url).toEqual({ error: { code: 'run_not_found', message: 'No such run.' } });
+      }
+    }
+  });
+});
+
+describe('the API origin', () => {
+  it('serves no byte of a published site: every site path is a 308 to the same path on the sites origin', async () => {
+    for (const path of [
+      `/sites/${run.id}/`,
+      `/sites/${run.id}/index.html`,
+      `/sites/${run.id}/app.js`,
+      `/sites/${run.id}/images/logo.png`,
+      `/sites/${run.id}/og-image.svg`,
+      `/sites/${run.id}/d/dep_v1/`,
+      `/sites/${run.id}/d/dep_v2/index.html?x=1`,
+      `/sites/${run.id}`,
+    ]) {
+      const response = await getRaw(path, apiUrl);
+      expect(response.status, path).toBe(308);
+      expect(response.headers.location, path).toBe(`${SITES_ORIGIN}${path}`);
+      for (const bytes of ['Crumb', 'v2', 'console.log', 'color: red', 'PNG', '<svg']) expect(response.body, `${path} ${bytes}`).not.toContain(bytes);
+      expect(response.headers['content-type'] ?? '', path).not.toMatch(/html|javascript|image/);
+    }
+  });
+
+  it('redirects without reading: an unknown run gets the same answer, and the target never leaves the sites origin', async () => {
+    for (const path of ['/sites/run_doesnotexist123/', '/sites/..%2f..%2fv1%2fruns', `/sites/${run.id}/../../v1/runs`, '/sites//evil.example/x']) {
+      const response = await getRaw(path, apiUrl);
+      expect(response.status, path).toBe(308);
+      expect(new URL(String(response.headers.location)).origin, path).toBe(SITES_ORIGIN);
+    }
+  });
+
+  it('documents the redirect, and no site route, in its OpenAPI document', async () => {
+    const document = (await harness.app.inject({ method: 'GET', url: '/docs/json' })).json() as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const sitePaths = Object.keys(document.paths).filter((path) => path.startsWith('/sites'));
+    expect(sitePaths).toEqual(['/sites/{path}']);
+    expect(Object.keys(document.paths['/sites/{path}']!.get!.responses)).toContain('308');
   });
 });

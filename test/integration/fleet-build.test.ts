@@ -29,14 +29,16 @@ describe('a build job end to end', () => {
     expect(files.filter((file) => file.path.endsWith('.html') || file.path.endsWith('.css')).length).toBeGreaterThanOrEqual(3);
     expect(run.liveDeploy).not.toBeNull();
 
-    const page = await fetch(`${harness.apiUrl}/sites/${run.id}/`);
+    // Served on the sites origin (its own port), never by the API.
+    const page = await fetch(`${harness.sitesUrl}/sites/${run.id}/`);
     expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toMatch(/^sandbox allow-scripts/);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(await page.text()).toContain('<html');
 
     const status = (await (await fetch(`${harness.apiUrl}/v1/runs/${run.id}`, { headers: { authorization: `Bearer ${harness.apiKey}` } })).json()) as { status: string; deployment: { live: { url: string } } };
     expect(status.status).toBe('succeeded');
-    expect(status.deployment.live.url).toContain(`/sites/${run.id}/`);
+    expect(status.deployment.live.url).toBe(`${harness.sitesUrl}/sites/${run.id}/`);
   });
 
   it('never sends more than 13 tools, forces the plan first, and answers every tool_use verbatim', async () => {

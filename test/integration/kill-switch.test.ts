@@ -1,6 +1,9 @@
 // The fleet-wide kill switch through the real tool queue, with two tool workers: it trips at
 // threshold and volume (not below the volume), then every write tool refuses in every worker
 // while reads and runs go on; no write lands after the trip; an operator reset restores writes.
+// Every run here is tenant `default`, the whole fleet: BUILDFLEET_KILLSWITCH_FLEET_MIN_TENANTS=1
+// makes its spike fleet-wide, the behaviour before the switch had scopes. The scoped behaviour
+// (one tenant's spike stays its own) is kill-switch-scopes.test.ts's subject.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WRITE_TOOLS } from '../../src/domain/profile.js';
@@ -15,7 +18,7 @@ beforeAll(async () => {
     label: 'killswitch',
     toolWorkers: 2,
     // Small per-worker concurrency so the jobs spread over both workers.
-    env: { BUILDFLEET_TOOL_CONCURRENCY: '2', BUILDFLEET_KILLSWITCH_THRESHOLD: '0.25', BUILDFLEET_KILLSWITCH_MIN_VOLUME: '20' },
+    env: { BUILDFLEET_TOOL_CONCURRENCY: '2', BUILDFLEET_KILLSWITCH_THRESHOLD: '0.25', BUILDFLEET_KILLSWITCH_MIN_VOLUME: '20', BUILDFLEET_KILLSWITCH_FLEET_MIN_TENANTS: '1' },
   });
   admin = Fastify();
   registerKillSwitchRoutes(admin, harness.fleet);
@@ -157,7 +160,7 @@ describe('the kill switch with a cool-down (half-open)', () => {
   beforeAll(async () => {
     cooled = await startToolOutputFleet({
       label: 'kshalfopen',
-      env: { BUILDFLEET_KILLSWITCH_THRESHOLD: '0.5', BUILDFLEET_KILLSWITCH_MIN_VOLUME: '2', BUILDFLEET_KILLSWITCH_COOLDOWN_MS: '300' },
+      env: { BUILDFLEET_KILLSWITCH_THRESHOLD: '0.5', BUILDFLEET_KILLSWITCH_MIN_VOLUME: '2', BUILDFLEET_KILLSWITCH_COOLDOWN_MS: '300', BUILDFLEET_KILLSWITCH_FLEET_MIN_TENANTS: '1' },
     });
   });
   afterAll(async () => cooled?.close());
@@ -177,7 +180,7 @@ describe('the kill switch with a cool-down (half-open)', () => {
     expect(await cooled.killSwitch.getState()).toMatchObject({ mode: 'read_write', source: 'auto' });
     const events = (await cooled.events(run.id)).map(bare);
     expect(events).toContainEqual(expect.objectContaining({ event: 'tool-call-start', tool: 'write_file', killswitch_probe: true }));
-    expect(events).toContainEqual({ run_id: run.id, step: 9, event: 'killswitch-probe', tool: 'write_file', outcome: 'probe_closed', mode: 'read_write' });
+    expect(events).toContainEqual({ run_id: run.id, step: 9, event: 'killswitch-probe', tool: 'write_file', outcome: 'probe_closed', mode: 'read_write', scope: 'fleet', scope_id: 'fleet' });
     expect(await cooled.callTool(run.id, 'write_file', { path: 'c.html', content: 'c' })).toMatchObject({ is_error: false });
     expect(cooled.records.filter((record) => record.kind === 'state').map((record) => record.detail)).toEqual(
       expect.arrayContaining(['read_only', 'half_open', 'read_write']),

@@ -105,7 +105,7 @@ describe('secrets', () => {
       turn: 99,
       toolUseId: 'toolu_canary',
       name: 'fetch_url_live',
-      input: { url: `${harness.apiUrl}/sites/run_missing0000/?key=${CANARY}` },
+      input: { url: `${harness.sitesUrl}/sites/run_missing0000/?key=${CANARY}` },
       parseMode: 'native',
       trace: {},
     }, { jobId: 'canary-input' });

@@ -244,7 +244,18 @@ describe('a tenant’s policy', () => {
     expect(set.json).toEqual({
       tenant,
       overrides: { defaultRunBudgetUsd: 1, maxRunBudgetUsd: 2, monthlySpendLimitUsd: 100 },
-      policy: { defaultRunBudgetUsd: 1, maxRunBudgetUsd: 2, defaultRunTokenBudget: 400_000, maxRunTokenBudget: null, dailySpendLimitUsd: null, monthlySpendLimitUsd: 100 },
+      policy: {
+        defaultRunBudgetUsd: 1,
+        maxRunBudgetUsd: 2,
+        defaultRunTokenBudget: 400_000,
+        // The fleet's default ceiling (BUILDFLEET_TOKEN_BUDGET_MAX).
+        maxRunTokenBudget: 2_000_000,
+        dailySpendLimitUsd: null,
+        monthlySpendLimitUsd: 100,
+        maxTurns: 40,
+        maxConcurrentRuns: null,
+        allowedModels: null,
+      },
     });
     expect((await api('GET', path, harness.apiKey)).json).toEqual(set.json);
     expect((await api('GET', '/v1/spend', userKey)).json.policy).toEqual(set.json.policy);

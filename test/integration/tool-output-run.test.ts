@@ -1,5 +1,5 @@
 // Output contracts in whole runs: the simulator over HTTP through the real SDK, model and tool
-// workers on the real queues. BUILDFLEET_PUBLIC_URL points at the faulty upstream, so the
+// workers on the real queues. BUILDFLEET_SITES_PUBLIC_URL points at the faulty upstream, so the
 // deployment URLs the builder checks with fetch_url_live are served by it: valid, every contract
 // holds through a full build; broken, the run stops (fail_closed) or degrades.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ async function fleetWith(label: string, env: Record<string, string> = {}): Promi
     redisUrl: testRedisUrl(),
     prefix: uniquePrefix(label),
     toolWorkers: 2,
-    env: { BUILDFLEET_PUBLIC_URL: upstream.origin, BUILDFLEET_KILLSWITCH_MIN_VOLUME: '1000000', ...env },
+    env: { BUILDFLEET_SITES_PUBLIC_URL: upstream.origin, BUILDFLEET_KILLSWITCH_MIN_VOLUME: '1000000', ...env },
   });
 }
 

@@ -1,23 +1,26 @@
 // Replays a run's trace events after a given id, then follows new ones live until the run is
 // terminal and every event has been handed over.
 //
-// Following uses one duplicated Redis connection per follower blocked in XREAD BLOCK (5 s), rather
-// than polling: a new event reaches the client at once, and an idle follower costs Redis nothing
-// but a socket. The connection is opened only once the backlog is sent and the run is still going
-// (replaying a finished run opens none), and it is disconnected on return, on error and on abort,
-// which also cuts a pending XREAD short. Each wake-up re-reads the run's status, so a run that
-// ends without writing an event is still noticed within one block period.
-import type { Redis } from 'ioredis';
+// Following does not poll: the run is subscribed on the process's shared readers
+// (event-stream-multiplexer.ts), a few connections blocked in one XREAD over every followed run,
+// so a new event reaches the client at once and a follower costs Redis no connection of its own.
+// The subscription is taken only once the backlog is sent and the run is still going (replaying a
+// finished run takes none), and it is closed on return, on error and on abort. Each wake-up
+// re-reads the run's status, so a run that ends without writing an event is still noticed within
+// one wait period.
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import type { StoredEvent } from '../../engine/run-engine.js';
 import { isTerminal, type RunStatus } from '../../engine/run-types.js';
+import type { EventStreamMultiplexer } from './event-stream-multiplexer.js';
+import type { EventSubscription } from './shared-event-reader.js';
+import { compareStreamIds } from './stream-ids.js';
 
 const PAGE_SIZE = 500;
 export const FOLLOW_BLOCK_MS = 5_000;
 // cancelRun and the workers write the `run-end` event just after the status turns terminal. A
 // follower that sees the status first waits this long for that event before it ends the stream.
 export const END_GRACE_MS = 2_000;
-/** CLIENT LIST name of the followers' connections (plus the fleet prefix), for operators. */
+/** CLIENT LIST name of the shared readers' connections (plus the fleet prefix), for operators. */
 export const EVENTS_CONNECTION_NAME = 'buildfleet-api-events';
 
 export type FollowOutcome = { ended: true; status: RunStatus } | { ended: false };
@@ -26,6 +29,7 @@ export type FollowOutcome = { ended: true; status: RunStatus } | { ended: false 
  * is terminal (`ended: true`) or the signal aborts or the run disappears (`ended: false`). */
 export async function followRunEvents({
   fleet,
+  events,
   runId,
   afterId,
   signal,
@@ -34,6 +38,8 @@ export async function followRunEvents({
   endGraceMs = END_GRACE_MS,
 }: {
   fleet: FleetContext;
+  /** The process's shared readers. */
+  events: EventStreamMultiplexer;
   runId: string;
   afterId: string;
   signal: AbortSignal;
@@ -43,11 +49,14 @@ export async function followRunEvents({
 }): Promise<FollowOutcome> {
   let lastId = afterId;
   let sawRunEnd = false;
-  let blocking: Redis | null = null;
+  let subscription: EventSubscription | null = null;
 
-  const deliver = async (events: StoredEvent[]) => {
-    for (const event of events) {
+  const deliver = async (batch: StoredEvent[]) => {
+    for (const event of batch) {
       if (signal.aborted) return;
+      // The backlog read after a terminal status may have handed over what the subscription
+      // brings again.
+      if (lastId !== '-' && compareStreamIds(event.id, lastId) <= 0) continue;
       await send(event);
       lastId = event.id;
       if (event.event === 'run-end') sawRunEnd = true;
@@ -60,10 +69,6 @@ export async function followRunEvents({
       if (page.length < PAGE_SIZE || signal.aborted) return;
     }
   };
-  const disconnect = () => {
-    blocking?.disconnect();
-  };
-  signal.addEventListener('abort', disconnect, { once: true });
 
   try {
     await drain();
@@ -77,23 +82,11 @@ export async function followRunEvents({
         if (sawRunEnd || !(endedAgoMs < endGraceMs)) return signal.aborted ? { ended: false } : { ended: true, status: run.status };
         waitMs = Math.max(1, Math.min(blockMs, endGraceMs - endedAgoMs));
       }
-      if (!blocking) {
-        blocking = fleet.redis.duplicate({ connectionName: `${EVENTS_CONNECTION_NAME}-${fleet.config.BUILDFLEET_PREFIX}` });
-        // Failures surface as rejected commands below; the listener only keeps an 'error' event
-        // from becoming an uncaught exception.
-        blocking.on('error', () => undefined);
-      }
-      // The stream is the engine's: it reads and validates the events, on this follower's own
-      // connection, since XREAD BLOCK holds it for the whole wait.
-      await deliver(await fleet.store.readEventsBlocking(blocking, runId, lastId, waitMs, PAGE_SIZE));
+      subscription ??= events.subscribe({ runId, afterId: lastId });
+      await deliver(await subscription.next({ timeoutMs: waitMs, signal }));
     }
     return { ended: false };
-  } catch (error) {
-    // Disconnecting on abort rejects the pending XREAD; that is a normal end, not a failure.
-    if (signal.aborted) return { ended: false };
-    throw error;
   } finally {
-    signal.removeEventListener('abort', disconnect);
-    disconnect();
+    subscription?.close();
   }
 }

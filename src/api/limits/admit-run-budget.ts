@@ -7,8 +7,7 @@ import type { RequestedRunBudget, RunBudget } from '../../domain/run-budget.js';
 import type { SpendPeriodStanding } from '../../domain/tenant-spend-standing.js';
 import { microUsdToUsd } from '../../domain/usage-cost.js';
 import { assertNever } from '../../domain/profile.js';
-import type { FleetContext } from '../../fleet/fleet-context.js';
-import { readTenantLimits, runBudgetFor } from '../../fleet/tenant-account.js';
+import { runBudgetFor, type TenantLimits } from '../../fleet/tenant-account.js';
 import { apiErrors } from '../api-errors.js';
 import type { RequestAuth } from '../request-auth.js';
 
@@ -28,12 +27,11 @@ function spendLimitReached(standing: SpendPeriodStanding, now: Date) {
 /**
  * Admits a new run's spending or throws: tenant_spend_limit_reached when the tenant's month or day
  * has reached its limit (the month first: the day resetting would not help), then
- * budget_above_tenant_maximum for a requested budget above the policy's maximum. Returns the run's
- * budgets for the engine to store.
+ * budget_above_tenant_maximum for a requested budget above the policy's maximum. `limits` is the
+ * tenant's policy and standing as read at `now` (readTenantLimits, once per request). Returns the
+ * run's budgets for the engine to store.
  */
-export async function admitRunBudget({ fleet, auth, requested }: { fleet: FleetContext; auth: RequestAuth; requested: RequestedRunBudget }): Promise<RunBudget> {
-  const now = new Date();
-  const limits = await readTenantLimits({ fleet, tenant: auth.tenant, now });
+export function admitRunBudget({ limits, auth, requested, now }: { limits: TenantLimits; auth: RequestAuth; requested: RequestedRunBudget; now: Date }): RunBudget {
   for (const standing of limits.standing ? [limits.standing.month, limits.standing.day] : []) {
     if (standing.reached) throw spendLimitReached(standing, now);
   }

@@ -21,7 +21,7 @@ export function getRunRoute({ fleet }: { fleet: FleetContext }) {
     async handler(request): Promise<RunView> {
       const run = await loadRun({ fleet, runId: request.params.id, tenant: tenantOf(request) });
       const files = await fleet.store.listFiles(run.id);
-      return toRunView({ run, files, publicBaseUrl: fleet.publicBaseUrl, fleetTokenBudget: fleet.config.BUILDFLEET_TOKEN_BUDGET });
+      return toRunView({ run, files, sitesBaseUrl: fleet.sitesBaseUrl, fleetTokenBudget: fleet.config.BUILDFLEET_TOKEN_BUDGET });
     },
   });
 }

@@ -30,8 +30,11 @@ describe('/v1/admin/killswitch', () => {
       since: null,
       source: null,
       window: { total: 0, invalid: 0, rate: 0, window_ms: 60_000 },
+      spiking_tenants: 0,
       last_trip: null,
-      settings: { threshold: 0.25, min_volume: 20, window_ms: 60_000, cooldown_ms: 0 },
+      scopes: [],
+      recent_trips: [],
+      settings: { threshold: 0.25, min_volume: 20, window_ms: 60_000, cooldown_ms: 0, fleet_min_tenants: 3, upstream_min_tenants: 2 },
     });
   });
 
@@ -39,8 +42,22 @@ describe('/v1/admin/killswitch', () => {
     const stopped = await app.inject({ method: 'POST', url: '/v1/admin/killswitch', payload: { mode: 'read_only', reason: 'incident 7' } });
     expect(stopped.statusCode).toBe(200);
     expect(stopped.json()).toMatchObject({ mode: 'read_only', reason: 'incident 7', source: 'operator', since: expect.any(String) });
+    expect(stopped.json().scopes).toEqual([expect.objectContaining({ scope: 'fleet', kind: 'fleet', mode: 'read_only', reason: 'incident 7', source: 'operator' })]);
     const reset = await app.inject({ method: 'POST', url: '/v1/admin/killswitch', payload: { mode: 'read_write' } });
-    expect(reset.json()).toMatchObject({ mode: 'read_write', reason: 'reset by an operator' });
+    expect(reset.json()).toMatchObject({ mode: 'read_write', reason: 'reset by an operator', scopes: [] });
+  });
+
+  it('sets and resets one tenant or upstream scope, and resets them all', async () => {
+    const tenant = await app.inject({ method: 'POST', url: '/v1/admin/killswitch', payload: { mode: 'read_only', scope: 'tenant:acme', reason: 'abuse report' } });
+    expect(tenant.statusCode).toBe(200);
+    expect(tenant.json()).toMatchObject({ mode: 'read_write', scopes: [{ scope: 'tenant:acme', kind: 'tenant', tenant: 'acme', mode: 'read_only', reason: 'abuse report', source: 'operator', probe_in_flight: false }] });
+    const upstream = await app.inject({ method: 'POST', url: '/v1/admin/killswitch', payload: { mode: 'read_only', scope: 'upstream:fetch_image:cdn.example:8443' } });
+    expect(upstream.json().scopes.map((scope: { scope: string }) => scope.scope)).toEqual(['tenant:acme', 'upstream:fetch_image:cdn.example:8443']);
+    expect(upstream.json().scopes[1]).toMatchObject({ kind: 'upstream', tool: 'fetch_image', host: 'cdn.example:8443', reason: 'set read-only by an operator' });
+    const one = await app.inject({ method: 'POST', url: '/v1/admin/killswitch', payload: { mode: 'read_write', scope: 'tenant:acme' } });
+    expect(one.json().scopes.map((scope: { scope: string }) => scope.scope)).toEqual(['upstream:fetch_image:cdn.example:8443']);
+    const all = await app.inject({ method: 'POST', url: '/v1/admin/killswitch', payload: { mode: 'read_write', scope: 'all' } });
+    expect(all.json()).toMatchObject({ mode: 'read_write', scopes: [] });
   });
 
   it.each([
@@ -49,6 +66,9 @@ describe('/v1/admin/killswitch', () => {
     [{ mode: 'read_only', reason: '' }, 'body.reason'],
     [{ mode: 'read_only', force: true }, 'body.force: Unknown field'],
     [[1], 'body: Required'],
+    [{ mode: 'read_only', scope: 'tenant:' }, 'body.scope'],
+    [{ mode: 'read_only', scope: 'galaxy' }, 'body.scope'],
+    [{ mode: 'read_only', scope: 'all' }, 'body.scope'],
   ])('answers 400 invalid_body naming the field for %j', async (payload, field) => {
     const response = await app.inject({ method: 'POST', url: '/v1/admin/killswitch', payload: payload as object });
     expect(response.statusCode).toBe(400);

@@ -5,7 +5,10 @@ import type { FleetContext } from '../../fleet/fleet-context.js';
 import type { StoredEvent } from '../../engine/run-engine.js';
 import { runEventsHeadersSchema, runEventsQuerySchema, runEventsSchema, runParamsSchema } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
+import type { EventStreamMultiplexer } from '../events/event-stream-multiplexer.js';
+import type { EventStreamSlots } from '../events/event-stream-slots.js';
 import { followRunEvents } from '../events/follow-run-events.js';
+import { apiErrors } from '../api-errors.js';
 import { formatServerSentComment, formatServerSentEvent } from '../events/server-sent-event.js';
 import { loadRun } from '../load-run.js';
 import { tenantOf } from '../tenant-of.js';
@@ -14,6 +17,8 @@ export const HEARTBEAT_INTERVAL_MS = 15_000;
 const JSON_PAGE_SIZE = 1_000;
 // Tells EventSource how long to wait before reconnecting after the stream drops.
 const RECONNECT_DELAY_MS = 2_000;
+/** What a tenant at its cap of open streams is told to wait: streams end with their runs. */
+const STREAM_CAP_RETRY_AFTER_SECONDS = 5;
 
 /** Open streams, so closing the server can end them (and wait until they have ended) instead of
  * waiting for every run to finish. */
@@ -27,10 +32,16 @@ function wantsJson(accept: string | undefined): boolean {
 export function runEventsRoute({
   fleet,
   openStreams,
+  eventReaders,
+  slots,
   heartbeatMs = HEARTBEAT_INTERVAL_MS,
 }: {
   fleet: FleetContext;
   openStreams: OpenEventStreams;
+  /** The process's shared Redis readers of event streams. */
+  eventReaders: EventStreamMultiplexer;
+  /** The per-tenant cap on open streams. */
+  slots: EventStreamSlots;
   heartbeatMs?: number;
 }) {
   return defineRoute({
@@ -39,7 +50,7 @@ export function runEventsRoute({
     operationId: 'getRunEvents',
     summary: 'Stream a run’s events',
     description:
-      'Server-Sent Events of the run’s trace: every event from the start (or after `Last-Event-ID` / `?after=`), then new ones live until the run is terminal, then `event: end` with `{"status"}`. Each event has `id:` (usable as Last-Event-ID) and `data:` (the JSON event). A `: heartbeat` comment is sent every 15 s. With `Accept: application/json` the answer is instead a JSON array of the events so far.',
+      'Server-Sent Events of the run’s trace: every event from the start (or after `Last-Event-ID` / `?after=`), then new ones live until the run is terminal, then `event: end` with `{"status"}`. Each event has `id:` (usable as Last-Event-ID) and `data:` (the JSON event). A `: heartbeat` comment is sent every 15 s. With `Accept: application/json` the answer is instead a JSON array of the events so far. A tenant may hold `BUILDFLEET_SSE_STREAMS_PER_TENANT` streams open on one API process (default 100); one more is answered 429 `too_many_event_streams` with `retry-after`.',
     tags: ['runs'],
     access: 'runs:read',
     params: runParamsSchema,
@@ -52,7 +63,7 @@ export function runEventsRoute({
         contentTypes: ['text/event-stream'],
       },
     },
-    errors: ['run_not_found', 'invalid_query', 'invalid_header'],
+    errors: ['run_not_found', 'invalid_query', 'invalid_header', 'too_many_event_streams'],
     async handler(request, reply) {
       const run = await loadRun({ fleet, runId: request.params.id, tenant: tenantOf(request) });
       // A reconnecting EventSource repeats the original URL, so its Last-Event-ID must win.
@@ -71,7 +82,20 @@ export function runEventsRoute({
         return events;
       }
 
-      reply.hijack();
+      // HEAD (Fastify answers it with this GET handler) holds no stream, so it takes no slot.
+      const tenant = tenantOf(request);
+      const release = request.method === 'HEAD' ? () => undefined : slots.tryAcquire(tenant);
+      if (!release) {
+        throw apiErrors
+          .tooManyEventStreams(`This tenant already has ${slots.openStreams(tenant)} event streams open on this server; close one, or retry when a run has ended.`)
+          .withHeaders({ 'retry-after': String(STREAM_CAP_RETRY_AFTER_SECONDS) });
+      }
+      try {
+        reply.hijack();
+      } catch (error) {
+        release();
+        throw error;
+      }
       const raw = reply.raw;
       raw.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
@@ -84,6 +108,7 @@ export function runEventsRoute({
       // run would hold a stream open, and a Redis reader with it, for nothing (found by the fuzzer).
       if (request.method === 'HEAD') {
         raw.end();
+        release();
         return;
       }
       const controller = new AbortController();
@@ -104,6 +129,7 @@ export function runEventsRoute({
         await write(`retry: ${RECONNECT_DELAY_MS}\n\n`);
         const outcome = await followRunEvents({
           fleet,
+          events: eventReaders,
           runId: run.id,
           afterId,
           signal: controller.signal,
@@ -118,6 +144,7 @@ export function runEventsRoute({
         raw.off('close', onClose);
         if (!raw.writableEnded) raw.end();
         openStreams.delete(stream);
+        release();
         markFinished();
       }
     },

@@ -1,7 +1,9 @@
-// The site server: a run's published site at /sites/{runId}/ (the live alias, which moves when
-// the agent publishes again, so it is never cached without revalidation), any deployment at
-// /sites/{runId}/d/{deployId}/ (an immutable snapshot, cached for a year), and the generated
-// og-image.svg beside both.
+// The site routes of the sites origin (src/api/sites-server.ts; never registered on the
+// API's origin, which only redirects here: sites-moved-route.ts): a run's published site at
+// /sites/{runId}/ (the live alias, which moves when the agent publishes again, so it is never
+// cached without revalidation), any deployment at /sites/{runId}/d/{deployId}/ (an immutable
+// snapshot, cached for a year), and the generated og-image.svg beside both. The sites server adds
+// the sandboxing security headers (site-security-headers.ts) to every answer.
 import type { FastifyReply } from 'fastify';
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import type { RunRecord } from '../../engine/run-types.js';
@@ -79,7 +81,7 @@ export function liveSiteRoute({ fleet }: { fleet: FleetContext }) {
       if (!run.liveDeploy) throw apiErrors.siteNotPublished();
       const { file } = await readDeploymentFile({ fleet, run, deployId: run.liveDeploy, wildcard: request.params['*'] });
       if (run.meta && isHtmlContentType(file.contentType)) {
-        const ogImageUrl = `${liveSiteUrl({ publicBaseUrl: fleet.publicBaseUrl, runId: run.id })}${OG_IMAGE_PATH}`;
+        const ogImageUrl = `${liveSiteUrl({ sitesBaseUrl: fleet.sitesBaseUrl, runId: run.id })}${OG_IMAGE_PATH}`;
         const html = injectSiteMeta({ html: file.body.toString('utf8'), meta: run.meta, ogImageUrl });
         return sendFile({ reply, file: { body: html, contentType: file.contentType }, cacheControl: LIVE_CACHE_CONTROL });
       }

@@ -1,11 +1,14 @@
 // GET and PUT /v1/admin/tenants/:tenant/policy: an operator's view and setting of one tenant's
-// policy (src/domain/tenant-policy.ts): its overrides, and the policy in force once the fleet's
-// defaults fill in what the overrides leave out. Admin only: a tenant never sets its own limits.
+// policy (src/domain/tenant-policy.ts, docs/tenants.md): its overrides, and the policy in force once
+// the fleet's defaults fill in what the overrides leave out. Admin only: a tenant never sets its own
+// limits. `buildfleet keys policy` does the same from the command line.
 import { z } from 'zod';
 import { TENANT_PATTERN } from '../../auth/api-key-store.js';
 import { tenantPolicyOverridesSchema, tenantPolicySchema, type TenantPolicyOverrides } from '../../domain/tenant-policy.js';
+import { modelsTheFleetRefuses } from '../../domain/tenant-run-limits.js';
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { policyInForce, tenantPolicyStore } from '../../fleet/tenant-account.js';
+import { apiErrors } from '../api-errors.js';
 import { defineRoute } from '../define-route.js';
 
 const tenantParamsSchema = z.object({
@@ -26,7 +29,7 @@ function view(fleet: FleetContext, tenant: string, overrides: TenantPolicyOverri
 }
 
 const FIELDS_DESCRIPTION =
-  'Fields (every amount 0 = none; a field left out takes the fleet’s default): `defaultRunBudgetUsd` / `maxRunBudgetUsd` (a run’s USD budget when it names none / the most it may ask for; fleet: `BUILDFLEET_RUN_BUDGET_USD`, `BUILDFLEET_RUN_BUDGET_USD_MAX`), `defaultRunTokenBudget` / `maxRunTokenBudget` (the same in tokens; fleet: `BUILDFLEET_TOKEN_BUDGET`, `BUILDFLEET_TOKEN_BUDGET_MAX`), `dailySpendLimitUsd` / `monthlySpendLimitUsd` (what the tenant’s runs may spend per UTC day / month before new runs are refused; fleet: `BUILDFLEET_TENANT_DAILY_SPEND_USD`, `BUILDFLEET_TENANT_MONTHLY_SPEND_USD`). A default above its maximum is lowered to it.';
+  'Fields (every amount 0 = none; a field left out takes the fleet’s default): `defaultRunBudgetUsd` / `maxRunBudgetUsd` (a run’s USD budget when it names none / the most it may ask for; fleet: `BUILDFLEET_RUN_BUDGET_USD`, `BUILDFLEET_RUN_BUDGET_USD_MAX`), `defaultRunTokenBudget` / `maxRunTokenBudget` (the same in tokens; fleet: `BUILDFLEET_TOKEN_BUDGET`, `BUILDFLEET_TOKEN_BUDGET_MAX`), `dailySpendLimitUsd` / `monthlySpendLimitUsd` (what the tenant’s runs may spend per UTC day / month before new runs are refused; fleet: `BUILDFLEET_TENANT_DAILY_SPEND_USD`, `BUILDFLEET_TENANT_MONTHLY_SPEND_USD`), `maxTurns` (1–200: the turns of a run that names none and the most it may ask for, `max_turns_above_tenant_maximum` above it; fleet: `BUILDFLEET_MAX_TURNS`), `maxConcurrentRuns` (runs not yet ended before `too_many_active_runs`; fleet: `BUILDFLEET_MAX_CONCURRENT_RUNS`), `allowedModels` (a list of model ids, each known to the fleet; a run naming another is refused `model_not_allowed`; left out: every model the fleet accepts). A default above its maximum is lowered to it.';
 
 export function getTenantPolicyRoute({ fleet }: { fleet: FleetContext }) {
   return defineRoute({
@@ -53,7 +56,7 @@ export function putTenantPolicyRoute({ fleet }: { fleet: FleetContext }) {
     url: '/v1/admin/tenants/:tenant/policy',
     operationId: 'putTenantPolicy',
     summary: 'Set a tenant’s policy',
-    description: `Replaces the tenant’s overrides with the body (\`{}\` removes them all: the tenant follows the fleet’s defaults). ${FIELDS_DESCRIPTION} Unknown fields, amounts out of range and a default above its maximum are refused (400 \`invalid_body\`). New limits apply to runs created from then on; a run keeps the budgets it was created with. Needs the \`admin\` scope.`,
+    description: `Replaces the tenant’s overrides with the body (\`{}\` removes them all: the tenant follows the fleet’s defaults). ${FIELDS_DESCRIPTION} Unknown fields, amounts out of range, a default above its maximum and an allowed model the fleet does not know are refused (400 \`invalid_body\`). New limits apply to runs created from then on; a run keeps the budgets, turns and model it was created with. Needs the \`admin\` scope.`,
     tags: ['admin'],
     access: 'admin',
     params: tenantParamsSchema,
@@ -62,6 +65,12 @@ export function putTenantPolicyRoute({ fleet }: { fleet: FleetContext }) {
     errors: ['invalid_params', 'invalid_body', 'unsupported_media_type', 'body_too_large'],
     async handler(request): Promise<TenantPolicyView> {
       const { tenant } = request.params;
+      const refused = modelsTheFleetRefuses({ models: request.body.allowedModels ?? [], config: fleet.config });
+      if (refused.length > 0) {
+        throw apiErrors.invalidBody(
+          `body.allowedModels: ${refused.map((model) => JSON.stringify(model)).join(', ')} ${refused.length > 1 ? 'are' : 'is'} not in the fleet's capability table (docs/models.md); runs could never use ${refused.length > 1 ? 'them' : 'it'}.`,
+        );
+      }
       const stored = await tenantPolicyStore(fleet).put(tenant, request.body);
       request.log.warn({ event: 'tenant-policy-set', tenant, overrides: stored }, 'tenant policy set by an operator');
       return view(fleet, tenant, stored);

@@ -13,10 +13,13 @@ import { createFleetContext, type FleetContext } from '../../fleet/fleet-context
 import type { RunRecord } from '../../engine/run-types.js';
 import { writeWorkspaceFile } from '../../engine/effects/workspace-files.js';
 import { buildApiServer, type ApiServerOptions } from '../api-server.js';
+import { buildSitesServer } from '../sites-server.js';
 
 export interface ApiTestHarness {
   fleet: FleetContext;
   app: FastifyInstance;
+  /** The sites origin's server over the same fleet (published sites are served there only). */
+  sites: FastifyInstance;
   prefix: string;
   keyStore: ApiKeyStore;
   /** An admin key of tenant `default`. */
@@ -31,6 +34,8 @@ export interface ApiTestHarness {
   writeFile(runId: string, path: string, content: string): Promise<void>;
   /** Starts listening on 127.0.0.1 and an ephemeral port; returns the base URL. */
   listen(): Promise<string>;
+  /** The same for the sites server. */
+  listenSites(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -49,17 +54,20 @@ export async function createApiTestHarness({
     BUILDFLEET_PREFIX: prefix,
     LOG_LEVEL: 'silent',
     BUILDFLEET_PUBLIC_URL: 'https://fleet.example.test',
+    BUILDFLEET_SITES_PUBLIC_URL: 'https://sites.example-usercontent.test',
     BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0',
     BUILDFLEET_MAX_CONCURRENT_RUNS: '0',
     ...environment,
   });
   const fleet = createFleetContext(config, 'api');
   const app = await buildApiServer(fleet, server);
+  const sites = await buildSitesServer(fleet);
   const keyStore = new ApiKeyStore({ redis: fleet.redis, keys: fleet.store.keys });
   const { token: apiKey } = await keyStore.create({ tenant: 'default', scopes: ['admin'], name: 'test harness' });
   return {
     fleet,
     app,
+    sites,
     prefix,
     keyStore,
     apiKey,
@@ -87,8 +95,12 @@ export async function createApiTestHarness({
       await app.listen({ host: '127.0.0.1', port: 0 });
       return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     },
+    async listenSites() {
+      await sites.listen({ host: '127.0.0.1', port: 0 });
+      return `http://127.0.0.1:${(sites.server.address() as AddressInfo).port}`;
+    },
     async close() {
-      await app.close();
+      await Promise.all([app.close(), sites.close()]);
       await deletePrefix(fleet.redis, prefix);
       await fleet.close();
     },

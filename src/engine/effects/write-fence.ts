@@ -3,6 +3,7 @@
 // fence in the same Lua step as its write and journals what it wrote (../effect-scripts.ts), so
 // "no write landed after the kill switch tripped" holds per write, not per tool call.
 import { writesKey } from '../effect-keys.js';
+import { killSwitchScopesKey, runUpstreamsKey } from '../kill-switch-keys.js';
 import { WRITE_REFUSALS, type FenceArgs, type FenceKeys, type WriteRefusalOutcome } from '../effect-scripts.js';
 import type { RunEngine } from '../run-engine.js';
 
@@ -26,7 +27,7 @@ export function isWriteRefusal(outcome: unknown): outcome is WriteRefusal {
 
 /** The fence's keys of a run, in script order (engine-internal: the effects pass them on). */
 export function fenceKeys(engine: RunEngine, runId: string): FenceKeys {
-  return [engine.keys.killSwitch(), engine.keys.run(runId), writesKey(engine.keys, runId)];
+  return [engine.keys.killSwitch(), engine.keys.run(runId), writesKey(engine.keys, runId), killSwitchScopesKey(engine.keys), runUpstreamsKey(engine.keys, runId)];
 }
 
 /** The fence's arguments, in script order. */

@@ -48,7 +48,7 @@ export const deployTool = defineTool({
     }
     return {
       deploy_id: deployId,
-      url: deploymentUrl({ publicBaseUrl: context.publicBaseUrl, runId: context.runId, deployId }),
+      url: deploymentUrl({ sitesBaseUrl: context.publicBaseUrl, runId: context.runId, deployId }),
       files: [...snapshot.files].sort(),
     };
   },

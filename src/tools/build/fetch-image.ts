@@ -12,6 +12,7 @@ import { normalizeWorkspacePath } from '../../safety/workspace-path.js';
 import { fetchPolicyFor } from '../http/check-fetch-target.js';
 import { FETCH_MAX_BYTES, fetchWithLimits } from '../http/fetch-with-limits.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { quoteUntrusted } from '../../domain/quote-untrusted.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, ToolError } from '../tool-types.js';
@@ -29,7 +30,7 @@ export const fetchImageTool = defineTool({
     maxCharacters: FETCH_MAX_BYTES,
     contentTypes: IMAGE_TYPES,
     schema: z.strictObject({ path: z.string().min(1), content_type: z.string(), bytes: z.int().min(1) }),
-    invariants: [{ name: 'content_type_is_image', check: (output) => output.content_type.startsWith('image/') || `${output.content_type} is not an image type` }],
+    invariants: [{ name: 'content_type_is_image', check: (output) => output.content_type.startsWith('image/') || `${quoteUntrusted(output.content_type, { maxCharacters: 100 })} is not an image type` }],
     mode: 'degrade',
   },
   writes: true,
@@ -38,7 +39,7 @@ export const fetchImageTool = defineTool({
     const path = normalizeWorkspacePath(input.path);
     const response = await fetchWithLimits({ url: input.url, policy: fetchPolicyFor(context), signal: context.signal, maxBytes: FETCH_MAX_BYTES });
     if (response.status < 200 || response.status > 299) {
-      throw new ToolError('fetch_http_error', `${response.finalUrl} answered HTTP ${response.status}; no image was saved.`);
+      throw new ToolError('fetch_http_error', `${quoteUntrusted(response.finalUrl)} answered HTTP ${response.status}; no image was saved.`);
     }
     validateUpstreamResponse({ response, expect: { contentTypes: IMAGE_TYPES, maxBytes: FETCH_MAX_BYTES } });
     const content = `data:${response.contentType};base64,${response.body.toString('base64')}`;

@@ -5,9 +5,11 @@
 // 2130706433, 0x7f000001, 0177.0.0.1 and 127.1 into 127.0.0.1), and is otherwise allowed only
 // for callers that connect through the guard (`addressGuarded`, fetch-with-limits), which checks
 // the address each connection really uses, and only while BUILDFLEET_FETCH_PUBLIC is on. Every
-// request and every redirect hop goes through this one function.
+// request and every redirect hop goes through this one function. A URL can be a redirect target an
+// upstream chose, so the messages quote it as data (quote-untrusted.ts).
 import { blockedHostReason } from '../../safety/ssrf-guard.js';
 import { ToolError } from '../tool-types.js';
+import { quoteUntrusted } from '../../domain/quote-untrusted.js';
 
 export interface FetchTargetPolicy {
   /** The site server's base URL; its origin is always allowed. */
@@ -52,21 +54,21 @@ export function checkFetchTarget({ url, policy, addressGuarded = false }: { url:
   try {
     parsed = new URL(url);
   } catch {
-    throw new ToolError('url_invalid', `${String(url).slice(0, 200)} is not an absolute URL.`);
+    throw new ToolError('url_invalid', `${quoteUntrusted(String(url), { maxCharacters: 200 })} is not an absolute URL.`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ToolError('url_invalid', `Only http and https URLs can be fetched, not ${parsed.protocol}.`);
+    throw new ToolError('url_invalid', `Only http and https URLs can be fetched, not ${quoteUntrusted(parsed.protocol, { maxCharacters: 40 })}.`);
   }
   if (parsed.username !== '' || parsed.password !== '') {
     throw new ToolError('url_invalid', 'URLs with embedded credentials (user:password@) cannot be fetched.');
   }
   if (allowedOrigins(policy).has(parsed.origin)) return parsed;
   const refused = blockedHostReason(parsed.hostname);
-  if (refused) throw new ToolError('fetch_blocked', `Fetching ${parsed.origin} is not allowed: ${parsed.hostname} is ${refused}.`);
+  if (refused) throw new ToolError('fetch_blocked', `Fetching ${quoteUntrusted(parsed.origin)} is not allowed: ${quoteUntrusted(parsed.hostname)} is ${refused}.`);
   if (!addressGuarded || policy.allowPublic === false) {
     throw new ToolError(
       'fetch_blocked',
-      `Fetching ${parsed.origin} is not allowed: only the site server and the origins in BUILDFLEET_FETCH_ALLOWLIST can be reached.`,
+      `Fetching ${quoteUntrusted(parsed.origin)} is not allowed: only the site server and the origins in BUILDFLEET_FETCH_ALLOWLIST can be reached.`,
     );
   }
   return parsed;

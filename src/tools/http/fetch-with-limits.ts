@@ -1,10 +1,12 @@
 // An HTTP GET/HEAD for tools: redirects followed by hand so every hop passes checkFetchTarget,
 // every connection through the SSRF guard (the address connected to is checked), one deadline
 // over all hops and the body, and a body read that stops at a byte cap instead of buffering
-// whatever a server sends.
+// whatever a server sends. Every URL (a redirect target is the upstream's choice) and every
+// network error in a message is quoted as data (quote-untrusted.ts).
 import { guardedFetch } from '../../safety/ssrf-guard-fetch.js';
 import { SsrfBlockedError, type HostResolver } from '../../safety/ssrf-guard.js';
 import { ToolError } from '../tool-types.js';
+import { quoteUntrusted } from '../../domain/quote-untrusted.js';
 import { checkFetchTarget, isAllowlistedTarget, type FetchTargetPolicy } from './check-fetch-target.js';
 
 export const FETCH_TIMEOUT_MS = 10_000;
@@ -89,7 +91,7 @@ export async function fetchWithLimits({
       if (REDIRECT_STATUSES.has(response.status) && location) {
         await response.body?.cancel().catch(() => undefined);
         if (redirects >= maxRedirects) {
-          throw new ToolError('fetch_too_many_redirects', `${url} redirected more than ${maxRedirects} times; last hop ${current.href}.`);
+          throw new ToolError('fetch_too_many_redirects', `${quoteUntrusted(url)} redirected more than ${maxRedirects} times; last hop ${quoteUntrusted(current.href)}.`);
         }
         redirects += 1;
         current = checkFetchTarget({ url: new URL(location, current), policy, addressGuarded: true });
@@ -101,11 +103,11 @@ export async function fetchWithLimits({
     }
   } catch (error) {
     if (ToolError.isInstance(error)) throw error;
-    if (SsrfBlockedError.isInstance(error)) throw new ToolError('fetch_blocked', `Fetching ${current.href} is not allowed: ${error.message}.`);
+    if (SsrfBlockedError.isInstance(error)) throw new ToolError('fetch_blocked', `Fetching ${quoteUntrusted(current.href)} is not allowed: ${quoteUntrusted(error.message)}.`);
     if (signal.aborted) throw error;
     if (timeout.aborted) {
-      throw new ToolError('fetch_timeout', `${current.href} did not respond completely within ${timeoutMs / 1000} s.`);
+      throw new ToolError('fetch_timeout', `${quoteUntrusted(current.href)} did not respond completely within ${timeoutMs / 1000} s.`);
     }
-    throw new ToolError('fetch_failed', `Could not fetch ${current.href}: ${describeNetworkError(error)}.`);
+    throw new ToolError('fetch_failed', `Could not fetch ${quoteUntrusted(current.href)}: ${quoteUntrusted(describeNetworkError(error))}.`);
   }
 }

@@ -11,6 +11,7 @@ import { fetchPolicyFor } from '../http/check-fetch-target.js';
 import { FETCH_MAX_BYTES, fetchWithLimits } from '../http/fetch-with-limits.js';
 import { decodeHtmlEntities } from '../html/decode-html-entities.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
+import { quoteUntrusted } from '../../domain/quote-untrusted.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, type ToolContext } from '../tool-types.js';
@@ -65,7 +66,7 @@ export const fetchUrlLiveTool = defineTool({
     invariants: [
       {
         name: 'content_type_accepted',
-        check: (output) => output.bytes === 0 || (ACCEPTED_TYPES as readonly string[]).includes(output.content_type) || `${output.content_type} was not accepted`,
+        check: (output) => output.bytes === 0 || (ACCEPTED_TYPES as readonly string[]).includes(output.content_type) || `${quoteUntrusted(output.content_type, { maxCharacters: 100 })} was not accepted`,
       },
     ],
     mode: 'degrade',

@@ -27,6 +27,6 @@ export const publishTool = defineTool({
     }
     const outcome = await updateRunFields({ engine: context.store, runId: context.runId, fields: { liveDeploy: input.deploy_id }, fence: writeFenceOf(context) });
     if (outcome !== 'ok') throw writeRefusalError(outcome);
-    return { deploy_id: input.deploy_id, url: liveSiteUrl({ publicBaseUrl: context.publicBaseUrl, runId: context.runId }) };
+    return { deploy_id: input.deploy_id, url: liveSiteUrl({ sitesBaseUrl: context.publicBaseUrl, runId: context.runId }) };
   },
 });

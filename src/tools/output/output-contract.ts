@@ -13,7 +13,7 @@ export interface InvariantContext {
   toolUseId: string;
   /** The tool's input, already through its input schema. */
   input: unknown;
-  /** Base URL under which the API serves deployed sites. */
+  /** Base URL of the sites origin, under which deployed sites are served. */
   publicBaseUrl: string;
 }
 

@@ -5,11 +5,17 @@
 // write — is ever built from a body that failed; every tool's final output then goes through the
 // whole pipeline (validateToolOutput) before the model sees it. Every failure is a
 // ToolOutputInvalid with a reason from TOOL_OUTPUT_INVALID_REASONS.
+//
+// The messages reach the model (inside its error result) and name what the upstream sent: its URL,
+// its Content-Type, the parser's complaint, which repeats the start of the body. Each of those is
+// quoted as data (quote-untrusted.ts); a reason's detail is only ever a well-formed media type or
+// a schema path (ToolOutputInvalid makes it safe), never upstream text.
 import type { z } from 'zod';
 import { maxCharactersOf, type InvariantContext, type ToolOutputContract } from './output-contract.js';
 import { findErrorInSuccessWrapper } from './find-error-in-success-wrapper.js';
 import { svgDocumentProblem } from './parse-svg-document.js';
 import { ToolOutputInvalid } from './tool-output-invalid.js';
+import { quoteUntrusted } from '../../domain/quote-untrusted.js';
 
 /** The parts of an HTTP response the pipeline judges (fetchWithLimits' LimitedResponse fits). */
 export interface UpstreamResponse {
@@ -71,6 +77,14 @@ function decodeUtf8(body: Buffer, fatal: boolean): string | null {
   }
 }
 
+/** RFC 9110 §8.3.1: `type "/" subtype`, both tokens (tchar). */
+const MEDIA_TYPE = /^[a-z0-9!#$%&'*+.^_`|~-]+\/[a-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/** The media type as a reason's detail: itself when it is one (and short), else `malformed`. */
+function mediaTypeDetail(type: string): string {
+  return type.length <= 100 && MEDIA_TYPE.test(type) ? type : 'malformed';
+}
+
 function schemaPath(path: ReadonlyArray<PropertyKey>): string {
   return path.length === 0 ? '(root)' : path.map(String).join('.');
 }
@@ -81,7 +95,8 @@ function strictJson(text: string, where: string, schema?: z.ZodType): unknown {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ToolOutputInvalid('invalid_json', `${where} is not valid JSON (${error instanceof Error ? error.message : String(error)}).`);
+    // The parser's message repeats the start of the body: upstream text.
+    throw new ToolOutputInvalid('invalid_json', `${where} is not valid JSON: ${quoteUntrusted(error instanceof Error ? error.message : String(error))}.`);
   }
   const wrapped = findErrorInSuccessWrapper(value);
   if (wrapped) throw new ToolOutputInvalid('error_in_success_wrapper', `${where}: ${wrapped}.`);
@@ -90,7 +105,8 @@ function strictJson(text: string, where: string, schema?: z.ZodType): unknown {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const path = schemaPath(issue?.path ?? []);
-      throw new ToolOutputInvalid(`schema_invalid:${path}`, `${where} does not match the expected shape at ${path}: ${issue?.message ?? 'invalid'}.`);
+      // The path and the issue can name keys of the upstream's JSON.
+      throw new ToolOutputInvalid(`schema_invalid:${path}`, `${where} does not match the expected shape at ${quoteUntrusted(path, { maxCharacters: 100 })}: ${quoteUntrusted(issue?.message ?? 'invalid')}.`);
     }
   }
   return value;
@@ -99,7 +115,7 @@ function strictJson(text: string, where: string, schema?: z.ZodType): unknown {
 /** Size → content type → strict parse of a raw upstream response; returns the parsed body or
  * throws ToolOutputInvalid. The HTTP status is the caller's to judge. */
 export function validateUpstreamResponse({ response, expect }: { response: UpstreamResponse; expect: UpstreamExpectation }): ValidatedBody {
-  const where = response.finalUrl ?? 'the upstream response';
+  const where = response.finalUrl === undefined ? 'the upstream response' : quoteUntrusted(response.finalUrl);
   // 1. Size.
   if ((response.truncated && !expect.prefixOnly) || response.body.length > expect.maxBytes) {
     throw new ToolOutputInvalid('tool_output_too_large', `${where} is larger than ${expect.maxBytes} bytes.`);
@@ -108,10 +124,12 @@ export function validateUpstreamResponse({ response, expect }: { response: Upstr
   const type = response.contentType;
   if (response.body.length === 0 && expect.allowEmpty) return { kind: 'empty' };
   if (type === '') throw new ToolOutputInvalid('missing_content_type', `${where} has no Content-Type.`);
-  if (!expect.contentTypes.some((pattern) => mediaTypeMatches(type, pattern))) {
+  // A header that is not a media type matches nothing (`image/*` would otherwise accept
+  // `image/<anything>`), and only a well-formed type is ever repeated unquoted below.
+  if (mediaTypeDetail(type) === 'malformed' || !expect.contentTypes.some((pattern) => mediaTypeMatches(type, pattern))) {
     throw new ToolOutputInvalid(
-      `unexpected_content_type:${type}`,
-      `${where} is ${type}, but ${expect.contentTypes.join(' or ')} was expected.`,
+      `unexpected_content_type:${mediaTypeDetail(type)}`,
+      `${where} has Content-Type ${quoteUntrusted(type, { maxCharacters: 100 })}, but ${expect.contentTypes.join(' or ')} was expected.`,
     );
   }
   // 3. Strict parse.
@@ -133,7 +151,8 @@ export function validateUpstreamResponse({ response, expect }: { response: Upstr
       return { kind: 'svg', text };
     }
     const problem = svgDocumentProblem(text.replace(/^\ufeff/, ''));
-    if (problem) throw new ToolOutputInvalid('invalid_svg', `${where} is not a well-formed SVG document: ${problem}.`);
+    // The problem can name the body's own tags.
+    if (problem) throw new ToolOutputInvalid('invalid_svg', `${where} is not a well-formed SVG document: ${quoteUntrusted(problem, { maxCharacters: 200 })}.`);
     return { kind: 'svg', text };
   }
   if (type.startsWith('image/')) {

@@ -1,0 +1,119 @@
+// `buildfleet keys policy get|set|reset <tenant>`: a tenant's policy (src/domain/tenant-policy.ts,
+// docs/tenants.md) from the command line, for the operator who holds Redis — the same store, schema
+// and checks as PUT /v1/admin/tenants/:tenant/policy, and like the other `keys` commands it talks
+// to Redis directly. `set` merges `field=value` pairs into the tenant's overrides (`field=` removes
+// one), so a limit can be changed without restating the others.
+import type { Redis } from 'ioredis';
+import { TENANT_PATTERN } from '../auth/api-key-store.js';
+import { tenantPolicyDefaults, type Config } from '../config.js';
+import { effectiveTenantPolicy, tenantPolicyOverridesSchema, type TenantPolicyOverrides } from '../domain/tenant-policy.js';
+import { modelsTheFleetRefuses } from '../domain/tenant-run-limits.js';
+import type { KeySpace } from '../engine/keys.js';
+import { TenantPolicyStore } from '../engine/tenant-policy-store.js';
+
+export const POLICY_USAGE = `  buildfleet keys policy get <tenant> [--json]
+  buildfleet keys policy set <tenant> field=value [field=value …] [--json]
+      fields: maxTurns, maxConcurrentRuns, allowedModels (comma-separated model ids),
+      defaultRunBudgetUsd, maxRunBudgetUsd, defaultRunTokenBudget, maxRunTokenBudget,
+      dailySpendLimitUsd, monthlySpendLimitUsd; 0 = none; field= removes the override
+  buildfleet keys policy reset <tenant>          remove every override (the fleet's defaults apply)`;
+
+/** A mistake in what the operator typed: exit code 2 with the usage. */
+export class PolicyUsageError extends Error {}
+
+const FIELDS = Object.keys(tenantPolicyOverridesSchema.shape) as Array<keyof TenantPolicyOverrides>;
+
+/** The overrides after applying `field=value` pairs to `current`; values are typed by field. */
+export function applyPolicyAssignments(current: TenantPolicyOverrides, assignments: readonly string[]): Record<string, unknown> {
+  if (assignments.length === 0) throw new PolicyUsageError('keys policy set needs at least one field=value');
+  const next: Record<string, unknown> = { ...current };
+  for (const assignment of assignments) {
+    const equals = assignment.indexOf('=');
+    const field = equals === -1 ? assignment : assignment.slice(0, equals);
+    if (equals === -1 || !(FIELDS as string[]).includes(field)) {
+      throw new PolicyUsageError(`"${assignment}" is not field=value with a field of: ${FIELDS.join(', ')}`);
+    }
+    const value = assignment.slice(equals + 1).trim();
+    if (value === '') {
+      delete next[field];
+      continue;
+    }
+    if (field === 'allowedModels') {
+      next[field] = value.split(',').map((model) => model.trim());
+      continue;
+    }
+    // Number('') and Number(' ') are 0, and Number('0x10') is 16: only plain decimals pass.
+    if (!/^\d+(\.\d+)?$/.test(value)) throw new PolicyUsageError(`${field}=${value}: expected a number (0 = none)`);
+    next[field] = Number(value);
+  }
+  return next;
+}
+
+/** The problems of a policy the operator asked for, one line each (empty when it is valid). */
+function policyProblems(candidate: Record<string, unknown>, config: Config): { overrides: TenantPolicyOverrides | null; problems: string[] } {
+  const parsed = tenantPolicyOverridesSchema.safeParse(candidate);
+  if (!parsed.success) return { overrides: null, problems: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(policy)'}: ${issue.message}`) };
+  const refused = modelsTheFleetRefuses({ models: parsed.data.allowedModels ?? [], config });
+  const problems = refused.map((model) => `allowedModels: ${JSON.stringify(model)} is not in the fleet's capability table`);
+  return { overrides: problems.length === 0 ? parsed.data : null, problems };
+}
+
+function printPolicy({ tenant, overrides, config, json, print }: { tenant: string; overrides: TenantPolicyOverrides; config: Config; json: boolean; print: (line: string) => void }): void {
+  const policy = effectiveTenantPolicy({ defaults: tenantPolicyDefaults(config), overrides });
+  if (json) {
+    print(JSON.stringify({ tenant, overrides, policy }));
+    return;
+  }
+  print(`tenant ${tenant}`);
+  for (const [field, value] of Object.entries(policy)) {
+    const shown = value === null ? 'none' : Array.isArray(value) ? value.join(',') : String(value);
+    const source = Object.hasOwn(overrides, field) ? 'set for this tenant' : 'fleet default';
+    print(`  ${field.padEnd(22)} ${shown.padEnd(24)} (${source})`);
+  }
+}
+
+/** Runs `keys policy <action> <tenant> …`; returns the exit code. */
+export async function runPolicyCommand({
+  positionals,
+  json,
+  config,
+  redis,
+  keys,
+  print,
+}: {
+  positionals: readonly string[];
+  json: boolean;
+  config: Config;
+  redis: Redis;
+  keys: KeySpace;
+  print: (line: string) => void;
+}): Promise<number> {
+  const [action, tenant, ...assignments] = positionals;
+  if (action !== 'get' && action !== 'set' && action !== 'reset') {
+    throw new PolicyUsageError(action ? `unknown keys policy action "${action}"` : 'keys policy needs get, set or reset');
+  }
+  if (!tenant) throw new PolicyUsageError(`keys policy ${action} needs a tenant`);
+  if (!TENANT_PATTERN.test(tenant)) throw new PolicyUsageError(`invalid tenant "${tenant}": 1-64 letters, digits, _ and -`);
+  const store = new TenantPolicyStore(redis, keys);
+  switch (action) {
+    case 'get': {
+      if (assignments.length > 0) throw new PolicyUsageError('keys policy get takes only a tenant');
+      printPolicy({ tenant, overrides: await store.get(tenant), config, json, print });
+      return 0;
+    }
+    case 'set': {
+      const { overrides, problems } = policyProblems(applyPolicyAssignments(await store.get(tenant), assignments), config);
+      if (!overrides) {
+        console.error(`buildfleet: the policy was not changed:\n${problems.map((problem) => `  ${problem}`).join('\n')}`);
+        return 2;
+      }
+      printPolicy({ tenant, overrides: await store.put(tenant, overrides), config, json, print });
+      return 0;
+    }
+    case 'reset': {
+      if (assignments.length > 0) throw new PolicyUsageError('keys policy reset takes only a tenant');
+      printPolicy({ tenant, overrides: await store.put(tenant, {}), config, json, print });
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,92 @@
+// `buildfleet dev` prints no secret: the whole command (its role processes, with --verbose so their
+// logs are echoed too) against the suite's Redis reached through a URL with a password. Nothing it
+// writes to stdout or stderr holds that password or the dev key; the banner says where the key
+// is, and the key there works.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { devFleetBanner, runDevCommand, withoutPassword } from '../../src/cli/dev-command.js';
+import { connectTestRedis, deletePrefix, testRedisUrl, uniquePrefix } from '../support/redis.js';
+
+const PASSWORD = 'dev-secret-password-42';
+const prefix = uniquePrefix('devsecrets');
+const stateDir = mkdtempSync(join(tmpdir(), 'buildfleet-dev-state-'));
+
+afterAll(async () => {
+  rmSync(stateDir, { recursive: true, force: true });
+  const redis = connectTestRedis();
+  await deletePrefix(redis, prefix);
+  redis.disconnect();
+});
+
+function capture(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+describe('the dev banner', () => {
+  it('masks a URL’s password and keeps the rest', () => {
+    expect(withoutPassword('redis://:hunter2hunter2@127.0.0.1:6379')).toBe('redis://:***@127.0.0.1:6379');
+    expect(withoutPassword('redis://admin:hunter2hunter2@redis.internal:6380/2')).toBe('redis://admin:***@redis.internal:6380/2');
+    expect(withoutPassword('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+    expect(withoutPassword('not a url :secret@')).toBe('(a URL that does not parse)');
+  });
+
+  it('names the state file instead of the key', () => {
+    const lines = devFleetBanner({ redisUrl: 'redis://:pw-pw-pw-pw@h:1', simulatorUrl: null, apiUrl: 'http://a', sitesUrl: 'http://s', stateFile: '/x/dev.json' });
+    expect(lines.join('\n')).not.toContain('pw-pw-pw-pw');
+    expect(lines.at(-1)).toContain('"devKey" in /x/dev.json');
+  });
+});
+
+describe('buildfleet dev', () => {
+  it('prints neither the Redis password nor the dev key, and says where the key is', async () => {
+    const redisUrl = new URL(testRedisUrl());
+    redisUrl.password = PASSWORD;
+    const stateFile = join(stateDir, 'dev.json');
+    const stdout = capture();
+    const stderr = capture();
+    let stop = () => {};
+    const untilStopped = new Promise<void>((resolve) => (stop = resolve));
+    const finished = runDevCommand(['--verbose'], {
+      stdout: stdout.stream,
+      stderr: stderr.stream,
+      untilStopped,
+      fleetOptions: {
+        // LOG_LEVEL info: the fleet waits for each worker's "worker started" line, and the echoed
+        // logs are part of what must hold no secret.
+        env: { REDIS_URL: redisUrl.toString(), BUILDFLEET_PREFIX: prefix, LOG_LEVEL: 'info', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' },
+        stateFile,
+      },
+    });
+    let state: { apiUrl: string; devKey: string; redisUrl: string } | null = null;
+    try {
+      const deadline = Date.now() + 80_000;
+      while (!stderr.text().includes('API key (tenant dev')) {
+        if (Date.now() > deadline) throw new Error(`dev did not come up:\n${stderr.text().slice(-2000)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      state = JSON.parse(readFileSync(stateFile, 'utf8')) as { apiUrl: string; devKey: string; redisUrl: string };
+      // The key in the state file is the one that works.
+      const runs = await fetch(`${state.apiUrl}/v1/runs`, { headers: { authorization: `Bearer ${state.devKey}` } });
+      expect(runs.status).toBe(200);
+    } finally {
+      stop();
+      await finished;
+    }
+    if (!state) throw new Error('the state file was not read');
+    const printed = `${stdout.text()}\n${stderr.text()}`;
+    expect(state.devKey).toMatch(/^bf_/);
+    expect(printed).not.toContain(PASSWORD);
+    expect(printed).not.toContain(state.devKey);
+    expect(printed).toContain(`redis: ${withoutPassword(redisUrl.toString())}`);
+    expect(printed).toContain(`"devKey" in ${stateFile}`);
+    expect(stdout.text().trim()).toBe(state.apiUrl);
+    // The roles' own logs were echoed (--verbose), so they were checked too.
+    expect(stderr.text()).toContain('worker started');
+  }, 120_000);
+});

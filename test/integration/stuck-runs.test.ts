@@ -1,0 +1,264 @@
+// No run is ever stuck (issue #16, item 5), through the real queues: tool_use ids of any shape,
+// jobs deleted from Redis behind the fleet's back, jobs that fail for good, and the reaper's own
+// limits (parked runs, paused queues, runs that moved on, runs it cannot resume).
+import type { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobIds, QUEUE_NAMES } from '../../src/jobs/job-catalog.js';
+import { startToolWorker } from '../../src/workers/tool-worker.js';
+import { RunReaper } from '../../src/workers/run-reaper.js';
+import { tieredTools } from '../../src/agent/run-model-turn.js';
+import { hostileToolUseId, longToolUseId } from '../../src/sim/apply-scenario.js';
+import type { InProcessFleet } from '../support/in-process-fleet.js';
+import { startInProcessFleet } from '../support/in-process-fleet.js';
+
+// A reaper that looks often, so a lost job is found within a test's patience.
+const FAST_REAPER = { BUILDFLEET_REAPER_INTERVAL_MS: '200', BUILDFLEET_REAPER_GRACE_MS: '500' };
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * Deletes a job the way a lost write, an eviction or an operator's DEL does: its hash and every
+ * list and set of its queue that names it, and nothing BullMQ would do on a removal (a removed
+ * child updates its parent; a lost one does not). Raw Redis on purpose: production never does this.
+ */
+async function loseJob(redis: Redis, queuePrefix: string, queue: string, jobId: string): Promise<void> {
+  const base = `${queuePrefix}:${queue}`;
+  const key = `${base}:${jobId}`;
+  await redis
+    .multi()
+    .lrem(`${base}:wait`, 0, jobId)
+    .lrem(`${base}:active`, 0, jobId)
+    .lrem(`${base}:paused`, 0, jobId)
+    .zrem(`${base}:delayed`, jobId)
+    .zrem(`${base}:prioritized`, jobId)
+    .zrem(`${base}:waiting-children`, jobId)
+    .zrem(`${base}:completed`, jobId)
+    .zrem(`${base}:failed`, jobId)
+    .del(key, `${key}:lock`, `${key}:logs`, `${key}:dependencies`, `${key}:processed`)
+    .exec();
+}
+
+const eventsOf = async (harness: InProcessFleet, runId: string) => harness.fleet.store.readEvents(runId, '-', 10_000);
+
+/** The run waits at turn 1 for its first tool calls (no tool worker runs them yet). */
+async function runWaitingForTools(harness: InProcessFleet) {
+  const run = await harness.submit({});
+  const parentId = jobIds.modelTurn(run.id, 1);
+  await until('the turn-1 flow', async () => (await harness.fleet.queues.jobState(QUEUE_NAMES.model, parentId)) === 'waiting-children');
+  const inspection = await harness.fleet.store.inspectTurn(run.id, 1);
+  if (typeof inspection === 'string') throw new Error(`run ${run.id} is ${inspection}`);
+  return { run, parentId, toolJobIds: inspection.calls.map(({ call }) => jobIds.tool(run.id, call.toolUseId)) };
+}
+
+describe('tool_use ids of any shape', () => {
+  let harness: InProcessFleet;
+  beforeAll(async () => {
+    harness = await startInProcessFleet({ label: 'stuckids', env: FAST_REAPER });
+  });
+  afterAll(() => harness?.close());
+
+  it('hostile ids (":", "/", spaces, unicode, blank) run their tools, then the run ends with the API’s refusal, not stuck', async () => {
+    const run = await harness.waitForRun((await harness.submit({ options: { scenario: 'hostile_tool_use_ids' } })).id, 30_000);
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('model_invalid_request_error');
+    expect(run.error?.message).toContain("tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'");
+    // Every call with a hostile id ran on a tool worker under a safe job id, and was answered.
+    const hostile = hostileToolUseId(0);
+    expect(await harness.fleet.store.getStoredToolResult(run.id, hostile)).not.toBeNull();
+    const job = await harness.fleet.queues.tool.getJob(jobIds.tool(run.id, hostile));
+    expect(job?.id).toMatch(/-tool-sha256\.[0-9a-f]{64}$/);
+    expect(await job?.getState()).toBe('completed');
+    const ended = (await eventsOf(harness, run.id)).filter((event) => event.event === 'run-end');
+    expect(ended).toHaveLength(1);
+  });
+
+  it('ids of 10,000 characters in the API’s pattern: the run succeeds', async () => {
+    const run = await harness.waitForRun((await harness.submit({ options: { scenario: 'long_tool_use_ids' } })).id, 30_000);
+    expect(run.status).toBe('succeeded');
+    const long = longToolUseId(0);
+    expect((await harness.fleet.store.getStoredToolResult(run.id, long))?.is_error).toBe(false);
+    expect(await harness.fleet.queues.jobState(QUEUE_NAMES.tool, jobIds.tool(run.id, long))).toBe('completed');
+  });
+});
+
+describe('jobs deleted from Redis behind the fleet’s back', () => {
+  let harness: InProcessFleet;
+  let toolWorker: Worker | null = null;
+  beforeAll(async () => {
+    harness = await startInProcessFleet({ label: 'stucklost', env: FAST_REAPER, toolWorkers: 0 });
+  });
+  afterAll(async () => {
+    await toolWorker?.close(true);
+    await harness?.close();
+  });
+
+  it('a lost tool job is added again under its waiting turn, and the run succeeds', async () => {
+    const { run, parentId, toolJobIds } = await runWaitingForTools(harness);
+    for (const jobId of toolJobIds) await loseJob(harness.fleet.redis, harness.fleet.store.keys.queuePrefix, QUEUE_NAMES.tool, jobId);
+    toolWorker = startToolWorker(harness.fleet, {});
+    const ended = await harness.waitForRun(run.id, 30_000);
+    expect(ended.status).toBe('succeeded');
+    const resumes = (await eventsOf(harness, run.id)).filter((event) => event.event === 'run-resume');
+    expect(resumes).toHaveLength(1);
+    expect(resumes[0]).toMatchObject({ reason: 'tool_job_missing', job_id: parentId, step: 1, recovery: 1 });
+    await toolWorker.close();
+    toolWorker = null;
+  });
+
+  it('a lost model turn is added again with its own id once its tools finished, and the run succeeds', async () => {
+    const { run, parentId, toolJobIds } = await runWaitingForTools(harness);
+    await loseJob(harness.fleet.redis, harness.fleet.store.keys.queuePrefix, QUEUE_NAMES.model, parentId);
+    toolWorker = startToolWorker(harness.fleet, {});
+    const ended = await harness.waitForRun(run.id, 30_000);
+    expect(ended.status).toBe('succeeded');
+    const resumes = (await eventsOf(harness, run.id)).filter((event) => event.event === 'run-resume');
+    expect(resumes).toHaveLength(1);
+    expect(resumes[0]).toMatchObject({ reason: 'model_job_missing', job_id: parentId, step: 1 });
+    // The tool jobs ran once, before the turn that reads their results was added again.
+    for (const jobId of toolJobIds) expect(await harness.fleet.queues.jobState(QUEUE_NAMES.tool, jobId)).toBe('completed');
+    const todoWrites = (await harness.fleet.store.getTrail(run.id)).filter((entry) => entry.tool === 'todo_write');
+    expect(todoWrites).toHaveLength(1);
+    await toolWorker.close();
+    toolWorker = null;
+  });
+});
+
+describe('the reaper ends what it cannot resume', () => {
+  let harness: InProcessFleet;
+  beforeAll(async () => {
+    harness = await startInProcessFleet({ label: 'stuckend', env: { ...FAST_REAPER, BUILDFLEET_REAPER_MAX_RECOVERIES: '0' }, toolWorkers: 0 });
+  });
+  afterAll(() => harness?.close());
+
+  it('a run whose turn and tool jobs are all lost ends run_stalled, once', async () => {
+    const { run, parentId, toolJobIds } = await runWaitingForTools(harness);
+    const prefix = harness.fleet.store.keys.queuePrefix;
+    await loseJob(harness.fleet.redis, prefix, QUEUE_NAMES.model, parentId);
+    for (const jobId of toolJobIds) await loseJob(harness.fleet.redis, prefix, QUEUE_NAMES.tool, jobId);
+    const ended = await harness.waitForRun(run.id, 30_000);
+    expect(ended.status).toBe('failed');
+    expect(ended.error?.code).toBe('run_stalled');
+    const events = await eventsOf(harness, run.id);
+    expect(events.filter((event) => event.event === 'run-end')).toHaveLength(1);
+    expect(events.at(-2)).toMatchObject({ event: 'run-stall', code: 'run_stalled' });
+    // Its slot in the reaper's work list is gone with it.
+    expect(await harness.fleet.redis.zscore(harness.fleet.store.keys.liveRuns(), run.id)).toBeNull();
+  });
+});
+
+describe('what the reaper leaves alone', () => {
+  let harness: InProcessFleet;
+  let reaper: RunReaper;
+  beforeAll(async () => {
+    // No reaper of its own: the test sweeps, with a clock far ahead so every run is past the grace.
+    harness = await startInProcessFleet({ label: 'stuckcalm', env: { BUILDFLEET_REAPER_INTERVAL_MS: '0' } });
+    reaper = new RunReaper({ store: harness.fleet.store, queues: harness.fleet.queues, logger: harness.fleet.logger }, { intervalMs: 0, graceMs: 500, maxRecoveries: 3 });
+  });
+  afterAll(() => harness?.close());
+  const later = () => Date.now() + 3_600_000;
+
+  it('a run parked for input', async () => {
+    const run = await harness.waitForRun((await harness.submit({ options: { scenario: 'ask_user' } })).id);
+    expect(run.status).toBe('waiting_for_input');
+    const report = await reaper.sweep(later());
+    expect(report.resumed).not.toContain(run.id);
+    expect(report.ended).not.toContain(run.id);
+    expect((await harness.fleet.store.getRun(run.id))?.status).toBe('waiting_for_input');
+  });
+
+  it('every run while an operator paused a queue', async () => {
+    await harness.fleet.queues.model.pause();
+    try {
+      const run = await harness.submit({});
+      const report = await reaper.sweep(later());
+      expect(report.skipped).toBe('paused');
+      expect((await harness.fleet.store.getRun(run.id))?.status).toBe('queued');
+    } finally {
+      await harness.fleet.queues.model.resume();
+    }
+  });
+
+  it('a run that ended or changed since the reaper looked: neither a resume nor an end takes effect', async () => {
+    const run = await harness.submit({});
+    const inspection = await harness.fleet.store.inspectTurn(run.id, 0);
+    if (typeof inspection === 'string') throw new Error(`run is ${inspection}`);
+    const finished = await harness.waitForRun(run.id);
+    expect(finished.status).toBe('succeeded');
+    // What the reaper saw at turn 0 no longer holds: neither a resume nor an end takes effect.
+    const seen = { turn: 0, updatedAt: inspection.updatedAt, recoveries: 0 };
+    expect(await harness.fleet.store.resumeTurn(run.id, seen, { jobId: 'x', reason: 'model_job_missing', detail: {} })).toBe('terminal');
+    const live = await harness.submit({ options: { scenario: 'ask_user' } });
+    await harness.waitForRun(live.id);
+    const parked = await harness.fleet.store.getRun(live.id);
+    expect(await harness.fleet.store.endRunIfUnchanged(live.id, { turn: parked!.turn, updatedAt: 'an older transition' }, { code: 'run_stalled', message: 'x' })).toBe('changed');
+    expect(await harness.fleet.store.resumeTurn(live.id, { turn: parked!.turn, updatedAt: parked!.updatedAt, recoveries: 0 }, { jobId: 'x', reason: 'model_job_missing', detail: {} })).toBe('changed');
+  });
+
+  it('finds runs created before its index existed', async () => {
+    const run = await harness.submit({ options: { scenario: 'ask_user' } });
+    await harness.waitForRun(run.id);
+    const keys = harness.fleet.store.keys;
+    await harness.fleet.redis.del(keys.liveRuns(), keys.liveRunsSeeded());
+    expect(await harness.fleet.store.seedLiveRuns()).toBeGreaterThanOrEqual(1);
+    expect(await harness.fleet.redis.zscore(keys.liveRuns(), run.id)).not.toBeNull();
+    expect(await harness.fleet.store.seedLiveRuns()).toBe(0);
+  });
+});
+
+describe('a job that fails for good ends its run', () => {
+  it('a model turn whose every attempt fails: job_attempts_exhausted, with the job named', async () => {
+    const harness = await startInProcessFleet({
+      label: 'stuckmodel',
+      env: { BUILDFLEET_MODEL_ATTEMPTS: '2', BUILDFLEET_RETRY_BASE_MS: '20', BUILDFLEET_REAPER_INTERVAL_MS: '0' },
+      modelWorker: {
+        // A bug past the first phase: every attempt of the first building turn throws.
+        toolsFor: (phase) => {
+          if (phase === 'building') throw new Error('no tool tier for building');
+          return tieredTools(phase);
+        },
+      },
+    });
+    try {
+      const run = await harness.waitForRun((await harness.submit({})).id, 30_000);
+      expect(run.status).toBe('failed');
+      expect(run.error?.code).toBe('job_attempts_exhausted');
+      expect(run.error?.message).toMatch(/^The model job run_\w+-turn-\d+ \(turn \d+\) failed for good after 2 attempt\(s\): no tool tier for building$/);
+      const events = await eventsOf(harness, run.id);
+      expect(events.at(-2)).toMatchObject({ event: 'job-fail', queue: 'model', attempts_made: 2 });
+      expect(events.filter((event) => event.event === 'run-end')).toHaveLength(1);
+    } finally {
+      await harness.close();
+    }
+  });
+
+  it('a tool call whose every attempt fails outside the tool: job_attempts_exhausted, with the tool named', async () => {
+    const harness = await startInProcessFleet({
+      label: 'stucktool',
+      env: { BUILDFLEET_REAPER_INTERVAL_MS: '0' },
+      toolWorker: {
+        writeGuard: async () => {
+          throw new Error('write guard unreachable');
+        },
+      },
+    });
+    try {
+      const run = await harness.waitForRun((await harness.submit({})).id, 30_000);
+      expect(run.status).toBe('failed');
+      expect(run.error?.code).toBe('job_attempts_exhausted');
+      expect(run.error?.message).toMatch(/^The tool job run_\w+-tool-\S+ \(\w+, turn \d+\) failed for good after 3 attempt\(s\): write guard unreachable$/);
+      const failure = (await eventsOf(harness, run.id)).find((event) => event.event === 'job-fail');
+      expect(failure).toMatchObject({ queue: 'tool', attempts_made: 3 });
+    } finally {
+      await harness.close();
+    }
+  });
+});
