@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, tenantPolicyDefaults } from './config.js';
+import { apiBaseUrlOf, ConfigError, loadConfig, sitesBaseUrlOf, tenantPolicyDefaults } from './config.js';
 
 describe('loadConfig', () => {
   it('refuses a renamed variable by name instead of silently using the default of its successor', () => {
@@ -55,5 +55,37 @@ describe('loadConfig', () => {
     expect(loadConfig({ BUILDFLEET_API_PORT: '9000', BUILDFLEET_SITES_PORT: '9000', BUILDFLEET_SITES_HOST: '127.0.0.2' }).BUILDFLEET_SITES_PORT).toBe(9000);
     expect(() => loadConfig({ BUILDFLEET_PUBLIC_URL: 'https://fleet.example', BUILDFLEET_SITES_PUBLIC_URL: 'https://fleet.example/sites' })).toThrow(/BUILDFLEET_SITES_PUBLIC_URL: /);
     expect(loadConfig({ BUILDFLEET_PUBLIC_URL: 'https://fleet.example', BUILDFLEET_SITES_PUBLIC_URL: 'https://sites.fleet-usercontent.example' }).BUILDFLEET_SITES_PUBLIC_URL).toBe('https://sites.fleet-usercontent.example');
+  });
+
+  it('compares the sites origin with the API’s default URL too, when BUILDFLEET_PUBLIC_URL is not set', () => {
+    expect(() => loadConfig({ BUILDFLEET_SITES_PUBLIC_URL: 'http://127.0.0.1:8080/' })).toThrow(
+      /BUILDFLEET_SITES_PUBLIC_URL: the sites origin http:\/\/127\.0\.0\.1:8080 is the API's \(the API's default URL/,
+    );
+    // An API listening on every address is reached on loopback here: that is its default URL.
+    expect(() => loadConfig({ BUILDFLEET_API_HOST: '0.0.0.0', BUILDFLEET_SITES_PUBLIC_URL: 'http://127.0.0.1:8080' })).toThrow(/is the API's/);
+    expect(() => loadConfig({ BUILDFLEET_API_HOST: '::', BUILDFLEET_API_PORT: '9000', BUILDFLEET_SITES_PUBLIC_URL: 'http://[::1]:9000' })).toThrow(/is the API's/);
+    expect(sitesBaseUrlOf(loadConfig({ BUILDFLEET_SITES_PUBLIC_URL: 'http://127.0.0.1:9999/' }))).toBe('http://127.0.0.1:9999');
+    // Port 0 is picked at listen time: two such listeners never share an origin.
+    expect(loadConfig({ BUILDFLEET_API_PORT: '0', BUILDFLEET_SITES_PORT: '0' }).BUILDFLEET_SITES_PORT).toBe(0);
+  });
+
+  it('refuses a wildcard sites host without BUILDFLEET_SITES_PUBLIC_URL, and a sites URL that names every address', () => {
+    for (const host of ['0.0.0.0', '0', '::', '[::]', '0:0::0']) {
+      expect(() => loadConfig({ BUILDFLEET_SITES_HOST: host }), host).toThrow(/BUILDFLEET_SITES_HOST: .* listens on every address.*set BUILDFLEET_SITES_PUBLIC_URL/);
+    }
+    for (const url of ['http://0.0.0.0:8081', 'http://0:8081', 'http://[::]:8081', 'http://[::ffff:0.0.0.0]:8081']) {
+      expect(() => loadConfig({ BUILDFLEET_SITES_PUBLIC_URL: url }), url).toThrow(/BUILDFLEET_SITES_PUBLIC_URL: .* names every address/);
+    }
+    // Containers listen on every address and name the origin users reach (docker-compose.yml, k8s).
+    const container = loadConfig({ BUILDFLEET_SITES_HOST: '0.0.0.0', BUILDFLEET_SITES_PUBLIC_URL: 'https://sites.fleet-usercontent.example' });
+    expect(sitesBaseUrlOf(container)).toBe('https://sites.fleet-usercontent.example');
+  });
+
+  it('derives base URLs a client can use: IPv6 hosts bracketed, the API’s wildcard host read as loopback', () => {
+    expect(sitesBaseUrlOf(loadConfig({ BUILDFLEET_SITES_HOST: '::1' }))).toBe('http://[::1]:8081');
+    expect(apiBaseUrlOf(loadConfig({}))).toBe('http://127.0.0.1:8080');
+    expect(apiBaseUrlOf(loadConfig({ BUILDFLEET_API_HOST: '0.0.0.0' }))).toBe('http://127.0.0.1:8080');
+    expect(apiBaseUrlOf(loadConfig({ BUILDFLEET_API_HOST: '::' }))).toBe('http://[::1]:8080');
+    expect(apiBaseUrlOf(loadConfig({ BUILDFLEET_API_HOST: '0.0.0.0', BUILDFLEET_PUBLIC_URL: 'https://fleet.example/' }))).toBe('https://fleet.example');
   });
 });

@@ -7,6 +7,7 @@ import { parseModelCapabilityOverrides } from './domain/model-capabilities.js';
 import { parseModelPriceOverrides } from './domain/model-prices.js';
 import { resolveRunModelSettings } from './domain/resolve-run-model-settings.js';
 import { tenantPolicyOverridesSchema, type TenantPolicyDefaults } from './domain/tenant-policy.js';
+import { isUnspecifiedHost, listenerBaseUrl } from './domain/listener-base-url.js';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -272,14 +273,49 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   return Object.freeze(parsed.data);
 }
 
-/** Sites must not share the API's origin (issue #16): the same listener, or a sites public URL on
- * the API's public origin, would serve model-written pages as the API itself. */
+/** The API's base URL as users reach it: BUILDFLEET_PUBLIC_URL, else its listener's own address. */
+export function apiBaseUrlOf(config: Pick<Config, 'BUILDFLEET_PUBLIC_URL' | 'BUILDFLEET_API_HOST' | 'BUILDFLEET_API_PORT'>): string {
+  return listenerBaseUrl({ publicUrl: config.BUILDFLEET_PUBLIC_URL, host: config.BUILDFLEET_API_HOST, port: config.BUILDFLEET_API_PORT });
+}
+
+/** The sites origin's base URL as users and tool workers reach it: BUILDFLEET_SITES_PUBLIC_URL,
+ * else its listener's own address (never a wildcard: sitesOriginProblem refuses one). */
+export function sitesBaseUrlOf(config: Pick<Config, 'BUILDFLEET_SITES_PUBLIC_URL' | 'BUILDFLEET_SITES_HOST' | 'BUILDFLEET_SITES_PORT'>): string {
+  return listenerBaseUrl({ publicUrl: config.BUILDFLEET_SITES_PUBLIC_URL, host: config.BUILDFLEET_SITES_HOST, port: config.BUILDFLEET_SITES_PORT });
+}
+
+function parsedUrlOf(value: string): URL | null {
+  try {
+    return new URL(value);
+  } catch {
+    return null;
+  }
+}
+
+/** Sites must not share the API's origin (issue #16): the same listener, or a sites origin equal
+ * to the API's (its public URL, or its default one when none is set), would serve model-written
+ * pages as the API itself. And the sites origin is trusted by the fetch tools without an address
+ * check, so it must name an address: a wildcard host (0.0.0.0, ::) would make every tool worker
+ * trust its own loopback. */
 function sitesOriginProblem(config: z.infer<typeof configSchema>): string | null {
   if (config.BUILDFLEET_SITES_PORT !== 0 && config.BUILDFLEET_SITES_PORT === config.BUILDFLEET_API_PORT && config.BUILDFLEET_SITES_HOST === config.BUILDFLEET_API_HOST) {
     return `BUILDFLEET_SITES_PORT: ${config.BUILDFLEET_SITES_PORT} is the API's port; sites need a listener of their own`;
   }
-  if (config.BUILDFLEET_SITES_PUBLIC_URL && config.BUILDFLEET_PUBLIC_URL && new URL(config.BUILDFLEET_SITES_PUBLIC_URL).origin === new URL(config.BUILDFLEET_PUBLIC_URL).origin) {
-    return 'BUILDFLEET_SITES_PUBLIC_URL: it has the origin of BUILDFLEET_PUBLIC_URL; sites must be served from an origin of their own';
+  const sitesVariable = config.BUILDFLEET_SITES_PUBLIC_URL ? 'BUILDFLEET_SITES_PUBLIC_URL' : 'BUILDFLEET_SITES_HOST';
+  if (!config.BUILDFLEET_SITES_PUBLIC_URL && isUnspecifiedHost(config.BUILDFLEET_SITES_HOST)) {
+    return `BUILDFLEET_SITES_HOST: ${config.BUILDFLEET_SITES_HOST} listens on every address, which is no origin to link to or trust (a tool worker would trust its own loopback); set BUILDFLEET_SITES_PUBLIC_URL to the sites origin as users and tool workers reach it`;
+  }
+  const sites = parsedUrlOf(sitesBaseUrlOf(config));
+  if (!sites) return `BUILDFLEET_SITES_HOST: ${JSON.stringify(config.BUILDFLEET_SITES_HOST)} is no host name or address`;
+  if (isUnspecifiedHost(sites.hostname)) {
+    return `BUILDFLEET_SITES_PUBLIC_URL: ${sites.origin} names every address of a machine, not one to reach; set it to the sites origin as users and tool workers reach it`;
+  }
+  const api = parsedUrlOf(apiBaseUrlOf(config));
+  if (!api) return `BUILDFLEET_API_HOST: ${JSON.stringify(config.BUILDFLEET_API_HOST)} is no host name or address`;
+  // Port 0 is a free port picked at listen time: two such listeners never share one.
+  if (sites.port !== '0' && api.port !== '0' && sites.origin === api.origin) {
+    const apiSource = config.BUILDFLEET_PUBLIC_URL ? 'BUILDFLEET_PUBLIC_URL' : "the API's default URL (BUILDFLEET_API_HOST:BUILDFLEET_API_PORT)";
+    return `${sitesVariable}: the sites origin ${sites.origin} is the API's (${apiSource}); sites must be served from an origin of their own`;
   }
   return null;
 }

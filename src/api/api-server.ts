@@ -4,12 +4,12 @@
 // registry in api-errors.ts.
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import { registerKillSwitchRoutes } from './routes/kill-switch-routes.js';
-import { API_ERRORS, apiErrors, errorBodyOf } from './api-errors.js';
-import { answerClientError } from './client-error-handler.js';
+import { API_ERRORS } from './api-errors.js';
+import { errorHandlingServerOptions, installErrorHandling } from './install-error-handling.js';
 import { registerRoute } from './define-route.js';
 import { installJsonBodyParser } from './json-body-parser.js';
 import { openApiTransform } from './openapi-transform.js';
@@ -30,7 +30,6 @@ import { EventStreamSlots } from './events/event-stream-slots.js';
 import { EVENTS_CONNECTION_NAME, FOLLOW_BLOCK_MS } from './events/follow-run-events.js';
 import { runInputRoute } from './routes/run-input-route.js';
 import { sitesMovedRoute } from './routes/sites-moved-route.js';
-import { toApiError } from './to-api-error.js';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-route-compilers.js';
 
 /** 256 KiB: a prompt is at most BUILDFLEET_MAX_PROMPT_CHARS (20,000 by default) characters, so
@@ -59,37 +58,14 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
     bodyLimit: BODY_LIMIT_BYTES,
     // Ids are generated per request; a client-supplied request id is not trusted for logs.
     requestIdHeader: false,
-    // Fastify's own closing answer is not in the API's error shape; the onRequest hook below
-    // answers shutting_down instead.
-    return503OnClosing: false,
-    clientErrorHandler: answerClientError,
-    // Errors Fastify raises before the error handler exists for the request (a URL that does
-    // not decode) go through the same classification as every other error.
-    frameworkErrors: (error, _request, reply) => {
-      const apiError = toApiError(error);
-      void (reply as unknown as FastifyReply).code(apiError.statusCode).send(errorBodyOf(apiError));
-    },
+    ...errorHandlingServerOptions(),
   }) as unknown as FastifyInstance;
 
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(zodSerializerCompiler);
   installJsonBodyParser({ app, bodyLimit: BODY_LIMIT_BYTES });
 
-  app.setErrorHandler((error, request, reply) => {
-    const apiError = toApiError(error);
-    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: apiError.code }, 'request rejected');
-    return reply.code(apiError.statusCode).headers(apiError.headers).send(errorBodyOf(apiError));
-  });
-  app.setNotFoundHandler((_request, reply) => {
-    const apiError = apiErrors.notFound();
-    return reply.code(apiError.statusCode).send(errorBodyOf(apiError));
-  });
-
-  let closing = false;
-  app.addHook('onRequest', async () => {
-    if (closing) throw apiErrors.shuttingDown();
-  });
+  installErrorHandling({ app });
   // After the closing check, before any body is read (see request-auth.ts).
   installRequestAuth({ app, keyStore: new ApiKeyStore({ redis: fleet.redis, keys: fleet.store.keys }), mode: fleet.config.BUILDFLEET_AUTH });
   if (fleet.config.BUILDFLEET_AUTH === 'disabled') {
@@ -110,9 +86,9 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   app.addHook('onClose', async () => eventReaders.close());
   // Event streams last as long as their runs; closing the server ends them (clients reconnect
   // elsewhere with Last-Event-ID) instead of waiting for every run to finish. Waiting here until
-  // they have ended lets Fastify then close their connections as idle ones.
+  // they have ended lets Fastify then close their connections as idle ones. It runs after the
+  // preClose of installErrorHandling, so no new stream starts while these end.
   app.addHook('preClose', async () => {
-    closing = true;
     const streams = [...openStreams];
     for (const stream of streams) stream.controller.abort();
     await Promise.all(streams.map((stream) => stream.finished));

@@ -3,11 +3,10 @@
 // else — no /v1, no /docs, no auth — so a model-written page shares no origin with the API, and
 // every answer (files, redirects, errors) carries the sandboxing headers of
 // site-security-headers.ts. Errors keep the API's `{ error: { code, message } }` shape and codes.
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { FleetContext } from '../fleet/fleet-context.js';
-import { apiErrors, errorBodyOf } from './api-errors.js';
-import { answerClientError } from './client-error-handler.js';
 import { registerRoute } from './define-route.js';
+import { errorHandlingServerOptions, installErrorHandling } from './install-error-handling.js';
 import {
   deploymentRootRedirectRoute,
   deploymentSiteRoute,
@@ -15,7 +14,6 @@ import {
   ogImageRoute,
   siteRootRedirectRoute,
 } from './routes/site-routes.js';
-import { toApiError } from './to-api-error.js';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-route-compilers.js';
 import { SITE_SECURITY_HEADERS } from './sites/site-security-headers.js';
 
@@ -33,33 +31,12 @@ export async function buildSitesServer(fleet: FleetContext, options: SitesServer
     // Only GET and HEAD are routed; a body is never read.
     bodyLimit: 1024,
     requestIdHeader: false,
-    return503OnClosing: false,
-    clientErrorHandler: answerClientError,
-    frameworkErrors: (error, _request, reply) => {
-      const apiError = toApiError(error);
-      void (reply as unknown as FastifyReply).code(apiError.statusCode).headers(SITE_SECURITY_HEADERS).send(errorBodyOf(apiError));
-    },
+    ...errorHandlingServerOptions({ frameworkErrorHeaders: SITE_SECURITY_HEADERS }),
   }) as unknown as FastifyInstance;
 
   app.setValidatorCompiler(zodValidatorCompiler);
   app.setSerializerCompiler(zodSerializerCompiler);
-  app.setErrorHandler((error, request, reply) => {
-    const apiError = toApiError(error);
-    if (apiError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    return reply.code(apiError.statusCode).headers(apiError.headers).send(errorBodyOf(apiError));
-  });
-  app.setNotFoundHandler((_request, reply) => {
-    const apiError = apiErrors.notFound();
-    return reply.code(apiError.statusCode).send(errorBodyOf(apiError));
-  });
-
-  let closing = false;
-  app.addHook('onRequest', async () => {
-    if (closing) throw apiErrors.shuttingDown();
-  });
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
+  installErrorHandling({ app });
   // Last before sending, so no answer leaves without them (a handler's own headers included).
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.headers(SITE_SECURITY_HEADERS);

@@ -11,10 +11,9 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { KeySpace } from '../engine/keys.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
+import { TENANT_PATTERN } from '../domain/tenant-id.js';
 
 export const API_KEY_PATTERN = /^bf_[A-Za-z0-9_-]{43}$/;
-/** Tenant names become parts of Redis keys, so they are kept to a safe alphabet. */
-export const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const KEY_ID_PATTERN = /^key_[a-f0-9]{16}$/;
 
 export const apiKeyRecordSchema = z.object({

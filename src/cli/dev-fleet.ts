@@ -10,6 +10,7 @@ import { createKeySpace } from '../engine/keys.js';
 import { freePort, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
 import { DEV_STATE_DIR, DEV_STATE_FILE } from './dev-state.js';
+import { listenerBaseUrl } from '../domain/listener-base-url.js';
 
 export { DEV_STATE_DIR, DEV_STATE_FILE } from './dev-state.js';
 
@@ -77,7 +78,8 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     if (!baseEnv.BUILDFLEET_PUBLIC_URL) baseEnv.BUILDFLEET_PUBLIC_URL = apiUrl;
     // Sites get their own origin: another port of the API process (src/api/api-process.ts).
     if (!baseEnv.BUILDFLEET_SITES_PORT) baseEnv.BUILDFLEET_SITES_PORT = String(await freePort());
-    const sitesUrl = baseEnv.BUILDFLEET_SITES_PUBLIC_URL || `http://${baseEnv.BUILDFLEET_SITES_HOST ?? '127.0.0.1'}:${baseEnv.BUILDFLEET_SITES_PORT}`;
+    // A dev fleet is this machine: a wildcard sites host is reached on loopback (listenerBaseUrl).
+    const sitesUrl = listenerBaseUrl({ publicUrl: baseEnv.BUILDFLEET_SITES_PUBLIC_URL || undefined, host: baseEnv.BUILDFLEET_SITES_HOST ?? '127.0.0.1', port: Number(baseEnv.BUILDFLEET_SITES_PORT) });
     baseEnv.BUILDFLEET_SITES_PUBLIC_URL = sitesUrl;
     const api = spawnRole({ name: 'api', args: ['api'], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry });
     roles.push(api);

@@ -3,8 +3,9 @@
 // Issue #16's incident, replayed on an in-process fleet (simulator, API, sites origin, model and
 // tool workers on real Redis): a run of the spiking tenant deploys an SVG and fetches it through
 // fetch_url_live again and again (an own-site page must be text/html, so each fetch is an invalid
-// output) — on the same upstream (fetch_url_live at the sites origin) every build of the other
-// tenants checks its own deployment on. Then the other tenants build sites through the simulator.
+// output) — on the sites origin every build of the other tenants checks its own deployment on
+// (the fleet's own origin is no shared upstream: src/safety/kill-switch-scope.ts). Then the other
+// tenants build sites through the simulator.
 // Measured, from Redis alone: when the spiking tenant's scope tripped, which scopes are tripped,
 // the spiking tenant's writes after its trip (refused, none landed), and the other tenants' builds
 // (all succeeded, every write landed, none refused by the kill switch).

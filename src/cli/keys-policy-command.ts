@@ -4,7 +4,7 @@
 // to Redis directly. `set` merges `field=value` pairs into the tenant's overrides (`field=` removes
 // one), so a limit can be changed without restating the others.
 import type { Redis } from 'ioredis';
-import { TENANT_PATTERN } from '../auth/api-key-store.js';
+import { TENANT_PATTERN } from '../domain/tenant-id.js';
 import { tenantPolicyDefaults, type Config } from '../config.js';
 import { effectiveTenantPolicy, tenantPolicyOverridesSchema, type TenantPolicyOverrides } from '../domain/tenant-policy.js';
 import { modelsTheFleetRefuses } from '../domain/tenant-run-limits.js';

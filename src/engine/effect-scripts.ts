@@ -20,9 +20,10 @@
 // Cluster the kill switch key is in another slot: see src/safety/kill-switch.ts.)
 import { defineLuaCommands } from './define-lua-commands.js';
 import { LUA_HSET_JSON, LUA_IS_TERMINAL } from './lua-vocabulary.js';
+import { LUA_RUN_UPSTREAM_SCOPES } from './run-upstream-scopes-lua.js';
 import type { Redis } from 'ioredis';
 
-const WRITE_FENCE = LUA_IS_TERMINAL + LUA_HSET_JSON + `
+const WRITE_FENCE = LUA_IS_TERMINAL + LUA_HSET_JSON + LUA_RUN_UPSTREAM_SCOPES + `
 local function scope_blocks(raw)
   if not raw then return false end
   local state = cjson.decode(raw)
@@ -35,13 +36,14 @@ local function write_refusal()
   if mode == 'half_open' and (ARGV[1] == '' or redis.call('HGET', KEYS[1], 'probe') ~= ARGV[1]) then
     return 'killswitch_read_only'
   end
-  -- The run's tenant scope, then every upstream scope the run depends on until now.
+  -- The run's tenant scope, then every upstream scope the run depends on until now (the smaller
+  -- of the run's upstreams and the tripped scopes is walked: run-upstream-scopes-lua.ts).
   local tenant = redis.call('HGET', KEYS[2], 'tenant')
   if tenant and scope_blocks(redis.call('HGET', KEYS[4], 'tenant:' .. tenant)) then return 'killswitch_read_only' end
   local clock = redis.call('TIME')
   local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-  for _, scope in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], now, '+inf')) do
-    if scope_blocks(redis.call('HGET', KEYS[4], scope)) then return 'killswitch_read_only' end
+  if each_run_upstream_scope(KEYS[4], KEYS[5], now, function(_, raw) return scope_blocks(raw) end) then
+    return 'killswitch_read_only'
   end
   local status = redis.call('HGET', KEYS[2], 'status')
   if is_terminal(status) then return 'run_ended' end

@@ -21,8 +21,8 @@ export function killSwitchTripsKey(keys: KeySpace): string {
 }
 
 /** Hash: the sliding window of one scope's tool outcomes (fields n:<unix second>, x:<unix second>);
- * also `tool:<tool>` for a fleet's own tool and `upstream:<tool>:<host>:tenant:<tenant>` for one
- * tenant's outcomes from one upstream. */
+ * also `tool:<tool>` for a fleet's own tool, and `upstream:<tool>:<host>:tenant:<tenant>` /
+ * `tool:<tool>:tenant:<tenant>` for one tenant's outcomes from one upstream / own tool. */
 export function scopeWindowKey(keys: KeySpace, scopeId: string): string {
   return scopeId === 'fleet' ? keys.toolOutcomes() : `${keys.toolOutcomes()}:${scopeId}`;
 }
@@ -40,8 +40,9 @@ export function scopeFailingTenantsKey(keys: KeySpace, scopeId: string): string 
   return `${scopeWindowKey(keys, scopeId)}:failing`;
 }
 
-/** Sorted set: the upstream scope ids a run read from (or is about to write from) → the Redis ms
- * until which its writes depend on them. Carries the run's hash tag, like every key of a run. */
+/** Sorted set: the upstream scope ids a run read from → the Redis ms until which its writes depend
+ * on them; past MAX_RUN_UPSTREAMS distinct ones in a window, the one member `*` (every upstream:
+ * run-upstream-scopes-lua.ts). Carries the run's hash tag, like every key of a run. */
 export function runUpstreamsKey(keys: KeySpace, runId: string): string {
   return `${keys.run(runId)}:upstreams`;
 }

@@ -2,7 +2,7 @@
 // the run store and the queues. Blocking BullMQ workers open their own connections.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import { apiBaseUrlOf, sitesBaseUrlOf, type Config } from '../config.js';
 import { createKeySpace } from '../engine/keys.js';
 import { RunEngine } from '../engine/run-engine.js';
 import { FleetQueues } from '../jobs/fleet-queues.js';
@@ -24,14 +24,6 @@ export interface FleetContext {
    * site and deployment link, and the origin the fetch tools trust. Never the API's origin. */
   sitesBaseUrl: string;
   close(): Promise<void>;
-}
-
-export function publicBaseUrlOf(config: Config): string {
-  return (config.BUILDFLEET_PUBLIC_URL ?? `http://${config.BUILDFLEET_API_HOST}:${config.BUILDFLEET_API_PORT}`).replace(/\/$/, '');
-}
-
-export function sitesBaseUrlOf(config: Config): string {
-  return (config.BUILDFLEET_SITES_PUBLIC_URL ?? `http://${config.BUILDFLEET_SITES_HOST}:${config.BUILDFLEET_SITES_PORT}`).replace(/\/$/, '');
 }
 
 export function createFleetContext(config: Config, role: string, logger?: Logger): FleetContext {
@@ -63,7 +55,7 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
     redis,
     store,
     queues,
-    publicBaseUrl: publicBaseUrlOf(config),
+    publicBaseUrl: apiBaseUrlOf(config),
     sitesBaseUrl: sitesBaseUrlOf(config),
     async close() {
       await queues.close();

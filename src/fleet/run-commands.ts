@@ -55,8 +55,32 @@ async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { r
     ...(input.runId ? { runId: input.runId } : {}),
     budget,
   });
-  await fleet.queues.enqueueTurn({ runId: run.id, turn: 0, trace: input.traceContext ?? {} });
+  try {
+    await fleet.queues.enqueueTurn({ runId: run.id, turn: 0, trace: input.traceContext ?? {} });
+  } catch (error) {
+    await endUnstartedRun(fleet, run, error);
+    throw error;
+  }
   return run;
+}
+
+/**
+ * Ends a run whose first turn could not be enqueued, before its submission fails: the caller
+ * answers an error (the API frees the tenant's slot and the Idempotency-Key), so a run left
+ * `queued` in the live-run index would be resumed by the reaper after its grace — a run holding
+ * no slot, and a second paid run when the client retries. Ended through the engine's one end
+ * (run-end event, slot, log line, metric). Should the enqueue have reached Redis after all (a
+ * timeout after the write), the job finds the run ended and does nothing. A failure to end it is
+ * logged, not thrown: the caller reports the enqueue failure, the cause.
+ */
+async function endUnstartedRun(fleet: FleetContext, run: RunRecord, cause: unknown): Promise<void> {
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  // The cause stays in the log: it may name infrastructure the tenant reading the run need not see.
+  fleet.logger.error({ run_id: run.id, err: reason }, 'first turn of a new run not enqueued; ending the run');
+  const error = { code: 'enqueue_failed' as const, message: 'The run could not be started: its first turn was not enqueued. Submit it again.' };
+  await fleet.store.endRun(run.id, 0, 'failed', { error }).catch((failure: unknown) =>
+    fleet.logger.error({ run_id: run.id, err: failure instanceof Error ? failure.message : String(failure) }, 'run whose first turn was not enqueued not ended'),
+  );
 }
 
 /** The budgets of a run submitted in-process: its options within the tenant's policy, maximums not

@@ -24,13 +24,19 @@ export const MODEL_JOB_OPTIONS: JobsOptions = {
   removeOnFail: KEEP_FAILED,
 };
 
+/** Attempts of a tool job; the model is told a call failed after them (src/agent/turn-input.ts). */
+export const TOOL_JOB_ATTEMPTS = 3;
+
 export const TOOL_JOB_OPTIONS: JobsOptions = {
-  attempts: 3,
+  attempts: TOOL_JOB_ATTEMPTS,
   backoff: { type: 'exponential', delay: 500 },
   removeOnComplete: KEEP_COMPLETED,
   removeOnFail: KEEP_FAILED,
-  // A tool job that fails for infrastructure reasons must not strand the next model turn: the
-  // parent runs anyway and answers the missing tool_use with an is_error tool_result.
+  // A tool job that fails for good (infrastructure, every attempt) must not strand the next model
+  // turn, nor end the run: tool failures are data. BullMQ moves its id to the parent's failed
+  // dependencies (bullmq 5 JobsOptions.ignoreDependencyOnFailure; moveChildFromDependenciesIfNeeded.lua
+  // moves the parent to wait once none is pending), and the turn answers the call with
+  // an is_error tool_result (`job_attempts_exhausted`); the run's turn and budget limits bound it.
   ignoreDependencyOnFailure: true,
 };
 

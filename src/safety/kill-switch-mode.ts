@@ -26,7 +26,7 @@ export function killSwitchGaugeValue(mode: KillSwitchMode): number {
 
 /** Why a scope tripped. The fleet: `tenants` — its window reached threshold and volume with enough
  * spiking tenants; `upstream` — one upstream's window did, failing for enough tenants; `own_tool` —
- * a tool of the fleet's own (no upstream host) did. An upstream: `tenants` — its window did with
- * enough tenants spiking on it. A tenant: `volume` — its window did. */
+ * a tool of the fleet's own (no `url` input) did, with enough tenants spiking on it. An upstream:
+ * `tenants` — its window did with enough tenants spiking on it. A tenant: `volume` — its window did. */
 export const KILL_SWITCH_TRIP_CAUSES = ['tenants', 'upstream', 'own_tool', 'volume'] as const;
 export type KillSwitchTripCause = (typeof KILL_SWITCH_TRIP_CAUSES)[number];

@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../test/support/redis.js';
 import { createKeySpace } from '../engine/keys.js';
+import { killSwitchScopesKey, runUpstreamsKey } from '../engine/kill-switch-keys.js';
+import { MAX_RUN_UPSTREAMS, RUN_READ_EVERY_UPSTREAM } from '../engine/run-upstream-scopes-lua.js';
+import { luaCommandsOnKeys } from '../../test/support/lua-key-commands.js';
 import { KillSwitch, describeRefusal, type KillSwitchSettings } from './kill-switch.js';
 import type { KillSwitchScopeKind } from './kill-switch-scope.js';
 import { parseScopeId, upstreamOf } from './kill-switch-scope.js';
@@ -33,6 +36,9 @@ function newSwitch(settings: Partial<KillSwitchSettings> = {}): KillSwitch {
   });
 }
 
+/** The fleet's own sites origin in these tests (the tools' publicBaseUrl). */
+const SITES = 'https://sites.example';
+
 /** One output of a tenant's run from a URL (or, without one, of a fleet's own tool). */
 async function output(killSwitch: KillSwitch, { tenant, run = `run_${tenant}`, tool = 'fetch_url_live', url, valid }: { tenant: string; run?: string; tool?: string; url?: string; valid: boolean }) {
   return killSwitch.recordOutcome({
@@ -41,7 +47,7 @@ async function output(killSwitch: KillSwitch, { tenant, run = `run_${tenant}`, t
     ...(valid ? {} : { reason: 'unexpected_content_type:image/svg+xml' }),
     runId: run,
     tenant,
-    upstream: upstreamOf({ tool, input: url === undefined ? {} : { url } }),
+    upstream: upstreamOf({ tool, input: url === undefined ? {} : { url }, sitesBaseUrl: SITES }),
   });
 }
 
@@ -49,7 +55,11 @@ async function repeat(times: number, step: () => Promise<unknown>) {
   for (let index = 0; index < times; index += 1) await step();
 }
 
-const write = (tenant: string, run = `run_${tenant}`, url?: string) => ({ runId: run, tenant, upstream: upstreamOf({ tool: url ? 'fetch_image' : 'write_file', input: url ? { url } : {} }) });
+const write = (tenant: string, run = `run_${tenant}`, url?: string) => ({
+  runId: run,
+  tenant,
+  upstream: upstreamOf({ tool: url ? 'fetch_image' : 'write_file', input: url ? { url } : {}, sitesBaseUrl: SITES }),
+});
 
 describe('scopes', () => {
   it('parses the ids it lists and names the upstream of a call', () => {
@@ -57,18 +67,26 @@ describe('scopes', () => {
     expect(parseScopeId('tenant:acme-1')).toEqual({ kind: 'tenant', tenant: 'acme-1' });
     expect(parseScopeId('upstream:fetch_url_live:[::1]:8080')).toEqual({ kind: 'upstream', tool: 'fetch_url_live', host: '[::1]:8080' });
     for (const bad of ['', 'tenant:', 'tenant:a:b', 'upstream:fetch_url_live', 'upstream:Bad:x', 'upstream:t:a b', 'galaxy']) expect(parseScopeId(bad), bad).toBeNull();
-    expect(upstreamOf({ tool: 'fetch_image', input: { url: 'https://CDN.Example.com:443/a.png' } })).toEqual({ tool: 'fetch_image', host: 'cdn.example.com' });
-    expect(upstreamOf({ tool: 'fetch_url_live', input: { url: 'http://127.0.0.1:8081/x' } })).toEqual({ tool: 'fetch_url_live', host: '127.0.0.1:8081' });
-    expect(upstreamOf({ tool: 'fetch_url_live', input: { url: 'not a url' } })).toEqual({ tool: 'fetch_url_live', host: '(invalid-url)' });
-    expect(upstreamOf({ tool: 'write_file', input: { path: 'a.html' } })).toEqual({ tool: 'write_file', host: null });
+    const sitesBaseUrl = 'http://127.0.0.1:8090/';
+    expect(upstreamOf({ tool: 'fetch_image', input: { url: 'https://CDN.Example.com:443/a.png' }, sitesBaseUrl })).toEqual({ tool: 'fetch_image', host: 'cdn.example.com' });
+    expect(upstreamOf({ tool: 'fetch_url_live', input: { url: 'http://127.0.0.1:8081/x' }, sitesBaseUrl })).toEqual({ tool: 'fetch_url_live', host: '127.0.0.1:8081' });
+    expect(upstreamOf({ tool: 'fetch_url_live', input: { url: 'not a url' }, sitesBaseUrl })).toEqual({ tool: 'fetch_url_live', host: '(invalid-url)' });
+    expect(upstreamOf({ tool: 'write_file', input: { path: 'a.html' }, sitesBaseUrl })).toEqual({ tool: 'write_file', host: null });
+    // The fleet's own sites origin (scheme, host and port) is no shared upstream, whatever the path.
+    for (const url of ['http://127.0.0.1:8090/sites/run_a/d/dep_1/logo.svg', 'HTTP://127.0.0.1:8090/anything']) {
+      expect(upstreamOf({ tool: 'fetch_url_live', input: { url }, sitesBaseUrl }), url).toEqual({ tool: 'fetch_url_live', host: null, ownSite: true });
+    }
+    for (const url of ['https://127.0.0.1:8090/sites/', 'http://127.0.0.1:8091/sites/', 'http://localhost:8090/sites/']) {
+      expect(upstreamOf({ tool: 'screenshot', input: { url }, sitesBaseUrl }).host, url).not.toBeNull();
+    }
   });
 });
 
 describe('a spike confined to one tenant', () => {
-  it('trips that tenant alone; other tenants, even on the same upstream, keep writing', async () => {
+  it('trips that tenant alone; other tenants, even on the same sites origin, keep writing', async () => {
     const killSwitch = newSwitch();
-    const shared = 'https://sites.example/sites/run_b/d/dep_1/logo.svg';
-    // Tenant a reads the same upstream, validly; tenant b fetches its own SVG as a page, 24 times.
+    const shared = `${SITES}/sites/run_b/d/dep_1/logo.svg`;
+    // Tenant a reads the same origin, validly; tenant b fetches its own SVG as a page, 24 times.
     await repeat(10, () => output(killSwitch, { tenant: 'a', url: 'https://sites.example/sites/run_a/d/dep_2/', valid: true }));
     const outcomes = [];
     for (let index = 0; index < 24; index += 1) outcomes.push(await output(killSwitch, { tenant: 'b', url: shared, valid: false }));
@@ -256,15 +274,26 @@ describe('a fleet-wide spike', () => {
     expect(state.spikingTenants).toBe(1);
   });
 
-  it("trips the fleet on a spike of the fleet's own tools, whoever's runs they serve", async () => {
+  it("trips the fleet when enough tenants spike on one of the fleet's own tools", async () => {
     const killSwitch = newSwitch();
     let fleetTrip = null;
-    for (let index = 0; index < 20 && !fleetTrip; index += 1) {
-      const record = await output(killSwitch, { tenant: 'a', tool: 'list_files', valid: false });
-      fleetTrip ??= record.changes.find((change) => change.scope.kind === 'fleet') ?? null;
+    for (let index = 0; index < 10 && !fleetTrip; index += 1) {
+      for (const tenant of ['a', 'b', 'c']) {
+        const record = await output(killSwitch, { tenant, tool: 'list_files', valid: false });
+        fleetTrip ??= record.changes.find((change) => change.scope.kind === 'fleet') ?? null;
+      }
     }
-    expect(fleetTrip).toMatchObject({ cause: 'own_tool', window: { total: 20, invalid: 20 } });
-    expect(fleetTrip?.reason).toContain("from the fleet's own tool list_files");
+    expect(fleetTrip).toMatchObject({ cause: 'own_tool', tenants: 3, window: { total: 20, invalid: 20 } });
+    expect(fleetTrip?.reason).toContain("from the fleet's own tool list_files, spiking for 3 tenants");
+    expect((await killSwitch.getState()).lastTrip).toMatchObject({ cause: 'own_tool', tenants: 3, tool: 'list_files' });
+    expect((await killSwitch.claimWrite(write('d'))).verdict).toBe('refuse');
+  });
+
+  it('trips the fleet on any spike with fleetMinTenants = 1, as before the switch had scopes', async () => {
+    const killSwitch = newSwitch({ fleetMinTenants: 1 });
+    const outcomes = [];
+    for (let index = 0; index < 20; index += 1) outcomes.push(await output(killSwitch, { tenant: 'a', tool: 'check_broken_images', valid: false }));
+    expect(outcomes[19]?.changes).toEqual([expect.objectContaining({ scopeId: 'fleet', cause: 'own_tool', tenants: 1 })]);
     expect((await killSwitch.claimWrite(write('b'))).verdict).toBe('refuse');
   });
 
@@ -284,5 +313,106 @@ describe('a fleet-wide spike', () => {
     const cleared = await killSwitch.resetAll({ reason: 'incident over' });
     expect(cleared.scopes).toEqual([]);
     expect((await killSwitch.claimWrite(write('b'))).verdict).toBe('allow');
+  });
+});
+
+describe("a spike on one of the fleet's own tools", () => {
+  it('from one tenant, or two, trips their own scopes and never the fleet', async () => {
+    const killSwitch = newSwitch();
+    // check_broken_images over a page a tenant wrote: its output can be made invalid at will.
+    const outcomes = [];
+    for (let index = 0; index < 24; index += 1) outcomes.push(await output(killSwitch, { tenant: 'a', tool: 'check_broken_images', valid: false }));
+    expect(outcomes.findIndex((outcome) => outcome.changes.length > 0)).toBe(19);
+    expect(outcomes[19]?.changes).toEqual([expect.objectContaining({ scopeId: 'tenant:a', cause: 'volume' })]);
+    // A second tenant does the same: still its own scope alone (a fleet trip needs three).
+    await repeat(24, () => output(killSwitch, { tenant: 'b', tool: 'check_broken_images', valid: false }));
+    const state = await killSwitch.getState();
+    expect(state.mode).toBe('read_write');
+    expect(state.scopes.map((scope) => scope.scopeId)).toEqual(['tenant:a', 'tenant:b']);
+    expect((await killSwitch.claimWrite(write('c'))).verdict).toBe('allow');
+    expect(await killSwitch.claimWrite(write('a'))).toMatchObject({ verdict: 'refuse', scopeId: 'tenant:a' });
+  });
+});
+
+describe("the fleet's own sites origin", () => {
+  it('is no shared upstream: tenants failing on their own sites trip their own scopes, not the origin nor the fleet', async () => {
+    const killSwitch = newSwitch();
+    // Tenant a checks its own deployment there, validly.
+    await output(killSwitch, { tenant: 'a', url: `${SITES}/sites/run_a/d/dep_1/`, valid: true });
+    // Tenants b and c fetch their own SVGs as pages, 24 times each; tenant d fails there once.
+    for (let index = 0; index < 24; index += 1) {
+      for (const tenant of ['b', 'c']) await output(killSwitch, { tenant, url: `${SITES}/sites/run_${tenant}/d/dep_1/logo.svg`, valid: false });
+    }
+    expect((await output(killSwitch, { tenant: 'd', url: `${SITES}/sites/run_d/d/dep_1/missing.svg`, valid: false })).changes).toEqual([]);
+
+    const state = await killSwitch.getState();
+    expect(state.mode).toBe('read_write');
+    expect(state.scopes.map((scope) => scope.scopeId)).toEqual(['tenant:b', 'tenant:c']);
+    expect(state.recentTrips.map((trip) => trip.scopeId).sort()).toEqual(['tenant:b', 'tenant:c']);
+    // The run of a that read the origin writes; so does d's.
+    expect((await killSwitch.claimWrite(write('a'))).verdict).toBe('allow');
+    expect((await killSwitch.claimWrite(write('d'))).verdict).toBe('allow');
+    // Nothing was windowed as an upstream of the origin, and no run depends on it.
+    const keys = await redis.keys(`${prefixes.at(-1)}:*`);
+    expect(keys.filter((key) => key.includes('sites.example'))).toEqual([]);
+    expect(keys.filter((key) => key.endsWith(':upstreams'))).toEqual([]);
+  });
+
+  it('still counts toward a fleet-wide spike when enough tenants spike each at its own level', async () => {
+    const killSwitch = newSwitch();
+    let fleetTrip = null;
+    for (let index = 0; index < 20 && !fleetTrip; index += 1) {
+      for (const tenant of ['b', 'c', 'd']) {
+        const record = await output(killSwitch, { tenant, url: `${SITES}/sites/run_${tenant}/d/dep_1/logo.svg`, valid: false });
+        fleetTrip ??= record.changes.find((change) => change.scope.kind === 'fleet') ?? null;
+      }
+    }
+    expect(fleetTrip).toMatchObject({ cause: 'tenants', tenants: 3 });
+  });
+});
+
+describe("the cost of a write's scope check", () => {
+  const host = (index: number) => `https://h${index}.example/page`;
+
+  it("does not grow with the hosts a run read: the claim walks the tripped scopes when they are fewer", async () => {
+    const killSwitch = newSwitch();
+    const keys = createKeySpace(prefixes.at(-1) as string);
+    for (let index = 0; index < 200; index += 1) await output(killSwitch, { tenant: 'a', run: 'run_wide', url: host(index), valid: true });
+    const scopesKey = killSwitchScopesKey(keys);
+    const watched = [scopesKey, runUpstreamsKey(keys, 'run_wide')];
+
+    const allowed = await luaCommandsOnKeys(redis, watched, async () => expect((await killSwitch.claimWrite(write('a', 'run_wide'))).verdict).toBe('allow'));
+    await killSwitch.setMode({ mode: 'read_only', reason: 'h150 serves junk', scope: { kind: 'upstream', tool: 'fetch_url_live', host: 'h150.example' } });
+    const refused = await luaCommandsOnKeys(redis, watched, async () =>
+      expect(await killSwitch.claimWrite(write('a', 'run_wide'))).toMatchObject({ verdict: 'refuse', scopeId: 'upstream:fetch_url_live:h150.example' }),
+    );
+    // A handful of commands each (tenant entry, sizes, one ZSCORE and one HGET per tripped upstream),
+    // where walking the run's 200 upstreams took 200 HGETs.
+    expect(allowed).toContainEqual(['HLEN', scopesKey]);
+    expect(allowed.length, JSON.stringify(allowed)).toBeLessThanOrEqual(6);
+    expect(refused).toContainEqual(['HGET', scopesKey, 'upstream:fetch_url_live:h150.example']);
+    expect(refused.length, JSON.stringify(refused)).toBeLessThanOrEqual(8);
+    // A run that read one host walks its one upstream, however many scopes are tripped.
+    await output(killSwitch, { tenant: 'a', run: 'run_narrow', url: host(1), valid: true });
+    for (let index = 0; index < 5; index += 1) await killSwitch.setMode({ mode: 'read_only', reason: 'test', scope: { kind: 'upstream', tool: 'fetch_url_live', host: `other${index}.example` } });
+    expect((await killSwitch.claimWrite(write('a', 'run_narrow'))).verdict).toBe('allow');
+  });
+
+  it(`makes a run that read more than ${MAX_RUN_UPSTREAMS} hosts within a window depend on every upstream`, async () => {
+    const killSwitch = newSwitch();
+    const keys = createKeySpace(prefixes.at(-1) as string);
+    for (let index = 0; index < MAX_RUN_UPSTREAMS; index += 1) await output(killSwitch, { tenant: 'a', run: 'run_wide', url: host(index), valid: true });
+    expect(await redis.zcard(runUpstreamsKey(keys, 'run_wide'))).toBe(MAX_RUN_UPSTREAMS);
+    const elsewhere = { kind: 'upstream', tool: 'fetch_url_live', host: 'never-read.example' } as const;
+    await killSwitch.setMode({ mode: 'read_only', reason: 'test', scope: elsewhere });
+    // Up to the cap, only the upstreams it read cover its writes.
+    expect((await killSwitch.claimWrite(write('a', 'run_wide'))).verdict).toBe('allow');
+    // One host more: its upstreams collapse into "every upstream", and the tripped one covers it.
+    await output(killSwitch, { tenant: 'a', run: 'run_wide', url: host(MAX_RUN_UPSTREAMS), valid: true });
+    expect(await redis.zrange(runUpstreamsKey(keys, 'run_wide'), 0, -1)).toEqual([RUN_READ_EVERY_UPSTREAM]);
+    expect(await killSwitch.claimWrite(write('a', 'run_wide'))).toMatchObject({ verdict: 'refuse', scopeId: 'upstream:fetch_url_live:never-read.example' });
+    expect((await killSwitch.claimWrite(write('a', 'run_other'))).verdict).toBe('allow');
+    await killSwitch.setMode({ mode: 'read_write', reason: 'test over', scope: elsewhere });
+    expect((await killSwitch.claimWrite(write('a', 'run_wide'))).verdict).toBe('allow');
   });
 });

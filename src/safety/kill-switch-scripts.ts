@@ -14,6 +14,7 @@
 // Time is Redis TIME (ms) everywhere, so the trip instant can be compared with the write journal
 // entries the write scripts stamp (src/engine/effect-scripts.ts), whichever machine the workers run on.
 import { defineLuaCommands } from '../engine/define-lua-commands.js';
+import { LUA_RUN_UPSTREAM_SCOPES } from '../engine/run-upstream-scopes-lua.js';
 import type { Redis } from 'ioredis';
 
 const NOW_MS = `
@@ -85,24 +86,29 @@ end
 `;
 
 /**
- * bfKillSwitchRecord — records one validated tool output in the fleet, tenant and upstream windows
+ * bfKillSwitchRecord — records one validated tool output in the fleet, tenant and shared windows
  * and trips every scope it must, in one step.
  * KEYS[1] fleet hash, KEYS[2] fleet window, KEYS[3] scopes hash, KEYS[4] trips list, KEYS[5] tenant
- * window, KEYS[6] upstream window (for the fleet's own tools: the tool's window), KEYS[7] fleet
- * spiking-tenants zset, KEYS[8] upstream spiking-tenants zset, KEYS[9] upstream failing-tenants
- * zset, KEYS[10] the tenant's window on the upstream, KEYS[11] the run's upstreams zset.
+ * window, KEYS[6] the shared window (an upstream's, or a fleet's own tool's), KEYS[7] fleet
+ * spiking-tenants zset, KEYS[8] the shared window's spiking-tenants zset, KEYS[9] its
+ * failing-tenants zset, KEYS[10] the tenant's own window on it, KEYS[11] the run's upstreams zset.
  * ARGV[1] '1' valid | '0' invalid, ARGV[2] window ms, ARGV[3] threshold (0..1], ARGV[4] minimum
  * volume, ARGV[5] tool, ARGV[6] reason ('' when valid), ARGV[7] probe token ('' unless the output
- * is a half-open probe's), ARGV[8] tenant, ARGV[9] upstream scope id ('upstream:<tool>:<host>', or
- * 'tool:<tool>' for the fleet's own tools), ARGV[10] tenants a fleet-wide spike needs, ARGV[11]
- * spiking tenants an upstream trip needs, ARGV[12] run id (kept in the trip record).
+ * is a half-open probe's), ARGV[8] tenant, ARGV[9] the shared window's id: 'upstream:<tool>:<host>'
+ * for a shared upstream, 'tool:<tool>' for a fleet's own tool, 'site:<tool>' for a URL on the
+ * fleet's own sites origin (no shared window: KEYS[6] and KEYS[8..11] are left untouched),
+ * ARGV[10] tenants a fleet-wide spike needs, ARGV[11] spiking tenants an upstream trip needs,
+ * ARGV[12] run id (kept in the trip record).
  *
  * A tenant is *spiking* — and counts toward the fleet for a window's time — when its own window
- * reaches threshold and volume (it would trip, or has). It is spiking *on an upstream* when its own
- * outputs from that upstream are at or over the threshold at one of its invalid outputs there. An
- * upstream's *failing* tenants are those with any invalid output from it in the window. Trips, only from read_write and only while the fleet is
- * read_write (a tripped fleet covers every write already):
- *   fleet     cause 'own_tool': a fleet's own tool's window reaches threshold and volume;
+ * reaches threshold and volume (it would trip, or has). It is spiking *on an upstream* (or on an
+ * own tool) when its own outputs from it are at or over the threshold at one of its invalid
+ * outputs there. An upstream's *failing* tenants are those with any invalid output from it in the
+ * window. Trips, only from read_write and only while the fleet is read_write (a tripped fleet
+ * covers every write already):
+ *   fleet     cause 'own_tool': a fleet's own tool's window reaches threshold and volume, with
+ *             >= ARGV[10] tenants spiking on it (one tenant making an own tool's output invalid
+ *             — check_broken_images over a page it wrote — trips its own scope only);
  *             cause 'upstream': an upstream's window does, with >= ARGV[11] tenants spiking on it
  *             and >= ARGV[10] failing on it (one broken upstream under several tenants), judged
  *             also while that upstream's own scope is tripped;
@@ -119,6 +125,7 @@ end
 const RECORD_OUTCOME =
   NOW_MS +
   WINDOWS +
+  LUA_RUN_UPSTREAM_SCOPES +
   `
 local window_ms = tonumber(ARGV[2])
 local threshold = tonumber(ARGV[3])
@@ -126,7 +133,11 @@ local min_volume = tonumber(ARGV[4])
 local fleet_min, upstream_min = tonumber(ARGV[10]), tonumber(ARGV[11])
 local valid = ARGV[1] == '1'
 local tool, why, token, tenant, upstream = ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9]
+-- A shared upstream (a scope of its own, and a dependency of the run), a fleet's own tool (a
+-- window shared by every tenant, no scope), or the fleet's own sites origin (no shared window).
 local has_host = string.sub(upstream, 1, 9) == 'upstream:'
+local own_tool = string.sub(upstream, 1, 5) == 'tool:'
+local shared = has_host or own_tool
 local span = math.ceil(window_ms / 1000)
 local tenant_scope = 'tenant:' .. tenant
 local changes = {}
@@ -152,24 +163,24 @@ local upstream_state = has_host and scope_state(upstream) or nil
 
 add_outcome(KEYS[2], valid, window_ms, now, fleet_floor)
 add_outcome(KEYS[5], valid, window_ms, now, floor_of(tenant_state))
-add_outcome(KEYS[6], valid, window_ms, now, floor_of(upstream_state))
-if has_host then
+if shared then
+  add_outcome(KEYS[6], valid, window_ms, now, floor_of(upstream_state))
   add_outcome(KEYS[10], valid, window_ms, now, floor_of(upstream_state))
+end
+if has_host then
   -- The run's writes depend on this upstream for a window from now.
-  redis.call('ZADD', KEYS[11], now + window_ms, upstream)
-  redis.call('ZREMRANGEBYSCORE', KEYS[11], '-inf', '(' .. now)
-  redis.call('PEXPIRE', KEYS[11], window_ms * 2)
+  note_run_upstream(KEYS[11], upstream, now + window_ms, now, window_ms * 2)
 end
 local function mark(key)
   redis.call('ZADD', key, now, tenant)
   redis.call('PEXPIRE', key, window_ms * 2)
 end
 
--- Is this output's tenant spiking, overall and on this upstream?
+-- Is this output's tenant spiking, overall and on this upstream (or own tool)?
 local tenant_total, tenant_invalid = window_figures(KEYS[5], window_ms, now, floor_of(tenant_state))
 if over(tenant_total, tenant_invalid) then mark(KEYS[7]) end
 if not valid then
-  if has_host then
+  if shared then
     mark(KEYS[9])
     local pair_total, pair_invalid = window_figures(KEYS[10], window_ms, now, floor_of(upstream_state))
     if pair_invalid / pair_total >= threshold then mark(KEYS[8]) end
@@ -242,13 +253,18 @@ end
 if fleet_mode == 'read_write' then
   local cause, total, invalid, tenants, reason = nil, 0, 0, nil, ''
   local upstream_trip = nil
-  if not has_host then
+  if own_tool then
+    -- Counted like an upstream: a tenant can make an own tool's output invalid with what it wrote,
+    -- so one tenant's spike on it is that tenant's (its own scope trips below), not the fleet's.
     local own_total, own_invalid = window_figures(KEYS[6], window_ms, now, fleet_floor)
     if over(own_total, own_invalid) then
-      cause, total, invalid = 'own_tool', own_total, own_invalid
-      reason = describe(total, invalid, '', " from the fleet's own tool " .. tool)
+      local spiking = tenants_in(KEYS[8], fleet_floor)
+      if spiking >= fleet_min then
+        cause, total, invalid, tenants = 'own_tool', own_total, own_invalid, spiking
+        reason = describe(total, invalid, '', string.format(" from the fleet's own tool %s, spiking for %d tenants", tool, spiking))
+      end
     end
-  else
+  elseif has_host then
     -- Judged even while the upstream's own scope is tripped: an upstream spike that spreads to
     -- more tenants becomes fleet-wide.
     local floor_ms = floor_of(upstream_state)
@@ -305,7 +321,9 @@ return reply
  * probe, ARGV[3] probe lease ms (another probe may be claimed once it lapses), ARGV[4] the run's
  * tenant.
  * Scopes, in this order: the fleet, the run's tenant, every upstream the run depends on until now
- * (it recorded an output from it within the window). A write tool's own fetch (fetch_image) is not
+ * (it recorded an output from it within the window) — found by walking the smaller of the run's
+ * upstreams and the tripped scopes (run-upstream-scopes-lua.ts), so a run that read many hosts
+ * does not make its claims slow. A write tool's own fetch (fetch_image) is not
  * a dependency until its output is recorded: its content is validated before anything is written,
  * and its outcome is the evidence that tells a broken upstream of one tenant from one of many.
  * An automatic read_only whose cool-down has passed turns half_open here.
@@ -317,6 +335,7 @@ return reply
  */
 const CLAIM_WRITE =
   NOW_MS +
+  LUA_RUN_UPSTREAM_SCOPES +
   `
 local cooldown = tonumber(ARGV[1])
 local lease_until = now + tonumber(ARGV[3])
@@ -339,25 +358,30 @@ if fleet_mode == 'half_open' then
   fleet_probe = true
 end
 
-local ids = {'tenant:' .. ARGV[4]}
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], now, '+inf')) do ids[#ids + 1] = id end
 local probes = {}
-for _, id in ipairs(ids) do
-  local raw = redis.call('HGET', KEYS[2], id)
-  if raw then
-    local state = cjson.decode(raw)
-    if state.mode == 'read_only' and cooldown > 0 and state.source == 'auto' and now >= (state.since_ms or 0) + cooldown then
-      state.mode = 'half_open'
-      state.half_open_since_ms = now
-      redis.call('HSET', KEYS[2], id, cjson.encode(state))
-    end
-    if state.mode == 'read_only' then return {'refuse', fleet_mode, now, state.reason or '', id, 'read_only'} end
-    if state.mode == 'half_open' then
-      if state.probe and now <= (state.probe_until or 0) then return {'refuse', fleet_mode, now, state.reason or '', id, 'half_open'} end
-      probes[#probes + 1] = {id, state}
-    end
+-- One scope entry: turns half-open after its cool-down; returns the refusal, or nil (noting a
+-- half-open scope whose probe this write may take).
+local function judge(id, raw)
+  local state = cjson.decode(raw)
+  if state.mode == 'read_only' and cooldown > 0 and state.source == 'auto' and now >= (state.since_ms or 0) + cooldown then
+    state.mode = 'half_open'
+    state.half_open_since_ms = now
+    redis.call('HSET', KEYS[2], id, cjson.encode(state))
   end
+  if state.mode == 'read_only' then return {'refuse', fleet_mode, now, state.reason or '', id, 'read_only'} end
+  if state.mode == 'half_open' then
+    if state.probe and now <= (state.probe_until or 0) then return {'refuse', fleet_mode, now, state.reason or '', id, 'half_open'} end
+    probes[#probes + 1] = {id, state}
+  end
+  return nil
 end
+local tenant_scope = 'tenant:' .. ARGV[4]
+local tenant_raw = redis.call('HGET', KEYS[2], tenant_scope)
+local refusal = nil
+if tenant_raw then refusal = judge(tenant_scope, tenant_raw) end
+if refusal then return refusal end
+refusal = each_run_upstream_scope(KEYS[2], KEYS[3], now, judge)
+if refusal then return refusal end
 
 if not fleet_probe and #probes == 0 then return {'allow', fleet_mode, now, '', '', ''} end
 if fleet_probe then redis.call('HSET', KEYS[1], 'probe', ARGV[2], 'probe_until', lease_until) end

@@ -1,6 +1,7 @@
 // The scoped kill switch. Every validated tool output is recorded, in one Lua step, in three
-// sliding windows — the fleet's, its run's tenant's and its upstream's (tool + host; the fleet's
-// own tools have none) — and that step trips whichever scope it must:
+// sliding windows — the fleet's, its run's tenant's and its upstream's (tool + host), or for a
+// fleet's own tool that tool's (a URL on the fleet's own sites origin has neither: it is its
+// tenant's own content, kill-switch-scope.ts) — and that step trips whichever scope it must:
 //
 //   tenant    the tenant's window reaches the threshold with the minimum volume: that tenant's
 //             runs go read-only, nobody else's.
@@ -9,10 +10,12 @@
 //             go read-only — every write of a run that recorded an output from that upstream
 //             within the window. (A write tool's own fetch, fetch_image, is not refused by it: its
 //             content is validated before anything is written, and its outcome is evidence.)
-//   fleet     every write stops when the spike is fleet-wide: one upstream's window does and it
-//             fails for at least `fleetMinTenants` tenants; or the fleet's window does with at
-//             least `fleetMinTenants` tenants spiking; or a fleet's own tool's window does (no
-//             tenant controls those outputs).
+//   fleet     every write stops when the spike is fleet-wide: one upstream's window does, with
+//             at least `upstreamMinTenants` tenants spiking on it and `fleetMinTenants` failing on
+//             it; or the fleet's window does with at least `fleetMinTenants` tenants spiking; or
+//             a fleet's own tool's window does with at least `fleetMinTenants` tenants spiking on
+//             that tool (a tenant can make an own tool's output invalid with what it wrote —
+//             check_broken_images over its own pages — so one tenant's spike there is its own).
 //
 // A tenant is *spiking* when its own window reaches the threshold with the volume (it would trip);
 // *spiking on an upstream* when its own outputs from it are at or over the threshold; *failing on*
@@ -38,7 +41,7 @@ import type { KeySpace } from '../engine/keys.js';
 import { killSwitchScopesKey, killSwitchTripsKey, runUpstreamsKey, scopeFailingTenantsKey, scopeTenantsKey, scopeWindowKey } from '../engine/kill-switch-keys.js';
 import { defineKillSwitchScripts, readWindowFigures, type KillSwitchScripts } from './kill-switch-scripts.js';
 import { isKillSwitchMode, KILL_SWITCH_TRIP_CAUSES, type KillSwitchMode, type KillSwitchTripCause } from './kill-switch-mode.js';
-import { describeScope, parseScopeId, scopeIdOf, upstreamScopeIdOf, type KillSwitchScope, type KillSwitchScopeKind, type ToolUpstream } from './kill-switch-scope.js';
+import { describeScope, outcomeWindowIdOf, parseScopeId, scopeIdOf, type KillSwitchScope, type KillSwitchScopeKind, type ToolUpstream } from './kill-switch-scope.js';
 import type { KillSwitchScopeCount, KillSwitchScopeSource, ToolSafetyHooks } from './safety-hooks.js';
 
 export interface KillSwitchSettings {
@@ -309,7 +312,7 @@ export class KillSwitch implements KillSwitchScopeSource {
     upstream,
   }: { tool: string; valid: boolean; reason?: string; probeToken?: string } & KillSwitchSubject): Promise<OutcomeRecord> {
     const { keys, settings } = this.options;
-    const upstreamId = upstreamScopeIdOf(upstream) ?? `tool:${upstream.tool}`;
+    const upstreamId = outcomeWindowIdOf(upstream);
     const [fleetMode, total, invalid, sinceMs, ...rawChanges] = await this.scripts.bfKillSwitchRecord(
       keys.killSwitch(),
       keys.toolOutcomes(),
@@ -453,7 +456,7 @@ export class KillSwitch implements KillSwitchScopeSource {
             tool: fields.trip_tool ?? '',
             reason: fields.trip_reason ?? '',
             cause: tripCause.success ? tripCause.data : null,
-            // 0 for a trip by the fleet's own tools: no tenants behind it.
+            // 0 when the trip recorded no tenants (an operator's read_only, older records).
             tenants: Number(fields.trip_tenants ?? 0) > 0 ? Number(fields.trip_tenants) : null,
           };
     const fleetWindow = figures(Number(total), Number(invalid));

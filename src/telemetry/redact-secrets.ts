@@ -19,16 +19,42 @@ export function registerSecretsFromEnvironment(environment: NodeJS.ProcessEnv = 
   for (const [name, value] of Object.entries(environment)) {
     if (!value) continue;
     if (SECRET_NAME.test(name)) registerSecret(value);
-    if (/_URL$/.test(name)) {
-      try {
-        const parsed = new URL(value);
-        if (parsed.password) registerSecret(decodeURIComponent(parsed.password));
-      } catch {
-        // not a URL: nothing to take from it
-      }
-    }
+    if (/_URL$/.test(name)) for (const password of urlPasswordsOf(value)) registerSecret(password);
   }
   return secrets.size;
+}
+
+/** The password a URL carries, as written in it (percent-encoded, as the URL's text shows it) and
+ * decoded (as a client sends it); none when the text is no URL or has no password. */
+function urlPasswordsOf(value: string): string[] {
+  let password: string;
+  try {
+    password = new URL(value).password;
+  } catch {
+    return [];
+  }
+  if (password === '') return [];
+  try {
+    return [...new Set([password, decodeURIComponent(password)])];
+  } catch {
+    // A `%` that starts no escape: the password is what the text says.
+    return [password];
+  }
+}
+
+/** A URL fit to print: its password replaced whatever its length (`redis://:[redacted]@host:6379`,
+ * the user name kept) and any known secret elsewhere in it redacted. Text that is no URL is not
+ * shown at all: where its password is cannot be told. */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '(a URL that does not parse)';
+  }
+  if (parsed.password === '') return redactText(url);
+  // Built by hand: the URL setter would percent-encode the brackets of the replacement.
+  return redactText(`${parsed.protocol}//${parsed.username}:${REPLACEMENT}@${parsed.host}${parsed.pathname}${parsed.search}${parsed.hash}`);
 }
 
 export function registerSecret(value: string): void {

@@ -111,7 +111,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   let probeToken = '';
   let probeSettled = false;
   let claimedAtMs: number | null = null;
-  const killSwitchSubject = { runId: data.runId, tenant: run.tenant, upstream: upstreamOf({ tool: data.name, input: parsed.data }) };
+  const killSwitchSubject = { runId: data.runId, tenant: run.tenant, upstream: upstreamOf({ tool: data.name, input: parsed.data, sitesBaseUrl: deps.publicBaseUrl }) };
   if (definition.writes) {
     if (run.safeMode === 'skip_writes') {
       return fail('safe_mode_skip_writes', 'The run is in skip_writes safe mode after an invalid tool output: write tools are refused.');

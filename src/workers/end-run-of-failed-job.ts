@@ -1,12 +1,17 @@
-// A job that failed for good ends its run. Model turns and tool calls turn every failure they know
-// into a decision (a retry, an is_error result, a run end), so a job fails for good only when
-// something outside them failed every attempt — Redis, a bug, data that does not decode, a job
-// that stalled more than BullMQ allows — and then nothing else would ever end its run: it would
-// stay `running`, holding its tenant's active-run slot. This ends it, through the engine's one end.
+// A model job that failed for good ends its run. A turn turns every failure it knows into a
+// decision (a retry, a run end), so its job fails for good only when something outside it failed
+// every attempt — Redis, a bug, data that does not decode, a job that stalled more than BullMQ
+// allows — and then nothing else would ever end its run: it would stay `running`, holding its
+// tenant's active-run slot. This ends it, through the engine's one end.
+//
+// Tool jobs are not ended here: a tool failure is data. A tool job that fails for good lets its
+// parent turn run without it (ignoreDependencyOnFailure, src/jobs/fleet-queues.ts), and the turn
+// tells the model the call failed after its attempts (src/agent/turn-input.ts); ending the run
+// as well would race that turn's (paid) model call.
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { RunEngine } from '../engine/run-engine.js';
-import { jobRunReferenceSchema, type QueueName } from '../jobs/job-catalog.js';
+import { jobRunReferenceSchema, QUEUE_NAMES } from '../jobs/job-catalog.js';
 
 /**
  * Whether a 'failed' event is the job's last: BullMQ emits one after every failed attempt, and
@@ -22,13 +27,11 @@ export function isFinalFailure(failure: { attemptsMade: number; attempts: number
 
 export type FailedJobOutcome = 'retrying' | 'not_failed' | 'no_run' | 'ended' | 'run_already_ended';
 
-/** Ends the run of a job that failed for good with `job_attempts_exhausted`, once (RunEngine.endRun:
- * a run that ended already is left as it is). Returns what it did, for the log and tests. */
-export async function endRunOfFailedJob(
-  context: { store: RunEngine; logger: Logger },
-  failure: { queue: QueueName; job: Job; error: Error },
-): Promise<FailedJobOutcome> {
-  const { job, error, queue } = failure;
+/** Ends the run of a model job that failed for good with `job_attempts_exhausted`, once
+ * (RunEngine.endRun: a run that ended already is left as it is). Returns what it did, for the log and tests. */
+export async function endRunOfFailedModelJob(context: { store: RunEngine; logger: Logger }, failure: { job: Job; error: Error }): Promise<FailedJobOutcome> {
+  const { job, error } = failure;
+  const queue = QUEUE_NAMES.model;
   if (!isFinalFailure({ attemptsMade: job.attemptsMade, attempts: job.opts.attempts, errorName: error.name })) return 'retrying';
   // The event is emitted even when the attempt lost its lock and another worker has the job (its
   // moveToFailed then fails): only a job BullMQ holds as failed ends its run.
@@ -39,19 +42,12 @@ export async function endRunOfFailedJob(
     return 'no_run';
   }
   const { runId, turn } = reference.data;
-  const tool = queue === 'tool' ? toolOf(job.data) : null;
-  const subject = tool ? `The tool job ${job.id} (${tool.name}, turn ${turn})` : `The model job ${job.id} (turn ${turn})`;
   const ended = await context.store.endRun(
     runId,
     turn,
     'failed',
-    { error: { code: 'job_attempts_exhausted', message: `${subject} failed for good after ${job.attemptsMade} attempt(s): ${error.message}` } },
-    [{ event: 'job-fail', level: 'warn', queue, job_id: job.id ?? '', attempts_made: job.attemptsMade, reason: error.message, ...(tool ? { tool: tool.name, tool_use_id: tool.toolUseId } : {}) }],
+    { error: { code: 'job_attempts_exhausted', message: `The model job ${job.id} (turn ${turn}) failed for good after ${job.attemptsMade} attempt(s): ${error.message}` } },
+    [{ event: 'job-fail', level: 'warn', queue, job_id: job.id ?? '', attempts_made: job.attemptsMade, reason: error.message }],
   );
   return ended ? 'ended' : 'run_already_ended';
-}
-
-function toolOf(data: unknown): { name: string; toolUseId: string } | null {
-  const record = data as { name?: unknown; toolUseId?: unknown } | null;
-  return typeof record?.name === 'string' && typeof record.toolUseId === 'string' ? { name: record.name, toolUseId: record.toolUseId } : null;
 }

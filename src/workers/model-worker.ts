@@ -12,7 +12,7 @@ import { ModelCallPause } from '../model/model-call-pause.js';
 import { limiterIdentity, ModelRateLimiter } from '../model/model-rate-limiter.js';
 import { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
 import { QUEUE_NAMES, modelJobSchema, type ModelJobData } from '../jobs/job-catalog.js';
-import { endRunOfFailedJob } from './end-run-of-failed-job.js';
+import { endRunOfFailedModelJob } from './end-run-of-failed-job.js';
 import { RunReaper } from './run-reaper.js';
 
 class RetryableModelError extends Error {
@@ -150,7 +150,7 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
     if (!job) return;
     fleet.logger.warn({ run_id: job.data.runId, step: job.data.turn, attempt: job.attemptsMade, err: error.message }, 'model job attempt failed');
     // The last attempt ends the run; should this process die first, the reaper finds the failed job.
-    void endRunOfFailedJob({ store: fleet.store, logger: fleet.logger }, { queue: QUEUE_NAMES.model, job, error }).catch((failure: unknown) =>
+    void endRunOfFailedModelJob({ store: fleet.store, logger: fleet.logger }, { job, error }).catch((failure: unknown) =>
       fleet.logger.error({ run_id: job.data.runId, err: failure instanceof Error ? failure.message : String(failure) }, 'run of a failed model job not ended'),
     );
   });

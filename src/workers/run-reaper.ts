@@ -9,8 +9,10 @@
 // that holds only if the run is still as it was seen (RunEngine.resumeTurn, endRunIfUnchanged), so
 // a run that moved on meanwhile is left alone, and only then are jobs added, with deterministic ids.
 //
-// Bound (docs/run-states.md, "Runs with no live job"): a run whose last live job is lost is
-// resumed or ended within BUILDFLEET_REAPER_GRACE_MS + 2 × BUILDFLEET_REAPER_INTERVAL_MS.
+// Bounds (docs/run-states.md, "Runs with no live job"): a run whose last live job is lost is first
+// resumed or ended within BUILDFLEET_REAPER_GRACE_MS + 2 × BUILDFLEET_REAPER_INTERVAL_MS; every
+// resume stamps the run's transition time, so a run whose new jobs keep being lost ends run_stalled
+// within (BUILDFLEET_REAPER_MAX_RECOVERIES + 1) × that.
 import type { Logger } from 'pino';
 import type { RunEngine, TurnInspection } from '../engine/run-engine.js';
 import type { FleetQueues } from '../jobs/fleet-queues.js';

@@ -8,7 +8,7 @@ import { KillSwitch } from '../safety/kill-switch.js';
 import { runToolJob, type ToolJobDependencies } from '../tools/run-tool-job.js';
 import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
 import { QUEUE_NAMES, toolJobSchema, type ToolJobData } from '../jobs/job-catalog.js';
-import { endRunOfFailedJob } from './end-run-of-failed-job.js';
+import { isFinalFailure } from './end-run-of-failed-job.js';
 
 export interface ToolWorkerOptions {
   concurrency?: number;
@@ -84,12 +84,17 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
     },
   );
   worker.on('error', (error) => fleet.logger.error({ err: error.message }, 'tool worker error'));
-  // runToolJob turns tool failures into is_error results and its last attempt's infrastructure
-  // failure too; a job that still fails for good (its data, Redis, a stalled job) ends its run.
+  // runToolJob turns tool failures into is_error results. A job that still fails for good (its
+  // data, Redis, a stalled job) does not end its run: a tool failure is data. BullMQ lets the
+  // parent turn run without it (ignoreDependencyOnFailure) and the turn tells the model the call
+  // failed after its attempts (src/agent/turn-input.ts). Logged here with its reason, which the
+  // run's `tool-result-missing` event does not carry (the failed job keeps it in BullMQ too).
   worker.on('failed', (job, error) => {
     if (!job) return;
-    void endRunOfFailedJob({ store: fleet.store, logger: fleet.logger }, { queue: QUEUE_NAMES.tool, job, error }).catch((failure: unknown) =>
-      fleet.logger.error({ run_id: job.data.runId, err: failure instanceof Error ? failure.message : String(failure) }, 'run of a failed tool job not ended'),
+    const final = isFinalFailure({ attemptsMade: job.attemptsMade, attempts: job.opts.attempts, errorName: error.name });
+    fleet.logger.warn(
+      { run_id: job.data.runId, step: job.data.turn, job_id: job.id, tool: job.data.name, tool_use_id: job.data.toolUseId, attempt: job.attemptsMade, final, err: error.message },
+      final ? 'tool job failed for good; its turn answers the call as failed' : 'tool job attempt failed',
     );
   });
   governor.attach(worker);

@@ -142,7 +142,7 @@ describe('concurrent runs (BUILDFLEET_MAX_CONCURRENT_RUNS)', () => {
     expect(await harness.fleet.redis.scard(harness.fleet.store.keys.activeRuns('crashy'))).toBe(3);
   });
 
-  it('frees the slot when creating the run fails after admission', async () => {
+  it('frees the slot when creating the run fails after admission, and ends the run it created', async () => {
     const tenant = await keyFor(harness, 'flaky');
     const original = harness.fleet.queues.enqueueTurn.bind(harness.fleet.queues);
     harness.fleet.queues.enqueueTurn = async () => {
@@ -154,6 +154,9 @@ describe('concurrent runs (BUILDFLEET_MAX_CONCURRENT_RUNS)', () => {
       harness.fleet.queues.enqueueTurn = original;
     }
     expect(await harness.fleet.redis.scard(harness.fleet.store.keys.activeRuns('flaky'))).toBe(0);
+    // The run was written before the enqueue failed: it ended, so nothing can start it without a slot.
+    const [runId] = await harness.fleet.redis.zrange(harness.fleet.store.keys.runsByTenant('flaky'), 0, -1);
+    expect(await harness.fleet.store.getRun(runId!)).toMatchObject({ status: 'failed', error: { code: 'enqueue_failed' } });
   });
 
   it('cancelRun frees the slot too', async () => {

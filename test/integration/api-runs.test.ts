@@ -7,6 +7,9 @@ import { createFleetContext } from '../../src/fleet/fleet-context.js';
 import { buildApiServer } from '../../src/api/api-server.js';
 import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
 import { uniquePrefix } from '../support/redis.js';
+import { FleetQueues } from '../../src/jobs/fleet-queues.js';
+import { connectRedis } from '../../src/jobs/redis-connection.js';
+import { RunReaper } from '../../src/workers/run-reaper.js';
 
 let harness: ApiTestHarness;
 let listeningUrl: string | undefined;
@@ -159,6 +162,46 @@ describe('Idempotency-Key', () => {
     const third = await post('/v1/runs', { prompt: 'Bakery' });
     const fourth = await post('/v1/runs', { prompt: 'Bakery' });
     expect(new Set([first, second, third, fourth].map((response) => response.json().id)).size).toBe(4);
+  });
+
+  it('a run whose first turn cannot be enqueued answers 500, ends enqueue_failed, and the retry creates one live run', async () => {
+    const headers = { 'idempotency-key': `enqueue-fails-${Date.now()}` };
+    const before = new Set(await harness.fleet.redis.zrange(harness.fleet.store.keys.runsByTenant('default'), 0, -1));
+    // The queues over a connection that was closed: a real enqueue failure ("Connection is closed.").
+    const closed = connectRedis(harness.fleet.config.REDIS_URL);
+    await closed.quit();
+    const healthy = harness.fleet.queues;
+    const broken = new FleetQueues(closed, harness.fleet.store.keys);
+    harness.fleet.queues = broken;
+    let failed;
+    try {
+      failed = await post('/v1/runs', { prompt: 'Bakery' }, headers);
+    } finally {
+      harness.fleet.queues = healthy;
+      await broken.close().catch(() => undefined);
+    }
+    expect(failed.statusCode).toBe(500);
+    expect(failed.json().error.code).toBe('internal_error');
+    const created = (await harness.fleet.redis.zrange(harness.fleet.store.keys.runsByTenant('default'), 0, -1)).filter((id) => !before.has(id));
+    expect(created).toHaveLength(1);
+    const endedId = created[0]!;
+    expect(await harness.fleet.store.getRun(endedId)).toMatchObject({ status: 'failed', error: { code: 'enqueue_failed' } });
+
+    // The client retries with the same key: one new run, with its job; the ended one stays ended.
+    const retried = await post('/v1/runs', { prompt: 'Bakery' }, headers);
+    expect(retried.statusCode).toBe(202);
+    expect(retried.headers['idempotent-replayed']).toBeUndefined();
+    const liveId = retried.json().id as string;
+    expect(liveId).not.toBe(endedId);
+    expect(await harness.fleet.queues.model.getJob(`${liveId}-turn-0`)).toBeTruthy();
+
+    // A reaper sweeping long after the grace resumes neither: one run is live, the other ended.
+    const reaper = new RunReaper({ store: harness.fleet.store, queues: harness.fleet.queues, logger: harness.fleet.logger }, { intervalMs: 0, graceMs: 500, maxRecoveries: 3 });
+    const report = await reaper.sweep(Date.now() + 3_600_000);
+    expect(report.resumed).not.toContain(endedId);
+    expect(report.resumed).not.toContain(liveId);
+    expect(await harness.fleet.queues.jobState('model', `${endedId}-turn-0`)).toBe('unknown');
+    expect((await harness.fleet.store.getRun(endedId))?.status).toBe('failed');
   });
 
   it('answers 400 invalid_header for a malformed key', async () => {

@@ -249,7 +249,10 @@ describe('the sites origin', () => {
       await get(`/sites/${run.id}/nope.html`),
       await get('/v1/runs'),
       await harness.sites.inject({ method: 'HEAD', url: `/sites/${run.id}/` }),
+      // A run id that does not percent-decode: answered by Fastify's frameworkErrors, which runs no onSend hook.
+      await get('/sites/%E0%A4%A/'),
     ];
+    expect(answers.at(-1)?.json()).toMatchObject({ error: { code: 'bad_request' } });
     for (const answer of answers) {
       const label = `${answer.statusCode} ${answer.headers['content-type']}`;
       expect(answer.headers['content-security-policy'], label).toBe(SITE_CONTENT_SECURITY_POLICY);

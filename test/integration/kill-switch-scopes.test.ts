@@ -186,3 +186,45 @@ describe('an upstream spike from two tenants', () => {
     await admin('POST', { mode: 'read_write', scope: 'all' });
   });
 });
+
+describe("the fleet's own sites origin", () => {
+  it('is no shared upstream: two tenants fetching their own SVGs trip their own scopes, and a run that checked its own site keeps writing', async () => {
+    // A run of tenant-l checks its own deployment on the sites origin, validly.
+    const reader = await newRun('tenant-l');
+    await callTool(reader, 'write_file', { path: 'index.html', content: '<!doctype html><title>L</title><p>L</p>' });
+    const readerSite = (await callTool(reader, 'deploy', {})).output as { url: string };
+    expect(await callTool(reader, 'fetch_url_live', { url: readerSite.url })).toMatchObject({ is_error: false });
+    // tenant-j and tenant-k each fetch their own SVG as a page, 22 times.
+    const spikers = await Promise.all(
+      ['tenant-j', 'tenant-k'].map(async (tenant) => {
+        const runId = await newRun(tenant);
+        await callTool(runId, 'write_file', { path: 'logo.svg', content: UPSTREAM_SVG });
+        const site = (await callTool(runId, 'deploy', {})).output as { url: string };
+        return { runId, url: `${site.url}logo.svg` };
+      }),
+    );
+    for (let round = 0; round < 22; round += 1) {
+      for (const { runId, url } of spikers) await callTool(runId, 'fetch_url_live', { url });
+    }
+    const state = await admin('GET');
+    expect(state.mode).toBe('read_write');
+    expect(state.scopes.map((scope: { scope: string }) => scope.scope)).toEqual(['tenant:tenant-j', 'tenant:tenant-k']);
+    // The run that read the sites origin writes; the spiking tenants' next runs do not.
+    expect(await callTool(reader, 'write_file', { path: 'more.html', content: '<p>more</p>' })).toMatchObject({ is_error: false });
+    const refused = await callTool(await newRun('tenant-j'), 'write_file', { path: 'x.html', content: 'x' });
+    expect(refused).toMatchObject({ error_code: 'killswitch_read_only' });
+    expect(refused.content).toContain('The kill switch of tenant "tenant-j"');
+    await admin('POST', { mode: 'read_write', scope: 'all' });
+  });
+});
+
+describe('check_broken_images over a page with a huge image reference', () => {
+  it('returns a valid, bounded output: nothing for the kill switch to count as invalid', async () => {
+    const runId = await newRun('tenant-m');
+    await callTool(runId, 'write_file', { path: 'index.html', content: `<img src="${'y'.repeat(200_001)}">` });
+    const deployed = (await callTool(runId, 'deploy', {})).output as { deploy_id: string };
+    const result = await callTool(runId, 'check_broken_images', { deploy_id: deployed.deploy_id });
+    expect(result).toMatchObject({ is_error: false, output: { checked: 1, broken: [expect.objectContaining({ src: expect.stringMatching(/^y{300}…\[\+199701 characters\]$/) })] } });
+    expect((await events(runId)).filter((event) => event.event === 'tool_result' && event.ok === false)).toEqual([]);
+  });
+});

@@ -5,6 +5,11 @@ import type { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIds, QUEUE_NAMES } from '../../src/jobs/job-catalog.js';
+import { FleetQueues, TOOL_JOB_ATTEMPTS } from '../../src/jobs/fleet-queues.js';
+import { connectRedis } from '../../src/jobs/redis-connection.js';
+import { MISSING_RESULT_CONTENT } from '../../src/agent/turn-input.js';
+import { submitRun } from '../../src/fleet/run-commands.js';
+import { newRunId } from '../../src/engine/run-engine.js';
 import { startToolWorker } from '../../src/workers/tool-worker.js';
 import { RunReaper } from '../../src/workers/run-reaper.js';
 import { tieredTools } from '../../src/agent/run-model-turn.js';
@@ -48,6 +53,17 @@ async function loseJob(redis: Redis, queuePrefix: string, queue: string, jobId: 
 }
 
 const eventsOf = async (harness: InProcessFleet, runId: string) => harness.fleet.store.readEvents(runId, '-', 10_000);
+
+/** The tool_result block that answers `toolUseId` in a stored transcript. */
+function toolResultOf(messages: unknown[], toolUseId: string): Record<string, unknown> | undefined {
+  for (const message of messages) {
+    const content = (message as { content?: unknown }).content;
+    if (!Array.isArray(content)) continue;
+    const block = (content as Array<Record<string, unknown>>).find((candidate) => candidate.type === 'tool_result' && candidate.tool_use_id === toolUseId);
+    if (block) return block;
+  }
+  return undefined;
+}
 
 /** The run waits at turn 1 for its first tool calls (no tool worker runs them yet). */
 async function runWaitingForTools(harness: InProcessFleet) {
@@ -214,8 +230,8 @@ describe('what the reaper leaves alone', () => {
   });
 });
 
-describe('a job that fails for good ends its run', () => {
-  it('a model turn whose every attempt fails: job_attempts_exhausted, with the job named', async () => {
+describe('a job that fails for good', () => {
+  it('a model turn whose every attempt fails ends its run: job_attempts_exhausted, with the job named', async () => {
     const harness = await startInProcessFleet({
       label: 'stuckmodel',
       env: { BUILDFLEET_MODEL_ATTEMPTS: '2', BUILDFLEET_RETRY_BASE_MS: '20', BUILDFLEET_REAPER_INTERVAL_MS: '0' },
@@ -240,25 +256,83 @@ describe('a job that fails for good ends its run', () => {
     }
   });
 
-  it('a tool call whose every attempt fails outside the tool: job_attempts_exhausted, with the tool named', async () => {
+  it('a tool call whose every attempt fails outside the tool does not end the run: the model is told, and the run goes on', async () => {
+    // Every attempt of the first deploy job fails outside the tool (its write guard is unreachable);
+    // the next deploy, with a new tool_use id, goes through.
+    let deployGuards = 0;
     const harness = await startInProcessFleet({
       label: 'stucktool',
       env: { BUILDFLEET_REAPER_INTERVAL_MS: '0' },
       toolWorker: {
-        writeGuard: async () => {
-          throw new Error('write guard unreachable');
+        writeGuard: async (_run, toolName) => {
+          if (toolName === 'deploy' && ++deployGuards <= TOOL_JOB_ATTEMPTS) throw new Error('write guard unreachable');
+          return null;
         },
       },
     });
     try {
       const run = await harness.waitForRun((await harness.submit({})).id, 30_000);
-      expect(run.status).toBe('failed');
-      expect(run.error?.code).toBe('job_attempts_exhausted');
-      expect(run.error?.message).toMatch(/^The tool job run_\w+-tool-\S+ \(\w+, turn \d+\) failed for good after 3 attempt\(s\): write guard unreachable$/);
-      const failure = (await eventsOf(harness, run.id)).find((event) => event.event === 'job-fail');
-      expect(failure).toMatchObject({ queue: 'tool', attempts_made: 3 });
+      // Tool failures are data: the run ended by its own course, not by the failed job.
+      expect(run.status).toBe('succeeded');
+      expect(run.error).toBeNull();
+      const events = await eventsOf(harness, run.id);
+      expect(events.filter((event) => event.event === 'job-fail')).toHaveLength(0);
+      expect(events.filter((event) => event.event === 'run-end')).toHaveLength(1);
+      // The turn after the failure ran without the call's result and answered it as failed.
+      const missing = events.filter((event) => event.event === 'tool-result-missing');
+      expect(missing).toHaveLength(1);
+      const [toolUseId] = missing[0]!.tool_use_ids as string[];
+      const job = await harness.fleet.queues.tool.getJob(jobIds.tool(run.id, toolUseId!));
+      expect(job?.name).toBe('deploy');
+      expect(await job?.getState()).toBe('failed');
+      expect(job?.attemptsMade).toBe(TOOL_JOB_ATTEMPTS);
+      expect(job?.failedReason).toBe('write guard unreachable');
+      expect(toolResultOf(await harness.fleet.store.getMessages(run.id), toolUseId!)).toEqual({ type: 'tool_result', tool_use_id: toolUseId, content: MISSING_RESULT_CONTENT, is_error: true });
+      expect(MISSING_RESULT_CONTENT).toBe(
+        `<tool_output trust="untrusted">\nError (job_attempts_exhausted): The tool gave no result: its job failed after ${TOOL_JOB_ATTEMPTS} attempts (the tool worker or its infrastructure failed, not the tool's answer). Treat the call as failed.\n</tool_output>`,
+      );
+      // The model called deploy again, and that one went through.
+      const deploys = (await harness.fleet.store.getTrail(run.id)).filter((entry) => entry.tool === 'deploy');
+      expect(deploys.some((entry) => entry.ok && entry.toolUseId !== toolUseId)).toBe(true);
     } finally {
       await harness.close();
     }
+  });
+});
+
+describe('a run whose first turn cannot be enqueued', () => {
+  let harness: InProcessFleet;
+  beforeAll(async () => {
+    // No reaper of its own: the test sweeps, with a clock far ahead of the run's grace.
+    harness = await startInProcessFleet({ label: 'stuckenqueue', env: { BUILDFLEET_REAPER_INTERVAL_MS: '0' }, toolWorkers: 0 });
+  });
+  afterAll(() => harness?.close());
+
+  it('ends enqueue_failed before the submission fails, so the reaper never starts it', async () => {
+    // The queues over a connection that was closed: the run's record is written through the
+    // fleet's own connection, its turn-0 job cannot be (BullMQ: "Connection is closed.").
+    const closed = connectRedis(harness.fleet.config.REDIS_URL);
+    await closed.quit();
+    const brokenQueues = new FleetQueues(closed, harness.fleet.store.keys);
+    const runId = newRunId();
+    await expect(submitRun({ ...harness.fleet, queues: brokenQueues }, { tenant: 'default', prompt: 'Build a bakery site', runId })).rejects.toThrow('Connection is closed');
+
+    const run = await harness.fleet.store.getRun(runId);
+    expect(run?.status).toBe('failed');
+    expect(run?.error?.code).toBe('enqueue_failed');
+    const events = await eventsOf(harness, runId);
+    expect(events.map((event) => event.event)).toEqual(['run-create', 'run-end']);
+    expect(events[1]).toMatchObject({ status: 'failed', error_code: 'enqueue_failed' });
+    expect(await harness.fleet.redis.zscore(harness.fleet.store.keys.liveRuns(), runId)).toBeNull();
+
+    // Even with the run back in the live-run index (as a failed ZREM would leave it), a sweep long
+    // after the grace forgets it rather than resuming it.
+    await harness.fleet.redis.zadd(harness.fleet.store.keys.liveRuns(), Date.now(), runId);
+    const reaper = new RunReaper({ store: harness.fleet.store, queues: harness.fleet.queues, logger: harness.fleet.logger }, { intervalMs: 0, graceMs: 500, maxRecoveries: 3 });
+    const report = await reaper.sweep(Date.now() + 3_600_000);
+    expect(report.resumed).not.toContain(runId);
+    expect(await harness.fleet.queues.jobState(QUEUE_NAMES.model, jobIds.modelTurn(runId, 0))).toBe('unknown');
+    expect((await harness.fleet.store.getRun(runId))?.status).toBe('failed');
+    await brokenQueues.close().catch(() => undefined);
   });
 });

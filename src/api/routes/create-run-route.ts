@@ -119,6 +119,8 @@ export function createRunRoute({ fleet }: { fleet: FleetContext }) {
             budget,
           });
         } catch (error) {
+          // A run created whose first turn was not enqueued was ended by submitRun (enqueue_failed),
+          // so neither the reaper nor a retry under the released Idempotency-Key can start it twice.
           await releaseRunAdmission({ fleet, tenant, runId }).catch(() => undefined);
           throw error;
         }

@@ -2,7 +2,7 @@
 // the caller's own tenant, or with `?tenant=` any tenant for an admin key.
 import { z } from 'zod';
 import { hasScope } from '../../auth/api-key-scopes.js';
-import { TENANT_PATTERN } from '../../auth/api-key-store.js';
+import { TENANT_PATTERN } from '../../domain/tenant-id.js';
 import { tenantPolicySchema } from '../../domain/tenant-policy.js';
 import type { SpendPeriodStanding } from '../../domain/tenant-spend-standing.js';
 import { microUsdToUsd } from '../../domain/usage-cost.js';

@@ -3,7 +3,7 @@
 // the fleet's defaults fill in what the overrides leave out. Admin only: a tenant never sets its own
 // limits. `buildfleet keys policy` does the same from the command line.
 import { z } from 'zod';
-import { TENANT_PATTERN } from '../../auth/api-key-store.js';
+import { TENANT_PATTERN } from '../../domain/tenant-id.js';
 import { tenantPolicyOverridesSchema, tenantPolicySchema, type TenantPolicyOverrides } from '../../domain/tenant-policy.js';
 import { modelsTheFleetRefuses } from '../../domain/tenant-run-limits.js';
 import type { FleetContext } from '../../fleet/fleet-context.js';

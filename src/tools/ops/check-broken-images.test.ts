@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
 import { startTestHttpServer, type TestHttpServer } from '../testing/start-test-http-server.js';
 import { ONE_PIXEL_PNG } from '../testing/test-images.js';
+import { validateToolOutput } from '../output/validate-tool-output.js';
+import { DEFAULT_MAX_OUTPUT_CHARACTERS } from '../output/output-contract.js';
 import { checkBrokenImagesTool } from './check-broken-images.js';
+import { MAX_LISTED_PROBLEMS, MAX_PROBLEM_FIELD_CHARACTERS } from './check-broken-images-list.js';
 
 let harness: ToolTestHarness;
 let images: TestHttpServer;
@@ -115,6 +118,30 @@ describe('check_broken_images', () => {
       broken: [],
       unchecked: [],
     });
+  });
+
+  it('bounds its lists, whatever the pages hold, so its output stays valid and says what it cut', async () => {
+    const run = await harness.newRun({ phase: 'verifying' });
+    // One src of 200,001 characters (the #16 review's case: alone it made the output too large),
+    // 1,200 more broken local images and 60 remote ones beyond the 50 it checks.
+    const huge = `${'x'.repeat(200_000)}é`;
+    const many = Array.from({ length: 1_200 }, (_, index) => `<img src="gone-${index}.png">`).join('');
+    const remote = Array.from({ length: 110 }, (_, index) => `<img src="https://unreachable-${index}.invalid/a.png">`).join('');
+    const deployId = await deploySite(run.id, { 'index.html': `<img src="${huge}">${many}${remote}` });
+    const context = await harness.contextFor(run.id);
+    const output = await harness.call(checkBrokenImagesTool, { deploy_id: deployId }, context);
+
+    expect(output.checked).toBe(1 + 1_200);
+    expect(output.broken).toHaveLength(MAX_LISTED_PROBLEMS);
+    expect(output.broken_omitted).toBe(1 + 1_200 - MAX_LISTED_PROBLEMS);
+    expect(output.broken[0].src).toBe(`${'x'.repeat(MAX_PROBLEM_FIELD_CHARACTERS)}…[+${huge.length - MAX_PROBLEM_FIELD_CHARACTERS} characters]`);
+    expect(output.broken[0].reason).toMatch(/^x{300}…\[\+\d+ characters\]$/);
+    expect(output.broken[1]).toEqual({ page: 'index.html', src: 'gone-0.png', reason: 'gone-0.png is not a file of this deployment' });
+    expect(output.unchecked).toHaveLength(MAX_LISTED_PROBLEMS);
+    expect(output.unchecked_omitted).toBe(110 - MAX_LISTED_PROBLEMS);
+    // The contract accepts it: no invalid output for the kill switch to count.
+    const validated = validateToolOutput({ output, contract: checkBrokenImagesTool.output, context: { runId: run.id, toolUseId: context.toolUseId, input: { deploy_id: deployId }, publicBaseUrl: context.publicBaseUrl } });
+    expect(JSON.stringify(validated).length).toBeLessThan(DEFAULT_MAX_OUTPUT_CHARACTERS);
   });
 
   it('refuses an unknown deployment', async () => {

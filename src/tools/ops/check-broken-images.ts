@@ -15,6 +15,7 @@ import { toolDescriptions } from '../tool-definitions.js';
 import { ToolOutputInvalid } from '../output/tool-output-invalid.js';
 import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, ToolError, type ToolContext } from '../tool-types.js';
+import { listProblems, MAX_LISTED_FIELD_LENGTH, MAX_LISTED_PROBLEMS, type ImageProblem } from './check-broken-images-list.js';
 
 const REMOTE_CHECK_TIMEOUT_MS = 5_000;
 const REMOTE_CHECK_MAX_BYTES = 64 * 1024;
@@ -28,11 +29,7 @@ const SITE_ROOT_PATH = '/__site_root__/';
 const SITE_ROOT = `http://site.invalid${SITE_ROOT_PATH}`;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
-export interface ImageProblem {
-  page: string;
-  src: string;
-  reason: string;
-}
+const listedProblem = z.strictObject({ page: z.string().max(MAX_LISTED_FIELD_LENGTH), src: z.string().max(MAX_LISTED_FIELD_LENGTH), reason: z.string().max(MAX_LISTED_FIELD_LENGTH) });
 
 type Verdict = { state: 'ok' } | { state: 'broken'; reason: string } | { state: 'unchecked'; reason: string };
 
@@ -109,12 +106,15 @@ export const checkBrokenImagesTool = defineTool({
     schema: z.strictObject({
       deploy_id: z.string(),
       checked: z.int().min(0),
-      broken: z.array(z.strictObject({ page: z.string(), src: z.string(), reason: z.string() })),
-      unchecked: z.array(z.strictObject({ page: z.string(), src: z.string(), reason: z.string() })),
+      broken: z.array(listedProblem).max(MAX_LISTED_PROBLEMS),
+      unchecked: z.array(listedProblem).max(MAX_LISTED_PROBLEMS),
+      // Present only when the list left entries out.
+      broken_omitted: z.int().min(1).optional(),
+      unchecked_omitted: z.int().min(1).optional(),
     }),
     invariants: [
       { name: 'deploy_id_matches_input', check: (output, { input }) => output.deploy_id === (input as { deploy_id: string }).deploy_id },
-      { name: 'broken_within_checked', check: (output) => output.broken.length <= output.checked },
+      { name: 'broken_within_checked', check: (output) => output.broken.length + (output.broken_omitted ?? 0) <= output.checked },
     ],
     mode: 'degrade',
   },
@@ -182,6 +182,15 @@ export const checkBrokenImagesTool = defineTool({
       checked += 1;
       if (final.state === 'broken') broken.push({ page, src, reason: final.reason });
     }
-    return { deploy_id: input.deploy_id, checked, broken, unchecked };
+    const brokenList = listProblems(broken);
+    const uncheckedList = listProblems(unchecked);
+    return {
+      deploy_id: input.deploy_id,
+      checked,
+      broken: brokenList.listed,
+      unchecked: uncheckedList.listed,
+      ...(brokenList.omitted > 0 ? { broken_omitted: brokenList.omitted } : {}),
+      ...(uncheckedList.omitted > 0 ? { unchecked_omitted: uncheckedList.omitted } : {}),
+    };
   },
 });

@@ -14,10 +14,17 @@ async function isExecutable(path: string): Promise<boolean> {
   }
 }
 
-/** The Chromium binary to run and the paths that were tried; binary is null when none exists. */
-export async function findChromium({ configuredPath }: { configuredPath: string | undefined }): Promise<{ binary: string | null; tried: string[] }> {
+/** The Chromium binary to run and the paths that were tried; binary is null when none exists.
+ * `defaultPaths` are where to look when nothing is configured (tests name their own). */
+export async function findChromium({
+  configuredPath,
+  defaultPaths = DEFAULT_CHROMIUM_PATHS,
+}: {
+  configuredPath: string | undefined;
+  defaultPaths?: readonly string[];
+}): Promise<{ binary: string | null; tried: string[] }> {
   // A configured path is authoritative: silently using another browser would hide a bad config.
-  const candidates = configuredPath ? [configuredPath] : [...DEFAULT_CHROMIUM_PATHS];
+  const candidates = configuredPath ? [configuredPath] : [...defaultPaths];
   for (const candidate of candidates) {
     if (await isExecutable(candidate)) return { binary: candidate, tried: candidates };
   }

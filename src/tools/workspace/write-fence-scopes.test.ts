@@ -11,6 +11,8 @@ import { regenOgTool } from '../ops/regen-og.js';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
 import { readWriteJournal } from '../../engine/write-journal.js';
 import type { RunRecord } from '../../engine/run-types.js';
+import { killSwitchScopesKey, runUpstreamsKey } from '../../engine/kill-switch-keys.js';
+import { luaCommandsOnKeys } from '../../../test/support/lua-key-commands.js';
 
 let harness: ToolTestHarness;
 
@@ -99,5 +101,33 @@ describe('the write fence and the kill switch scopes', () => {
     await harness.call(writeFileTool, { path: 'p.html', content: 'p' }, { ...context, writeFence: { tool: 'write_file', probeToken: probe.probeToken } });
     expect(await harness.store.readFile(run.id, 'p.html')).toBe('p');
     await killSwitch.resetAll({ reason: 'test over' });
+  });
+
+  it('checks the upstreams of a run that read many hosts with a bounded number of commands', async () => {
+    const killSwitch = switchWith({ minVolume: 1_000 });
+    const reader = await runOf('fence-e');
+    for (let index = 0; index < 200; index += 1) {
+      await killSwitch.recordOutcome({ tool: 'fetch_url_live', valid: true, runId: reader.id, tenant: 'fence-e', upstream: { tool: 'fetch_url_live', host: `h${index}.example` } });
+    }
+    const watched = [killSwitchScopesKey(harness.store.keys), runUpstreamsKey(harness.store.keys, reader.id)];
+    const upstream = { kind: 'upstream', tool: 'fetch_url_live', host: 'h150.example' } as const;
+    await killSwitch.setMode({ mode: 'read_only', reason: 'h150 serves junk', scope: upstream });
+    const context = await harness.contextFor(reader.id);
+    try {
+      // The in-script check alone (no claim): refused.
+      const refused = await luaCommandsOnKeys(harness.redis, watched, () =>
+        expect(harness.call(writeFileTool, { path: 'w.html', content: 'w' }, context)).rejects.toMatchObject({ code: 'killswitch_read_only' }),
+      );
+      // The tenant entry, the sizes of both sets, the tripped scopes' ids, and one ZSCORE and HGET
+      // for the tripped upstream — where walking the run's 200 upstreams took 200 HGETs.
+      expect(refused).toContainEqual(['HGET', watched[0], 'upstream:fetch_url_live:h150.example']);
+      expect(refused.length, JSON.stringify(refused)).toBeLessThanOrEqual(8);
+    } finally {
+      await killSwitch.setMode({ mode: 'read_write', reason: 'test over', scope: upstream });
+    }
+    const allowed = await luaCommandsOnKeys(harness.redis, watched, () => harness.call(writeFileTool, { path: 'w.html', content: 'w' }, context));
+    expect(allowed).toContainEqual(['HLEN', watched[0]]);
+    expect(allowed.length, JSON.stringify(allowed)).toBeLessThanOrEqual(8);
+    expect(await harness.store.readFile(reader.id, 'w.html')).toBe('w');
   });
 });
