@@ -31,13 +31,15 @@ const LAYERS = [
   {
     name: 'state',
     // src/runs is the engine's old home, kept here until nothing remains there.
-    path: '^src/(engine|runs|jobs)/',
-    why: "a run's state in Redis (engine) and the job protocol (jobs) are what the capabilities and the turn act on; they must not know who acts",
+    path: '^src/(engine|runs|jobs|history)/',
+    why: "a run's state in Redis (engine), its history in PostgreSQL (history) and the job protocol (jobs) are what the capabilities and the turn act on; they must not know who acts",
   },
   {
     name: 'capabilities',
-    path: '^src/(model|tools|safety|auth)/',
-    why: 'the model client, the tools, the safety guards and API keys each do one thing; the turn logic and the workers compose them, never the other way round',
+    // src/sites: the site store (deployments and published pointers on a volume), used by the
+    // deploy/publish tools and read by the API; it reuses the workspace path guard (safety).
+    path: '^src/(model|tools|safety|auth|sites)/',
+    why: 'the model client, the tools, the safety guards, API keys and the site store each do one thing; the turn logic and the workers compose them, never the other way round',
   },
   {
     name: 'agent',

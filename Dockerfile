@@ -32,6 +32,9 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
+# The site store's mount point (BUILDFLEET_SITES_DIR in compose and k8s), owned by `node`: a new
+# named volume mounted here takes this ownership, so tool workers can write it.
+RUN mkdir -p /data/sites && chown node:node /data/sites
 USER node
 # 8080 API, 9464 health and metrics of every role, 9100 the simulator (when run as `sim`).
 EXPOSE 8080 9464 9100

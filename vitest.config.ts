@@ -9,5 +9,8 @@ export default defineConfig({
     maxWorkers: 2,
     minWorkers: 1,
     reporters: ['default'],
+    // node-pg-migrate imports each migration file by URL; outside vite's pipeline Node cannot load
+    // the TypeScript migrations (src/history/migrations/), inside it (inlined) it can.
+    server: { deps: { inline: ['node-pg-migrate'] } },
   },
 });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // First step of `npm test`, `npm run demo` and `npm run bench` on a fresh clone: installs the
-// npm dependencies when they are missing or stale, makes sure a redis-server binary exists, and
+// npm dependencies when they are missing or stale, makes sure a redis-server binary and PostgreSQL exist, and
 // (with --with-chromium, for `npm test`) that Chromium is installed.
 // Plain Node with no dependencies, because it runs before any are installed.
 import { execFileSync } from 'node:child_process';
@@ -8,6 +8,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findRedisServer } from './redis-binary.mjs';
+import { findPostgresBinDir } from './postgres-binary.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -33,6 +34,13 @@ if (!dependenciesAreCurrent()) {
 }
 
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+/** Installs one Debian package with apt-get (root only); throws when apt-get fails. */
+function aptInstall(pkg) {
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', pkg], { stdio: 'inherit', env });
+}
 
 // `npm test` passes --with-chromium: the screenshot tool's tests drive a real Chromium (Debian's
 // `chromium`, the browser the tool worker uses), installed here like redis-server when running as
@@ -61,12 +69,33 @@ function ensureChromium() {
     return;
   }
   console.error('[setup] installing chromium with apt-get (for the screenshot tests)');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   try {
-    execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-    execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env });
+    aptInstall('chromium');
   } catch (error) {
     console.error(`[setup] apt-get could not install chromium (${error.message}); ${skipped}.`);
+  }
+}
+
+ensurePostgres();
+
+// PostgreSQL keeps run history (docs/history.md): `npm test` starts a private one from Debian's
+// `postgresql` package, installed here like redis-server when running as root. Without it (not
+// root, apt-get failed) the history tests fail naming DATABASE_URL; nothing else needs it yet.
+function ensurePostgres() {
+  if (process.env.DATABASE_URL || findPostgresBinDir()) return;
+  if (!isRoot) {
+    console.error(
+      '[setup] PostgreSQL was not found and this user cannot install it.\n' +
+        '        Install it with:  sudo apt-get install -y --no-install-recommends postgresql\n' +
+        '        or point DATABASE_URL at a running PostgreSQL (postgres://user:password@host:5432/database).',
+    );
+    return;
+  }
+  console.error('[setup] installing postgresql with apt-get (run history)');
+  try {
+    aptInstall('postgresql');
+  } catch (error) {
+    console.error(`[setup] apt-get could not install postgresql (${error.message}); the history tests will fail.`);
   }
 }
 
@@ -83,9 +112,7 @@ if (!isRoot) {
   process.exit(1);
 }
 console.error('[setup] installing redis-server with apt-get');
-const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'redis-server'], { stdio: 'inherit', env });
+aptInstall('redis-server');
 if (!findRedisServer()) {
   console.error('[setup] apt-get finished but redis-server is still not on PATH');
   process.exit(1);

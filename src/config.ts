@@ -34,6 +34,13 @@ const admissionLimits = z
 
 export const configSchema = z.object({
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /** PostgreSQL for run history (docs/history.md). Unset: the processes that need it start a
+   * private one (src/dev/private-postgres.ts); `buildfleet migrate` requires it. */
+  DATABASE_URL: z
+    .string()
+    .url()
+    .refine((url) => /^postgres(ql)?:$/.test(new URL(url).protocol), 'expected a postgres:// or postgresql:// URL')
+    .optional(),
   BUILDFLEET_PREFIX: z
     .string()
     .regex(/^[a-zA-Z0-9_-]{1,32}$/, 'letters, digits, _ and - only')
@@ -142,8 +149,13 @@ export const configSchema = z.object({
   BUILDFLEET_SITES_HOST: z.string().default('127.0.0.1'),
   BUILDFLEET_SITES_PORT: port.default(8081),
   /** The sites origin as users and tools reach it: every site link the fleet hands out, and the
-   * one origin the fetch tools trust. Default http://BUILDFLEET_SITES_HOST:BUILDFLEET_SITES_PORT. */
+   * one origin the fetch tools trust. Default http://BUILDFLEET_SITES_HOST:BUILDFLEET_SITES_PORT;
+   * required when that host is a wildcard (0.0.0.0, ::), which is no address to trust. */
   BUILDFLEET_SITES_PUBLIC_URL: z.string().url().optional(),
+  /** Where deployments and published pointers live (src/sites/, docs/sites.md#storage): a directory
+   * on a volume, written by tool workers and read by the API. Relative paths resolve against the
+   * process's working directory; compose and k8s mount a volume and set an absolute path. */
+  BUILDFLEET_SITES_DIR: z.string().min(1).default('.buildfleet/sites'),
   // Every process serves /healthz, /readyz and /metrics here; loopback by default, containers set
   // 0.0.0.0 so probes and Prometheus can reach it.
   BUILDFLEET_METRICS_HOST: z.string().default('127.0.0.1'),

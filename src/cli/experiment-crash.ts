@@ -53,6 +53,8 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     BUILDFLEET_PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
     BUILDFLEET_SITES_PORT: String(sitesPort),
     BUILDFLEET_SITES_PUBLIC_URL: `http://127.0.0.1:${sitesPort}`,
+    // Deployments go to the site store: beside Redis's data, removed with it.
+    BUILDFLEET_SITES_DIR: join(dataDir, 'sites'),
     BUILDFLEET_AUTH: 'disabled',
     // The experiment is one tenant submitting every run at once: per-tenant limits off.
     BUILDFLEET_MAX_CONCURRENT_RUNS: '0',

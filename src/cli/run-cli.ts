@@ -26,6 +26,7 @@ Commands:
   keys create --tenant T --scopes runs:read,runs:write[,admin] [--name N]
   keys list [--tenant T] / keys revoke <keyId>   API keys (talks to REDIS_URL directly)
   keys policy get|set|reset <tenant> [field=value …]   a tenant's limits (docs/tenants.md)
+  migrate                     apply the history schema's migrations to DATABASE_URL (docs/history.md)
   api                         run the API process
   worker model|tool           run a worker process
   sim [--port N] [--latency-ms MIN-MAX] [--profile instant|realistic|fast]   run the model simulator
@@ -134,6 +135,10 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'keys': {
         const { runKeysCommand } = await import('./keys-command.js');
         return await runKeysCommand({ argv: rest });
+      }
+      case 'migrate': {
+        const { runMigrateCommand } = await import('./migrate-command.js');
+        return await runMigrateCommand();
       }
       case 'api': {
         const { runApiCommand } = await import('./api-command.js');

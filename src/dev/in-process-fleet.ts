@@ -3,6 +3,9 @@
 // The experiments, the benchmarks and the integration tests use it; `buildfleet dev` runs the
 // same parts as separate processes instead.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Worker } from 'bullmq';
 import { loadConfig, type Config } from '../config.js';
 import { createFleetContext, type FleetContext } from '../fleet/fleet-context.js';
@@ -57,7 +60,10 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
   const apiPort = await freePort();
   // Sites get an origin of their own, as in every fleet (src/api/api-process.ts).
   const sitesPort = await freePort();
+  // Sites are stored in a directory of their own unless the env names one; removed with the keys.
+  const ownSitesDir = options.env?.BUILDFLEET_SITES_DIR ? null : await mkdtemp(join(tmpdir(), 'bf-sites-fleet-'));
   const config = loadConfig({
+    ...(ownSitesDir ? { BUILDFLEET_SITES_DIR: ownSitesDir } : {}),
     REDIS_URL: options.redisUrl,
     BUILDFLEET_PREFIX: options.prefix ?? `bf${randomBytes(4).toString('hex')}`,
     ANTHROPIC_BASE_URL: simulator.url,
@@ -122,6 +128,7 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
       await simulator.close();
       if (options.cleanUp !== false) await deletePrefix(fleet, config.BUILDFLEET_PREFIX);
       await fleet.close();
+      if (ownSitesDir && options.cleanUp !== false) await rm(ownSitesDir, { recursive: true, force: true });
     },
   };
 }

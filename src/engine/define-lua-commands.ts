@@ -2,7 +2,8 @@
 // call). Idempotent per connection, so every module can ask for its scripts where it needs them.
 import type { Redis } from 'ioredis';
 
-export type LuaDefinitions = Readonly<Record<string, { numberOfKeys: number; lua: string }>>;
+// No numberOfKeys: the caller passes the key count as the first argument (ioredis defineCommand).
+export type LuaDefinitions = Readonly<Record<string, { numberOfKeys?: number; lua: string }>>;
 
 export function defineLuaCommands<Commands>(redis: Redis, definitions: LuaDefinitions): Commands {
   const commands = redis as unknown as Record<string, unknown>;

@@ -130,6 +130,47 @@ return {'ok', 1, redis.call('HKEYS', KEYS[7])}
 `;
 
 /**
+ * bfRecordDeployment — records a deployment whose files are already on the SiteStore (issue #21;
+ * src/engine/effects/deployments.ts). The one place that decides a deployment exists: once per
+ * deploy id, behind the write fence.
+ * KEYS[1..5] the write fence, KEYS[6] deployments zset (KEYS[2], the run hash, gets latestDeploy).
+ * ARGV[1..2] the write fence, ARGV[3] deploy id, ARGV[4] ISO time.
+ * Returns {'ok', 1} when this call recorded it, {'ok', 0} when it was recorded already (a retry:
+ * returned even when the fence would refuse, as nothing new is written), or {refusal}.
+ */
+const RECORD_DEPLOYMENT =
+  WRITE_FENCE +
+  `
+if redis.call('ZSCORE', KEYS[6], ARGV[3]) then return {'ok', 0} end
+local refusal = write_refusal()
+if refusal then return {refusal} end
+redis.call('ZADD', KEYS[6], redis.call('ZCARD', KEYS[6]) + 1, ARGV[3])
+redis.call('HSET', KEYS[2], 'latestDeploy', ARGV[3], 'updatedAt', ARGV[4])
+journal('deployment', ARGV[3])
+return {'ok', 1}
+`;
+
+/**
+ * bfPublishDeployment — makes a recorded deployment the run's live one (publish).
+ * KEYS[1..5] the write fence, KEYS[6] deployments zset. ARGV[1..2] the write fence, ARGV[3] deploy
+ * id, ARGV[4] ISO time, ARGV[5] the journal target (the fields JSON, as bfUpdateRunFields journaled
+ * publishes before, so audits read both alike).
+ * Returns {'ok', sequence} — the journal's length after this publish's entry: the journal only
+ * grows, so a later publish of the run always gets a higher number, which orders the SiteStore's
+ * published pointers — or {'missing'} when the run has no such deployment, or {refusal}.
+ */
+const PUBLISH_DEPLOYMENT =
+  WRITE_FENCE +
+  `
+if not redis.call('ZSCORE', KEYS[6], ARGV[3]) then return {'missing'} end
+local refusal = write_refusal()
+if refusal then return {refusal} end
+redis.call('HSET', KEYS[2], 'liveDeploy', ARGV[3], 'updatedAt', ARGV[4])
+journal('publish', ARGV[5])
+return {'ok', redis.call('LLEN', KEYS[3])}
+`;
+
+/**
  * bfUpdateRunFields — a write tool's change to the run record (publish's liveDeploy, set_meta's meta).
  * KEYS[1..5] the write fence. ARGV[1..2] the write fence, ARGV[3] JSON object of string fields,
  * ARGV[4] journal kind ('publish', 'meta').
@@ -231,6 +272,10 @@ export interface ToolScripts {
   bfSnapshotDeployment(
     ...args: [...FenceKeys, filesKey: string, deploymentKey: string, deploymentsKey: string, ...FenceArgs, deployId: string, now: string]
   ): Promise<['ok', number, string[]] | [WriteRefusalOutcome]>;
+  bfRecordDeployment(...args: [...FenceKeys, deploymentsKey: string, ...FenceArgs, deployId: string, now: string]): Promise<['ok', number] | [WriteRefusalOutcome]>;
+  bfPublishDeployment(
+    ...args: [...FenceKeys, deploymentsKey: string, ...FenceArgs, deployId: string, now: string, journalTarget: string]
+  ): Promise<['ok', number] | ['missing'] | [WriteRefusalOutcome]>;
   bfUpdateRunFields(...args: [...FenceKeys, ...FenceArgs, fieldsJson: string, kind: string]): Promise<'ok' | WriteRefusalOutcome>;
   bfSetHashField(...args: [...FenceKeys, hashKey: string, ...FenceArgs, field: string, value: string | Buffer, kind: string]): Promise<'ok' | WriteRefusalOutcome>;
   bfUpdateTheme(...args: [...FenceKeys, themeKey: string, ...FenceArgs, field: string, value: string]): Promise<['ok', number] | [WriteRefusalOutcome]>;
@@ -241,6 +286,8 @@ const definitions = {
   bfWriteWorkspaceFile: { numberOfKeys: 7, lua: WRITE_WORKSPACE_FILE },
   bfDeleteWorkspaceFile: { numberOfKeys: 6, lua: DELETE_WORKSPACE_FILE },
   bfSnapshotDeployment: { numberOfKeys: 8, lua: SNAPSHOT_DEPLOYMENT },
+  bfRecordDeployment: { numberOfKeys: 6, lua: RECORD_DEPLOYMENT },
+  bfPublishDeployment: { numberOfKeys: 6, lua: PUBLISH_DEPLOYMENT },
   bfUpdateRunFields: { numberOfKeys: 5, lua: UPDATE_RUN_FIELDS },
   bfSetHashField: { numberOfKeys: 6, lua: SET_HASH_FIELD },
   bfUpdateTheme: { numberOfKeys: 6, lua: UPDATE_THEME },

@@ -102,6 +102,20 @@ export interface TurnView {
   trail: TrailEntry[];
 }
 
+/** What readRunForArchive returns: a run that ended, as the engine holds it. */
+export interface RunArchiveSource {
+  run: RunRecord;
+  /** The turns that committed an answer or an outcome, in order. `response` is the answer's summary
+   * as run-model-turn.ts stores it (id, stop_reason, usage, cost_micro_usd…), not yet validated. */
+  turns: Array<{ turn: number; response: unknown; outcome: TurnOutcome | null }>;
+  /** The tool ledger: tool_use id → its tool_result. */
+  results: Map<string, StoredToolResult>;
+  trail: TrailEntry[];
+  /** The whole event stream, in order. */
+  events: StoredEvent[];
+  messages: unknown[];
+}
+
 /** How far a run that has not ended got, as the reaper reads it for many runs at once. */
 export interface RunProgress {
   status: RunStatus;
@@ -913,8 +927,10 @@ export class RunEngine {
       .sort((left, right) => left.path.localeCompare(right.path));
   }
 
-  /** Snapshots the workspace into an immutable deployment, once per deploy id, through the one
-   * guarded snapshot script the deploy tool uses (the kill switch and the run's state fence it). */
+  /** Snapshots the workspace into a deployment held in Redis, once per deploy id, behind the write
+   * fence: the format before issue #21. No production path writes it any more (deploy stores files
+   * on the SiteStore and records them with effects/deployments.ts); deployments made in it are
+   * still served (src/sites/deployment-files.ts), and tests seed that format through it. */
   async createDeployment(
     runId: string,
     deployId: string,
@@ -953,6 +969,65 @@ export class RunEngine {
 
   async countDeployments(runId: string): Promise<number> {
     return this.redis.zcard(this.keys.deployments(runId));
+  }
+
+  // ---- history (src/workers/archive-worker.ts) ----------------------------------------------
+
+  /**
+   * Everything the engine holds of a run that ended, for its archive in PostgreSQL: the record,
+   * each turn's committed answer and outcome, the tool ledger, the trail, the whole event stream
+   * and the transcript — validated like every read. Null when the run is missing; 'live' when it
+   * has not ended (its state still changes, so it is not archived yet).
+   */
+  async readRunForArchive(runId: string): Promise<RunArchiveSource | null | 'live'> {
+    const run = await this.getRun(runId);
+    if (!run) return null;
+    if (!isTerminal(run.status)) return 'live';
+    const keys = this.keys;
+    const pipeline = this.redis.pipeline();
+    // Turns 0..run.turn: a run that ended at turn N committed (or failed) at most N + 1 turns.
+    for (let turn = 0; turn <= run.turn; turn += 1) pipeline.hmget(keys.turn(runId, turn), 'response', 'outcome');
+    pipeline.hgetall(keys.results(runId));
+    const replies = await execPipeline(pipeline, run.turn + 2);
+    const turns: RunArchiveSource['turns'] = [];
+    for (let turn = 0; turn <= run.turn; turn += 1) {
+      const [response, outcome] = replies[turn] as [string | null, string | null];
+      if (response === null && outcome === null) continue;
+      turns.push({ turn, response: response === null ? null : (JSON.parse(response) as unknown), outcome: outcome === null ? null : parseOutcome(outcome) });
+    }
+    const results = new Map<string, StoredToolResult>();
+    for (const [toolUseId, raw] of Object.entries(replies[run.turn + 1] as Record<string, string>)) results.set(toolUseId, parseToolResult(raw));
+    const events: StoredEvent[] = [];
+    for (let after = '-'; ; ) {
+      const page = await this.readEvents(runId, after, 1000);
+      events.push(...page);
+      if (page.length < 1000) break;
+      after = page.at(-1)!.id;
+    }
+    return { run, turns, results, trail: await this.getTrail(runId), events, messages: await this.getMessages(runId) };
+  }
+
+  /**
+   * Once the run's history is archived: marks the record `archivedAt` and sets every key of the
+   * run to expire after `retentionMs`, in one script (bfExpireArchivedRun). The keys are found by
+   * SCAN over the run's key prefix (every key of a run starts with keys.run(runId) and carries its
+   * hash tag, so they share one slot and one node). 'missing' / 'live' when the run is gone or has
+   * not ended: nothing expires.
+   */
+  async expireArchivedRun(runId: string, retentionMs: number, archivedAt = new Date()): Promise<'expiring' | 'missing' | 'live'> {
+    if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new Error(`retentionMs must be a positive whole number of ms, not ${retentionMs}`);
+    const runKey = this.keys.run(runId);
+    const pattern = `${runKey.replace(/[*?[\]\\]/g, (character) => `\\${character}`)}:*`;
+    const keys: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, found] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      cursor = next;
+      keys.push(...found);
+    } while (cursor !== '0');
+    const others = [...new Set(keys)].filter((key) => key !== runKey);
+    const [reply] = await this.scripts.bfExpireArchivedRun(1 + others.length, runKey, ...others, retentionMs, archivedAt.toISOString());
+    return reply === 1 ? 'expiring' : reply === -1 ? 'missing' : 'live';
   }
 }
 

@@ -348,6 +348,24 @@ append_events(KEYS[2], 5, tonumber(ARGV[4]))
 return {1, redis.call('HGET', KEYS[1], 'tenant') or ''}
 `;
 
+/**
+ * bfExpireArchivedRun — once a run's history is in PostgreSQL, every key of the run expires after
+ * the retention, and its record says when it was archived. Only a run that ended: a live run's keys
+ * must never expire under it. KEYS[1] run hash, KEYS[2..] the run's other keys (all share the run's
+ * hash tag: one slot). ARGV[1] retention ms, ARGV[2] archivedAt (ISO).
+ * Returns {1} done, {-1} no such run, {-2} the run has not ended.
+ */
+const EXPIRE_ARCHIVED_RUN =
+  PRELUDE +
+  `
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {-1} end
+if not is_terminal(status) then return {-2} end
+redis.call('HSET', KEYS[1], 'archivedAt', ARGV[2])
+for index = 1, #KEYS do redis.call('PEXPIRE', KEYS[index], ARGV[1]) end
+return {1}
+`;
+
 export type StartTurnReply = [number, string?, number?];
 export type InspectTurnReply = [-1] | [0, string] | [1, string, string, string, string, string, string, number[], string];
 export type CommitAnswerReply = [1, string, number, string, number] | [0, string, string] | [-1] | [-2, string];
@@ -368,6 +386,7 @@ export interface RunScripts {
   bfInspectTurn(run: string, turn: string, previousTurn: string, results: string, turnNumber: string): Promise<InspectTurnReply>;
   bfResumeTurn(run: string, turn: string, events: string, turnNumber: string, updatedAt: string, recoveries: string, jobId: string, now: string, event: string): Promise<number>;
   bfEndRunIfUnchanged(run: string, stream: string, turnNumber: string, updatedAt: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<[number, string?]>;
+  bfExpireArchivedRun(...keysThenArgs: Array<string | number>): Promise<[number]>;
 }
 
 const definitions = {
@@ -385,6 +404,8 @@ const definitions = {
   bfInspectTurn: { numberOfKeys: 4, lua: INSPECT_TURN },
   bfResumeTurn: { numberOfKeys: 3, lua: RESUME_TURN },
   bfEndRunIfUnchanged: { numberOfKeys: 2, lua: END_RUN_IF_UNCHANGED },
+  // A variable number of keys: the caller passes the count first (defineCommand without numberOfKeys).
+  bfExpireArchivedRun: { lua: EXPIRE_ARCHIVED_RUN },
 } as const;
 
 /** Registers the scripts on a connection (idempotent) and returns them typed. */

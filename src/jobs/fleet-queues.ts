@@ -2,8 +2,11 @@
 import { FlowProducer, Queue, type JobState, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
+  ARCHIVE_QUEUE_NAME,
   QUEUE_NAMES,
+  archiveJobSchema,
   jobIds,
+  type ArchiveJobData,
   modelJobSchema,
   toolJobSchema,
   type ModelJobData,
@@ -21,6 +24,17 @@ export const MODEL_JOB_OPTIONS: JobsOptions = {
   attempts: 5,
   backoff: { type: 'fleet' },
   removeOnComplete: KEEP_COMPLETED,
+  removeOnFail: KEEP_FAILED,
+};
+
+/** Archive jobs retry with backoff (PostgreSQL down for a while, a failover) for about an hour
+ * before failing for good; a failed one stays KEEP_FAILED long for an operator to retry. Completed
+ * ones are removed at once: the run row in PostgreSQL is the record that the run was archived, and
+ * the deterministic job id only has to dedupe jobs that are still pending. */
+export const ARCHIVE_JOB_OPTIONS: JobsOptions = {
+  attempts: 12,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: true,
   removeOnFail: KEEP_FAILED,
 };
 
@@ -43,7 +57,7 @@ export const TOOL_JOB_OPTIONS: JobsOptions = {
 export class FleetQueues {
   private readonly modelJobOptions: JobsOptions;
   private readonly options: { connection: Redis; prefix: string };
-  private created: { model?: Queue<ModelJobData>; tool?: Queue<ToolJobData>; flows?: FlowProducer } = {};
+  private created: { model?: Queue<ModelJobData>; tool?: Queue<ToolJobData>; archive?: Queue<ArchiveJobData>; flows?: FlowProducer } = {};
 
   constructor(
     connection: Redis,
@@ -64,6 +78,17 @@ export class FleetQueues {
 
   get tool(): Queue<ToolJobData> {
     return (this.created.tool ??= watch(new Queue<ToolJobData>(QUEUE_NAMES.tool, this.options)));
+  }
+
+  get archive(): Queue<ArchiveJobData> {
+    return (this.created.archive ??= watch(new Queue<ArchiveJobData>(ARCHIVE_QUEUE_NAME, this.options)));
+  }
+
+  /** Enqueues the archive of a run that ended; a second call for the same run while its job is
+   * pending is a no-op (deterministic job id). */
+  async enqueueArchive(runId: string): Promise<void> {
+    const data = archiveJobSchema.parse({ runId });
+    await this.archive.add('archive', data, { ...ARCHIVE_JOB_OPTIONS, jobId: jobIds.archive(data.runId) });
   }
 
   get flows(): FlowProducer {

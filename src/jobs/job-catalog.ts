@@ -38,6 +38,13 @@ export const toolJobSchema = z.strictObject({
 });
 export type ToolJobData = z.infer<typeof toolJobSchema>;
 
+/** The archive queue (src/workers/archive-worker.ts): one job per finished run. Not in QUEUE_NAMES,
+ * whose two queues are the run's turn protocol (jobState, the reaper). */
+export const ARCHIVE_QUEUE_NAME = 'archive';
+
+export const archiveJobSchema = z.strictObject({ runId });
+export type ArchiveJobData = z.infer<typeof archiveJobSchema>;
+
 /** The run and turn a job of either queue belongs to, read from data that may fail its own schema
  * (a job that failed for good because its data did not decode still names its run). */
 export const jobRunReferenceSchema = z.looseObject({ runId, turn: z.int().min(0).max(10_000) });
@@ -67,4 +74,7 @@ export const jobIds = {
   /** The reaper's n-th recovery of a turn whose jobs were all lost or dead (src/workers/run-reaper.ts). */
   modelRecovery: (runIdValue: string, turn: number, recovery: number) => `${runIdValue}-turn-${turn}-recover-${recovery}`,
   tool: (runIdValue: string, toolUseId: string) => `${runIdValue}-tool-${toolUseIdJobPart(toolUseId)}`,
+  /** One archive job per run, however often its end is reported: `archive-<runId>` (BullMQ refuses
+   * ':' in custom ids, so not `archive:<runId>`). */
+  archive: (runIdValue: string) => `archive-${runIdValue}`,
 };

@@ -123,6 +123,17 @@ describe('docker-compose.yml', () => {
     expect(loadConfig(environmentOf('tool-worker')).BUILDFLEET_SITES_PUBLIC_URL).toBe(config.BUILDFLEET_SITES_PUBLIC_URL);
   });
 
+  it('keeps sites on a named volume the tool workers write and the API only reads (issue #21)', () => {
+    const directory = loadConfig(environmentOf('api')).BUILDFLEET_SITES_DIR;
+    expect(directory).toMatch(/^\//);
+    for (const name of ['tool-worker', 'model-worker']) expect(loadConfig(environmentOf(name)).BUILDFLEET_SITES_DIR, name).toBe(directory);
+    expect(serviceOf('tool-worker').volumes).toContain(`sites-data:${directory}`);
+    expect(serviceOf('api').volumes).toContain(`sites-data:${directory}:ro`);
+    expect(Object.keys(compose.volumes ?? {})).toContain('sites-data');
+    // The image creates the mount point owned by its non-root user, so a new named volume is writable.
+    expect(readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8')).toContain(`chown node:node ${directory}`);
+  });
+
   it('exposes Jaeger (OTLP over HTTP), Grafana and the API on their usual ports', () => {
     expect(serviceOf('jaeger').environment?.COLLECTOR_OTLP_ENABLED).toBe('true');
     expect(serviceOf('jaeger').ports).toEqual(expect.arrayContaining(['16686:16686', '4318:4318']));

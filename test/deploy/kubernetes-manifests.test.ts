@@ -181,6 +181,27 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
     expect(apiService.spec.ports.map((port) => port.targetPort)).not.toContain('sites');
   });
 
+  it('mounts the sites volume: tool workers write it, the API reads it, from any node (issue #21)', () => {
+    for (const directory of KUSTOMIZATIONS) {
+      const documents = renderedOf(directory);
+      const config = loadConfig((byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data);
+      const claim = named(documents, 'PersistentVolumeClaim', 'sites') as unknown as { spec: { accessModes: string[] } } | undefined;
+      expect(claim?.spec.accessModes, directory).toEqual(['ReadWriteMany']);
+      for (const [name, readOnly] of [['api', true], ['tool-worker', false]] as const) {
+        const deployment = named(documents, 'Deployment', name) as unknown as {
+          spec: { template: { spec: { securityContext?: { fsGroup?: number }; volumes?: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>; containers: Array<{ volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }> }> } } };
+        };
+        const pod = deployment.spec.template.spec;
+        const volume = pod.volumes?.find((candidate) => candidate.persistentVolumeClaim?.claimName === 'sites');
+        expect(volume, `${directory} ${name}`).toBeDefined();
+        const mount = pod.containers[0]?.volumeMounts?.find((candidate) => candidate.name === volume?.name);
+        expect(mount?.mountPath, `${directory} ${name}`).toBe(config.BUILDFLEET_SITES_DIR);
+        expect(mount?.readOnly ?? false, `${directory} ${name}`).toBe(readOnly);
+        expect(pod.securityContext?.fsGroup, `${directory} ${name}`).toBe(1000);
+      }
+    }
+  });
+
   it('KEDA scales each worker Deployment on its BullMQ wait list', () => {
     const documents = renderedOf('k8s');
     const configMap = byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> };

@@ -90,8 +90,9 @@ describe('the compiled build (what the image runs)', () => {
   it('imports only Node built-ins, production dependencies and its own files', () => {
     const packageJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
     const builtins = new Set(builtinModules);
-    // Loaded only by `buildfleet dev`/`demo` (a private redis-server), never by an image role.
-    const devOnly = new Set(['src/dev/private-redis.js -> ../../scripts/redis-binary.mjs']);
+    // Loaded only by `buildfleet dev`/`demo` and the tests (a private redis-server and PostgreSQL),
+    // never by an image role: the image sets REDIS_URL and DATABASE_URL.
+    const devOnly = new Set(['src/dev/private-redis.js -> ../../scripts/redis-binary.mjs', 'src/dev/private-postgres.js -> ../../scripts/postgres-binary.mjs']);
     const problems: string[] = [];
     for (const file of filesUnder(join(build.root, 'dist')).filter((path) => path.endsWith('.js'))) {
       const source = readFileSync(file, 'utf8');

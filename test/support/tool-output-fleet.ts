@@ -3,6 +3,9 @@
 // own recording safety hooks. Tool calls go through the real tool queue, like the model worker
 // sends them; the model side is left out so each call's outcome is the test's to choose.
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Worker } from 'bullmq';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startFaultyUpstream, type FaultyUpstream, type FaultyUpstreamOptions } from '../../src/dev/faulty-upstream.js';
@@ -53,7 +56,10 @@ export async function startToolOutputFleet(options: {
   upstream?: FaultyUpstreamOptions;
 }): Promise<ToolOutputFleet> {
   const upstream = await startFaultyUpstream(options.upstream ?? {});
+  // A site store of its own (deploy writes there), removed on close.
+  const sitesDir = await mkdtemp(join(tmpdir(), 'bf-sites-tool-output-'));
   const config = loadConfig({
+    BUILDFLEET_SITES_DIR: sitesDir,
     REDIS_URL: testRedisUrl(),
     BUILDFLEET_PREFIX: uniquePrefix(options.label),
     BUILDFLEET_FETCH_ALLOWLIST: upstream.origin,
@@ -118,6 +124,7 @@ export async function startToolOutputFleet(options: {
       await upstream.close();
       await deletePrefix(fleet.redis, config.BUILDFLEET_PREFIX);
       await fleet.close();
+      await rm(sitesDir, { recursive: true, force: true });
     },
   };
 }

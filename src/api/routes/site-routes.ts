@@ -10,16 +10,18 @@ import type { RunRecord } from '../../engine/run-types.js';
 import { OG_IMAGE_PATH } from '../../tools/ops/regen-og.js';
 import { liveSiteUrl } from '../../tools/site-urls.js';
 import { readRunAsset } from '../../engine/effects/run-assets.js';
+import { readDeploymentFile as readStoredDeploymentFile } from '../../sites/deployment-files.js';
+import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { apiErrors } from '../api-errors.js';
 import {
   DEPLOY_ID_PATTERN,
+  RUN_ID_PATTERN,
   deploymentParamsSchema,
   deploymentRootParamsSchema,
   siteParamsSchema,
   siteRootParamsSchema,
 } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
-import { loadRun } from '../load-run.js';
 import { decodeSiteFile, type SiteFileBody } from '../sites/decode-site-file.js';
 import { injectSiteMeta } from '../sites/inject-site-meta.js';
 import { isHtmlContentType } from '../sites/site-content-type.js';
@@ -43,20 +45,64 @@ async function readOgAsset({ fleet, runId }: { fleet: FleetContext; runId: strin
   return content === null ? null : decodeSiteFile({ path: OG_IMAGE_PATH, content });
 }
 
+// Where a site is read from (issue #21, docs/sites.md#storage). While the run's keys are in Redis,
+// Redis decides what exists and what is live (the engine's Lua steps recorded it); once retention
+// has removed them, the SiteStore alone does: its complete deployments and its published pointer.
+// The bytes come from the SiteStore, or from Redis for a deployment made before the store existed.
+
+/** The run as Redis still holds it, or null once its keys are gone (a malformed id is not found). */
+async function runOrNull({ fleet, runId }: { fleet: FleetContext; runId: string }): Promise<RunRecord | null> {
+  if (!RUN_ID_PATTERN.test(runId)) throw apiErrors.runNotFound();
+  return fleet.store.getRun(runId);
+}
+
+/** Without the run in Redis, a run the store knows nothing of is as unknown as before. */
+async function throwUnknownOnStore({ fleet, runId, otherwise }: { fleet: FleetContext; runId: string; otherwise: () => Error }): Promise<never> {
+  if ((await siteStoreOf(fleet.config).listDeployments(runId)).length === 0) throw apiErrors.runNotFound();
+  throw otherwise();
+}
+
+/** The deployment the live alias serves. */
+async function liveDeployOf({
+  fleet,
+  runId,
+  run,
+  unpublished = () => apiErrors.siteNotPublished(),
+}: {
+  fleet: FleetContext;
+  runId: string;
+  run: RunRecord | null;
+  unpublished?: () => Error;
+}): Promise<string> {
+  if (run) {
+    if (!run.liveDeploy) throw unpublished();
+    return run.liveDeploy;
+  }
+  const pointer = await siteStoreOf(fleet.config).readPublished(runId);
+  if (!pointer) return throwUnknownOnStore({ fleet, runId, otherwise: unpublished });
+  return pointer.deployId;
+}
+
+async function deploymentExists({ fleet, runId, run, deployId }: { fleet: FleetContext; runId: string; run: RunRecord | null; deployId: string }): Promise<boolean> {
+  if (!DEPLOY_ID_PATTERN.test(deployId)) return false;
+  if (run) return fleet.store.deploymentExists(runId, deployId);
+  return (await siteStoreOf(fleet.config).deploymentPaths({ runId, deployId })) !== null;
+}
+
 async function readDeploymentFile({
   fleet,
-  run,
+  runId,
   deployId,
   wildcard,
 }: {
   fleet: FleetContext;
-  run: RunRecord;
+  runId: string;
   deployId: string;
   wildcard: string;
 }): Promise<{ path: string; file: SiteFileBody }> {
   const path = resolveSitePath(wildcard);
   if (path === null) throw apiErrors.siteFileNotFound();
-  const content = await fleet.store.getDeploymentFile(run.id, deployId, path);
+  const content = await readStoredDeploymentFile({ sites: siteStoreOf(fleet.config), engine: fleet.store, runId, deployId, path });
   if (content === null) throw apiErrors.siteFileNotFound();
   return { path, file: decodeSiteFile({ path, content }) };
 }
@@ -77,11 +123,13 @@ export function liveSiteRoute({ fleet }: { fleet: FleetContext }) {
     responses: { 200: { description: 'The file', contentTypes: SITE_CONTENT_TYPES } },
     errors: [...siteErrors],
     async handler(request, reply) {
-      const run = await loadRun({ fleet, runId: request.params.runId });
-      if (!run.liveDeploy) throw apiErrors.siteNotPublished();
-      const { file } = await readDeploymentFile({ fleet, run, deployId: run.liveDeploy, wildcard: request.params['*'] });
-      if (run.meta && isHtmlContentType(file.contentType)) {
-        const ogImageUrl = `${liveSiteUrl({ sitesBaseUrl: fleet.sitesBaseUrl, runId: run.id })}${OG_IMAGE_PATH}`;
+      const runId = request.params.runId;
+      const run = await runOrNull({ fleet, runId });
+      const deployId = await liveDeployOf({ fleet, runId, run });
+      const { file } = await readDeploymentFile({ fleet, runId, deployId, wildcard: request.params['*'] });
+      // The meta (set_meta) lives in the run record: once its keys are gone, pages go out as deployed.
+      if (run?.meta && isHtmlContentType(file.contentType)) {
+        const ogImageUrl = `${liveSiteUrl({ sitesBaseUrl: fleet.sitesBaseUrl, runId })}${OG_IMAGE_PATH}`;
         const html = injectSiteMeta({ html: file.body.toString('utf8'), meta: run.meta, ogImageUrl });
         return sendFile({ reply, file: { body: html, contentType: file.contentType }, cacheControl: LIVE_CACHE_CONTROL });
       }
@@ -104,11 +152,14 @@ export function ogImageRoute({ fleet }: { fleet: FleetContext }) {
     responses: { 200: { description: 'The SVG image', contentTypes: ['image/svg+xml'] } },
     errors: ['run_not_found', 'site_file_not_found'],
     async handler(request, reply) {
-      const run = await loadRun({ fleet, runId: request.params.runId });
-      const asset = await readOgAsset({ fleet, runId: run.id });
-      if (asset) return sendFile({ reply, file: asset, cacheControl: LIVE_CACHE_CONTROL });
-      if (!run.liveDeploy) throw apiErrors.siteFileNotFound();
-      const { file } = await readDeploymentFile({ fleet, run, deployId: run.liveDeploy, wildcard: OG_IMAGE_PATH });
+      const runId = request.params.runId;
+      const run = await runOrNull({ fleet, runId });
+      if (run) {
+        const asset = await readOgAsset({ fleet, runId });
+        if (asset) return sendFile({ reply, file: asset, cacheControl: LIVE_CACHE_CONTROL });
+      }
+      const deployId = await liveDeployOf({ fleet, runId, run, unpublished: () => apiErrors.siteFileNotFound() });
+      const { file } = await readDeploymentFile({ fleet, runId, deployId, wildcard: OG_IMAGE_PATH });
       return sendFile({ reply, file, cacheControl: LIVE_CACHE_CONTROL });
     },
   });
@@ -128,16 +179,18 @@ export function deploymentSiteRoute({ fleet }: { fleet: FleetContext }) {
     responses: { 200: { description: 'The file', contentTypes: SITE_CONTENT_TYPES } },
     errors: ['run_not_found', 'deployment_not_found', 'site_file_not_found'],
     async handler(request, reply) {
-      const run = await loadRun({ fleet, runId: request.params.runId });
+      const runId = request.params.runId;
+      const run = await runOrNull({ fleet, runId });
       const deployId = request.params.deployId;
-      if (!DEPLOY_ID_PATTERN.test(deployId) || !(await fleet.store.deploymentExists(run.id, deployId))) {
-        throw apiErrors.deploymentNotFound();
+      if (!(await deploymentExists({ fleet, runId, run, deployId }))) {
+        if (run) throw apiErrors.deploymentNotFound();
+        return throwUnknownOnStore({ fleet, runId, otherwise: () => apiErrors.deploymentNotFound() });
       }
-      if (request.params['*'] === OG_IMAGE_PATH) {
-        const asset = await readOgAsset({ fleet, runId: run.id });
+      if (run && request.params['*'] === OG_IMAGE_PATH) {
+        const asset = await readOgAsset({ fleet, runId });
         if (asset) return sendFile({ reply, file: asset, cacheControl: LIVE_CACHE_CONTROL });
       }
-      const { file } = await readDeploymentFile({ fleet, run, deployId, wildcard: request.params['*'] });
+      const { file } = await readDeploymentFile({ fleet, runId, deployId, wildcard: request.params['*'] });
       return sendFile({ reply, file, cacheControl: IMMUTABLE_CACHE_CONTROL });
     },
   });

@@ -4,6 +4,9 @@
 // of tenant `default` is created for the tests (`apiKey`, `auth`); the per-tenant limits are off
 // unless a test's environment sets them.
 import type { FastifyInstance } from 'fastify';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { deletePrefix, testRedisUrl, uniquePrefix } from '../../../test/support/redis.js';
 import type { ApiKeyScope } from '../../auth/api-key-scopes.js';
@@ -49,7 +52,10 @@ export async function createApiTestHarness({
   server?: ApiServerOptions;
 }): Promise<ApiTestHarness> {
   const prefix = uniquePrefix(label);
+  // A site store of its own, removed on close (a test's environment may name another).
+  const sitesDir = await mkdtemp(join(tmpdir(), 'bf-sites-api-'));
   const config = loadConfig({
+    BUILDFLEET_SITES_DIR: sitesDir,
     REDIS_URL: testRedisUrl(),
     BUILDFLEET_PREFIX: prefix,
     LOG_LEVEL: 'silent',
@@ -103,6 +109,7 @@ export async function createApiTestHarness({
       await Promise.all([app.close(), sites.close()]);
       await deletePrefix(fleet.redis, prefix);
       await fleet.close();
+      await rm(sitesDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
+import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { deployIdFor, deployTool } from './deploy.js';
 
 let harness: ToolTestHarness;
@@ -25,7 +26,11 @@ describe('deploy', () => {
     expect((await harness.store.getRun(run.id))?.latestDeploy).toBe(deployId);
     // The snapshot is immutable: later workspace writes do not reach it.
     await harness.writeFile(run.id, 'index.html', '<h1>v2</h1>');
-    expect(await harness.store.getDeploymentFile(run.id, deployId, 'index.html')).toBe('<h1>v1</h1>');
+    // The files are on the SiteStore (src/sites/), not in Redis, which only records the deployment.
+    const sites = siteStoreOf(context.config);
+    expect(await sites.readDeploymentFile({ runId: run.id, deployId, path: 'index.html' })).toBe('<h1>v1</h1>');
+    expect(await harness.store.getDeploymentFile(run.id, deployId, 'index.html')).toBeNull();
+    expect(await harness.store.deploymentExists(run.id, deployId)).toBe(true);
   });
 
   it('deploys once when the same tool call runs twice', async () => {

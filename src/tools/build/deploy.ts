@@ -1,10 +1,13 @@
-// deploy: snapshots the workspace into an immutable deployment with its own URL.
+// deploy: snapshots the workspace into an immutable deployment with its own URL. The files go to
+// the SiteStore (src/sites/, docs/sites.md#storage); Redis records that the deployment exists.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { deploymentUrl } from '../site-urls.js';
-import { isWriteRefusal } from '../../engine/effects/write-fence.js';
+import { isDeploymentRecorded, readWorkspaceFiles, recordDeployment } from '../../engine/effects/deployments.js';
+import { listDeploymentPaths } from '../../sites/deployment-files.js';
+import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
 
@@ -32,24 +35,51 @@ export const deployTool = defineTool({
   },
   writes: true,
   idempotent: true,
+  // Once only, with the files outside Redis. The files are written first, keyed by the deploy id
+  // (itself derived from the tool call), and the engine's guarded Lua step then records the
+  // deployment; that step is still the one place that decides it exists (once per deploy id, behind
+  // the kill switch, the run's safe mode and its end). A crash between the two leaves a complete
+  // deployment on the store and none recorded: the re-delivered call finds the store's copy
+  // complete, writes nothing, and the Lua step records it. A crash after the record makes the Lua
+  // step answer "recorded already". Two copies of the same call racing write the same name, and
+  // the store's create-if-absent keeps the first. So each deploy call takes effect once, and a
+  // deployment, once complete, never changes.
   async execute(_input, context) {
-    const deployId = deployIdFor({ runId: context.runId, toolUseId: context.toolUseId });
+    const { runId } = context;
+    const deployId = deployIdFor({ runId, toolUseId: context.toolUseId });
+    const sites = siteStoreOf(context.config);
     // A deployment this call already made is returned as is, even if the workspace changed since.
-    const exists = await context.store.deploymentExists(context.runId, deployId);
-    if (!exists && (await context.store.listFiles(context.runId)).length === 0) {
-      throw new ToolError('deploy_empty_workspace', 'The workspace has no files to deploy; write the site with write_file first.');
+    let paths = await sites.deploymentPaths({ runId, deployId });
+    let storedNow = false;
+    if (paths === null && (await isDeploymentRecorded({ engine: context.store, runId, deployId }))) {
+      // Made before issue #21, in Redis: it is served from there (src/sites/deployment-files.ts).
+      paths = await listDeploymentPaths({ sites, engine: context.store, runId, deployId });
     }
-    const snapshot = await context.store.createDeployment(context.runId, deployId, writeFenceOf(context));
-    if ('refused' in snapshot) {
-      // RunEngine.createDeployment types the refusal as a string; the script only refuses with
-      // the write fence's codes, so anything else is a broken script, not the model's problem.
-      if (isWriteRefusal(snapshot.refused)) throw writeRefusalError(snapshot.refused);
-      throw new Error(`bfSnapshotDeployment refused with an unknown outcome: ${snapshot.refused}`);
+    if (paths === null) {
+      // One HGETALL: a consistent state of the workspace. Writes of parallel calls of the same
+      // turn land before or after it, as they landed before or after the old in-Lua snapshot.
+      const files = await readWorkspaceFiles({ engine: context.store, runId });
+      if (files.length === 0) {
+        throw new ToolError('deploy_empty_workspace', 'The workspace has no files to deploy; write the site with write_file first.');
+      }
+      const stored = await sites.putDeployment({ runId, deployId, files });
+      paths = stored.paths;
+      storedNow = stored.created;
+    }
+    const recorded = await recordDeployment({ engine: context.store, runId, deployId, fence: writeFenceOf(context) });
+    if ('refused' in recorded) {
+      // Refused means not recorded (the step answers "recorded already" before it checks the
+      // fence), so the copy this call stored is no deployment: remove it rather than leave bytes
+      // that would look complete once the run's Redis keys are gone. A copy an earlier, crashed
+      // attempt stored is left (it is never served while the run's keys exist, its URL was never
+      // handed out, and a later retry may still record it).
+      if (storedNow) await sites.discardDeployment({ runId, deployId });
+      throw writeRefusalError(recorded.refused);
     }
     return {
       deploy_id: deployId,
-      url: deploymentUrl({ sitesBaseUrl: context.publicBaseUrl, runId: context.runId, deployId }),
-      files: [...snapshot.files].sort(),
+      url: deploymentUrl({ sitesBaseUrl: context.publicBaseUrl, runId, deployId }),
+      files: paths,
     };
   },
 });

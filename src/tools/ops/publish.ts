@@ -1,10 +1,13 @@
-// publish: makes one deployment the live site.
+// publish: makes one deployment the live site. The engine's guarded Lua step decides (and orders)
+// the publish; the SiteStore's published pointer follows it, so the live site is still known once
+// the run's Redis keys are gone (docs/sites.md#storage).
 import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { liveSiteUrl } from '../site-urls.js';
 import { defineTool, ToolError } from '../tool-types.js';
-import { updateRunFields } from '../../engine/effects/run-fields.js';
+import { publishDeployment } from '../../engine/effects/deployments.js';
+import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
 
 export const publishTool = defineTool({
@@ -22,11 +25,16 @@ export const publishTool = defineTool({
   writes: true,
   idempotent: true,
   async execute(input, context) {
-    if (!(await context.store.deploymentExists(context.runId, input.deploy_id))) {
+    const outcome = await publishDeployment({ engine: context.store, runId: context.runId, deployId: input.deploy_id, fence: writeFenceOf(context) });
+    if (outcome === 'missing') {
       throw new ToolError('deploy_not_found', `This run has no deployment ${input.deploy_id}; use the deploy_id that deploy returned.`);
     }
-    const outcome = await updateRunFields({ engine: context.store, runId: context.runId, fields: { liveDeploy: input.deploy_id }, fence: writeFenceOf(context) });
-    if (outcome !== 'ok') throw writeRefusalError(outcome);
+    if (typeof outcome === 'string') throw writeRefusalError(outcome);
+    // After the Lua step, never before: a refused publish must not move the live site. The pointer
+    // is named by the step's sequence, so a re-delivered publish adds a pointer to the same
+    // deployment, and two publishes landing on disk out of order still leave the later one live.
+    // A crash between the two leaves Redis ahead of the store until the call is re-delivered.
+    await siteStoreOf(context.config).publish({ runId: context.runId, deployId: input.deploy_id, sequence: outcome.sequence });
     return { deploy_id: input.deploy_id, url: liveSiteUrl({ sitesBaseUrl: context.publicBaseUrl, runId: context.runId }) };
   },
 });

@@ -2,6 +2,9 @@
 // and ToolContexts built the way the tool worker builds them. Not used by production code. State
 // is seeded through the operations production uses (the engine's transitions and effects), so a
 // test cannot set up a run that production could not reach.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import type { Redis } from 'ioredis';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../../test/support/redis.js';
@@ -34,7 +37,9 @@ export async function createToolTestHarness(label: string): Promise<ToolTestHarn
   const prefix = uniquePrefix(label);
   const store = new RunEngine(redis, createKeySpace(prefix));
   const logger = pino({ level: 'silent' });
-  const baseConfig = configSchema.parse({});
+  // Each harness its own site store, removed on close, so no test writes into the repository.
+  const sitesDir = await mkdtemp(join(tmpdir(), `bf-sites-${label}-`));
+  const baseConfig = configSchema.parse({ BUILDFLEET_SITES_DIR: sitesDir });
   return {
     redis,
     store,
@@ -79,6 +84,7 @@ export async function createToolTestHarness(label: string): Promise<ToolTestHarn
     async close() {
       await deletePrefix(redis, prefix);
       await redis.quit();
+      await rm(sitesDir, { recursive: true, force: true });
     },
   };
 }

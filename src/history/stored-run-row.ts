@@ -1,0 +1,79 @@
+// A `runs` row as read back from PostgreSQL, decoded and validated into the run as history shows
+// it. node-postgres returns bigint columns as strings (int8 can exceed a JS number) and
+// timestamptz as Date; both are checked and converted here.
+import { z } from 'zod';
+import { PHASES } from '../domain/profile.js';
+import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
+import { runBudgetSchema } from '../domain/run-budget.js';
+import type { ArchivedRun } from './run-archive.js';
+import { StoredHistoryRowInvalid } from './history-errors.js';
+
+const int8 = z
+  .union([z.string().regex(/^\d+$/), z.number().int().nonnegative()])
+  .transform((value) => Number(value))
+  .refine((value) => Number.isSafeInteger(value), 'beyond a safe integer');
+const timestamp = z.date().transform((date) => date.toISOString());
+
+const storedRunRowSchema = z.object({
+  id: z.string(),
+  tenant: z.string(),
+  status: z.enum(TERMINAL_STATUSES),
+  error_code: z.string().nullable(),
+  error_message: z.string().nullable(),
+  model: z.string(),
+  prompt: z.string(),
+  phase: z.enum(PHASES),
+  turns: z.int().nonnegative(),
+  input_tokens: int8,
+  cache_write_5m_input_tokens: int8,
+  cache_write_1h_input_tokens: int8,
+  cache_read_input_tokens: int8,
+  output_tokens: int8,
+  cost_micro_usd: int8,
+  budget: runBudgetSchema.nullable(),
+  result: z.string().nullable(),
+  latest_deploy: z.string().nullable(),
+  live_deploy: z.string().nullable(),
+  trace_id: z.string().nullable(),
+  created_at: timestamp,
+  ended_at: timestamp,
+});
+
+/** The columns decodeRunRow reads, for SELECT lists. */
+export const RUN_ROW_COLUMNS = Object.keys(storedRunRowSchema.shape).join(', ');
+
+/** Decodes one `runs` row; throws StoredHistoryRowInvalid naming the column it cannot trust. */
+export function decodeRunRow(row: Record<string, unknown>): ArchivedRun {
+  const parsed = storedRunRowSchema.safeParse(row);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new StoredHistoryRowInvalid('runs', String(row.id ?? '(unknown)'), String(issue?.path[0] ?? '(row)'), issue?.message ?? 'invalid');
+  }
+  const stored = parsed.data;
+  return {
+    id: stored.id,
+    tenant: stored.tenant,
+    status: stored.status,
+    errorCode: stored.error_code,
+    errorMessage: stored.error_message,
+    model: stored.model,
+    prompt: stored.prompt,
+    phase: stored.phase,
+    turns: stored.turns,
+    usage: {
+      input_tokens: stored.input_tokens,
+      cache_write_5m_input_tokens: stored.cache_write_5m_input_tokens,
+      cache_write_1h_input_tokens: stored.cache_write_1h_input_tokens,
+      cache_read_input_tokens: stored.cache_read_input_tokens,
+      output_tokens: stored.output_tokens,
+    },
+    costMicroUsd: stored.cost_micro_usd,
+    budget: stored.budget,
+    result: stored.result,
+    latestDeploy: stored.latest_deploy,
+    liveDeploy: stored.live_deploy,
+    traceId: stored.trace_id,
+    createdAt: stored.created_at,
+    endedAt: stored.ended_at,
+  };
+}
