@@ -29,11 +29,33 @@ function environmentOf(name: string): Record<string, string> {
 }
 
 describe('docker-compose.yml', () => {
-  it('runs the fleet with Redis, Jaeger, Prometheus and Grafana, each restarted unless stopped', () => {
+  it('runs the fleet with Redis, PostgreSQL, Jaeger, Prometheus and Grafana, each restarted unless stopped (the one-shot migrate aside)', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['api', 'grafana', 'jaeger', 'model-worker', 'prometheus', 'redis', 'simulator', 'tool-worker'].sort(),
+      ['api', 'grafana', 'jaeger', 'migrate', 'model-worker', 'postgres', 'prometheus', 'redis', 'simulator', 'tool-worker'].sort(),
     );
-    for (const [name, service] of Object.entries(compose.services)) expect(service.restart, name).toBe('unless-stopped');
+    for (const [name, service] of Object.entries(compose.services)) expect(service.restart, name).toBe(name === 'migrate' ? 'no' : 'unless-stopped');
+  });
+
+  it('keeps run history in PostgreSQL on a volume, its schema applied by a one-shot migrate before the fleet starts (issue #21)', () => {
+    const postgres = serviceOf('postgres');
+    expect(postgres.image).toMatch(/^postgres:\d+/);
+    expect(postgres.volumes?.some((volume) => volume.startsWith('postgres-data:'))).toBe(true);
+    expect(postgres.healthcheck?.test).toEqual(expect.arrayContaining(['CMD', 'pg_isready']));
+    const migrate = serviceOf('migrate');
+    expect(migrate.image).toBe(serviceOf('api').image);
+    expect(migrate.command).toEqual(['migrate']);
+    expect(migrate.depends_on).toMatchObject({ postgres: { condition: 'service_healthy' } });
+    const environment = environmentOf('migrate');
+    const database = new URL(loadConfig(environment).DATABASE_URL!);
+    expect(database.hostname).toBe('postgres');
+    const postgresEnvironment = Object.fromEntries(Object.entries(postgres.environment ?? {}).map(([key, value]) => [key, String(value)]));
+    expect(decodeURIComponent(database.username)).toBe(postgresEnvironment.POSTGRES_USER);
+    expect(decodeURIComponent(database.password)).toBe(postgresEnvironment.POSTGRES_PASSWORD);
+    expect(database.pathname).toBe(`/${postgresEnvironment.POSTGRES_DB}`);
+    for (const name of ['api', 'model-worker', 'tool-worker']) {
+      expect(serviceOf(name).depends_on, name).toMatchObject({ migrate: { condition: 'service_completed_successfully' } });
+      expect(environmentOf(name).DATABASE_URL, name).toBe(environment.DATABASE_URL);
+    }
   });
 
   it('configures Redis as BullMQ needs it: AOF, no eviction, a volume, a ping health check', () => {
