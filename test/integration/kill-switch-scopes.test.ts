@@ -16,6 +16,7 @@ import { readWriteJournal } from '../../src/engine/write-journal.js';
 import { FleetMetrics } from '../../src/fleet/fleet-metrics.js';
 import { jobIds, toolJobSchema } from '../../src/jobs/job-catalog.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
+import { WRITE_TOOL_INPUTS } from '../support/write-tool-inputs.js';
 
 let upstream: FaultyUpstream;
 let harness: InProcessFleet;
@@ -134,19 +135,7 @@ describe('a fleet-wide spike', () => {
     // A tenant that had nothing to do with it: every write tool refused, nothing written.
     const bystander = await newRun('tenant-never-fetched');
     for (const tool of WRITE_TOOLS) {
-      const input =
-        tool === 'fetch_image'
-          ? { url: `${upstream.origin}/logo.png`, path: 'images/a.png' }
-          : ({
-              set_colors: { primary: '#112233', background: '#ffffff', text: '#000000' },
-              set_fonts: { heading: 'Georgia, serif', body: 'Inter' },
-              write_file: { path: 'late.html', content: '<p>late</p>' },
-              delete_file: { path: 'index.html' },
-              deploy: {},
-              regen_og: { title: 'Bakery' },
-              set_meta: { title: 'Bakery', description: 'Fresh bread' },
-              publish: { deploy_id: 'dep_0123456789abcdef' },
-            } as Record<string, unknown>)[tool];
+      const input = tool === 'fetch_image' ? { ...WRITE_TOOL_INPUTS.fetch_image, url: `${upstream.origin}/logo.png` } : WRITE_TOOL_INPUTS[tool];
       const result = await callTool(bystander, tool, input);
       expect(result, tool).toMatchObject({ is_error: true, error_code: 'killswitch_read_only' });
       expect(result.content, tool).toContain('fleet-wide kill switch');

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WRITE_TOOLS } from '../../src/domain/profile.js';
 import { registerKillSwitchRoutes } from '../../src/api/routes/kill-switch-routes.js';
 import { bare, startToolOutputFleet, type ToolOutputFleet } from '../support/tool-output-fleet.js';
+import { WRITE_TOOL_INPUTS } from '../support/write-tool-inputs.js';
 
 let harness: ToolOutputFleet;
 let admin: FastifyInstance;
@@ -28,18 +29,6 @@ afterAll(async () => {
   await admin?.close();
   await harness?.close();
 });
-
-const validInputs: Record<string, unknown> = {
-  fetch_image: { path: 'images/a.png' },
-  set_colors: { primary: '#112233', background: '#ffffff', text: '#000000' },
-  set_fonts: { heading: 'Georgia, serif', body: 'Inter' },
-  write_file: { path: 'late.html', content: '<p>late</p>' },
-  delete_file: { path: 'index.html' },
-  deploy: {},
-  regen_og: { title: 'Bakery' },
-  set_meta: { title: 'Bakery', description: 'Fresh bread' },
-  publish: { deploy_id: 'dep_0123456789abcdef' },
-};
 
 describe('the kill switch', () => {
   let tripAtMs = 0;
@@ -79,7 +68,7 @@ describe('the kill switch', () => {
   it('refuses every write tool in every worker, while reads and runs keep going', async () => {
     const run = await harness.newRun();
     const calls = [...WRITE_TOOLS].flatMap((tool) => {
-      const input = tool === 'fetch_image' ? { url: `${harness.upstream.origin}/logo.png`, ...(validInputs[tool] as object) } : validInputs[tool];
+      const input = tool === 'fetch_image' ? { url: `${harness.upstream.origin}/logo.png`, ...(WRITE_TOOL_INPUTS[tool]) } : WRITE_TOOL_INPUTS[tool];
       return [0, 1, 2].map(() => harness.enqueueTool(run.id, tool, input).then((id) => ({ tool, id })));
     });
     const ids = await Promise.all(calls);

@@ -14,24 +14,17 @@ export async function readWorkspaceFiles({ engine, runId }: { engine: RunEngine;
   return Object.entries(files).map(([path, content]) => ({ path, content }));
 }
 
-/** Whether the engine has recorded this deployment (by either format, before or since #21). */
-export async function isDeploymentRecorded({ engine, runId, deployId }: { engine: RunEngine; runId: string; deployId: string }): Promise<boolean> {
-  return engine.deploymentExists(runId, deployId);
-}
-
-/** Records a deployment whose files are on the SiteStore: `created` false when it was recorded
- * already (nothing written), or the fence's refusal (nothing written). */
-export async function recordDeployment({
-  engine,
-  runId,
-  deployId,
-  fence,
-}: {
+/** One deployment of a run, and the write fence of the call that records or publishes it. */
+interface DeploymentStep {
   engine: RunEngine;
   runId: string;
   deployId: string;
   fence?: WriteFence | undefined;
-}): Promise<{ created: boolean } | { refused: WriteRefusal }> {
+}
+
+/** Records a deployment whose files are on the SiteStore: `created` false when it was recorded
+ * already (nothing written), or the fence's refusal (nothing written). */
+export async function recordDeployment({ engine, runId, deployId, fence }: DeploymentStep): Promise<{ created: boolean } | { refused: WriteRefusal }> {
   const reply = await defineToolScripts(engine.redis).bfRecordDeployment(
     ...fenceKeys(engine, runId),
     engine.keys.deployments(runId),
@@ -46,17 +39,7 @@ export async function recordDeployment({
 
 /** Makes a recorded deployment the live one: the publish's sequence (it orders the SiteStore's
  * published pointers), 'missing' when the run has no such deployment, or the fence's refusal. */
-export async function publishDeployment({
-  engine,
-  runId,
-  deployId,
-  fence,
-}: {
-  engine: RunEngine;
-  runId: string;
-  deployId: string;
-  fence?: WriteFence | undefined;
-}): Promise<{ sequence: number } | 'missing' | WriteRefusal> {
+export async function publishDeployment({ engine, runId, deployId, fence }: DeploymentStep): Promise<{ sequence: number } | 'missing' | WriteRefusal> {
   const now = new Date().toISOString();
   const reply = await defineToolScripts(engine.redis).bfPublishDeployment(
     ...fenceKeys(engine, runId),

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { deploymentUrl } from '../site-urls.js';
-import { isDeploymentRecorded, readWorkspaceFiles, recordDeployment } from '../../engine/effects/deployments.js';
+import { readWorkspaceFiles, recordDeployment } from '../../engine/effects/deployments.js';
 import { listDeploymentPaths } from '../../sites/deployment-files.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { defineTool, ToolError } from '../tool-types.js';
@@ -51,7 +51,7 @@ export const deployTool = defineTool({
     // A deployment this call already made is returned as is, even if the workspace changed since.
     let paths = await sites.deploymentPaths({ runId, deployId });
     let storedNow = false;
-    if (paths === null && (await isDeploymentRecorded({ engine: context.store, runId, deployId }))) {
+    if (paths === null && (await context.store.deploymentExists(runId, deployId))) {
       // Made before issue #21, in Redis: it is served from there (src/sites/deployment-files.ts).
       paths = await listDeploymentPaths({ sites, engine: context.store, runId, deployId });
     }
