@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,8 +136,43 @@ describe('DirectorySiteStore', () => {
   it('discards only the named deployment', async () => {
     await store.putDeployment({ runId: RUN, deployId: 'dep_1', files: [{ path: 'index.html', content: 'same' }] });
     await store.putDeployment({ runId: RUN, deployId: 'dep_2', files: [{ path: 'index.html', content: 'same' }] });
+    // Read once, so the manifest is remembered: a discard must forget it too.
+    expect(await store.readDeploymentFile({ runId: RUN, deployId: 'dep_1', path: 'index.html' })).toBe('same');
     await store.discardDeployment({ runId: RUN, deployId: 'dep_1' });
     expect(await store.listDeployments(RUN)).toEqual(['dep_2']);
+    expect(await store.readDeploymentFile({ runId: RUN, deployId: 'dep_1', path: 'index.html' })).toBeNull();
+    expect(await store.deploymentPaths({ runId: RUN, deployId: 'dep_1' })).toBeNull();
     expect(await store.readDeploymentFile({ runId: RUN, deployId: 'dep_2', path: 'index.html' })).toBe('same');
+  });
+
+  it('writes a blob the run already holds no second time, and refuses one that is a link', async () => {
+    await store.putDeployment({ runId: RUN, deployId: 'dep_1', files: [{ path: 'index.html', content: 'kept' }, { path: 'a.css', content: 'x' }] });
+    const blobs = join(root, 'runs', RUN, 'blobs');
+    const before = new Map(await Promise.all((await readdir(blobs)).map(async (name) => [name, (await lstat(join(blobs, name))).ino] as const)));
+    await store.putDeployment({ runId: RUN, deployId: 'dep_2', files: [{ path: 'index.html', content: 'kept' }, { path: 'a.css', content: 'changed' }] });
+    const after = await readdir(blobs);
+    expect(after).toHaveLength(3);
+    for (const [name, inode] of before) expect((await lstat(join(blobs, name))).ino).toBe(inode);
+    expect(await store.readDeploymentFile({ runId: RUN, deployId: 'dep_2', path: 'a.css' })).toBe('changed');
+
+    // A blob name that is a link is refused rather than taken as "already stored".
+    const outside = await mkdtemp(join(tmpdir(), 'bf-site-outside-'));
+    try {
+      await writeFile(join(outside, 'evil'), 'evil');
+      await symlink(join(outside, 'evil'), join(blobs, createHash('sha256').update('planted').digest('hex')));
+      await expect(store.putDeployment({ runId: RUN, deployId: 'dep_3', files: [{ path: 'index.html', content: 'planted' }] })).rejects.toBeInstanceOf(SiteStoreRefused);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('recovers when a directory it made was removed behind its back', async () => {
+    await store.putDeployment({ runId: RUN, deployId: 'dep_1', files: [{ path: 'index.html', content: 'one' }] });
+    await rm(join(root, 'tmp'), { recursive: true, force: true });
+    await rm(join(root, 'runs', RUN, 'published'), { recursive: true, force: true });
+    await store.putDeployment({ runId: RUN, deployId: 'dep_2', files: [{ path: 'index.html', content: 'two' }] });
+    await store.publish({ runId: RUN, deployId: 'dep_2', sequence: 3 });
+    expect(await store.readDeploymentFile({ runId: RUN, deployId: 'dep_2', path: 'index.html' })).toBe('two');
+    expect(await store.readPublished(RUN)).toMatchObject({ deployId: 'dep_2', sequence: 3 });
   });
 });

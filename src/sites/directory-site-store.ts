@@ -17,7 +17,15 @@
 // linked last, after every blob it names.
 //
 // No symlinks followed: every directory below the root is lstat-ed and refused if it is a link, and
-// files are opened with O_NOFOLLOW. (The root itself may be a link: the operator chose it.)
+// files are opened with O_NOFOLLOW. (The root itself may be a link: the operator chose it.) A
+// directory found to be a real one is remembered for the process's life: the store never replaces
+// a directory, so a link could only appear there by an outside hand with write access to the
+// volume — which could as well write the bytes — and the lstat of every level on every read was a
+// fifth of the tool worker's site-store CPU (issue #17 profile, 2026-11-24).
+//
+// Manifests are remembered too (a bounded map, most recently used kept): a complete deployment
+// never changes, so reading its manifest again only repeats the same bytes and checks. Blobs are
+// read and digest-checked on every read.
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, readdir, rm, unlink } from 'node:fs/promises';
@@ -37,6 +45,11 @@ import {
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SEQUENCE_DIGITS = 15;
+/** Manifests remembered per process (a 12-turn build reads its few deployments' manifests many
+ * times; the sites server reads a live site's on every request). */
+const MANIFEST_MEMO_ENTRIES = 512;
+/** Directories remembered as checked; past this the memo starts over (it is only a shortcut). */
+const VERIFIED_DIRECTORY_ENTRIES = 10_000;
 const POINTER_NAME = new RegExp(`^\\d{${SEQUENCE_DIGITS}}\\.json$`);
 
 const manifestSchema = z.strictObject({
@@ -76,12 +89,18 @@ function workspacePathOrNull(path: string): string | null {
   }
 }
 
+function manifestKey(runId: string, deployId: string): string {
+  return `${runId}/${deployId}`;
+}
+
 function sha256Hex(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
 export class DirectorySiteStore implements SiteStore {
   readonly root: string;
+  private readonly verifiedDirectories = new Set<string>();
+  private readonly manifests = new Map<string, Manifest>();
 
   constructor({ root }: { root: string }) {
     this.root = root;
@@ -106,12 +125,21 @@ export class DirectorySiteStore implements SiteStore {
 
     await this.ensureDirectory(['runs', runId, 'blobs']);
     await this.ensureDirectory(['runs', runId, 'deployments']);
+    // Blobs first, all of them durable before the manifest that names them is linked. A blob an
+    // earlier deployment of the run stored is not written again (same digest, same bytes), and the
+    // directory is synced once for the names this call added, not once per blob.
+    let linked = false;
     for (const blob of blobs) {
-      await this.createOnce(['runs', runId, 'blobs', blob.sha256], blob.bytes);
+      if (await this.regularFileExists(['runs', runId, 'blobs', blob.sha256])) continue;
+      if (await this.createOnce(['runs', runId, 'blobs', blob.sha256], blob.bytes, { syncDirectory: false })) linked = true;
     }
+    if (linked) await this.syncDirectory(['runs', runId, 'blobs']);
     const manifest: Manifest = { version: 1, runId, deployId, createdAt: new Date().toISOString(), files: entries };
     const created = await this.createOnce(['runs', runId, 'deployments', `${deployId}.json`], Buffer.from(JSON.stringify(manifest)));
-    if (created) return { created: true, paths: Object.keys(entries).sort() };
+    if (created) {
+      this.remember(runId, deployId, manifest);
+      return { created: true, paths: Object.keys(entries).sort() };
+    }
     // A concurrent duplicate of this deploy linked its manifest first: that one is the deployment.
     const winner = await this.readManifest(runId, deployId);
     if (!winner) throw new SiteStoreCorrupt(`deployment ${runId}/${deployId} vanished while being written`);
@@ -153,6 +181,7 @@ export class DirectorySiteStore implements SiteStore {
     // Only the manifest: blobs may be shared with the run's other deployments, and a blob no
     // manifest names is never served (it costs space until the run's directory is removed).
     await this.assertNoLinks(['runs', runId, 'deployments']);
+    this.manifests.delete(manifestKey(runId, deployId));
     await rm(join(this.root, 'runs', runId, 'deployments', `${deployId}.json`), { force: true });
   }
 
@@ -199,6 +228,25 @@ export class DirectorySiteStore implements SiteStore {
   // ---- the filesystem, guarded ----------------------------------------------------------------
 
   private async readManifest(runId: string, deployId: string): Promise<Manifest | null> {
+    const key = manifestKey(runId, deployId);
+    const remembered = this.manifests.get(key);
+    if (remembered) {
+      // Most recently used last, so the oldest is the first one evicted.
+      this.manifests.delete(key);
+      this.manifests.set(key, remembered);
+      return remembered;
+    }
+    const manifest = await this.readManifestFromDisk(runId, deployId);
+    if (manifest) this.remember(runId, deployId, manifest);
+    return manifest;
+  }
+
+  private remember(runId: string, deployId: string, manifest: Manifest): void {
+    this.manifests.set(manifestKey(runId, deployId), manifest);
+    if (this.manifests.size > MANIFEST_MEMO_ENTRIES) this.manifests.delete(this.manifests.keys().next().value!);
+  }
+
+  private async readManifestFromDisk(runId: string, deployId: string): Promise<Manifest | null> {
     const bytes = await this.readNoFollow(['runs', runId, 'deployments', `${deployId}.json`]);
     if (bytes === null) return null;
     let decoded: unknown;
@@ -223,6 +271,7 @@ export class DirectorySiteStore implements SiteStore {
     let current = this.root;
     for (const segment of segments) {
       current = join(current, segment);
+      if (this.verifiedDirectories.has(current)) continue;
       try {
         const stats = await lstat(current);
         if (stats.isSymbolicLink()) throw new SiteStoreRefused(`${current} is a symbolic link; the site store follows none`);
@@ -231,6 +280,21 @@ export class DirectorySiteStore implements SiteStore {
         if (isErrorCode(error, 'ENOENT')) return;
         throw error;
       }
+      if (this.verifiedDirectories.size >= VERIFIED_DIRECTORY_ENTRIES) this.verifiedDirectories.clear();
+      this.verifiedDirectories.add(current);
+    }
+  }
+
+  /** Whether `segments` names a regular file (a link there is refused, as everywhere). */
+  private async regularFileExists(segments: readonly string[]): Promise<boolean> {
+    await this.assertNoLinks(segments.slice(0, -1));
+    try {
+      const stats = await lstat(join(this.root, ...segments));
+      if (stats.isSymbolicLink()) throw new SiteStoreRefused(`${join(this.root, ...segments)} is a symbolic link; the site store follows none`);
+      return stats.isFile();
+    } catch (error) {
+      if (isErrorCode(error, 'ENOENT')) return false;
+      throw error;
     }
   }
 
@@ -265,13 +329,27 @@ export class DirectorySiteStore implements SiteStore {
   }
 
   private async ensureDirectory(segments: readonly string[]): Promise<void> {
+    if (this.verifiedDirectories.has(join(this.root, ...segments))) return;
     await mkdir(join(this.root, ...segments), { recursive: true });
     await this.assertNoLinks(segments);
   }
 
   /** Writes `bytes` at `segments` unless the file exists: true when this call created it. The
    * bytes are complete and on disk before the name appears (write to tmp/, fsync, link). */
-  private async createOnce(segments: readonly string[], bytes: Buffer): Promise<boolean> {
+  private async createOnce(segments: readonly string[], bytes: Buffer, options: { syncDirectory?: boolean } = {}): Promise<boolean> {
+    try {
+      return await this.createOnceIn(segments, bytes, options);
+    } catch (error) {
+      if (!isErrorCode(error, 'ENOENT')) throw error;
+      // A directory remembered as present was removed by an outside hand (an operator clearing
+      // tmp/, say): check every level again and make what is missing, once.
+      this.verifiedDirectories.clear();
+      await this.ensureDirectory(segments.slice(0, -1));
+      return this.createOnceIn(segments, bytes, options);
+    }
+  }
+
+  private async createOnceIn(segments: readonly string[], bytes: Buffer, { syncDirectory = true }: { syncDirectory?: boolean }): Promise<boolean> {
     await this.ensureDirectory(['tmp']);
     const temporary = join(this.root, 'tmp', `${randomBytes(12).toString('hex')}.tmp`);
     const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
@@ -284,7 +362,8 @@ export class DirectorySiteStore implements SiteStore {
     try {
       await this.assertNoLinks(segments.slice(0, -1));
       await link(temporary, join(this.root, ...segments));
-      await this.syncDirectory(segments.slice(0, -1));
+      // The caller that asks for no sync syncs the directory itself once for a batch of names.
+      if (syncDirectory) await this.syncDirectory(segments.slice(0, -1));
       return true;
     } catch (error) {
       if (isErrorCode(error, 'EEXIST')) return false;
