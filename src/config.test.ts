@@ -13,6 +13,19 @@ describe('loadConfig', () => {
     );
   });
 
+  it('keeps a finished run’s Redis keys a day after its archive by default, and refuses a retention or sweep interval that is not a sane whole number', () => {
+    const defaults = loadConfig({});
+    expect(defaults.BUILDFLEET_RUN_RETENTION_SECONDS).toBe(86_400);
+    expect(defaults.BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS).toBe(60_000);
+    expect(loadConfig({ BUILDFLEET_RUN_RETENTION_SECONDS: '1', BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS: '0' })).toMatchObject({ BUILDFLEET_RUN_RETENTION_SECONDS: 1, BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS: 0 });
+    for (const retention of ['0', '-5', '1.5', 'a day', '31536001']) {
+      expect(() => loadConfig({ BUILDFLEET_RUN_RETENTION_SECONDS: retention })).toThrow(/BUILDFLEET_RUN_RETENTION_SECONDS/);
+    }
+    for (const interval of ['-1', '2.5', 'often', '3600001']) {
+      expect(() => loadConfig({ BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS: interval })).toThrow(/BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS/);
+    }
+  });
+
   it('gives streamed calls an idle timeout and no total one by default', () => {
     const config = loadConfig({});
     expect(config.BUILDFLEET_MODEL_IDLE_TIMEOUT_MS).toBeGreaterThan(15_000);

@@ -188,6 +188,14 @@ export const configSchema = z.object({
   BUILDFLEET_REAPER_GRACE_MS: z.coerce.number().int().min(100).max(86_400_000).default(60_000),
   /** How many times the reaper hands one turn to a new job before it ends the run (run_stalled). */
   BUILDFLEET_REAPER_MAX_RECOVERIES: z.coerce.number().int().min(0).max(100).default(3),
+  /** How long a finished run's Redis keys stay once its history is in PostgreSQL (seconds; the API
+   * answers it from PostgreSQL after). Only with DATABASE_URL: without it nothing expires. At most
+   * a year: a longer life belongs in PostgreSQL, not in a Redis that runs with noeviction. */
+  BUILDFLEET_RUN_RETENTION_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(86_400),
+  /** How often each tool worker process offers to sweep for finished runs whose archive job was
+   * lost (one sweeps at a time, under a Redis lock: src/workers/archive-sweeper.ts); a run is
+   * swept once it ended at least this long ago. 0 = no sweep in this process. */
+  BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   BUILDFLEET_CHROMIUM_PATH: z.string().optional(),
   BUILDFLEET_FETCH_ALLOWLIST: z.string().default(''),
   /** fetch_url_live / fetch_image may reach public addresses (each connection's address checked by

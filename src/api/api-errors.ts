@@ -269,6 +269,12 @@ export const apiErrors = {
     503,
     'Readiness check: Redis did not answer PING within 1 s. The process is alive but cannot serve requests.',
   ),
+  historyUnavailable: createApiError(
+    'history_unavailable',
+    'Run history did not answer; retry.',
+    503,
+    'The answer needs run history (PostgreSQL, `DATABASE_URL`: a run whose Redis keys have expired, or a listing, which always reads it) and the database did not answer. Runs Redis still holds are not affected. Nothing was changed; retry later.',
+  ),
   shuttingDown: createApiError(
     'shutting_down',
     'The server is shutting down; retry.',

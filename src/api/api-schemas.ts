@@ -14,6 +14,7 @@ import {
 } from '../engine/run-types.js';
 import { RUN_BUDGET_SOURCES } from '../domain/run-budget.js';
 import { MAX_RUN_TURNS } from '../domain/tenant-policy.js';
+import { TENANT_PATTERN } from '../domain/tenant-id.js';
 import { apiErrors } from './api-errors.js';
 import { resourceParams } from './zod-route-compilers.js';
 
@@ -129,6 +130,26 @@ export const listRunsQuerySchema = z.object({
     .optional()
     .describe('The `nextCursor` of the previous page'),
   status: z.enum(RUN_STATUSES).optional().describe('Only runs in this status'),
+  from: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Only runs created at or after this time (ISO 8601, e.g. `2026-03-01T00:00:00Z`; compared to the millisecond)'),
+  to: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Only runs created before this time (ISO 8601; exclusive; compared to the millisecond)'),
+  prompt: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('Only runs whose prompt holds every word of this text: whole words, any case, no stemming (PostgreSQL `simple` text search)'),
+  tenant: z
+    .string()
+    .regex(TENANT_PATTERN, 'must be 1-64 letters, digits, _ and -, starting with a letter or digit')
+    .optional()
+    .describe('Another tenant than the caller’s (admin keys only); default: the caller’s'),
 });
 
 export const runPageSchema = z
@@ -146,7 +167,7 @@ export const runPageSchema = z
     ),
     nextCursor: z.string().nullable().describe('Pass as `cursor` to get the next page; null when there are no more runs'),
   })
-  .describe('One page of the tenant’s runs, newest first');
+  .describe('One page of the tenant’s runs, newest first: live runs and finished ones, also those only run history still holds');
 
 const jobCountsSchema = z.record(z.string(), z.int()).describe('Jobs per BullMQ state');
 

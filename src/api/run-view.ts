@@ -1,16 +1,24 @@
 // The run as the API shows it: the stored record minus internals (prompt bookkeeping, counters,
 // trace carrier), plus the workspace listing, absolute site URLs (on the sites origin), the cache hit ratio, the cost
 // in dollars (stored as whole micro-dollars) and the budgets with what is left of them.
-import type { RunRecord } from '../engine/run-types.js';
+import type { RunOptions, RunRecord } from '../engine/run-types.js';
 import { deploymentUrl, liveSiteUrl } from '../tools/site-urls.js';
 import type { RunView } from './api-schemas.js';
 import { cacheHitRatio, totalTokens } from '../domain/usage.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
 import { budgetStanding, legacyRunBudget } from '../domain/run-budget.js';
 
+/** What the view is built from: the run record's fields it shows, whether Redis holds the record
+ * or history does (archived-run-view-record.ts). */
+export type RunViewRecord = Pick<
+  RunRecord,
+  | 'id' | 'status' | 'phase' | 'turn' | 'model' | 'maxTokens' | 'thinkingBudgetTokens' | 'todos' | 'latestDeploy' | 'liveDeploy'
+  | 'usage' | 'costMicroUsd' | 'budget' | 'result' | 'error' | 'question' | 'traceId' | 'createdAt' | 'updatedAt'
+> & { options: Pick<RunOptions, 'tokenBudget'> };
+
 /** The run's budgets with what it spent against them (a record stored before budgets were shows
  * the token budget it runs under: its option, else the fleet's). */
-function budgetView(run: RunRecord, fleetTokenBudget: number): RunView['budget'] {
+function budgetView(run: RunViewRecord, fleetTokenBudget: number): RunView['budget'] {
   const budget = run.budget ?? legacyRunBudget({ optionsTokenBudget: run.options.tokenBudget, fleetTokenBudget });
   const usd = budgetStanding(budget.costMicroUsd, run.costMicroUsd);
   return {
@@ -26,7 +34,7 @@ export function toRunView({
   sitesBaseUrl,
   fleetTokenBudget,
 }: {
-  run: RunRecord;
+  run: RunViewRecord;
   files: Array<{ path: string; bytes: number }>;
   /** The sites origin (BUILDFLEET_SITES_PUBLIC_URL): site links never point at the API. */
   sitesBaseUrl: string;

@@ -6,6 +6,7 @@ import { startApiProcess } from '../api/api-process.js';
 import { FleetMetrics } from '../fleet/fleet-metrics.js';
 import { startTracing } from '../telemetry/tracing.js';
 import { startProcessHttpServer } from '../telemetry/process-http-server.js';
+import { startHistory } from '../fleet/start-roles.js';
 
 export async function runApiCommand(): Promise<number> {
   const config = loadConfig();
@@ -13,6 +14,8 @@ export async function runApiCommand(): Promise<number> {
   const fleet = createFleetContext(config, 'api');
   const metrics = new FleetMetrics({ role: 'api', queues: fleet.queues });
   metrics.observeRunEnds(fleet.store);
+  // A cancel ends its run here: its archive is enqueued here too (the tool workers archive).
+  startHistory(fleet, false);
   const api = await startApiProcess(fleet, { metrics });
   let stopping = false;
   // The same /healthz, /readyz and /metrics port as every other role, so one container health

@@ -21,7 +21,7 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
   });
   const once = values.once || process.env.CI === 'true' || process.env.CI === '1';
   const started = performance.now();
-  console.log('starting the dev fleet (redis-server, simulator, API with its sites origin, model worker, tool worker)…');
+  console.log('starting the dev fleet (redis-server, PostgreSQL, simulator, API with its sites origin, model worker, tool worker)…');
   const fleet = await startDevFleet({ echo: values.verbose ? process.stderr : null, simulatorArgs: ['--profile', values.profile] });
   let code = 1;
   try {

@@ -1,7 +1,7 @@
 // `buildfleet dev`: starts the local fleet and keeps it up until Ctrl-C.
 //
 // It never prints a secret: a terminal's scrollback, a CI log or a screen share keeps whatever a
-// command prints. The Redis URL is shown with its password redacted (redact-secrets.ts), and the
+// command prints. The Redis and PostgreSQL URLs are shown with their passwords redacted (redact-secrets.ts), and the
 // dev key (an admin key) is not shown at all: the banner says where to read it — the state file,
 // mode 600, which the other commands read it from anyway.
 import { parseArgs } from 'node:util';
@@ -9,9 +9,9 @@ import { redactUrl } from '../telemetry/redact-secrets.js';
 import { startDevFleet, type DevFleet, type DevFleetOptions } from './dev-fleet.js';
 
 /** The lines `dev` prints on stderr once the fleet is up: where everything is, and no secret. */
-export function devFleetBanner(fleet: Pick<DevFleet, 'redisUrl' | 'simulatorUrl' | 'apiUrl' | 'sitesUrl' | 'stateFile'>): string[] {
+export function devFleetBanner(fleet: Pick<DevFleet, 'redisUrl' | 'databaseUrl' | 'simulatorUrl' | 'apiUrl' | 'sitesUrl' | 'stateFile'>): string[] {
   return [
-    `redis: ${redactUrl(fleet.redisUrl)}${fleet.simulatorUrl ? `  simulator: ${fleet.simulatorUrl}` : ''}`,
+    `redis: ${redactUrl(fleet.redisUrl)}  history: ${redactUrl(fleet.databaseUrl)}${fleet.simulatorUrl ? `  simulator: ${fleet.simulatorUrl}` : ''}`,
     `API docs: ${fleet.apiUrl}/docs   sites: ${fleet.sitesUrl}/sites/…   submit with: npm run buildfleet -- submit "a landing page" --follow`,
     fleet.stateFile
       ? `API key (tenant dev, every scope, revoked on exit): not printed; it is "devKey" in ${fleet.stateFile} (mode 600), which the other commands read`

@@ -1,6 +1,7 @@
 // `buildfleet dev`: the whole fleet on this machine in one command — a private redis-server
-// (when REDIS_URL is unset), the simulator (when no API key is set), the API and one model and
-// one tool worker, each its own process — and a state file the other commands read.
+// (when REDIS_URL is unset), a private PostgreSQL for run history (when DATABASE_URL is unset;
+// migrated either way), the simulator (when no API key is set), the API and one model and one tool
+// worker, each its own process — and a state file the other commands read.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -8,6 +9,8 @@ import { ApiKeyStore } from '../auth/api-key-store.js';
 import { loadConfig } from '../config.js';
 import { createKeySpace } from '../engine/keys.js';
 import { freePort, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
+import { startPrivatePostgres, type PrivatePostgres } from '../dev/private-postgres.js';
+import { migrateHistory } from '../history/migrate-history.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
 import { DEV_STATE_DIR, DEV_STATE_FILE } from './dev-state.js';
 import { listenerBaseUrl } from '../domain/listener-base-url.js';
@@ -19,6 +22,8 @@ export interface DevFleet {
   /** The sites origin (its own port): where published sites and deployments are served. */
   sitesUrl: string;
   redisUrl: string;
+  /** Run history (DATABASE_URL as given, else the private PostgreSQL started for this fleet). */
+  databaseUrl: string;
   simulatorUrl: string | null;
   /** An API key of tenant `dev` with every scope, revoked again by stop(). */
   apiKey: string;
@@ -51,6 +56,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
   const roles: SpawnedRole[] = [];
   const stateFile = options.stateFile ?? DEV_STATE_FILE;
   let redis: PrivateRedis | null = null;
+  let postgres: PrivatePostgres | null = null;
   let devKey: { store: ApiKeyStore; connection: Redis; id: string } | null = null;
   const stop = async () => {
     await Promise.all([...roles].reverse().map((role) => role.stop('SIGTERM', 20_000)));
@@ -58,14 +64,26 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
       await devKey.store.revoke(devKey.id).catch(() => undefined);
       devKey.connection.disconnect();
     }
-    await redis?.stop();
+    await Promise.all([redis?.stop(), postgres?.stop()]);
     if (options.writeStateFile !== false) rmSync(stateFile, { force: true });
   };
   try {
-    if (!baseEnv.REDIS_URL) {
-      redis = await startPrivateRedis({ dataDir: options.dataDir ?? join(DEV_STATE_DIR, 'redis') });
-      baseEnv.REDIS_URL = redis.url;
-    }
+    // Both servers at once: initdb takes a few seconds, as long as the rest of the start together.
+    const [startedRedis, startedPostgres] = await Promise.allSettled([
+      baseEnv.REDIS_URL ? null : startPrivateRedis({ dataDir: options.dataDir ?? join(DEV_STATE_DIR, 'redis') }),
+      baseEnv.DATABASE_URL ? null : startPrivatePostgres(),
+    ]);
+    if (startedRedis.status === 'fulfilled') redis = startedRedis.value;
+    if (startedPostgres.status === 'fulfilled') postgres = startedPostgres.value;
+    if (startedRedis.status === 'rejected') throw startedRedis.reason;
+    if (startedPostgres.status === 'rejected') throw startedPostgres.reason;
+    if (redis) baseEnv.REDIS_URL = redis.url;
+    // Like Redis, the history is embedded unless the operator names a server; its schema is
+    // applied here either way (as `buildfleet migrate` does), so a dev fleet archives from its
+    // first run. The private server is started afresh each time: its history is the session's.
+    if (postgres) baseEnv.DATABASE_URL = postgres.url;
+    const databaseUrl = baseEnv.DATABASE_URL ?? '';
+    await migrateHistory({ databaseUrl });
     let simulatorUrl: string | null = null;
     if (!baseEnv.ANTHROPIC_API_KEY && !baseEnv.ANTHROPIC_BASE_URL) {
       const simulator = spawnRole({ name: 'simulator', args: ['sim', '--port', '0', ...(options.simulatorArgs ?? [])], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry });
@@ -109,7 +127,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
       );
     }
     const writtenStateFile = options.writeStateFile !== false ? stateFile : null;
-    return { apiUrl, sitesUrl, redisUrl: baseEnv.REDIS_URL ?? '', simulatorUrl, apiKey: created.token, stateFile: writtenStateFile, roles, stop };
+    return { apiUrl, sitesUrl, redisUrl: baseEnv.REDIS_URL ?? '', databaseUrl, simulatorUrl, apiKey: created.token, stateFile: writtenStateFile, roles, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -20,11 +20,18 @@ describe('buildfleet migrate', () => {
     expect(errors.mock.calls.flat().join('\n')).toMatch(/DATABASE_URL is not set/);
   });
 
+  it('with --if-configured, exits 0 without DATABASE_URL and says the fleet runs without history', async () => {
+    const lines = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    expect(await runMigrateCommand({ environment: {}, argv: ['--if-configured'] })).toBe(0);
+    expect(lines.mock.calls.flat().join('\n')).toMatch(/DATABASE_URL is not set; no history schema to migrate/);
+    lines.mockClear();
+  });
+
   it('applies the schema, then reports it up to date', async () => {
     const lines = vi.spyOn(console, 'log').mockImplementation(() => undefined);
     expect(await runMigrateCommand({ environment: { DATABASE_URL: database.url } })).toBe(0);
     expect(await runMigrateCommand({ environment: { DATABASE_URL: database.url } })).toBe(0);
-    expect(lines.mock.calls.map((call) => call[0])).toEqual(['applied 1 migration(s): 1767225600000_history-schema', 'history schema up to date']);
+    expect(lines.mock.calls.map((call) => call[0])).toEqual(['applied 2 migration(s): 1767225600000_history-schema, 1767312000000_run-view-columns', 'history schema up to date']);
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {

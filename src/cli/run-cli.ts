@@ -26,7 +26,8 @@ Commands:
   keys create --tenant T --scopes runs:read,runs:write[,admin] [--name N]
   keys list [--tenant T] / keys revoke <keyId>   API keys (talks to REDIS_URL directly)
   keys policy get|set|reset <tenant> [field=value …]   a tenant's limits (docs/tenants.md)
-  migrate                     apply the history schema's migrations to DATABASE_URL (docs/history.md)
+  migrate [--if-configured]   apply the history schema's migrations to DATABASE_URL (docs/history.md);
+                              --if-configured: exit 0 when DATABASE_URL is unset
   api                         run the API process
   worker model|tool           run a worker process
   sim [--port N] [--latency-ms MIN-MAX] [--profile instant|realistic|fast]   run the model simulator
@@ -138,7 +139,7 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       case 'migrate': {
         const { runMigrateCommand } = await import('./migrate-command.js');
-        return await runMigrateCommand();
+        return await runMigrateCommand({ argv: rest });
       }
       case 'api': {
         const { runApiCommand } = await import('./api-command.js');

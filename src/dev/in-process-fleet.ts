@@ -22,6 +22,7 @@ import { submitRun, type SubmitRunInput } from '../fleet/run-commands.js';
 import { freePort } from './private-redis.js';
 import type { Logger } from 'pino';
 import type { FleetMetrics } from '../fleet/fleet-metrics.js';
+import { archiveOnRunEnd, startArchiving, type RunningArchiving } from '../workers/start-archiving.js';
 
 export interface InProcessFleet {
   config: Config;
@@ -50,6 +51,10 @@ export interface InProcessFleetOptions {
   toolWorker?: ToolWorkerOptions;
   /** Delete every key of the prefix on close (tests); experiments keep nothing either. */
   cleanUp?: boolean;
+  /** With a database (DATABASE_URL in `env`): false runs no archive worker nor sweep, and
+   * enqueues no archive at run end (tests that drive the archive themselves). Default: archived
+   * as in a production fleet (BUILDFLEET_RUN_RETENTION_SECONDS, BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS). */
+  archive?: false;
   /** Wires the turn and tool hooks and the API's /metrics to these metrics. */
   metrics?: FleetMetrics;
   logger?: Logger;
@@ -104,6 +109,14 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
       }),
     );
   }
+  // Run history as the worker processes run it (src/fleet/start-roles.ts): every run end enqueued,
+  // and the archive worker and sweep beside the other workers.
+  let archiving: RunningArchiving | null = null;
+  if (fleet.history && options.archive !== false) {
+    archiveOnRunEnd(fleet);
+    archiving = startArchiving(fleet, { history: fleet.history });
+    workers.push(archiving.worker);
+  }
   return {
     config,
     fleet,
@@ -123,6 +136,7 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
       }
     },
     async close() {
+      await archiving?.sweeper.stop();
       await Promise.all(workers.map((worker) => worker.close(true)));
       await api.close();
       await simulator.close();

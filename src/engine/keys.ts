@@ -44,6 +44,13 @@ export interface KeySpace {
   liveRunsSeeded(): string;
   /** String: the token of the worker process whose reaper is sweeping (SET NX PX). */
   reaperLock(): string;
+  /** Sorted set: every run that ended and is not archived yet (score: when it ended, ms), the
+   * archive sweep's work list (docs/history.md#every-finished-run-is-archived). */
+  unarchivedRuns(): string;
+  /** String: set once the unarchived-run index holds the runs that ended before it existed. */
+  unarchivedRunsSeeded(): string;
+  /** String: the token of the worker process whose archive sweep is running (SET NX PX). */
+  archiveSweepLock(): string;
 }
 
 export function createKeySpace(prefix: string): KeySpace {
@@ -79,5 +86,9 @@ export function createKeySpace(prefix: string): KeySpace {
     liveRuns: () => `${prefix}:runs:live`,
     liveRunsSeeded: () => `${prefix}:runs:live:seeded`,
     reaperLock: () => `${prefix}:reaper:lock`,
+    // Fleet-wide like the live-run index: no hash tag, since it names runs of every slot.
+    unarchivedRuns: () => `${prefix}:runs:unarchived`,
+    unarchivedRunsSeeded: () => `${prefix}:runs:unarchived:seeded`,
+    archiveSweepLock: () => `${prefix}:archive:lock`,
   };
 }

@@ -16,7 +16,7 @@ import type { KeySpace } from './keys.js';
 import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 import { defineRunScripts, type RunScripts } from './run-scripts.js';
 import { defineToolScripts, type WriteRefusalOutcome } from './effect-scripts.js';
-import { writesKey } from './effect-keys.js';
+import { assetsKey, screenshotsKey, themeKey, writesKey } from './effect-keys.js';
 import { killSwitchScopesKey, runUpstreamsKey } from './kill-switch-keys.js';
 import { fromFields, pairsToFields, StoredRunInvalid, toFields } from './run-record.js';
 import { decodeRunStatus, decodeRunSummary, RUN_SUMMARY_FIELDS, type RunReading, type RunSummaryRecord } from './run-summary.js';
@@ -114,6 +114,8 @@ export interface RunArchiveSource {
   /** The whole event stream, in order. */
   events: StoredEvent[];
   messages: unknown[];
+  /** The workspace listing as GET /v1/runs/:id shows it (listFiles): path and size of each file. */
+  files: Array<{ path: string; bytes: number }>;
 }
 
 /** How far a run that has not ended got, as the reaper reads it for many runs at once. */
@@ -295,7 +297,9 @@ export class RunEngine {
     await this.redis
       .multi()
       .hset(this.keys.run(id), toFields(record))
-      .zadd(this.keys.runsByTenant(input.tenant), Date.now(), id)
+      // Scored by the record's own createdAt, so the listing's position of a run (creation ms,
+      // id) is the same whether it is read from this index or from history (src/api/run-reader.ts).
+      .zadd(this.keys.runsByTenant(input.tenant), Date.parse(now), id)
       .xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', event.json)
       .exec();
     this.emitted([event]);
@@ -389,11 +393,23 @@ export class RunEngine {
     // The end happened (the script said so): it is logged and counted before anything else can fail.
     this.logger?.info({ run_id: end.runId, step: end.turn, event: 'run-end', status: end.status, error_code: end.errorCode }, 'run ended');
     for (const observer of this.endObservers) observer(end);
-    // Out of the reaper's work list (another slot than the run's, like the tenant's set below); a
-    // failure leaves an entry the reaper drops when it finds the run ended.
-    await this.redis.zrem(this.keys.liveRuns(), end.runId).catch((error: unknown) => {
-      this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'live-run index entry not removed; the reaper drops it');
-    });
+    // From the reaper's work list to the archive's (docs/history.md#every-finished-run-is-archived):
+    // first into the unarchived index, then out of the live one, so at every moment the run is in
+    // one of the two. Both are fleet-wide keys in another slot than the run's, so this cannot be
+    // part of the ending script on Redis Cluster; a crash or a failure in between leaves the run
+    // in the live-run index, where the reaper finds it ended and hands it over (handOffEndedRuns).
+    const handedOver = await this.redis
+      .zadd(this.keys.unarchivedRuns(), 'NX', Date.now(), end.runId)
+      .then(() => true)
+      .catch((error: unknown) => {
+        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'unarchived-run index entry not added; the reaper hands the run over');
+        return false;
+      });
+    if (handedOver) {
+      await this.redis.zrem(this.keys.liveRuns(), end.runId).catch((error: unknown) => {
+        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'live-run index entry not removed; the reaper drops it');
+      });
+    }
     // Frees the run's slot under its tenant's concurrent-run cap (src/api/limits/admit-run.ts).
     // Not inside the ending script: the tenant's set and the run hash are in different Cluster
     // slots. Only the call that made the transition gets here, and SREM is idempotent; a failure
@@ -416,9 +432,75 @@ export class RunEngine {
     return { cursor: next, runIds };
   }
 
-  /** Drops runs from the live-run index: they ended, or have no record. */
+  /** Drops runs from the live-run index: they have no record. (Runs that ended: handOffEndedRuns.) */
   async forgetLiveRuns(runIds: readonly string[]): Promise<void> {
     if (runIds.length > 0) await this.redis.zrem(this.keys.liveRuns(), ...runIds);
+  }
+
+  /** Moves runs the reaper found ended in the live-run index (their process died, or failed,
+   * between the end and its bookkeeping) to the unarchived index, then out of the live one: the
+   * same order as an end's own bookkeeping, so a run is never in neither. A run already archived
+   * is added again only until its archive job finds it archived (or gone) and removes it. */
+  async handOffEndedRuns(runIds: readonly string[], now = Date.now()): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.redis.zadd(this.keys.unarchivedRuns(), 'NX', ...runIds.flatMap((runId) => [now, runId]));
+    await this.redis.zrem(this.keys.liveRuns(), ...runIds);
+  }
+
+  // ---- the archive sweep (src/workers/archive-sweeper.ts) -----------------------------------
+
+  /** A page of the unarchived-run index (ZSCAN, as scanLiveRuns), each run with when it ended (ms). */
+  async scanUnarchivedRuns(cursor: string, count: number): Promise<{ cursor: string; runs: Array<{ runId: string; endedAtMs: number }> }> {
+    const [next, flat] = await this.redis.zscan(this.keys.unarchivedRuns(), cursor, 'COUNT', count);
+    const runs: Array<{ runId: string; endedAtMs: number }> = [];
+    for (let index = 0; index + 1 < flat.length; index += 2) {
+      const endedAtMs = Number(flat[index + 1]);
+      if (!Number.isFinite(endedAtMs)) throw new Error(`The unarchived-run index holds a score that is not a number: ${flat[index + 1]} (run ${flat[index]})`);
+      runs.push({ runId: flat[index]!, endedAtMs });
+    }
+    return { cursor: next, runs };
+  }
+
+  /** How many runs ended and are not archived yet (the archive backlog). */
+  async countUnarchivedRuns(): Promise<number> {
+    return this.redis.zcard(this.keys.unarchivedRuns());
+  }
+
+  /** Drops a run from the unarchived index: its history is in PostgreSQL, or its keys are gone. */
+  async forgetUnarchivedRun(runId: string): Promise<void> {
+    await this.redis.zrem(this.keys.unarchivedRuns(), runId);
+  }
+
+  /**
+   * Puts the runs that ended before the unarchived-run index existed (and were never archived)
+   * into it, once per prefix, like seedLiveRuns: a scan of the run hashes, the marker set only
+   * after the whole scan. Scored by their last transition. Returns how many it added.
+   */
+  async seedUnarchivedRuns(): Promise<number> {
+    if (await this.redis.exists(this.keys.unarchivedRunsSeeded())) return 0;
+    let added = 0;
+    let cursor = '0';
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.keys.prefix}:run:{*}`, 'COUNT', 1000);
+      cursor = next;
+      const runKeys = keys.filter((key) => key.endsWith('}'));
+      if (runKeys.length === 0) continue;
+      const pipeline = this.redis.pipeline();
+      for (const key of runKeys) pipeline.hmget(key, 'id', 'status', 'updatedAt', 'archivedAt');
+      const replies = (await pipeline.exec()) ?? [];
+      const ended: Array<string | number> = [];
+      replies.forEach(([error, reply]) => {
+        // A key of another type under the pattern is not a run; it is skipped, not an error.
+        if (error) return;
+        const [id, status, updatedAt, archivedAt] = reply as Array<string | null>;
+        const reading = decodeRunStatus(id ?? '', status ?? null);
+        if (!id || reading.state !== 'found' || !isTerminal(reading.value) || archivedAt) return;
+        ended.push(Date.parse(updatedAt ?? '') || Date.now(), id);
+      });
+      if (ended.length > 0) added += await this.redis.zadd(this.keys.unarchivedRuns(), 'NX', ...ended);
+    } while (cursor !== '0');
+    await this.redis.set(this.keys.unarchivedRunsSeeded(), new Date().toISOString());
+    return added;
   }
 
   /**
@@ -971,6 +1053,23 @@ export class RunEngine {
     return this.redis.zcard(this.keys.deployments(runId));
   }
 
+  /** The deploy ids the run recorded (its deployments set), oldest first. */
+  async listDeploymentIds(runId: string): Promise<string[]> {
+    return this.redis.zrange(this.keys.deployments(runId), 0, -1);
+  }
+
+  /** A deployment snapshotted into Redis before issue #21 (createDeployment): path → content, in
+   * one read; empty when the deployment is not in Redis (every deployment made since). */
+  async readDeploymentSnapshot(runId: string, deployId: string): Promise<Array<{ path: string; content: string }>> {
+    const files = await this.redis.hgetall(this.keys.deployment(runId, deployId));
+    return Object.entries(files).map(([path, content]) => ({ path, content }));
+  }
+
+  /** Entries of the run's write journal (effect-scripts.ts): every publish's position is below it. */
+  async writeJournalLength(runId: string): Promise<number> {
+    return this.redis.llen(writesKey(this.keys, runId));
+  }
+
   // ---- history (src/workers/archive-worker.ts) ----------------------------------------------
 
   /**
@@ -1004,31 +1103,62 @@ export class RunEngine {
       if (page.length < 1000) break;
       after = page.at(-1)!.id;
     }
-    return { run, turns, results, trail: await this.getTrail(runId), events, messages: await this.getMessages(runId) };
+    return { run, turns, results, trail: await this.getTrail(runId), events, messages: await this.getMessages(runId), files: await this.listFiles(runId) };
   }
 
   /**
    * Once the run's history is archived: marks the record `archivedAt` and sets every key of the
-   * run to expire after `retentionMs`, in one script (bfExpireArchivedRun). The keys are found by
-   * SCAN over the run's key prefix (every key of a run starts with keys.run(runId) and carries its
-   * hash tag, so they share one slot and one node). 'missing' / 'live' when the run is gone or has
-   * not ended: nothing expires.
+   * run to expire after `retentionMs`, in one script (bfExpireArchivedRun), then takes the run off
+   * its tenant's run index (the listing finds it in history from now on: src/api/list-runs.ts) and
+   * off the archive's work list. 'missing' / 'live' when the run is gone or has not ended: nothing
+   * expires.
+   *
+   * The run's keys are named, not searched for: a SCAN MATCH walks the whole keyspace, so every
+   * archive would cost time in proportion to everything Redis holds. runKeysOf lists every kind
+   * of key a run has; test/integration/history-archiving.test.ts fails if one is left without a TTL.
    */
   async expireArchivedRun(runId: string, retentionMs: number, archivedAt = new Date()): Promise<'expiring' | 'missing' | 'live'> {
     if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new Error(`retentionMs must be a positive whole number of ms, not ${retentionMs}`);
-    const runKey = this.keys.run(runId);
-    const pattern = `${runKey.replace(/[*?[\]\\]/g, (character) => `\\${character}`)}:*`;
-    const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, found] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      keys.push(...found);
-    } while (cursor !== '0');
-    const others = [...new Set(keys)].filter((key) => key !== runKey);
-    const [reply] = await this.scripts.bfExpireArchivedRun(1 + others.length, runKey, ...others, retentionMs, archivedAt.toISOString());
-    return reply === 1 ? 'expiring' : reply === -1 ? 'missing' : 'live';
+    const [[, fields], [, deployIds]] = ((await this.redis.multi().hmget(this.keys.run(runId), 'turn', 'tenant').zrange(this.keys.deployments(runId), 0, -1).exec()) ?? []) as [
+      [unknown, Array<string | null>],
+      [unknown, string[]],
+    ];
+    const [turnField, tenant] = fields ?? [];
+    const turns = Number(turnField ?? '0');
+    if (!Number.isSafeInteger(turns) || turns < 0) throw new StoredRunInvalid(runId, 'turn', `not a whole number: ${JSON.stringify(turnField)}`);
+    const keys = runKeysOf(this.keys, runId, { turns, deployIds: deployIds ?? [] });
+    const [reply] = await this.scripts.bfExpireArchivedRun(keys.length, ...keys, retentionMs, archivedAt.toISOString());
+    if (reply === -2) return 'live';
+    // Out of the tenant's index and the archive's work list only now, once the history is
+    // committed and the keys expire (both indexes are another slot than the run's keys): a crash
+    // before this leaves entries whose next archive job finds the run archived, or gone, and
+    // comes back here. A listing meanwhile finds the run in both places and shows it once.
+    if (tenant) await this.redis.zrem(this.keys.runsByTenant(tenant), runId);
+    await this.forgetUnarchivedRun(runId);
+    return reply === 1 ? 'expiring' : 'missing';
   }
+}
+
+/** Every key a run can have, the run hash first (bfExpireArchivedRun's KEYS[1]). Keys that do
+ * not exist cost the script one PEXPIRE that does nothing. */
+function runKeysOf(keys: KeySpace, runId: string, { turns, deployIds }: { turns: number; deployIds: readonly string[] }): string[] {
+  return [
+    keys.run(runId),
+    keys.messages(runId),
+    keys.events(runId),
+    keys.results(runId),
+    keys.files(runId),
+    keys.deployments(runId),
+    keys.trail(runId),
+    themeKey(keys, runId),
+    assetsKey(keys, runId),
+    screenshotsKey(keys, runId),
+    writesKey(keys, runId),
+    runUpstreamsKey(keys, runId),
+    // Turns count from 1; 0 and one past the last cost nothing and cover a turn being claimed.
+    ...Array.from({ length: turns + 2 }, (_, turn) => keys.turn(runId, turn)),
+    ...deployIds.map((deployId) => keys.deployment(runId, deployId)),
+  ];
 }
 
 const traceCarrierSchema = z.record(z.string(), z.string());

@@ -1,10 +1,12 @@
 // What every process of the fleet shares: config, logger, one Redis connection for commands,
 // the run store and the queues. Blocking BullMQ workers open their own connections.
 import type { Redis } from 'ioredis';
+import pg from 'pg';
 import type { Logger } from 'pino';
 import { apiBaseUrlOf, sitesBaseUrlOf, type Config } from '../config.js';
 import { createKeySpace } from '../engine/keys.js';
 import { RunEngine } from '../engine/run-engine.js';
+import { HistoryStore } from '../history/history-store.js';
 import { FleetQueues } from '../jobs/fleet-queues.js';
 import { connectRedis } from '../jobs/redis-connection.js';
 import { createLogger } from '../telemetry/logger.js';
@@ -18,6 +20,9 @@ export interface FleetContext {
   redis: Redis;
   store: RunEngine;
   queues: FleetQueues;
+  /** Run history in PostgreSQL (DATABASE_URL, docs/history.md): finished runs are read from it once
+   * Redis no longer holds them. null without DATABASE_URL: every read is Redis-only. */
+  history: HistoryStore | null;
   /** Base URL of the API as users reach it (BUILDFLEET_PUBLIC_URL). */
   publicBaseUrl: string;
   /** Base URL of the sites origin as users and tools reach it (BUILDFLEET_SITES_PUBLIC_URL): every
@@ -25,6 +30,11 @@ export interface FleetContext {
   sitesBaseUrl: string;
   close(): Promise<void>;
 }
+
+/** Connections per process to the history database: reads of finished runs and archive jobs are
+ * short single statements, so a few connections serve many requests (PostgreSQL's default limit is
+ * 100 connections for the whole fleet). */
+const HISTORY_POOL_SIZE = 5;
 
 export function createFleetContext(config: Config, role: string, logger?: Logger): FleetContext {
   registerSecretsFromEnvironment(process.env);
@@ -49,16 +59,22 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
     });
   });
   const queues = new FleetQueues(redis, keys, config.BUILDFLEET_MODEL_ATTEMPTS);
+  const historyPool = config.DATABASE_URL ? new pg.Pool({ connectionString: config.DATABASE_URL, max: HISTORY_POOL_SIZE }) : null;
+  // An idle client whose server goes away emits here; without a listener that would crash the
+  // process. The next query through the pool reports the failure where it is awaited.
+  historyPool?.on('error', (error) => resolvedLogger.warn({ err: error.message }, 'postgres connection error'));
   return {
     config,
     logger: resolvedLogger,
     redis,
     store,
     queues,
+    history: historyPool ? new HistoryStore(historyPool) : null,
     publicBaseUrl: apiBaseUrlOf(config),
     sitesBaseUrl: sitesBaseUrlOf(config),
     async close() {
       await queues.close();
+      await historyPool?.end().catch((error: unknown) => resolvedLogger.warn({ err: error instanceof Error ? error.message : String(error) }, 'postgres pool did not close cleanly'));
       // QUIT lets commands still in flight (a last event, a metrics read) finish; disconnecting
       // would reject them with "Connection is closed" where nobody awaits them any more.
       if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());

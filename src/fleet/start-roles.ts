@@ -12,6 +12,7 @@ import { createTextRecovery } from '../agent/text-recovery.js';
 import { startProcessHttpServer, type ProcessHttpServer } from '../telemetry/process-http-server.js';
 import { FleetMetrics } from './fleet-metrics.js';
 import { startTracing } from '../telemetry/tracing.js';
+import { archiveOnRunEnd, startArchiving, type RunningArchiving } from '../workers/start-archiving.js';
 
 export type WorkerRole = 'model' | 'tool';
 
@@ -38,6 +39,7 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
   const fleet = createFleetContext(config, `${role}-worker`);
   const metrics = new FleetMetrics({ role: `${role}-worker`, queues: fleet.queues });
   metrics.observeRunEnds(fleet.store);
+  const archiving = startHistory(fleet, role === 'tool');
   const onJobDone = (durationMs: number) => metrics.jobDuration.observe({ queue: role }, durationMs / 1000);
   const onConcurrencyChange = (change: ConcurrencyChange) => {
     metrics.workerConcurrency.set({ queue: role }, change.to);
@@ -59,16 +61,17 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
     });
   } catch (error) {
     await worker.close(true);
+    await archiving?.close(true);
     await fleet.close();
     throw error;
   }
   fleet.logger.info(
-    { event: 'worker-start', queue: role, concurrency: worker.concurrency, concurrency_ceiling: role === 'model' ? config.BUILDFLEET_MODEL_CONCURRENCY : config.BUILDFLEET_TOOL_CONCURRENCY, loop_delay_target_ms: config.BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS, metrics_port: health.port },
+    { event: 'worker-start', queue: role, archive: archiving !== null, concurrency: worker.concurrency, concurrency_ceiling: role === 'model' ? config.BUILDFLEET_MODEL_CONCURRENCY : config.BUILDFLEET_TOOL_CONCURRENCY, loop_delay_target_ms: config.BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS, metrics_port: health.port },
     `${role} worker started; health and metrics on ${health.url}`,
   );
   const drain = async (force = false) => {
     draining = true;
-    await worker.close(force);
+    await Promise.all([worker.close(force), archiving?.close(force)]);
   };
   return {
     fleet,
@@ -84,6 +87,25 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
     metrics,
     tracing,
   };
+}
+
+/** The one warning a process without DATABASE_URL logs at start (docs/history.md). */
+export function warnWhenHistoryIsOff(fleet: Pick<FleetContext, 'history' | 'logger'>): void {
+  if (fleet.history) return;
+  fleet.logger.warn(
+    { event: 'history-off' },
+    'DATABASE_URL is unset: finished runs are not archived to PostgreSQL and their Redis keys never expire, so Redis only grows (docs/history.md)',
+  );
+}
+
+/** Run history in this process, when DATABASE_URL gives one: every run that ends here is enqueued
+ * for its archive; with `runWorker` (the tool workers, which mount the sites volume the archive
+ * step writes to: src/workers/start-archiving.ts) the archive worker and sweep run here too. */
+export function startHistory(fleet: FleetContext, runWorker: boolean): RunningArchiving | null {
+  warnWhenHistoryIsOff(fleet);
+  if (!fleet.history) return null;
+  archiveOnRunEnd(fleet);
+  return runWorker ? startArchiving(fleet, { history: fleet.history }) : null;
 }
 
 /** Runs a worker role until SIGTERM/SIGINT. */

@@ -2,10 +2,11 @@
 // in Redis (the run engine); this store only ever receives runs that ended.
 import type pg from 'pg';
 import { z } from 'zod';
-import { runArchiveSchema, type ArchivedRun, type RunArchive } from './run-archive.js';
+import { runArchiveSchema, type ArchivedEvent, type ArchivedRun, type RunArchive } from './run-archive.js';
 import { RunArchiveInvalid, StoredHistoryRowInvalid } from './history-errors.js';
 import { encodeHistoryCursor } from './history-cursor.js';
 import { decodeRunRow, RUN_ROW_COLUMNS } from './stored-run-row.js';
+import { decodeEventRow, EVENT_ROW_COLUMNS } from './stored-event-row.js';
 import { listRunsQuery, spendByDayQuery, type ListRunsFilter, type SpendByDayFilter } from './history-queries.js';
 
 export interface RunPage {
@@ -73,8 +74,10 @@ export class HistoryStore {
       const inserted = await client.query(
         `INSERT INTO runs (id, tenant, status, error_code, error_message, model, prompt, phase, turns,
            input_tokens, cache_write_5m_input_tokens, cache_write_1h_input_tokens, cache_read_input_tokens, output_tokens,
-           cost_micro_usd, budget, result, latest_deploy, live_deploy, trace_id, created_at, ended_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+           cost_micro_usd, budget, result, latest_deploy, live_deploy, trace_id, created_at, ended_at,
+           max_tokens, thinking_budget_tokens, todos, files, question, options_token_budget, meta)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+           $23, $24, $25, $26, $27, $28, $29)
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         [
           run.id, run.tenant, run.status, run.errorCode, run.errorMessage, run.model, run.prompt, run.phase, run.turns,
@@ -82,6 +85,9 @@ export class HistoryStore {
           run.usage.cache_read_input_tokens, run.usage.output_tokens, run.costMicroUsd,
           run.budget === null ? null : JSON.stringify(run.budget),
           run.result, run.latestDeploy, run.liveDeploy, run.traceId, run.createdAt, run.endedAt,
+          run.maxTokens, run.thinkingBudgetTokens, JSON.stringify(run.todos), JSON.stringify(run.files),
+          run.question === null ? null : JSON.stringify(run.question), run.optionsTokenBudget,
+          run.meta === null ? null : JSON.stringify(run.meta),
         ],
       );
       if (inserted.rowCount === 0) {
@@ -156,6 +162,43 @@ export class HistoryStore {
     const last = runs.at(-1);
     const nextCursor = rows.length > filter.limit && last ? encodeHistoryCursor({ createdAt: last.createdAt, id: last.id }) : null;
     return { runs, nextCursor };
+  }
+
+  /**
+   * Up to `limit` events of an archived run after the stream id `afterId` ('-': from the start), in
+   * stream order: what RunEngine.readEvents answered while the run was in Redis. Like XRANGE with an
+   * exclusive start, `afterId` need not be an event of the run: ids compare as (ms, sequence)
+   * numbers (numeric: both halves are unsigned 64-bit). Served by the primary key (run_id, …).
+   */
+  async readEvents(runId: string, afterId: string, limit: number): Promise<ArchivedEvent[]> {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`readEvents: limit must be a positive whole number, not ${limit}`);
+    const values: unknown[] = [runId];
+    let after = '';
+    if (afterId !== '-') {
+      const match = /^(\d{1,20})-(\d{1,20})$/.exec(afterId);
+      if (!match) throw new Error(`readEvents: not a stream id: ${afterId}`);
+      values.push(match[1], match[2]);
+      after = " AND (split_part(stream_id, '-', 1)::numeric, split_part(stream_id, '-', 2)::numeric) > ($2::numeric, $3::numeric)";
+    }
+    values.push(limit);
+    const result = await this.pool.query(`SELECT ${EVENT_ROW_COLUMNS} FROM events WHERE run_id = $1${after} ORDER BY position LIMIT $${values.length}`, values);
+    return (result.rows as Array<Record<string, unknown>>).map((row) => decodeEventRow(runId, row));
+  }
+
+  /**
+   * Which of `prompts` hold every word of `text`, by the very test the listing's text filter runs
+   * (to_tsvector('simple', …) @@ plainto_tsquery('simple', …)), so runs still in Redis are filtered
+   * exactly like archived ones. One round trip for the whole batch; no table is read.
+   */
+  async promptsMatchText(prompts: readonly string[], text: string): Promise<boolean[]> {
+    if (prompts.length === 0) return [];
+    const result = await this.pool.query(
+      "SELECT to_tsvector('simple', prompt) @@ plainto_tsquery('simple', $2) AS matches FROM unnest($1::text[]) WITH ORDINALITY AS candidate (prompt, position) ORDER BY position",
+      [prompts, text],
+    );
+    const rows = result.rows as Array<{ matches: unknown }>;
+    if (rows.length !== prompts.length || rows.some((row) => typeof row.matches !== 'boolean')) throw new Error('promptsMatchText: PostgreSQL answered a row per prompt that is not a boolean');
+    return rows.map((row) => row.matches as boolean);
   }
 
   /** A tenant's spend per UTC day (each run counted on the day it was created), days with runs. */

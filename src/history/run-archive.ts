@@ -7,12 +7,23 @@ import { PHASES } from '../domain/profile.js';
 import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
 import { usageByClassSchema } from '../domain/usage.js';
+import { todoItem } from '../domain/tool-input-schemas.js';
 
 const isoTime = z.iso.datetime({ offset: true });
 const count = z.int().nonnegative();
 const durationMs = count.nullable();
 
-/** The run itself (RunRecord's lasting fields: not the turn counters, trace carrier or question). */
+/** A todo of the run's plan as the run record keeps it (src/engine/run-types.ts todoState). */
+export const archivedTodoSchema = todoItem.extend({ done: z.boolean() });
+/** One file of the workspace listing (RunEngine.listFiles). */
+export const archivedFileSchema = z.strictObject({ path: z.string().min(1), bytes: count });
+/** An open ask_user question (src/engine/run-types.ts questionSchema). */
+export const archivedQuestionSchema = z.strictObject({ toolUseId: z.string(), question: z.string(), turn: z.number() });
+/** set_meta's title and description, which the published site's pages are served with. */
+export const archivedMetaSchema = z.strictObject({ title: z.string(), description: z.string() });
+
+/** The run itself: RunRecord's lasting fields — everything GET /v1/runs/:id shows, so a run whose
+ * Redis keys are gone answers the same from history — not the turn counters or trace carrier. */
 export const archivedRunSchema = z.object({
   id: z.string().min(1),
   tenant: z.string().min(1),
@@ -33,6 +44,17 @@ export const archivedRunSchema = z.object({
   latestDeploy: z.string().nullable(),
   liveDeploy: z.string().nullable(),
   traceId: z.string().nullable(),
+  /** max_tokens of the run's last call (raised after a truncation). */
+  maxTokens: z.int().positive(),
+  /** null: the run did not think. */
+  thinkingBudgetTokens: z.int().positive().nullable(),
+  todos: z.array(archivedTodoSchema),
+  /** The workspace listing when the run was archived, sorted by path. */
+  files: z.array(archivedFileSchema),
+  question: archivedQuestionSchema.nullable(),
+  /** RunRecord.options.tokenBudget: the token budget of a record stored before budgets were. */
+  optionsTokenBudget: z.int().positive().nullable(),
+  meta: archivedMetaSchema.nullable(),
   createdAt: isoTime,
   /** When the run ended (RunRecord.updatedAt of the terminal record: its last transition). */
   endedAt: isoTime,

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { PHASES } from '../domain/profile.js';
 import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
-import type { ArchivedRun } from './run-archive.js';
+import { archivedFileSchema, archivedMetaSchema, archivedQuestionSchema, archivedTodoSchema, type ArchivedRun } from './run-archive.js';
 import { StoredHistoryRowInvalid } from './history-errors.js';
 
 const int8 = z
@@ -35,6 +35,15 @@ const storedRunRowSchema = z.object({
   latest_deploy: z.string().nullable(),
   live_deploy: z.string().nullable(),
   trace_id: z.string().nullable(),
+  // Required here though the columns are nullable: a row archived before they existed has no run
+  // view to give (migration 1767312000000), and says so by name rather than with made-up values.
+  max_tokens: z.int().positive(),
+  thinking_budget_tokens: z.int().positive().nullable(),
+  todos: z.array(archivedTodoSchema),
+  files: z.array(archivedFileSchema),
+  question: archivedQuestionSchema.nullable(),
+  options_token_budget: z.int().positive().nullable(),
+  meta: archivedMetaSchema.nullable(),
   created_at: timestamp,
   ended_at: timestamp,
 });
@@ -50,6 +59,10 @@ export function decodeRunRow(row: Record<string, unknown>): ArchivedRun {
     throw new StoredHistoryRowInvalid('runs', String(row.id ?? '(unknown)'), String(issue?.path[0] ?? '(row)'), issue?.message ?? 'invalid');
   }
   const stored = parsed.data;
+  // RunRecord.error is a code with its message: one without the other is not a run's error.
+  if ((stored.error_code === null) !== (stored.error_message === null)) {
+    throw new StoredHistoryRowInvalid('runs', stored.id, stored.error_code === null ? 'error_code' : 'error_message', 'error_code and error_message must be both set or both null');
+  }
   return {
     id: stored.id,
     tenant: stored.tenant,
@@ -73,6 +86,13 @@ export function decodeRunRow(row: Record<string, unknown>): ArchivedRun {
     latestDeploy: stored.latest_deploy,
     liveDeploy: stored.live_deploy,
     traceId: stored.trace_id,
+    maxTokens: stored.max_tokens,
+    thinkingBudgetTokens: stored.thinking_budget_tokens,
+    todos: stored.todos,
+    files: stored.files,
+    question: stored.question,
+    optionsTokenBudget: stored.options_token_budget,
+    meta: stored.meta,
     createdAt: stored.created_at,
     endedAt: stored.ended_at,
   };

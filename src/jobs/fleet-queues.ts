@@ -28,7 +28,8 @@ export const MODEL_JOB_OPTIONS: JobsOptions = {
 };
 
 /** Archive jobs retry with backoff (PostgreSQL down for a while, a failover) for about an hour
- * before failing for good; a failed one stays KEEP_FAILED long for an operator to retry. Completed
+ * before failing for good; a failed one stays KEEP_FAILED long for an operator to see, and the
+ * archive sweep (src/workers/archive-sweeper.ts) gives it a new round of attempts an hour later. Completed
  * ones are removed at once: the run row in PostgreSQL is the record that the run was archived, and
  * the deterministic job id only has to dedupe jobs that are still pending. */
 export const ARCHIVE_JOB_OPTIONS: JobsOptions = {
@@ -89,6 +90,23 @@ export class FleetQueues {
   async enqueueArchive(runId: string): Promise<void> {
     const data = archiveJobSchema.parse({ runId });
     await this.archive.add('archive', data, { ...ARCHIVE_JOB_OPTIONS, jobId: jobIds.archive(data.runId) });
+  }
+
+  /** The state of a run's archive job ('unknown': none — never enqueued, completed and removed, or
+   * lost), and when it finished (ms) if it failed for good. */
+  async archiveJob(runId: string): Promise<{ state: JobState | 'unknown'; finishedOn: number | null }> {
+    const job = await this.archive.getJob(jobIds.archive(archiveJobSchema.parse({ runId }).runId));
+    if (!job) return { state: 'unknown', finishedOn: null };
+    return { state: await job.getState(), finishedOn: job.finishedOn ?? null };
+  }
+
+  /** Gives a run's archive job that failed for good a new round of attempts (the archive sweep, once
+   * PostgreSQL has been back a while); false when there is no such failed job. */
+  async retryFailedArchive(runId: string): Promise<boolean> {
+    const job = await this.archive.getJob(jobIds.archive(archiveJobSchema.parse({ runId }).runId));
+    if (!job || !(await job.isFailed())) return false;
+    await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    return true;
   }
 
   get flows(): FlowProducer {

@@ -1,8 +1,12 @@
 // The archive worker: takes one `archive` job per finished run, writes the run's whole history to
-// PostgreSQL (HistoryStore.archiveRun) and then lets the run's Redis keys expire after the
-// retention (RunEngine.expireArchivedRun). Both steps are idempotent, so a re-delivered job (a
-// stalled worker, a retry after the expiry failed) writes nothing twice: the store keeps the first
-// archive, and the expiry only sets the same TTL again.
+// PostgreSQL (HistoryStore.archiveRun), copies what of its sites is still only in Redis to the site
+// store (keep-run-sites.ts), and then lets the run's Redis keys expire after the retention
+// (RunEngine.expireArchivedRun, which also takes the run off the unarchived-run index). Every step
+// is idempotent, so a re-delivered job (a stalled worker, a retry after the expiry failed, the
+// archive sweep re-enqueueing a run whose index entry outlived its job) writes nothing twice: the
+// store keeps the first archive, a complete deployment is never rewritten, and the expiry only
+// sets the same TTL again. It runs in the tool worker processes, which mount the sites volume
+// (start-archiving.ts).
 import { Worker, type Job } from 'bullmq';
 import type { WorkerFleet } from './worker-fleet.js';
 import type { RunEngine } from '../engine/run-engine.js';
@@ -10,6 +14,9 @@ import type { HistoryStore } from '../history/history-store.js';
 import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
 import { ARCHIVE_QUEUE_NAME, archiveJobSchema, type ArchiveJobData } from '../jobs/job-catalog.js';
 import { runArchiveOf } from './run-archive-of.js';
+import type { SiteStore } from '../sites/site-store.js';
+import { siteStoreOf } from '../sites/site-store-of-config.js';
+import { keepRunSites } from './keep-run-sites.js';
 
 export type ArchiveOutcome =
   /** This job wrote the run's history; its keys now expire. */
@@ -30,6 +37,8 @@ export class RunNotEnded extends Error {
 export interface ArchiveDependencies {
   store: RunEngine;
   history: HistoryStore;
+  /** Where the run's sites must be before its keys expire (siteStoreOf(config)). */
+  sites: SiteStore;
   /** How long a run's keys stay in Redis once archived (BUILDFLEET_RUN_RETENTION_SECONDS, in ms). */
   retentionMs: number;
 }
@@ -38,10 +47,17 @@ export interface ArchiveDependencies {
  * (RunNotEnded): the job retries, and nothing of a run still changing is written. */
 export async function archiveFinishedRun(deps: ArchiveDependencies, runId: string): Promise<ArchiveOutcome> {
   const source = await deps.store.readRunForArchive(runId);
-  if (source === null) return 'missing';
+  if (source === null) {
+    // Its keys expired after an earlier archive (or it never existed): nothing is left to archive,
+    // and an index entry left behind (a crash before it was removed) must not be swept forever.
+    await deps.store.forgetUnarchivedRun(runId);
+    return 'missing';
+  }
   if (source === 'live') throw new RunNotEnded(runId);
   const { archived } = await deps.history.archiveRun(runArchiveOf(source));
-  // Only after the history is committed: keys that expire before it would lose the run.
+  // Only after the history is committed and the sites stand on the store: keys that expire before
+  // either would lose the run, or take its published site down with them.
+  await keepRunSites({ engine: deps.store, sites: deps.sites, run: source.run });
   const expiry = await deps.store.expireArchivedRun(runId, deps.retentionMs);
   if (expiry === 'missing') return 'missing';
   if (expiry === 'live') throw new RunNotEnded(runId);
@@ -50,13 +66,15 @@ export async function archiveFinishedRun(deps: ArchiveDependencies, runId: strin
 
 export interface ArchiveWorkerOptions {
   history: HistoryStore;
+  /** Default: the fleet's own (siteStoreOf(config), the store the sites origin serves). */
+  sites?: SiteStore;
   retentionMs: number;
   /** Archive jobs at once (default 2: each is a few Redis reads and one PostgreSQL transaction). */
   concurrency?: number;
 }
 
 export function startArchiveWorker(fleet: WorkerFleet, options: ArchiveWorkerOptions): Worker<ArchiveJobData> {
-  const deps: ArchiveDependencies = { store: fleet.store, history: options.history, retentionMs: options.retentionMs };
+  const deps: ArchiveDependencies = { store: fleet.store, history: options.history, sites: options.sites ?? siteStoreOf(fleet.config), retentionMs: options.retentionMs };
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
   const connection = connectRedis(fleet.config.REDIS_URL);
   const worker = new Worker<ArchiveJobData>(

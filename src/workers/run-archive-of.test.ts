@@ -38,6 +38,7 @@ function source(overrides: Partial<RunArchiveSource> = {}, run: Partial<RunRecor
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'ok' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'next' }, { type: 'tool_use', id: 'toolu_b', name: 'deploy', input: {} }, { type: 'tool_use', id: 'toolu_c', name: 'read_file', input: { path: 'b' } }] },
     ],
+    files: [{ path: 'index.html', bytes: 120 }],
     ...overrides,
   };
 }
@@ -49,6 +50,8 @@ describe('runArchiveOf', () => {
     expect(archive.run).toMatchObject({ status: 'failed', errorCode: 'max_turns', errorMessage: 'ran out of turns', turns: 2, endedAt: '2026-03-02T10:05:00.000Z' });
     expect(archive.turns.map((turn) => [turn.step, turn.stopReason, turn.costMicroUsd])).toEqual([[0, 'tool_use', 35], [1, 'tool_use', 35]]);
     expect(archive.turns[0]?.request).toMatchObject({ answer_id: 'msg_1', request_id: 'req_1', decision: 'tools', dispatched_tool_calls: 1 });
+    // Everything the run view shows, so GET /v1/runs/:id answers the same from history.
+    expect(archive.run).toMatchObject({ maxTokens: 1024, thinkingBudgetTokens: null, todos: [], files: [{ path: 'index.html', bytes: 120 }], question: null, optionsTokenBudget: null, meta: null });
     expect(archive.events[1]).toEqual({ streamId: '1-1', step: 0, event: 'tool-call-end', at: '2026-03-02T10:00:02.000Z', data: { tool: 'write_file', tool_use_id: 'toolu_a', ok: true, duration_ms: 12 } });
   });
 
@@ -60,6 +63,13 @@ describe('runArchiveOf', () => {
       // Nothing names its step: the step of the call before it in the same answer.
       { step: 1, toolUseId: 'toolu_c', tool: 'read_file', input: { path: 'b' }, result: null, status: 'unanswered', errorCode: null, durationMs: null },
     ]);
+  });
+
+  it('keeps the plan, the token budget option and the site meta of the run', () => {
+    const todos = [{ id: 'hero', title: 'Hero section', phase: 'build' as const, done: true }];
+    const archive = runArchiveOf(source({}, { todos, options: { tokenBudget: 50_000, scenario: 'happy' }, thinkingBudgetTokens: 2048, meta: { title: 'Bakery', description: 'Fresh bread' } }));
+    expect(runArchiveSchema.safeParse(archive).success).toBe(true);
+    expect(archive.run).toMatchObject({ todos, optionsTokenBudget: 50_000, thinkingBudgetTokens: 2048, meta: { title: 'Bakery', description: 'Fresh bread' } });
   });
 
   it('refuses a run that has not ended, and a turn whose committed response does not decode', () => {

@@ -139,6 +139,13 @@ export function runArchiveOf(source: RunArchiveSource): RunArchive {
       latestDeploy: run.latestDeploy,
       liveDeploy: run.liveDeploy,
       traceId: run.traceId,
+      maxTokens: run.maxTokens,
+      thinkingBudgetTokens: run.thinkingBudgetTokens,
+      todos: run.todos,
+      files: source.files,
+      question: run.question,
+      optionsTokenBudget: run.options.tokenBudget ?? null,
+      meta: run.meta,
       createdAt: run.createdAt,
       // The terminal record's last transition is the end (bfEndRun sets updatedAt).
       endedAt: run.updatedAt,

@@ -108,12 +108,13 @@ export class RunReaper {
       cursor = page.cursor;
       const readings = await store.runProgress(page.runIds);
       const forget: string[] = [];
+      const ended: string[] = [];
       const stale: Array<{ runId: string; turn: number }> = [];
       for (const [index, runId] of page.runIds.entries()) {
         const reading = readings[index]!;
         if (reading.state === 'missing') forget.push(runId);
         else if (reading.state === 'invalid') this.context.logger.warn({ run_id: runId, err: reading.error.message }, 'reaper skips a run whose record does not decode');
-        else if (isTerminal(reading.value.status)) forget.push(runId);
+        else if (isTerminal(reading.value.status)) ended.push(runId);
         else if (reading.value.status !== 'waiting_for_input' && this.isStale(reading.value.updatedAt, now)) stale.push({ runId, turn: reading.value.turn });
       }
       // A page's runs are judged side by side: their commands share the connection's pipeline.
@@ -126,7 +127,10 @@ export class RunReaper {
         ),
       );
       await store.forgetLiveRuns(forget);
-      report.forgotten += forget.length;
+      // An ended run still here missed its end's bookkeeping (its process died in between): it goes
+      // to the archive's work list, never just dropped (docs/history.md#every-finished-run-is-archived).
+      await store.handOffEndedRuns(ended);
+      report.forgotten += forget.length + ended.length;
       // Should the lock have expired meanwhile, two sweeps may overlap: harmless, since every action
       // holds only for the run as it was seen (and a second resume of the same view is refused).
       await this.lock.extend();

@@ -202,6 +202,28 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
     }
   });
 
+  it('migrates the history schema before every fleet process starts, from the same config and Secret, where DATABASE_URL belongs (issue #21)', () => {
+    for (const directory of KUSTOMIZATIONS) {
+      const documents = renderedOf(directory);
+      const config = (byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data;
+      // A URL with a password is a secret: never in the ConfigMap.
+      expect(config.DATABASE_URL, directory).toBeUndefined();
+      expect(Number(config.BUILDFLEET_RUN_RETENTION_SECONDS), directory).toBe(loadConfig(config).BUILDFLEET_RUN_RETENTION_SECONDS);
+      for (const name of ['api', 'model-worker', 'tool-worker']) {
+        const deployment = named(documents, 'Deployment', name) as unknown as { spec: { template: { spec: { initContainers?: Container[]; containers: Container[] } } } };
+        const pod = deployment.spec.template.spec;
+        const migrate = pod.initContainers?.find((container) => container.name === 'migrate');
+        expect(migrate, `${directory} ${name}`).toBeDefined();
+        expect(migrate?.args, `${directory} ${name}`).toEqual(['migrate', '--if-configured']);
+        expect(migrate?.image, `${directory} ${name}`).toBe(pod.containers[0]?.image);
+        expect(migrate?.envFrom, `${directory} ${name}`).toEqual(pod.containers[0]?.envFrom);
+        expect(migrate?.envFrom?.some((source) => source.secretRef?.name === 'buildfleet-secrets'), `${directory} ${name}`).toBe(true);
+        expect(migrate?.securityContext, `${directory} ${name}`).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect(migrate?.resources?.limits, `${directory} ${name}`).toBeDefined();
+      }
+    }
+  });
+
   it('KEDA scales each worker Deployment on its BullMQ wait list', () => {
     const documents = renderedOf('k8s');
     const configMap = byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> };

@@ -29,9 +29,9 @@ function capture(): { stream: PassThrough; text: () => string } {
 }
 
 describe('the dev banner', () => {
-  it('names the state file instead of the key, and redacts the Redis password however short', () => {
-    const lines = devFleetBanner({ redisUrl: 'redis://:pw@h:1', simulatorUrl: null, apiUrl: 'http://a', sitesUrl: 'http://s', stateFile: '/x/dev.json' });
-    expect(lines[0]).toBe('redis: redis://:[redacted]@h:1');
+  it('names the state file instead of the key, and redacts the Redis and PostgreSQL passwords however short', () => {
+    const lines = devFleetBanner({ redisUrl: 'redis://:pw@h:1', databaseUrl: 'postgres://u:pg@d:5432/h', simulatorUrl: null, apiUrl: 'http://a', sitesUrl: 'http://s', stateFile: '/x/dev.json' });
+    expect(lines[0]).toBe('redis: redis://:[redacted]@h:1  history: postgres://u:[redacted]@d:5432/h');
     expect(lines.at(-1)).toContain('"devKey" in /x/dev.json');
   });
 });

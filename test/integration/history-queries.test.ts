@@ -30,14 +30,15 @@ describe('history listing queries', () => {
     await database.pool.query(
       `INSERT INTO runs (id, tenant, status, error_code, error_message, model, prompt, phase, turns,
          input_tokens, cache_write_5m_input_tokens, cache_write_1h_input_tokens, cache_read_input_tokens, output_tokens,
-         cost_micro_usd, budget, result, latest_deploy, live_deploy, trace_id, created_at, ended_at)
+         cost_micro_usd, budget, result, latest_deploy, live_deploy, trace_id, created_at, ended_at, max_tokens, todos, files)
        SELECT 'run_' || n, 'tenant_' || (n % 50),
          CASE WHEN n % 100 < 90 THEN 'succeeded' WHEN n % 100 < 97 THEN 'failed' WHEN n % 100 < 99 THEN 'refused' ELSE 'cancelled' END,
          NULL, NULL, 'claude-sonnet-4-6',
          CASE WHEN n % 200 = 7 THEN 'a landing page for a bakery number ' || n ELSE 'portfolio site for client ' || n || ' with a gallery' END,
          'done', 12, 1000, 0, 0, 5000, 800, n % 9000, NULL, NULL, NULL, NULL, NULL,
          timestamptz '2026-03-01 00:00:00+00' + (n * interval '259 seconds'),
-         timestamptz '2026-03-01 00:05:00+00' + (n * interval '259 seconds')
+         timestamptz '2026-03-01 00:05:00+00' + (n * interval '259 seconds'),
+         8192, '[]'::jsonb, '[]'::jsonb
        FROM generate_series(1, $1) AS n`,
       [RUNS],
     );

@@ -41,6 +41,13 @@ function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site
       latestDeploy: 'dep_1',
       liveDeploy: null,
       traceId: null,
+      maxTokens: 8192,
+      thinkingBudgetTokens: null,
+      todos: [{ id: 'hero', title: 'Hero section', phase: 'build', done: true }],
+      files: [{ path: 'index.html', bytes: 11 }],
+      question: null,
+      optionsTokenBudget: null,
+      meta: null,
       createdAt,
       endedAt: new Date(Date.parse(createdAt) + 60_000).toISOString(),
     },
@@ -79,7 +86,7 @@ describe('history migrations', () => {
     const database = await createTestDatabase('migrations', { migrate: false });
     try {
       const first = await migrateHistory({ databaseUrl: database.url });
-      expect(first).toEqual(['1767225600000_history-schema']);
+      expect(first).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns']);
       const tables = await database.pool.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
       expect(tables.rows.map((row) => row.table_name)).toEqual([MIGRATIONS_TABLE, 'events', 'runs', 'tool_calls', 'transcripts', 'turns']);
       expect(await migrateHistory({ databaseUrl: database.url })).toEqual([]);
@@ -87,7 +94,7 @@ describe('history migrations', () => {
       const again = await createTestDatabase('migrationsrace', { migrate: false });
       try {
         const results = await Promise.all([migrateHistory({ databaseUrl: again.url }), migrateHistory({ databaseUrl: again.url })]);
-        expect(results.flat()).toEqual(['1767225600000_history-schema']);
+        expect(results.flat()).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns']);
       } finally {
         await again.drop();
       }

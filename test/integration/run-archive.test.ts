@@ -138,6 +138,10 @@ describe('archiving a finished run', () => {
       expect(ttl, key).toBeLessThanOrEqual(RETENTION_MS);
     }
 
+    // Listed from history from now on: the tenant's Redis index, which would otherwise keep an
+    // entry per run forever, no longer holds it.
+    expect(await harness.fleet.redis.zscore(store.keys.runsByTenant(run.tenant), run.id)).toBeNull();
+
     // A re-delivered archive job (same job id, the first one completed) writes nothing twice.
     const before = await database.pool.query('SELECT xmin::text AS version FROM runs WHERE id = $1', [run.id]);
     expect(await archive(run.id)).toBe('already-archived');

@@ -2,19 +2,18 @@
 // run ends), or as a JSON array of the events so far for `Accept: application/json`.
 import { once } from 'node:events';
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import type { StoredEvent } from '../../engine/run-engine.js';
 import { runEventsHeadersSchema, runEventsQuerySchema, runEventsSchema, runParamsSchema } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
 import type { EventStreamMultiplexer } from '../events/event-stream-multiplexer.js';
 import type { EventStreamSlots } from '../events/event-stream-slots.js';
-import { followRunEvents } from '../events/follow-run-events.js';
+import { followRunEvents, type FollowOutcome } from '../events/follow-run-events.js';
+import type { RunStatus } from '../../engine/run-types.js';
 import { apiErrors } from '../api-errors.js';
 import { formatServerSentComment, formatServerSentEvent } from '../events/server-sent-event.js';
-import { loadRun } from '../load-run.js';
+import { RunReader } from '../run-reader.js';
 import { tenantOf } from '../tenant-of.js';
 
 export const HEARTBEAT_INTERVAL_MS = 15_000;
-const JSON_PAGE_SIZE = 1_000;
 // Tells EventSource how long to wait before reconnecting after the stream drops.
 const RECONNECT_DELAY_MS = 2_000;
 /** What a tenant at its cap of open streams is told to wait: streams end with their runs. */
@@ -23,6 +22,25 @@ const STREAM_CAP_RETRY_AFTER_SECONDS = 5;
 /** Open streams, so closing the server can end them (and wait until they have ended) instead of
  * waiting for every run to finish. */
 export type OpenEventStreams = Set<{ controller: AbortController; finished: Promise<void> }>;
+
+/** Hands the events of a run that ended to `send`, in order, unless the client went away. */
+async function replayEnded({
+  events,
+  status,
+  signal,
+  send,
+}: {
+  events: ReadonlyArray<{ id: string }>;
+  status: RunStatus;
+  signal: AbortSignal;
+  send: (event: { id: string }) => Promise<void>;
+}): Promise<FollowOutcome> {
+  for (const event of events) {
+    if (signal.aborted) return { ended: false };
+    await send(event);
+  }
+  return signal.aborted ? { ended: false } : { ended: true, status };
+}
 
 function wantsJson(accept: string | undefined): boolean {
   if (!accept) return false;
@@ -44,13 +62,14 @@ export function runEventsRoute({
   slots: EventStreamSlots;
   heartbeatMs?: number;
 }) {
+  const runs = new RunReader(fleet);
   return defineRoute({
     method: 'GET',
     url: '/v1/runs/:id/events',
     operationId: 'getRunEvents',
     summary: 'Stream a run’s events',
     description:
-      'Server-Sent Events of the run’s trace: every event from the start (or after `Last-Event-ID` / `?after=`), then new ones live until the run is terminal, then `event: end` with `{"status"}`. Each event has `id:` (usable as Last-Event-ID) and `data:` (the JSON event). A `: heartbeat` comment is sent every 15 s. With `Accept: application/json` the answer is instead a JSON array of the events so far. A tenant may hold `BUILDFLEET_SSE_STREAMS_PER_TENANT` streams open on one API process (default 100); one more is answered 429 `too_many_event_streams` with `retry-after`.',
+      'Server-Sent Events of the run’s trace: every event from the start (or after `Last-Event-ID` / `?after=`), then new ones live until the run is terminal, then `event: end` with `{"status"}`. Each event has `id:` (usable as Last-Event-ID) and `data:` (the JSON event). A `: heartbeat` comment is sent every 15 s. With `Accept: application/json` the answer is instead a JSON array of the events so far. A finished run whose Redis keys have expired replays the same events from run history, then `event: end`. A tenant may hold `BUILDFLEET_SSE_STREAMS_PER_TENANT` streams open on one API process (default 100); one more is answered 429 `too_many_event_streams` with `retry-after`.',
     tags: ['runs'],
     access: 'runs:read',
     params: runParamsSchema,
@@ -63,24 +82,14 @@ export function runEventsRoute({
         contentTypes: ['text/event-stream'],
       },
     },
-    errors: ['run_not_found', 'invalid_query', 'invalid_header', 'too_many_event_streams'],
+    errors: ['run_not_found', 'invalid_query', 'invalid_header', 'too_many_event_streams', 'history_unavailable'],
     async handler(request, reply) {
-      const run = await loadRun({ fleet, runId: request.params.id, tenant: tenantOf(request) });
+      const found = await runs.requireRun({ runId: request.params.id, tenant: tenantOf(request) });
+      const run = found.run;
       // A reconnecting EventSource repeats the original URL, so its Last-Event-ID must win.
       const afterId = request.headers['last-event-id'] ?? request.query.after ?? '-';
 
-      if (wantsJson(request.headers.accept)) {
-        const events: StoredEvent[] = [];
-        let cursor = afterId;
-        for (;;) {
-          const page = await fleet.store.readEvents(run.id, cursor, JSON_PAGE_SIZE);
-          events.push(...page);
-          const last = page.at(-1);
-          if (page.length < JSON_PAGE_SIZE || !last) break;
-          cursor = last.id;
-        }
-        return events;
-      }
+      if (wantsJson(request.headers.accept)) return runs.readEvents({ found, afterId });
 
       // HEAD (Fastify answers it with this GET handler) holds no stream, so it takes no slot.
       const tenant = tenantOf(request);
@@ -127,14 +136,13 @@ export function runEventsRoute({
       }, heartbeatMs);
       try {
         await write(`retry: ${RECONNECT_DELAY_MS}\n\n`);
-        const outcome = await followRunEvents({
-          fleet,
-          events: eventReaders,
-          runId: run.id,
-          afterId,
-          signal: controller.signal,
-          send: (event) => write(formatServerSentEvent({ id: event.id, data: JSON.stringify(event) })),
-        });
+        const send = (event: { id: string }) => write(formatServerSentEvent({ id: event.id, data: JSON.stringify(event) }));
+        // A run only history holds has ended: its events are replayed from there, then the end. A
+        // run in Redis is followed live there (a finished one replays and ends the same way).
+        const outcome =
+          found.source === 'history'
+            ? await replayEnded({ events: await runs.readEvents({ found, afterId }), status: found.run.status, signal: controller.signal, send })
+            : await followRunEvents({ fleet, events: eventReaders, runId: run.id, afterId, signal: controller.signal, send });
         if (outcome.ended) await write(formatServerSentEvent({ event: 'end', data: JSON.stringify({ status: outcome.status }) }));
       } catch (error) {
         // Headers are sent; the client sees the stream end and reconnects with Last-Event-ID.

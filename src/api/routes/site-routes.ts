@@ -6,7 +6,6 @@
 // the sandboxing security headers (site-security-headers.ts) to every answer.
 import type { FastifyReply } from 'fastify';
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import type { RunRecord } from '../../engine/run-types.js';
 import { OG_IMAGE_PATH } from '../../tools/ops/regen-og.js';
 import { liveSiteUrl } from '../../tools/site-urls.js';
 import { readRunAsset } from '../../engine/effects/run-assets.js';
@@ -26,6 +25,7 @@ import { decodeSiteFile, type SiteFileBody } from '../sites/decode-site-file.js'
 import { injectSiteMeta } from '../sites/inject-site-meta.js';
 import { isHtmlContentType } from '../sites/site-content-type.js';
 import { resolveSitePath } from '../sites/site-path.js';
+import { RunReader, type FoundRun } from '../run-reader.js';
 
 const LIVE_CACHE_CONTROL = 'no-cache';
 const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
@@ -46,14 +46,16 @@ async function readOgAsset({ fleet, runId }: { fleet: FleetContext; runId: strin
 }
 
 // Where a site is read from (issue #21, docs/sites.md#storage). While the run's keys are in Redis,
-// Redis decides what exists and what is live (the engine's Lua steps recorded it); once retention
-// has removed them, the SiteStore alone does: its complete deployments and its published pointer.
+// Redis decides what exists and what is live (the engine's Lua steps recorded it). Once retention
+// has removed them, run history holds the run as it ended — its live deployment and its meta, so
+// pages are served exactly as before — and the SiteStore which deployments exist. Without history
+// (no DATABASE_URL), the SiteStore alone does: its complete deployments and its published pointer.
 // The bytes come from the SiteStore, or from Redis for a deployment made before the store existed.
 
-/** The run as Redis still holds it, or null once its keys are gone (a malformed id is not found). */
-async function runOrNull({ fleet, runId }: { fleet: FleetContext; runId: string }): Promise<RunRecord | null> {
+/** The run as Redis or history holds it, or null when neither does (a malformed id is not found). */
+async function runOrNull({ fleet, runId }: { fleet: FleetContext; runId: string }): Promise<FoundRun | null> {
   if (!RUN_ID_PATTERN.test(runId)) throw apiErrors.runNotFound();
-  return fleet.store.getRun(runId);
+  return new RunReader(fleet).findRun({ runId });
 }
 
 /** Without the run in Redis, a run the store knows nothing of is as unknown as before. */
@@ -71,21 +73,21 @@ async function liveDeployOf({
 }: {
   fleet: FleetContext;
   runId: string;
-  run: RunRecord | null;
+  run: FoundRun | null;
   unpublished?: () => Error;
 }): Promise<string> {
   if (run) {
-    if (!run.liveDeploy) throw unpublished();
-    return run.liveDeploy;
+    if (!run.run.liveDeploy) throw unpublished();
+    return run.run.liveDeploy;
   }
   const pointer = await siteStoreOf(fleet.config).readPublished(runId);
   if (!pointer) return throwUnknownOnStore({ fleet, runId, otherwise: unpublished });
   return pointer.deployId;
 }
 
-async function deploymentExists({ fleet, runId, run, deployId }: { fleet: FleetContext; runId: string; run: RunRecord | null; deployId: string }): Promise<boolean> {
+async function deploymentExists({ fleet, runId, run, deployId }: { fleet: FleetContext; runId: string; run: FoundRun | null; deployId: string }): Promise<boolean> {
   if (!DEPLOY_ID_PATTERN.test(deployId)) return false;
-  if (run) return fleet.store.deploymentExists(runId, deployId);
+  if (run?.source === 'redis') return fleet.store.deploymentExists(runId, deployId);
   return (await siteStoreOf(fleet.config).deploymentPaths({ runId, deployId })) !== null;
 }
 
@@ -107,7 +109,7 @@ async function readDeploymentFile({
   return { path, file: decodeSiteFile({ path, content }) };
 }
 
-const siteErrors = ['run_not_found', 'site_not_published', 'site_file_not_found'] as const;
+const siteErrors = ['run_not_found', 'site_not_published', 'site_file_not_found', 'history_unavailable'] as const;
 
 export function liveSiteRoute({ fleet }: { fleet: FleetContext }) {
   return defineRoute({
@@ -127,10 +129,12 @@ export function liveSiteRoute({ fleet }: { fleet: FleetContext }) {
       const run = await runOrNull({ fleet, runId });
       const deployId = await liveDeployOf({ fleet, runId, run });
       const { file } = await readDeploymentFile({ fleet, runId, deployId, wildcard: request.params['*'] });
-      // The meta (set_meta) lives in the run record: once its keys are gone, pages go out as deployed.
-      if (run?.meta && isHtmlContentType(file.contentType)) {
+      // The meta (set_meta) is the run record's, in history too; only without history do pages go
+      // out as deployed once the run's keys are gone.
+      const meta = run?.run.meta ?? null;
+      if (meta && isHtmlContentType(file.contentType)) {
         const ogImageUrl = `${liveSiteUrl({ sitesBaseUrl: fleet.sitesBaseUrl, runId })}${OG_IMAGE_PATH}`;
-        const html = injectSiteMeta({ html: file.body.toString('utf8'), meta: run.meta, ogImageUrl });
+        const html = injectSiteMeta({ html: file.body.toString('utf8'), meta, ogImageUrl });
         return sendFile({ reply, file: { body: html, contentType: file.contentType }, cacheControl: LIVE_CACHE_CONTROL });
       }
       return sendFile({ reply, file, cacheControl: LIVE_CACHE_CONTROL });
@@ -150,11 +154,12 @@ export function ogImageRoute({ fleet }: { fleet: FleetContext }) {
     access: 'public',
     params: siteRootParamsSchema,
     responses: { 200: { description: 'The SVG image', contentTypes: ['image/svg+xml'] } },
-    errors: ['run_not_found', 'site_file_not_found'],
+    errors: ['run_not_found', 'site_file_not_found', 'history_unavailable'],
     async handler(request, reply) {
       const runId = request.params.runId;
       const run = await runOrNull({ fleet, runId });
-      if (run) {
+      // Run assets are Redis keys of the run, not archived: once they are gone, the deployment's file.
+      if (run?.source === 'redis') {
         const asset = await readOgAsset({ fleet, runId });
         if (asset) return sendFile({ reply, file: asset, cacheControl: LIVE_CACHE_CONTROL });
       }
@@ -177,7 +182,7 @@ export function deploymentSiteRoute({ fleet }: { fleet: FleetContext }) {
     access: 'public',
     params: deploymentParamsSchema,
     responses: { 200: { description: 'The file', contentTypes: SITE_CONTENT_TYPES } },
-    errors: ['run_not_found', 'deployment_not_found', 'site_file_not_found'],
+    errors: ['run_not_found', 'deployment_not_found', 'site_file_not_found', 'history_unavailable'],
     async handler(request, reply) {
       const runId = request.params.runId;
       const run = await runOrNull({ fleet, runId });
@@ -186,7 +191,7 @@ export function deploymentSiteRoute({ fleet }: { fleet: FleetContext }) {
         if (run) throw apiErrors.deploymentNotFound();
         return throwUnknownOnStore({ fleet, runId, otherwise: () => apiErrors.deploymentNotFound() });
       }
-      if (run && request.params['*'] === OG_IMAGE_PATH) {
+      if (run?.source === 'redis' && request.params['*'] === OG_IMAGE_PATH) {
         const asset = await readOgAsset({ fleet, runId });
         if (asset) return sendFile({ reply, file: asset, cacheControl: LIVE_CACHE_CONTROL });
       }

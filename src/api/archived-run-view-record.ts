@@ -1,0 +1,32 @@
+// A run read back from history (src/history/) as the record the run view is built from, so a run
+// whose Redis keys are gone answers GET /v1/runs/:id exactly as it did while Redis held it.
+import type { ArchivedRun } from '../history/run-archive.js';
+import type { RunViewRecord } from './run-view.js';
+
+/** The view record of an archived run. Its last transition is when it ended (archive: endedAt =
+ * the terminal record's updatedAt); its error is the archived code and message, rejoined. */
+export function archivedRunViewRecord(run: ArchivedRun): RunViewRecord {
+  return {
+    id: run.id,
+    status: run.status,
+    phase: run.phase,
+    turn: run.turns,
+    model: run.model,
+    maxTokens: run.maxTokens,
+    thinkingBudgetTokens: run.thinkingBudgetTokens,
+    todos: run.todos,
+    latestDeploy: run.latestDeploy,
+    liveDeploy: run.liveDeploy,
+    usage: run.usage,
+    costMicroUsd: run.costMicroUsd,
+    budget: run.budget,
+    result: run.result,
+    // decodeRunRow refuses a row with one of the two and not the other.
+    error: run.errorCode === null ? null : { code: run.errorCode, message: run.errorMessage ?? '' },
+    question: run.question,
+    traceId: run.traceId,
+    createdAt: run.createdAt,
+    updatedAt: run.endedAt,
+    options: run.optionsTokenBudget === null ? {} : { tokenBudget: run.optionsTokenBudget },
+  };
+}
