@@ -59,8 +59,9 @@ const LAYERS = [
   },
   {
     name: 'apps',
-    path: '^src/(api|cli|dev|sim)/|^src/cli\\.ts$|^workers/',
-    why: 'what a person or a deployment starts (API, CLI, dev tools, simulator, worker entry points): nothing imports an app',
+    // src/console: the run console's server, started by the API process (docs/console.md).
+    path: '^src/(api|cli|console|dev|sim)/|^src/cli\\.ts$|^workers/',
+    why: 'what a person or a deployment starts (API, run console, CLI, dev tools, simulator, worker entry points): nothing imports an app',
   },
 ];
 

@@ -19,6 +19,10 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY workers ./workers
+# The run console's browser sources; `npm run build` bundles them into dist/console/ (esbuild is a
+# devDependency, present in this stage only), which the runtime stage copies with the rest of dist/.
+COPY console ./console
+COPY scripts/build-console.mjs ./scripts/build-console.mjs
 RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
@@ -26,7 +30,9 @@ ENV NODE_ENV=production \
     BUILDFLEET_API_HOST=0.0.0.0 \
     BUILDFLEET_API_PORT=8080 \
     BUILDFLEET_METRICS_HOST=0.0.0.0 \
-    BUILDFLEET_METRICS_PORT=9464
+    BUILDFLEET_METRICS_PORT=9464 \
+    BUILDFLEET_CONSOLE_HOST=0.0.0.0 \
+    BUILDFLEET_CONSOLE_PORT=8082
 WORKDIR /app
 # Owned by root and read-only to the `node` user: the process cannot rewrite its own code.
 COPY --from=deps /app/node_modules ./node_modules
@@ -36,8 +42,9 @@ COPY package.json ./
 # named volume mounted here takes this ownership, so tool workers can write it.
 RUN mkdir -p /data/sites && chown node:node /data/sites
 USER node
-# 8080 API, 9464 health and metrics of every role, 9100 the simulator (when run as `sim`).
-EXPOSE 8080 9464 9100
+# 8080 API, 8082 the run console (docs/console.md), 9464 health and metrics of every role, 9100
+# the simulator (when run as `sim`).
+EXPOSE 8080 8082 9464 9100
 # Every role serves /readyz on BUILDFLEET_METRICS_PORT, so one check fits them all.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.BUILDFLEET_METRICS_PORT||9464)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

@@ -156,6 +156,28 @@ export const configSchema = z.object({
    * on a volume, written by tool workers and read by the API. Relative paths resolve against the
    * process's working directory; compose and k8s mount a volume and set an absolute path. */
   BUILDFLEET_SITES_DIR: z.string().min(1).default('.buildfleet/sites'),
+  /** The run console (src/console/, docs/console.md): a third listener of the API process, an
+   * origin of its own (never the API's nor the sites'). Unset port: no console in this process, so
+   * every test or tool that starts an API does not also claim a fixed port; the image sets 8082. */
+  BUILDFLEET_CONSOLE_HOST: z.string().default('127.0.0.1'),
+  BUILDFLEET_CONSOLE_PORT: port.optional(),
+  /** The console's origin as browsers reach it (behind a proxy or TLS): cross-origin requests are
+   * judged against it and its https decides the cookie's Secure flag. Default
+   * http://BUILDFLEET_CONSOLE_HOST:BUILDFLEET_CONSOLE_PORT. */
+  BUILDFLEET_CONSOLE_PUBLIC_URL: z
+    .string()
+    .url()
+    .refine((url) => /^https?:$/.test(new URL(url).protocol), 'expected an http:// or https:// URL')
+    .optional(),
+  /** How long a console session lives without a request (seconds): each request renews it. */
+  BUILDFLEET_CONSOLE_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(2_592_000).default(28_800),
+  /** Link from a run page to its trace: a URL with `{traceId}` (e.g. Jaeger's
+   * http://127.0.0.1:16686/trace/{traceId}); unset = no trace link. */
+  BUILDFLEET_TRACE_URL_TEMPLATE: z
+    .string()
+    .refine((template) => template.includes('{traceId}'), 'must contain {traceId}')
+    .refine((template) => URL.canParse(template.replaceAll('{traceId}', '0')) && /^https?:$/.test(new URL(template.replaceAll('{traceId}', '0')).protocol), 'must be an http:// or https:// URL once {traceId} is filled in')
+    .optional(),
   // Every process serves /healthz, /readyz and /metrics here; loopback by default, containers set
   // 0.0.0.0 so probes and Prometheus can reach it.
   BUILDFLEET_METRICS_HOST: z.string().default('127.0.0.1'),
@@ -290,6 +312,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   }
   const sitesProblem = sitesOriginProblem(parsed.data);
   if (sitesProblem) throw new ConfigError(`Invalid environment: ${sitesProblem}`);
+  const consoleProblem = consoleOriginProblem(parsed.data);
+  if (consoleProblem) throw new ConfigError(`Invalid environment: ${consoleProblem}`);
   return Object.freeze(parsed.data);
 }
 
@@ -355,4 +379,22 @@ const POLICY_VARIABLES = {
 /** The fleet's defaults of every tenant's policy, from the environment. */
 export function tenantPolicyDefaults(config: Pick<Config, keyof typeof POLICY_VARIABLES>): TenantPolicyDefaults {
   return Object.fromEntries(Object.entries(POLICY_VARIABLES).map(([variable, field]) => [field, config[variable as keyof typeof POLICY_VARIABLES]])) as unknown as TenantPolicyDefaults;
+}
+
+/** Why the console's origin is unusable, or null: it must be neither the API's nor the sites'
+ * origin (a page on either could then call the console's endpoints as same-origin). */
+function consoleOriginProblem(config: z.infer<typeof configSchema>): string | null {
+  if (config.BUILDFLEET_CONSOLE_PORT === undefined) return null;
+  // Port 0 picks a free port at listen time, which no other listener can hold.
+  if (config.BUILDFLEET_CONSOLE_PORT === 0 && !config.BUILDFLEET_CONSOLE_PUBLIC_URL) return null;
+  const consoleOrigin = new URL(consoleBaseUrlOf(config)).origin;
+  if (consoleOrigin === new URL(sitesBaseUrlOf(config)).origin) return `BUILDFLEET_CONSOLE_PORT/BUILDFLEET_CONSOLE_PUBLIC_URL: ${consoleOrigin} is the sites origin; the console needs an origin of its own`;
+  if (consoleOrigin === new URL(apiBaseUrlOf(config)).origin) return `BUILDFLEET_CONSOLE_PORT/BUILDFLEET_CONSOLE_PUBLIC_URL: ${consoleOrigin} is the API's origin; the console needs an origin of its own`;
+  return null;
+}
+
+/** The console's base URL as browsers reach it: BUILDFLEET_CONSOLE_PUBLIC_URL, else its listener's
+ * configured address (port 0 until it listens: the console server uses its real address then). */
+export function consoleBaseUrlOf(config: Pick<Config, 'BUILDFLEET_CONSOLE_PUBLIC_URL' | 'BUILDFLEET_CONSOLE_HOST' | 'BUILDFLEET_CONSOLE_PORT'>): string {
+  return listenerBaseUrl({ publicUrl: config.BUILDFLEET_CONSOLE_PUBLIC_URL, host: config.BUILDFLEET_CONSOLE_HOST, port: config.BUILDFLEET_CONSOLE_PORT ?? 0 });
 }

@@ -5,17 +5,22 @@
 // through the same fleet context, serving a stored file is cheap, and what isolates a
 // model-written page from the API is the origin (port or host) and the sandbox, which a browser
 // enforces, not the process behind it. One more port, not one more Deployment to run.
+// With BUILDFLEET_CONSOLE_PORT set, the run console (src/console/, docs/console.md) listens on a
+// third port for the same reason: an origin of its own, forwarding to this API over loopback.
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import { buildApiServer } from './api-server.js';
 import { buildSitesServer } from './sites-server.js';
+import { buildConsoleServer } from '../console/console-server.js';
 import type { FleetMetrics } from '../fleet/fleet-metrics.js';
 
 export interface RunningApi {
   url: string;
   /** Where the sites server listens (the sites origin's own address, not its public URL). */
   sitesUrl: string;
+  /** Where the console listens; null when BUILDFLEET_CONSOLE_PORT is unset (no console). */
+  consoleUrl: string | null;
   /** Stops accepting connections, ends open event streams and waits for in-flight requests. */
   close(): Promise<void>;
 }
@@ -57,19 +62,26 @@ export async function startApiProcess(fleet: FleetContext, options: { metrics?: 
       : {}),
   });
   const sites = await buildSitesServer(fleet, { logger: true, ...(metrics ? { extend: countRequests(metrics) } : {}) });
+  let consoleServer: FastifyInstance | null = null;
   try {
     await app.listen({ host: fleet.config.BUILDFLEET_API_HOST, port: fleet.config.BUILDFLEET_API_PORT });
     await sites.listen({ host: fleet.config.BUILDFLEET_SITES_HOST, port: fleet.config.BUILDFLEET_SITES_PORT });
+    if (fleet.config.BUILDFLEET_CONSOLE_PORT !== undefined) {
+      // Built once the API listens: the console forwards to the API's real (loopback) address.
+      consoleServer = await buildConsoleServer({ fleet, apiUrl: urlOf(app), logger: true, ...(metrics ? { extend: countRequests(metrics) } : {}) });
+      await consoleServer.listen({ host: fleet.config.BUILDFLEET_CONSOLE_HOST, port: fleet.config.BUILDFLEET_CONSOLE_PORT });
+    }
   } catch (error) {
-    await Promise.allSettled([app.close(), sites.close()]);
+    await Promise.allSettled([app.close(), sites.close(), consoleServer?.close()]);
     throw error;
   }
   let closing: Promise<void> | null = null;
   return {
     url: urlOf(app),
     sitesUrl: urlOf(sites),
+    consoleUrl: consoleServer ? urlOf(consoleServer) : null,
     close() {
-      closing ??= Promise.all([app.close(), sites.close()]).then(() => undefined);
+      closing ??= Promise.all([app.close(), sites.close(), consoleServer?.close()]).then(() => undefined);
       return closing;
     },
   };

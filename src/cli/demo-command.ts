@@ -26,6 +26,7 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
   let code = 1;
   try {
     console.log(`API: ${fleet.apiUrl}  (docs at ${fleet.apiUrl}/docs)  sites: ${fleet.sitesUrl}`);
+    if (fleet.stateFile) console.log(`run console: ${fleet.consoleUrl}/  (sign in with "devKey" from ${fleet.stateFile}; docs/console.md)`);
     const outcome = await runSampleBuild({ apiUrl: fleet.apiUrl, apiKey: fleet.apiKey, log: (line) => console.log(line) });
     if (!outcome.ok) {
       console.error(outcome.problem);
@@ -38,7 +39,7 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
       code = 0;
     }
     if (!once && code === 0) {
-      console.log('serving the site until Ctrl-C…');
+      console.log('serving the site and the run console until Ctrl-C…');
       await new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());
         process.once('SIGTERM', () => resolve());

@@ -9,10 +9,11 @@ import { redactUrl } from '../telemetry/redact-secrets.js';
 import { startDevFleet, type DevFleet, type DevFleetOptions } from './dev-fleet.js';
 
 /** The lines `dev` prints on stderr once the fleet is up: where everything is, and no secret. */
-export function devFleetBanner(fleet: Pick<DevFleet, 'redisUrl' | 'databaseUrl' | 'simulatorUrl' | 'apiUrl' | 'sitesUrl' | 'stateFile'>): string[] {
+export function devFleetBanner(fleet: Pick<DevFleet, 'redisUrl' | 'databaseUrl' | 'simulatorUrl' | 'apiUrl' | 'sitesUrl' | 'consoleUrl' | 'stateFile'>): string[] {
   return [
     `redis: ${redactUrl(fleet.redisUrl)}  history: ${redactUrl(fleet.databaseUrl)}${fleet.simulatorUrl ? `  simulator: ${fleet.simulatorUrl}` : ''}`,
     `API docs: ${fleet.apiUrl}/docs   sites: ${fleet.sitesUrl}/sites/…   submit with: npm run buildfleet -- submit "a landing page" --follow`,
+    `run console: ${fleet.consoleUrl}/ (sign in with an API key, e.g. the dev key below)`,
     fleet.stateFile
       ? `API key (tenant dev, every scope, revoked on exit): not printed; it is "devKey" in ${fleet.stateFile} (mode 600), which the other commands read`
       : 'API key (tenant dev, every scope, revoked on exit): not printed',

@@ -21,6 +21,8 @@ export interface DevFleet {
   apiUrl: string;
   /** The sites origin (its own port): where published sites and deployments are served. */
   sitesUrl: string;
+  /** The run console (its own port): sign in with an API key, e.g. the dev key of the state file. */
+  consoleUrl: string;
   redisUrl: string;
   /** Run history (DATABASE_URL as given, else the private PostgreSQL started for this fleet). */
   databaseUrl: string;
@@ -99,6 +101,10 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     // A dev fleet is this machine: a wildcard sites host is reached on loopback (listenerBaseUrl).
     const sitesUrl = listenerBaseUrl({ publicUrl: baseEnv.BUILDFLEET_SITES_PUBLIC_URL || undefined, host: baseEnv.BUILDFLEET_SITES_HOST ?? '127.0.0.1', port: Number(baseEnv.BUILDFLEET_SITES_PORT) });
     baseEnv.BUILDFLEET_SITES_PUBLIC_URL = sitesUrl;
+    // And the run console a third one (docs/console.md), so `npm run demo` and `dev` can be watched.
+    if (!baseEnv.BUILDFLEET_CONSOLE_PORT) baseEnv.BUILDFLEET_CONSOLE_PORT = String(await freePort());
+    const consoleUrl = listenerBaseUrl({ publicUrl: baseEnv.BUILDFLEET_CONSOLE_PUBLIC_URL || undefined, host: baseEnv.BUILDFLEET_CONSOLE_HOST ?? '127.0.0.1', port: Number(baseEnv.BUILDFLEET_CONSOLE_PORT) });
+    baseEnv.BUILDFLEET_CONSOLE_PUBLIC_URL = consoleUrl;
     const api = spawnRole({ name: 'api', args: ['api'], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry });
     roles.push(api);
     const workers: SpawnedRole[] = [];
@@ -127,7 +133,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
       );
     }
     const writtenStateFile = options.writeStateFile !== false ? stateFile : null;
-    return { apiUrl, sitesUrl, redisUrl: baseEnv.REDIS_URL ?? '', databaseUrl, simulatorUrl, apiKey: created.token, stateFile: writtenStateFile, roles, stop };
+    return { apiUrl, sitesUrl, consoleUrl, redisUrl: baseEnv.REDIS_URL ?? '', databaseUrl, simulatorUrl, apiKey: created.token, stateFile: writtenStateFile, roles, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -145,6 +145,17 @@ describe('docker-compose.yml', () => {
     expect(loadConfig(environmentOf('tool-worker')).BUILDFLEET_SITES_PUBLIC_URL).toBe(config.BUILDFLEET_SITES_PUBLIC_URL);
   });
 
+  it('serves the run console on a third origin, published, with a link to the Jaeger UI (issue #18)', () => {
+    const api = serviceOf('api');
+    const config = loadConfig(environmentOf('api'));
+    const consoleUrl = new URL(config.BUILDFLEET_CONSOLE_PUBLIC_URL ?? '');
+    expect(consoleUrl.origin).not.toBe(new URL(config.BUILDFLEET_PUBLIC_URL ?? '').origin);
+    expect(consoleUrl.origin).not.toBe(new URL(config.BUILDFLEET_SITES_PUBLIC_URL ?? '').origin);
+    expect(api.ports).toContain(`${consoleUrl.port}:${config.BUILDFLEET_CONSOLE_PORT}`);
+    expect(config.BUILDFLEET_CONSOLE_HOST).toBe('0.0.0.0');
+    expect(serviceOf('jaeger').ports).toContain(`${new URL(config.BUILDFLEET_TRACE_URL_TEMPLATE!.replace('{traceId}', 'x')).port}:16686`);
+  });
+
   it('keeps sites on a named volume the tool workers write and the API only reads (issue #21)', () => {
     const directory = loadConfig(environmentOf('api')).BUILDFLEET_SITES_DIR;
     expect(directory).toMatch(/^\//);

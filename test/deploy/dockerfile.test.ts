@@ -29,7 +29,8 @@ describe('Dockerfile', () => {
 
   it('compiles TypeScript in a build stage and installs only production dependencies for the final image', () => {
     expect(instructions.some((line) => /RUN npm run build/.test(line))).toBe(true);
-    expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts.build).toBe('tsc -p tsconfig.build.json');
+    // The TypeScript, then the run console's browser bundle (dist/console/, issue #18), both into dist/.
+    expect(JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')).scripts.build).toBe('tsc -p tsconfig.build.json && node scripts/build-console.mjs');
     expect(instructions.some((line) => /npm ci --omit=dev/.test(line))).toBe(true);
     expect(finalStage.some((line) => /^RUN npm/.test(line))).toBe(false);
     expect(finalStage.filter((line) => /^COPY --from=/.test(line)).map((line) => line.split(/\s+/).at(-1))).toEqual(['./node_modules', './dist']);

@@ -30,7 +30,7 @@ function capture(): { stream: PassThrough; text: () => string } {
 
 describe('the dev banner', () => {
   it('names the state file instead of the key, and redacts the Redis and PostgreSQL passwords however short', () => {
-    const lines = devFleetBanner({ redisUrl: 'redis://:pw@h:1', databaseUrl: 'postgres://u:pg@d:5432/h', simulatorUrl: null, apiUrl: 'http://a', sitesUrl: 'http://s', stateFile: '/x/dev.json' });
+    const lines = devFleetBanner({ redisUrl: 'redis://:pw@h:1', databaseUrl: 'postgres://u:pg@d:5432/h', simulatorUrl: null, apiUrl: 'http://a', sitesUrl: 'http://s', consoleUrl: 'http://c', stateFile: '/x/dev.json' });
     expect(lines[0]).toBe('redis: redis://:[redacted]@h:1  history: postgres://u:[redacted]@d:5432/h');
     expect(lines.at(-1)).toContain('"devKey" in /x/dev.json');
   });
@@ -67,6 +67,13 @@ describe('buildfleet dev', () => {
       // The key in the state file is the one that works.
       const runs = await fetch(`${state.apiUrl}/v1/runs`, { headers: { authorization: `Bearer ${state.devKey}` } });
       expect(runs.status).toBe(200);
+      // The run console is up on an origin of its own, and the banner says where (issue #18).
+      const consoleUrl = /run console: (http:\/\/\S+?)\/? /.exec(stderr.text())?.[1];
+      expect(consoleUrl).toBeDefined();
+      expect(new URL(consoleUrl!).origin).not.toBe(new URL(state.apiUrl).origin);
+      const page = await fetch(`${consoleUrl}/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     } finally {
       stop();
       await finished;

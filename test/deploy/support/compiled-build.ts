@@ -1,5 +1,6 @@
-// Compiles the project as the Docker build stage does (`tsc -p tsconfig.build.json`), into a
-// temporary directory laid out like the image: dist/, package.json, node_modules beside them.
+// Builds the project as the Docker build stage does (`npm run build`: `tsc -p tsconfig.build.json`,
+// then the run console's assets), into a temporary directory laid out like the image: dist/,
+// package.json, node_modules beside them.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,6 +23,8 @@ export function compileBuild(): CompiledBuild {
     encoding: 'utf8',
   });
   if (result.status !== 0) throw new Error(`tsc -p tsconfig.build.json failed:\n${result.stdout}${result.stderr}`);
+  const assets = spawnSync(process.execPath, [join(PROJECT_ROOT, 'scripts', 'build-console.mjs'), '--quiet', '--out', join(root, 'dist', 'console')], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  if (assets.status !== 0) throw new Error(`node scripts/build-console.mjs failed:\n${assets.stdout}${assets.stderr}`);
   // The image copies package.json (for "type": "module") and node_modules next to dist/.
   writeFileSync(join(root, 'package.json'), JSON.stringify({ type: 'module' }));
   symlinkSync(join(PROJECT_ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');

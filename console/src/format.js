@@ -1,0 +1,38 @@
+// Small formatting helpers shared by the pages.
+
+export const TERMINAL_STATUSES = ['succeeded', 'failed', 'refused', 'cancelled'];
+export const RUN_STATUSES = ['queued', 'running', 'waiting_for_input', ...TERMINAL_STATUSES];
+
+export function isTerminal(status) {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** USD with enough digits for a cheap run to show something. */
+export function formatUsd(amount) {
+  if (typeof amount !== 'number') return '–';
+  return amount < 0.01 ? `$${amount.toFixed(4)}` : `$${amount.toFixed(2)}`;
+}
+
+export function formatTokens(count) {
+  if (typeof count !== 'number') return '–';
+  return count.toLocaleString('en-US');
+}
+
+/** Local date and time, to the second. */
+export function formatTime(iso) {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? String(iso) : date.toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'medium' });
+}
+
+/** Every token of a run's usage, all classes. */
+export function totalTokens(usage) {
+  if (!usage || typeof usage !== 'object') return null;
+  return Object.values(usage).reduce((sum, value) => sum + (typeof value === 'number' ? value : 0), 0);
+}
+
+/** The trace link of a run: the template with its trace id, or null. Only http(s) links are made. */
+export function traceUrlOf(template, traceId) {
+  if (!template || !traceId || !/^[0-9a-f]{16,32}$/i.test(traceId)) return null;
+  const url = template.replaceAll('{traceId}', traceId);
+  return /^https?:\/\//i.test(url) ? url : null;
+}

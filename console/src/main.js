@@ -1,0 +1,65 @@
+// The run console's app: the session decides between the sign-in and the pages, and the URL's
+// hash picks the page (#/ the runs, #/new a new build, #/runs/<id> one run), so the server serves
+// one page and a link to a run survives a reload.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { html } from './html.js';
+import { onSignedOut, requestConsole } from './console-client.js';
+import { SignInPage } from './sign-in-page.js';
+import { RunsPage } from './runs-page.js';
+import { RunPage } from './run-page.js';
+import { NewRunPage } from './new-run-page.js';
+
+/** The page the hash names. */
+function routeOf(hash) {
+  const run = /^#\/runs\/(run_[A-Za-z0-9]{8,64})$/.exec(hash);
+  if (run) return { page: 'run', runId: run[1] };
+  if (hash === '#/new') return { page: 'new' };
+  return { page: 'runs' };
+}
+
+function useRoute() {
+  const [route, setRoute] = useState(() => routeOf(location.hash));
+  useEffect(() => {
+    const update = () => setRoute(routeOf(location.hash));
+    addEventListener('hashchange', update);
+    return () => removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}
+
+function App() {
+  // undefined: not known yet; null: signed out; else what /session says about it.
+  const [session, setSession] = useState(undefined);
+  const route = useRoute();
+  useEffect(() => {
+    onSignedOut(() => setSession(null));
+    requestConsole('/session').then(setSession, () => setSession(null));
+  }, []);
+
+  if (session === undefined) return html`<p class="loading">Loading the console…</p>`;
+  if (session === null) return html`<${SignInPage} onSignedIn=${setSession} />`;
+
+  const signOut = async () => {
+    await requestConsole('/session', { method: 'DELETE' }).catch(() => null);
+    setSession(null);
+  };
+  return html`
+    <header class="top">
+      <a class="brand" href="#/">buildfleet console</a>
+      <nav>
+        <a href="#/" class=${route.page === 'runs' ? 'current' : ''}>Runs</a>
+        <a href="#/new" class=${route.page === 'new' ? 'current' : ''}>New build</a>
+      </nav>
+      <span class="who" data-testid="who">tenant <b>${session.tenant}</b> · ${session.scopes.join(', ')}</span>
+      <button type="button" class="link" onClick=${signOut}>Sign out</button>
+    </header>
+    <main>
+      ${route.page === 'runs' && html`<${RunsPage} />`}
+      ${route.page === 'new' && html`<${NewRunPage} />`}
+      ${route.page === 'run' && html`<${RunPage} key=${route.runId} runId=${route.runId} session=${session} />`}
+    </main>
+  `;
+}
+
+render(html`<${App} />`, document.getElementById('console'));

@@ -1,0 +1,168 @@
+// One run: its record (status, phase, todos, cost and tokens, links to the site and the trace),
+// its controls (cancel; answer the question it asked) and its timeline, live over Server-Sent
+// Events: EventSource replays the events so far, then each new one as the API writes it, and the
+// record is read again after each burst of events so the header keeps up.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { html } from './html.js';
+import { requestApi } from './console-client.js';
+import { formatTime, formatTokens, formatUsd, isTerminal, totalTokens, traceUrlOf } from './format.js';
+import { StatusBadge } from './status-badge.js';
+import { Timeline } from './timeline.js';
+
+const REFRESH_DELAY_MS = 400;
+
+function isRunView(value) {
+  return value && typeof value.id === 'string' && typeof value.status === 'string' && Array.isArray(value.todos) && value.usage && typeof value.usage === 'object';
+}
+
+function isEvent(value) {
+  return value && typeof value.id === 'string' && typeof value.event === 'string' && typeof value.step === 'number';
+}
+
+export function RunPage({ runId, session }) {
+  const [run, setRun] = useState(null);
+  const [events, setEvents] = useState([]);
+  const [streamState, setStreamState] = useState('connecting');
+  const [error, setError] = useState(null);
+  const refreshTimer = useRef(null);
+
+  const refresh = async () => {
+    try {
+      const next = await requestApi(`/v1/runs/${runId}`);
+      if (!isRunView(next)) throw new Error('The API answered an unexpected run record.');
+      setRun(next);
+      setError(null);
+    } catch (failure) {
+      setError(failure.message);
+    }
+  };
+
+  useEffect(() => {
+    refresh();
+    const source = new EventSource(`/api/v1/runs/${runId}/events`);
+    const seen = new Set();
+    source.onopen = () => setStreamState('live');
+    source.onmessage = (message) => {
+      let event;
+      try {
+        event = JSON.parse(message.data);
+      } catch {
+        return;
+      }
+      // A reconnect replays after Last-Event-ID; the set guards against a repeat all the same.
+      if (!isEvent(event) || seen.has(event.id)) return;
+      seen.add(event.id);
+      setEvents((current) => [...current, event]);
+      clearTimeout(refreshTimer.current);
+      refreshTimer.current = setTimeout(refresh, REFRESH_DELAY_MS);
+    };
+    source.addEventListener('end', () => {
+      // Without close() EventSource would reconnect and be told again that the run ended.
+      source.close();
+      setStreamState('ended');
+      refresh();
+    });
+    source.onerror = () => setStreamState(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
+    return () => {
+      source.close();
+      clearTimeout(refreshTimer.current);
+    };
+  }, [runId]);
+
+  if (!run) return html`<section>${error ? html`<p class="error" role="alert">${error}</p>` : html`<p class="muted">Loading ${runId}…</p>`}</section>`;
+  return html`
+    <section class="run" data-run=${run.id}>
+      <div class="run-head">
+        <h1><code>${run.id}</code></h1>
+        <${StatusBadge} status=${run.status} />
+        <span class="muted">phase ${run.phase} · turn ${run.turn} · ${run.model}</span>
+      </div>
+      ${error && html`<p class="error" role="alert">${error}</p>`}
+      <div class="run-grid">
+        <div class="run-main">
+          <${Controls} run=${run} onChanged=${refresh} />
+          ${run.result && html`<div class="result"><h2>Result</h2><p>${run.result}</p></div>`}
+          ${run.error && html`<div class="run-error"><h2>Error</h2><p><code>${run.error.code}</code> ${run.error.message}</p></div>`}
+          <h2>Timeline <span class=${`stream stream-${streamState}`} data-testid="stream-state">${streamState}</span></h2>
+          <${Timeline} events=${events} />
+        </div>
+        <aside class="run-side">
+          <${Facts} run=${run} session=${session} />
+          <${Todos} todos=${run.todos} />
+        </aside>
+      </div>
+    </section>
+  `;
+}
+
+function Facts({ run, session }) {
+  const traceUrl = traceUrlOf(session.traceUrlTemplate, run.traceId);
+  const site = run.deployment?.live ?? null;
+  return html`
+    <dl class="facts">
+      <dt>Cost</dt><dd data-testid="cost">${formatUsd(run.costUsd)}</dd>
+      <dt>Tokens</dt><dd>${formatTokens(totalTokens(run.usage))}</dd>
+      <dd class="breakdown">
+        ${Object.entries(run.usage).map(([name, value]) => html`<span>${name.replaceAll('_', ' ')}: ${formatTokens(value)}</span>`)}
+      </dd>
+      ${run.budget?.usd && html`<dt>Budget</dt><dd>${formatUsd(run.budget.usd.spent)} of ${formatUsd(run.budget.usd.limit)}</dd>`}
+      <dt>Created</dt><dd>${formatTime(run.createdAt)}</dd>
+      <dt>Updated</dt><dd>${formatTime(run.updatedAt)}</dd>
+      <dt>Site</dt>
+      <dd>${site ? html`<a href=${site.url} target="_blank" rel="noopener noreferrer" data-testid="site-link">published site ↗</a>` : html`<span class="muted">not published</span>`}</dd>
+      <dt>Trace</dt>
+      <dd>${traceUrl ? html`<a href=${traceUrl} target="_blank" rel="noopener noreferrer" data-testid="trace-link">trace ${run.traceId.slice(0, 8)}… ↗</a>` : html`<span class="muted">${run.traceId ? 'no BUILDFLEET_TRACE_URL_TEMPLATE' : 'none'}</span>`}</dd>
+      <dt>Files</dt><dd>${run.files.length === 0 ? html`<span class="muted">none</span>` : run.files.map((file) => html`<div><code>${file.path}</code> <span class="muted">${file.bytes} B</span></div>`)}</dd>
+    </dl>
+  `;
+}
+
+function Todos({ todos }) {
+  if (todos.length === 0) return null;
+  return html`
+    <h2>Todos</h2>
+    <ul class="todos">
+      ${todos.map((todo) => html`<li class=${todo.done ? 'done' : ''}>${todo.done ? '✓' : '○'} ${todo.title} <span class="muted">${todo.phase}</span></li>`)}
+    </ul>
+  `;
+}
+
+function Controls({ run, onChanged }) {
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  if (isTerminal(run.status)) return null;
+
+  const act = async (path, body) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await requestApi(path, { method: 'POST', ...(body ? { body } : {}) });
+      await onChanged();
+    } catch (failure) {
+      setError(failure.code ? `${failure.message} (${failure.code})` : failure.message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const answer = (event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const text = String(new FormData(form).get('answer') ?? '').trim();
+    if (text) act(`/v1/runs/${run.id}/input`, { text }).then(() => form.reset());
+  };
+  return html`
+    <div class="controls">
+      ${run.status === 'waiting_for_input' &&
+      run.question &&
+      html`
+        <form class="question" onSubmit=${answer}>
+          <p><b>The agent asks:</b> <span data-testid="question">${run.question.question}</span></p>
+          <textarea name="answer" rows="2" required placeholder="Your answer"></textarea>
+          <button type="submit" disabled=${busy}>Answer</button>
+        </form>
+      `}
+      <button type="button" class="danger" disabled=${busy} onClick=${() => confirm('Cancel this run?') && act(`/v1/runs/${run.id}/cancel`)}>Cancel run</button>
+      ${error && html`<p class="error" role="alert">${error}</p>`}
+    </div>
+  `;
+}

@@ -1,0 +1,143 @@
+// The run's events as a timeline, grouped by turn (the events' `step`). Each kind a person looks
+// for has a line of its own: the model call and its answer (stop reason, tokens, cost), each tool
+// call (dispatch, start and end joined by tool_use_id), phase changes, questions and answers,
+// kill-switch refusals, retries and backoffs. Every line opens to the event's fields as the API
+// sent them, so nothing an event carries is hidden; kinds not named here show their name.
+import { html } from './html.js';
+import { formatUsd } from './format.js';
+
+const TOOL_EVENTS = new Set(['tool-call-dispatch', 'tool-call-start', 'tool-call-end', 'tool-call-reject', 'tool-call-recover', 'tool-call-truncated', 'tool-call-reemit', 'tool-output-injection-flagged']);
+const WARNINGS = new Set(['model-error', 'model-overload', 'model-rate-limit', 'model-admission-wait', 'job-fail', 'run-stall', 'run-resume', 'stop-unexpected', 'max-tokens-raise', 'summary-fallback', 'finish-suspect']);
+
+/** One line of text for an event. */
+function describe(event) {
+  switch (event.event) {
+    case 'run-create':
+      return `Run created · ${event.model ?? ''}`;
+    case 'turn-start':
+      return `Model call · phase ${event.phase} · ${event.tools} tools · tool_choice ${event.tool_choice} · attempt ${event.attempt}`;
+    case 'model-progress':
+      return `Writing${event.tool ? ` ${event.tool}` : ` ${event.block ?? ''}`} · ≈${event.output_tokens} tokens · ${Math.round((event.elapsed_ms ?? 0) / 1000)} s`;
+    case 'model-response': {
+      const usage = event.usage ?? {};
+      const input = (usage.input_tokens ?? 0) + (usage.cache_write_5m_input_tokens ?? 0) + (usage.cache_write_1h_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
+      const tools = Array.isArray(event.tool_uses) && event.tool_uses.length > 0 ? ` · calls ${event.tool_uses.join(', ')}` : '';
+      return `Answer · ${event.stop_reason} · ${input} in / ${usage.output_tokens ?? 0} out · ${formatUsd(event.cost_usd)}${tools}`;
+    }
+    case 'phase-change':
+      return `Phase ${event.from} → ${event.to}`;
+    case 'input-wait':
+      return `Asked the user${event.question ? `: ${event.question}` : ''}`;
+    case 'input-receive':
+      return 'The user answered';
+    case 'model-error':
+      return `Model error ${event.status ?? ''} ${event.error_type ?? ''} · ${event.outcome} · attempt ${event.attempt}: ${event.message ?? ''}`;
+    case 'model-overload':
+      return `Overloaded · waiting ${event.wait_ms} ms (step ${event.backoff_step})`;
+    case 'model-rate-limit':
+      return `Rate limited · waiting ${event.wait_ms} ms`;
+    case 'model-admission-wait':
+      return `Waiting for model capacity (${event.limit}) · ${event.wait_ms} ms`;
+    case 'run-end':
+      return `Run ended · ${event.status}${event.error?.code ? ` · ${event.error.code}` : ''}`;
+    default:
+      if (event.event.startsWith('killswitch-')) return `Kill switch · ${event.event.slice('killswitch-'.length)}${event.scope ? ` · ${typeof event.scope === 'string' ? event.scope : JSON.stringify(event.scope)}` : ''}${event.tool ? ` · ${event.tool}` : ''}`;
+      return event.event;
+  }
+}
+
+/** The class of a line: what kind of thing happened. */
+function kindOf(name) {
+  if (name.startsWith('killswitch-')) return 'killswitch';
+  if (WARNINGS.has(name)) return 'warning';
+  if (name === 'phase-change') return 'phase';
+  if (name === 'run-end' || name === 'run-create') return 'run';
+  if (name.startsWith('input-')) return 'question';
+  return 'model';
+}
+
+/** Groups a turn's events into lines: tool events by tool_use_id, progress folded into its latest. */
+function linesOf(events) {
+  const lines = [];
+  const tools = new Map();
+  let progress = null;
+  for (const event of events) {
+    if (TOOL_EVENTS.has(event.event) && typeof event.tool_use_id === 'string') {
+      let line = tools.get(event.tool_use_id);
+      if (!line) {
+        line = { type: 'tool', id: event.tool_use_id, events: [] };
+        tools.set(event.tool_use_id, line);
+        lines.push(line);
+      }
+      line.events.push(event);
+      continue;
+    }
+    if (event.event === 'model-progress') {
+      if (!progress) {
+        progress = { type: 'event', event };
+        lines.push(progress);
+      } else progress.event = event;
+      continue;
+    }
+    lines.push({ type: 'event', event });
+  }
+  return lines;
+}
+
+function Fields({ value }) {
+  return html`<pre class="fields">${JSON.stringify(value, null, 2)}</pre>`;
+}
+
+function ToolLine({ line }) {
+  const first = line.events[0];
+  const end = line.events.find((event) => event.event === 'tool-call-end');
+  const rejected = line.events.find((event) => event.event === 'tool-call-reject');
+  const flagged = line.events.some((event) => event.event === 'tool-output-injection-flagged');
+  const attempt = Math.max(...line.events.map((event) => (typeof event.attempt === 'number' ? event.attempt : 1)));
+  const outcome = rejected ? `refused${rejected.reason ? ` (${rejected.reason})` : ''}` : end ? (end.ok ? 'ok' : `failed${end.error_code ? ` (${end.error_code})` : ''}`) : 'running…';
+  const state = rejected || (end && !end.ok) ? 'failed' : end ? 'ok' : 'running';
+  return html`
+    <li class=${`line tool tool-${state}`} data-event="tool-call" data-tool=${first.tool}>
+      <details>
+        <summary>
+          <span class="tool-name">${first.tool ?? 'tool'}</span> · ${outcome}${end?.duration_ms !== undefined ? ` · ${end.duration_ms} ms` : ''}${attempt > 1 ? ` · attempt ${attempt}` : ''}${flagged ? ' · flagged as possible injection' : ''}
+        </summary>
+        ${line.events.map((event) => html`<div class="tool-event"><b>${event.event}</b><${Fields} value=${event} /></div>`)}
+      </details>
+    </li>
+  `;
+}
+
+function EventLine({ event }) {
+  return html`
+    <li class=${`line ${kindOf(event.event)}`} data-event=${event.event}>
+      <details>
+        <summary>${describe(event)}</summary>
+        <${Fields} value=${event} />
+      </details>
+    </li>
+  `;
+}
+
+export function Timeline({ events }) {
+  if (events.length === 0) return html`<p class="muted">No events yet.</p>`;
+  const turns = new Map();
+  for (const event of events) {
+    if (!turns.has(event.step)) turns.set(event.step, []);
+    turns.get(event.step).push(event);
+  }
+  return html`
+    <ol class="timeline" data-testid="timeline">
+      ${[...turns.entries()].map(
+        ([step, turnEvents]) => html`
+          <li class="turn" data-step=${step}>
+            <h3>Turn ${step}</h3>
+            <ul>
+              ${linesOf(turnEvents).map((line) => (line.type === 'tool' ? html`<${ToolLine} key=${line.id} line=${line} />` : html`<${EventLine} key=${line.event.id} event=${line.event} />`))}
+            </ul>
+          </li>
+        `,
+      )}
+    </ol>
+  `;
+}
