@@ -17,6 +17,8 @@
 //                          side) and run by Redis (commandstats), next to BullMQ's own floor
 //   7. concurrent procs    BENCH_CONCURRENT_RUNS runs at 1–3 s latency on ONE model and ONE tool
 //                          process; memory per in-flight run, loop delay inside each worker
+//   8. history             Redis bytes per finished run before and after it is archived to
+//                          PostgreSQL and its keys expire; archive throughput (issue #21)
 //   +  targets             issue #17's "Done when" figures, each marked met / not met
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +46,7 @@ import { commandCalls, commandCallsDelta, redisCpuSeconds, redisInfo, topPer, to
 import { cpuByRole, rolesOf } from './role-processes.js';
 import { processPeakRssKb } from './process-stats.js';
 import { concurrentRunsInProcesses } from './concurrent-runs-in-processes.js';
+import { measureHistoryArchive } from './history-archive.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ? resolve(process.env.BENCH_RESULTS_DIR) : join(HERE, 'results');
@@ -76,6 +79,8 @@ const SIZES = {
   floorRoundTrips: envCount('BENCH_FLOOR_ROUND_TRIPS', 300, 60),
   /** Section 2: runs per worker-count configuration. */
   throughputRuns: envCount('BENCH_THROUGHPUT_RUNS', 60, 20),
+  /** Section 8: finished runs whose Redis memory is measured, then archived to PostgreSQL. */
+  historyRuns: envCount('BENCH_HISTORY_RUNS', 200, 20),
 };
 const THROUGHPUT_WORKERS = (process.env.BENCH_THROUGHPUT_WORKERS ?? (QUICK ? '1' : '1,2,4'))
   .split(',')
@@ -884,6 +889,20 @@ async function main(): Promise<void> {
       );
       const cpu = figures.cpuMsPerTurn;
       row(name, 'CPU ms per turn model / tool / api = fleet (sim, excluded)', `${fmt(cpu.model)} / ${fmt(cpu.tool)} / ${fmt(cpu.api)} = ${fmt(cpu.fleet)} ms (${fmt(cpu.simulator)})`);
+    });
+
+    await section('8 history', 600_000, async () => {
+      const admin = benchConnection(redisUrl);
+      try {
+        const figures = await measureHistoryArchive({ redisUrl, admin, runs: SIZES.historyRuns, concurrency: 20, archiveConcurrency: 4, env: FLEET_ENV });
+        results.history = figures;
+        const name = '8 history';
+        row(name, `Redis used_memory per finished run, keys kept (as before #21); ${figures.runs} runs, ${figures.succeeded} succeeded`, `${fmt(figures.bytesPerRunBefore / 1024)} KB`);
+        row(name, 'Redis used_memory per finished run once archived and its retention passed', `${fmt(figures.bytesPerRunAfter / 1024)} KB${figures.notExpired > 0 ? ` (${figures.notExpired} runs not yet expired)` : ''}`);
+        row(name, `archive throughput (archiveFinishedRun, ${figures.archiveConcurrency} at a time, private PostgreSQL)`, `${fmt(figures.archivedPerSecond)} runs/s (${figures.runs} in ${fmt(figures.archiveSeconds)} s; ${Object.entries(figures.outcomes).map(([outcome, count]) => `${outcome} ${count}`).join(', ')})`);
+      } finally {
+        admin.disconnect();
+      }
     });
   } finally {
     await privateRedis?.stop();

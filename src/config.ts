@@ -194,6 +194,11 @@ export const configSchema = z.object({
   BUILDFLEET_SHUTDOWN_TIMEOUT_MS: positiveInt.default(600_000),
   /** Attempts of one model turn on transient errors (5xx, 529, timeouts, connection). */
   BUILDFLEET_MODEL_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  /** Completed model and tool jobs each queue keeps (besides a 24 h age limit): a re-run of an
+   * earlier step finds its successor's job id taken while the job is kept. Each is ~1–4 KB of Redis
+   * (a tool job carries its input), so this bounds what the queues hold. Run history lives in
+   * PostgreSQL; these jobs are no record. */
+  BUILDFLEET_COMPLETED_JOBS_KEPT: z.coerce.number().int().min(1000).max(1_000_000).default(50_000),
   /** Base of the exponential backoff with jitter between model attempts (429 without retry-after: x5). */
   BUILDFLEET_RETRY_BASE_MS: positiveInt.default(1000),
   /** Cap of one backoff delay. */
@@ -219,6 +224,20 @@ export const configSchema = z.object({
    * swept once it ended at least this long ago. 0 = no sweep in this process. */
   BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   BUILDFLEET_CHROMIUM_PATH: z.string().optional(),
+  /** The fleet's webhook key (docs/webhooks.md): each tenant's signing secret is derived from it,
+   * so one leaked tenant secret signs nothing for another. Unset: runs naming a webhook are refused
+   * (`webhooks_not_configured`). At least 32 characters: it is the root of every signature. */
+  BUILDFLEET_WEBHOOK_SECRET: z.string().min(32, 'at least 32 characters (e.g. `openssl rand -hex 32`)').optional(),
+  /** Comma-separated origins a webhook may name besides public https hosts: http allowed, the
+   * address not checked (a receiver on loopback in development and tests). Like
+   * BUILDFLEET_FETCH_ALLOWLIST, an operator's decision, never a client's. */
+  BUILDFLEET_WEBHOOK_ALLOWLIST: z.string().default(''),
+  /** One delivery attempt's bound: connect, send, response headers and the first bytes of the body. */
+  BUILDFLEET_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Attempts of one delivery (network errors, 408, 429, 5xx are retried; other answers are final). */
+  BUILDFLEET_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(10),
+  /** First retry delay of a delivery, doubling each attempt (BullMQ exponential backoff, ±50% jitter). */
+  BUILDFLEET_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(2_000),
   BUILDFLEET_FETCH_ALLOWLIST: z.string().default(''),
   /** fetch_url_live / fetch_image may reach public addresses (each connection's address checked by
    * the SSRF guard); false = only the site server and BUILDFLEET_FETCH_ALLOWLIST. */

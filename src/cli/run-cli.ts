@@ -20,6 +20,9 @@ Commands:
   experiment cost [--builds N] [--model M] [--profile realistic|fast] [--json]
                               the same builds with prompt caching off then on: tokens by class,
                               cache hit ratio, USD per build, input cost cached / uncached vs 35%
+  experiment soak [--runs N] [--in-flight N] [--retention-s N] [--json]
+                              builds with keys kept, then archived with retention under a Redis
+                              maxmemory the first half outgrew: memory flat, no run lost from history
   status <runId>              print a run's state as JSON
   input <runId> "<text>"      answer a run's open question
   cancel <runId>              cancel a run
@@ -131,7 +134,11 @@ export async function runCli(argv: string[]): Promise<number> {
           const { runCostExperimentCommand } = await import('./experiment-cost.js');
           return await runCostExperimentCommand(experimentArguments);
         }
-        throw new UsageError('experiment needs a name: tiers | crash | killswitch | production | admission | cost');
+        if (name === 'soak') {
+          const { runSoakExperimentCommand } = await import('./experiment-soak.js');
+          return await runSoakExperimentCommand(experimentArguments);
+        }
+        throw new UsageError('experiment needs a name: tiers | crash | killswitch | production | admission | cost | soak');
       }
       case 'keys': {
         const { runKeysCommand } = await import('./keys-command.js');

@@ -49,7 +49,10 @@ export function spawnRole(input: {
     name: input.name,
     child,
     output: () => tail,
-    waitForLine(pattern, timeoutMs = 30_000) {
+    // Generous on purpose: a role that exits fails the wait at once (below), so the bound only
+    // catches a role that hangs, and a loaded 2-core machine (tsx compiling every role at once)
+    // can take well over 30 s to start one.
+    waitForLine(pattern, timeoutMs = 180_000) {
       return new Promise((resolve, reject) => {
         const existing = tail.split('\n').map((line) => line.match(pattern)).find(Boolean);
         if (existing) return resolve(existing);

@@ -58,7 +58,7 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
       return attributes;
     });
   });
-  const queues = new FleetQueues(redis, keys, config.BUILDFLEET_MODEL_ATTEMPTS);
+  const queues = new FleetQueues(redis, keys, config.BUILDFLEET_MODEL_ATTEMPTS, config.BUILDFLEET_COMPLETED_JOBS_KEPT);
   const historyPool = config.DATABASE_URL ? new pg.Pool({ connectionString: config.DATABASE_URL, max: HISTORY_POOL_SIZE }) : null;
   // An idle client whose server goes away emits here; without a listener that would crash the
   // process. The next query through the pool reports the failure where it is awaited.

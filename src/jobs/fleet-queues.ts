@@ -15,7 +15,8 @@ import {
 } from './job-catalog.js';
 
 // Completed jobs stay long enough that a re-run of an earlier step finds its successor's job id
-// taken (dedupe), and few enough that Redis memory stays bounded.
+// taken (dedupe), and few enough that Redis memory stays bounded (the count:
+// BUILDFLEET_COMPLETED_JOBS_KEPT, which FleetQueues applies).
 const KEEP_COMPLETED = { age: 24 * 3600, count: 50_000 };
 const KEEP_FAILED = { age: 7 * 24 * 3600, count: 50_000 };
 
@@ -57,6 +58,7 @@ export const TOOL_JOB_OPTIONS: JobsOptions = {
 
 export class FleetQueues {
   private readonly modelJobOptions: JobsOptions;
+  private readonly toolJobOptions: JobsOptions;
   private readonly options: { connection: Redis; prefix: string };
   private created: { model?: Queue<ModelJobData>; tool?: Queue<ToolJobData>; archive?: Queue<ArchiveJobData>; flows?: FlowProducer } = {};
 
@@ -66,8 +68,11 @@ export class FleetQueues {
     // enqueues jobs, so it names only the queue prefix it needs.
     readonly keys: { queuePrefix: string },
     modelAttempts = 5,
+    completedJobsKept = KEEP_COMPLETED.count,
   ) {
-    this.modelJobOptions = { ...MODEL_JOB_OPTIONS, attempts: modelAttempts };
+    const removeOnComplete = { ...KEEP_COMPLETED, count: completedJobsKept };
+    this.modelJobOptions = { ...MODEL_JOB_OPTIONS, attempts: modelAttempts, removeOnComplete };
+    this.toolJobOptions = { ...TOOL_JOB_OPTIONS, removeOnComplete };
     this.options = { connection, prefix: keys.queuePrefix };
   }
 
@@ -138,7 +143,7 @@ export class FleetQueues {
         name: tool.name,
         queueName: QUEUE_NAMES.tool,
         data: toolJobSchema.parse(tool),
-        opts: { ...TOOL_JOB_OPTIONS, jobId: jobIds.tool(tool.runId, tool.toolUseId) },
+        opts: { ...this.toolJobOptions, jobId: jobIds.tool(tool.runId, tool.toolUseId) },
       })),
     });
   }
@@ -154,7 +159,7 @@ export class FleetQueues {
     for (const tool of tools) {
       const data = toolJobSchema.parse(tool);
       await this.tool.add(data.name, data, {
-        ...TOOL_JOB_OPTIONS,
+        ...this.toolJobOptions,
         jobId: jobIds.tool(data.runId, data.toolUseId),
         parent: { id: parentJobId, queue: this.model.qualifiedName },
       });
