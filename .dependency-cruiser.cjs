@@ -38,7 +38,9 @@ const LAYERS = [
     name: 'capabilities',
     // src/sites: the site store (deployments and published pointers on a volume), used by the
     // deploy/publish tools and read by the API; it reuses the workspace path guard (safety).
-    path: '^src/(model|tools|safety|auth|sites)/',
+    // src/webhooks: the webhook URL policy, signatures and one delivery attempt (docs/webhooks.md);
+    // the webhook worker (src/workers/) drives them.
+    path: '^src/(model|tools|safety|auth|sites|webhooks)/',
     why: 'the model client, the tools, the safety guards, API keys and the site store each do one thing; the turn logic and the workers compose them, never the other way round',
   },
   {

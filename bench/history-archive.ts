@@ -91,7 +91,7 @@ export async function measureHistoryArchive({
     await migrateHistory({ databaseUrl });
     const pool = new pg.Pool({ connectionString: databaseUrl, max: archiveConcurrency });
     try {
-      const deps = { store: fleet.fleet.store, history: new HistoryStore(pool), sites: siteStoreOf(fleet.config), retentionMs: 1 };
+      const deps = { store: fleet.fleet.store, queues: fleet.fleet.queues, history: new HistoryStore(pool), sites: siteStoreOf(fleet.config), retentionMs: 1 };
       const outcomes: Record<string, number> = {};
       const started = performance.now();
       await inBatches(ids, archiveConcurrency, async (id) => {

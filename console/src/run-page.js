@@ -1,5 +1,6 @@
 // One run: its record (status, phase, todos, cost and tokens, links to the site and the trace),
-// its controls (cancel; answer the question it asked) and its timeline, live over Server-Sent
+// its controls (cancel; answer the question it asked; resume a failed run, rerun an ended one) and
+// its timeline, live over Server-Sent
 // Events: EventSource replays the events so far, then each new one as the API writes it, and the
 // record is read again after each burst of events so the header keeps up.
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -8,8 +9,14 @@ import { requestApi } from './console-client.js';
 import { formatTime, formatTokens, formatUsd, isTerminal, totalTokens, traceUrlOf } from './format.js';
 import { StatusBadge } from './status-badge.js';
 import { Timeline } from './timeline.js';
+import { useRunPayloads } from './run-payloads.js';
 
 const REFRESH_DELAY_MS = 400;
+
+// The error codes POST /v1/runs/:id/resume accepts (RESUMABLE_RUN_ERRORS in
+// src/engine/resumable-run-errors.ts, docs/run-states.md#resume): the button shows only where a
+// resume can succeed. The API decides all the same; a refusal is shown as it answers.
+const RESUMABLE_ERROR_CODES = ['model_unavailable', 'rate_limit_exhausted', 'billing_spend_cap', 'job_attempts_exhausted', 'run_stalled'];
 
 function isRunView(value) {
   return value && typeof value.id === 'string' && typeof value.status === 'string' && Array.isArray(value.todos) && value.usage && typeof value.usage === 'object';
@@ -25,8 +32,14 @@ export function RunPage({ runId, session }) {
   const [streamState, setStreamState] = useState('connecting');
   const [error, setError] = useState(null);
   const refreshTimer = useRef(null);
+  // Bumped on every refresh: the turns and tool calls are read again with the record.
+  const [revision, setRevision] = useState(0);
+  const payloads = useRunPayloads({ runId, revision });
+  // Bumped when a resume reopens the run: its stream, closed at the first end, is followed anew.
+  const [streamGeneration, setStreamGeneration] = useState(0);
 
   const refresh = async () => {
+    setRevision((value) => value + 1);
     try {
       const next = await requestApi(`/v1/runs/${runId}`);
       if (!isRunView(next)) throw new Error('The API answered an unexpected run record.');
@@ -39,6 +52,9 @@ export function RunPage({ runId, session }) {
 
   useEffect(() => {
     refresh();
+    // A new stream replays every event from the start.
+    setEvents([]);
+    setStreamState('connecting');
     const source = new EventSource(`/api/v1/runs/${runId}/events`);
     const seen = new Set();
     source.onopen = () => setStreamState('live');
@@ -67,7 +83,7 @@ export function RunPage({ runId, session }) {
       source.close();
       clearTimeout(refreshTimer.current);
     };
-  }, [runId]);
+  }, [runId, streamGeneration]);
 
   if (!run) return html`<section>${error ? html`<p class="error" role="alert">${error}</p>` : html`<p class="muted">Loading ${runId}…</p>`}</section>`;
   return html`
@@ -80,11 +96,11 @@ export function RunPage({ runId, session }) {
       ${error && html`<p class="error" role="alert">${error}</p>`}
       <div class="run-grid">
         <div class="run-main">
-          <${Controls} run=${run} onChanged=${refresh} />
+          <${Controls} run=${run} onChanged=${refresh} onReopened=${() => setStreamGeneration((value) => value + 1)} />
           ${run.result && html`<div class="result"><h2>Result</h2><p>${run.result}</p></div>`}
           ${run.error && html`<div class="run-error"><h2>Error</h2><p><code>${run.error.code}</code> ${run.error.message}</p></div>`}
           <h2>Timeline <span class=${`stream stream-${streamState}`} data-testid="stream-state">${streamState}</span></h2>
-          <${Timeline} events=${events} />
+          <${Timeline} events=${events} payloads=${payloads} />
         </div>
         <aside class="run-side">
           <${Facts} run=${run} session=${session} />
@@ -106,6 +122,7 @@ function Facts({ run, session }) {
         ${Object.entries(run.usage).map(([name, value]) => html`<span>${name.replaceAll('_', ' ')}: ${formatTokens(value)}</span>`)}
       </dd>
       ${run.budget?.usd && html`<dt>Budget</dt><dd>${formatUsd(run.budget.usd.spent)} of ${formatUsd(run.budget.usd.limit)}</dd>`}
+      ${run.rerunOf && html`<dt>Rerun of</dt><dd><a href=${`#/runs/${run.rerunOf}`} data-testid="rerun-of"><code>${run.rerunOf}</code></a></dd>`}
       <dt>Created</dt><dd>${formatTime(run.createdAt)}</dd>
       <dt>Updated</dt><dd>${formatTime(run.updatedAt)}</dd>
       <dt>Site</dt>
@@ -127,23 +144,44 @@ function Todos({ todos }) {
   `;
 }
 
-function Controls({ run, onChanged }) {
+function Controls({ run, onChanged, onReopened }) {
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
-  if (isTerminal(run.status)) return null;
 
+  /** POSTs to the API; resolves to its answer, or null when it refused (the refusal is shown). */
   const act = async (path, body) => {
     setBusy(true);
     setError(null);
     try {
-      await requestApi(path, { method: 'POST', ...(body ? { body } : {}) });
+      const answer = await requestApi(path, { method: 'POST', ...(body ? { body } : {}) });
       await onChanged();
+      return answer;
     } catch (failure) {
       setError(failure.code ? `${failure.message} (${failure.code})` : failure.message);
+      return null;
     } finally {
       setBusy(false);
     }
   };
+  if (isTerminal(run.status)) {
+    const resumable = run.status === 'failed' && RESUMABLE_ERROR_CODES.includes(run.error?.code);
+    const resume = async () => {
+      if (await act(`/v1/runs/${run.id}/resume`)) onReopened();
+    };
+    // The new run's page: it is linked back to this one (rerunOf).
+    const rerun = async () => {
+      const answer = await act(`/v1/runs/${run.id}/rerun`, {});
+      if (answer && typeof answer.id === 'string') location.hash = `#/runs/${answer.id}`;
+    };
+    return html`
+      <div class="controls">
+        ${resumable && html`<button type="button" disabled=${busy} onClick=${resume} data-testid="resume">Resume from turn ${run.turn}</button>`}
+        <button type="button" disabled=${busy} onClick=${rerun} data-testid="rerun">Rerun</button>
+        ${error && html`<p class="error" role="alert">${error}</p>`}
+      </div>
+    `;
+  }
+
   const answer = (event) => {
     event.preventDefault();
     const form = event.currentTarget;

@@ -2,7 +2,9 @@
 // for has a line of its own: the model call and its answer (stop reason, tokens, cost), each tool
 // call (dispatch, start and end joined by tool_use_id), phase changes, questions and answers,
 // kill-switch refusals, retries and backoffs. Every line opens to the event's fields as the API
-// sent them, so nothing an event carries is hidden; kinds not named here show their name.
+// sent them, so nothing an event carries is hidden; kinds not named here show their name. With the
+// run's payloads (run-payloads.js), each turn shows the model's text and each tool call opens to
+// its input, its output and the output contract's verdict.
 import { html } from './html.js';
 import { formatUsd } from './format.js';
 
@@ -38,6 +40,8 @@ function describe(event) {
       return `Rate limited · waiting ${event.wait_ms} ms`;
     case 'model-admission-wait':
       return `Waiting for model capacity (${event.limit}) · ${event.wait_ms} ms`;
+    case 'run-reopen':
+      return `Resumed · turn ${event.step} called again after ${event.error_code} (resume ${event.reopen})`;
     case 'run-end':
       return `Run ended · ${event.status}${event.error?.code ? ` · ${event.error.code}` : ''}`;
     default:
@@ -51,7 +55,7 @@ function kindOf(name) {
   if (name.startsWith('killswitch-')) return 'killswitch';
   if (WARNINGS.has(name)) return 'warning';
   if (name === 'phase-change') return 'phase';
-  if (name === 'run-end' || name === 'run-create') return 'run';
+  if (name === 'run-end' || name === 'run-create' || name === 'run-reopen') return 'run';
   if (name.startsWith('input-')) return 'question';
   return 'model';
 }
@@ -88,7 +92,26 @@ function Fields({ value }) {
   return html`<pre class="fields">${JSON.stringify(value, null, 2)}</pre>`;
 }
 
-function ToolLine({ line }) {
+/** A tool call's input, output and verdict, from GET /v1/runs/:id/tool-calls. */
+function ToolCallPayload({ call }) {
+  const output = call.result ? (call.result.output !== undefined ? call.result.output : call.result.content) : null;
+  return html`
+    <div class="tool-payload" data-testid="tool-call-payload">
+      <p>
+        <b>Verdict</b> <span class=${`verdict verdict-${call.verdict ?? 'pending'}`} data-testid="tool-call-verdict">${call.verdict ?? 'no result yet'}</span>
+        ${call.verdictReason && html` <code>${call.verdictReason}</code>`}
+        ${call.untrusted && html` <span class="muted">· delivered as untrusted data</span>`}
+      </p>
+      ${call.injectionFlags.map((flag) => html`<p class="warning">Possible injection in the ${flag.source}: ${flag.patterns.join(', ')}</p>`)}
+      <b>Input</b>
+      <pre class="fields" data-testid="tool-call-input">${JSON.stringify(call.input, null, 2)}</pre>
+      <b>Output</b>
+      <pre class="fields" data-testid="tool-call-output">${output === null ? '(none yet)' : typeof output === 'string' ? output : JSON.stringify(output, null, 2)}</pre>
+    </div>
+  `;
+}
+
+function ToolLine({ line, call }) {
   const first = line.events[0];
   const end = line.events.find((event) => event.event === 'tool-call-end');
   const rejected = line.events.find((event) => event.event === 'tool-call-reject');
@@ -100,8 +123,9 @@ function ToolLine({ line }) {
     <li class=${`line tool tool-${state}`} data-event="tool-call" data-tool=${first.tool}>
       <details>
         <summary>
-          <span class="tool-name">${first.tool ?? 'tool'}</span> · ${outcome}${end?.duration_ms !== undefined ? ` · ${end.duration_ms} ms` : ''}${attempt > 1 ? ` · attempt ${attempt}` : ''}${flagged ? ' · flagged as possible injection' : ''}
+          <span class="tool-name">${first.tool ?? 'tool'}</span> · ${outcome}${end?.duration_ms !== undefined ? ` · ${end.duration_ms} ms` : ''}${attempt > 1 ? ` · attempt ${attempt}` : ''}${flagged ? ' · flagged as possible injection' : ''}${call?.verdict ? ` · ${call.verdict}` : ''}
         </summary>
+        ${call && html`<${ToolCallPayload} call=${call} />`}
         ${line.events.map((event) => html`<div class="tool-event"><b>${event.event}</b><${Fields} value=${event} /></div>`)}
       </details>
     </li>
@@ -119,7 +143,13 @@ function EventLine({ event }) {
   `;
 }
 
-export function Timeline({ events }) {
+/** The model's text of a turn, when it wrote any. */
+function ModelText({ turn }) {
+  if (!turn?.text) return null;
+  return html`<div class="model-text" data-testid="model-text"><b>The model wrote</b><p>${turn.text}</p></div>`;
+}
+
+export function Timeline({ events, payloads = { turnsByStep: new Map(), callsById: new Map(), error: null } }) {
   if (events.length === 0) return html`<p class="muted">No events yet.</p>`;
   const turns = new Map();
   for (const event of events) {
@@ -127,13 +157,15 @@ export function Timeline({ events }) {
     turns.get(event.step).push(event);
   }
   return html`
+    ${payloads.error && html`<p class="error" role="alert">Tool calls and the model's text could not be read: ${payloads.error}</p>`}
     <ol class="timeline" data-testid="timeline">
       ${[...turns.entries()].map(
         ([step, turnEvents]) => html`
           <li class="turn" data-step=${step}>
             <h3>Turn ${step}</h3>
+            <${ModelText} turn=${payloads.turnsByStep.get(step)} />
             <ul>
-              ${linesOf(turnEvents).map((line) => (line.type === 'tool' ? html`<${ToolLine} key=${line.id} line=${line} />` : html`<${EventLine} key=${line.event.id} event=${line.event} />`))}
+              ${linesOf(turnEvents).map((line) => (line.type === 'tool' ? html`<${ToolLine} key=${line.id} line=${line} call=${payloads.callsById.get(line.id)} />` : html`<${EventLine} key=${line.event.id} event=${line.event} />`))}
             </ul>
           </li>
         `,

@@ -126,6 +126,8 @@ export function tieredTools(phase: Phase): ToolsOffered {
 export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobData, job: ModelJobContext, reloads = 0): Promise<ModelTurnResult> {
   const { store } = deps;
   const { runId, turn } = data;
+  // The turn's duration, as GET /v1/runs/:id/turns shows it: from this attempt's load to its commit.
+  const turnLoadedAt = performance.now();
   const event = (name: string, fields: Record<string, unknown> = {}): RunEvent => ({ run_id: runId, step: turn, event: name, ...fields });
   const emit = (name: string, fields: Record<string, unknown> = {}) => store.appendEvent(event(name, fields));
 
@@ -288,6 +290,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   let requestId: string | null = null;
   // The answer's cost, priced once when it arrives and committed with it (domain/usage-cost.ts).
   let costMicroUsd = 0;
+  let modelDurationMs = 0;
   // The answer's response headers (anthropic-ratelimit-*), for the admission limiter.
   let answerHeaders: { headers: Headers | null; receivedAt: number | null } = { headers: null, receivedAt: null };
   {
@@ -405,7 +408,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     if (pause.overloadEpisode) await deps.modelPause?.succeeded(sentAt);
     if (reservation) await settleAdmission(() => deps.admission?.settleAnswer(reservation, { usage: response.usage, headers: answerHeaders.headers, headersReceivedAt: answerHeaders.receivedAt }));
     costMicroUsd = costOfAnswer({ model: run.model, usage: response.usage, overrides: deps.config.BUILDFLEET_MODEL_PRICES }).costMicroUsd;
-    deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - callStarted, response, costMicroUsd });
+    modelDurationMs = performance.now() - callStarted;
+    deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: modelDurationMs, response, costMicroUsd });
   }
 
   // 4. The decision: exhaustive over stop_reason.
@@ -449,7 +453,21 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const committed = await store.commitAnswer(runId, turn, {
     // What the answer was, for the record: its content is the assistant message in the
     // transcript, so it is not stored a second time.
-    response: { id: response.id, model: response.model, stop_reason: response.stop_reason, stop_sequence: response.stop_sequence, usage: response.usage, cost_micro_usd: costMicroUsd, request_id: requestId },
+    // tools_offered, the durations and the index of the assistant message in the transcript are
+    // what GET /v1/runs/:id/turns shows of the request (recorded here: no event carries them).
+    response: {
+      id: response.id,
+      model: response.model,
+      stop_reason: response.stop_reason,
+      stop_sequence: response.stop_sequence,
+      usage: response.usage,
+      cost_micro_usd: costMicroUsd,
+      request_id: requestId,
+      tools_offered: tools.names,
+      model_duration_ms: Math.round(modelDurationMs),
+      turn_duration_ms: Math.round(performance.now() - turnLoadedAt),
+      message_index: merged ? messages.length - 1 : decision.assistant ? messages.length : null,
+    },
     answerId: response.id,
     usage: response.usage,
     costMicroUsd,

@@ -239,6 +239,12 @@ export const apiErrors = {
     404,
     'The deployment has no file at this path, or the path is not a valid site path (dot segments, encodings, backslashes are never resolved).',
   ),
+  runFileNotFound: createApiError(
+    'run_file_not_found',
+    'The run has no such file.',
+    404,
+    'The run’s workspace has no file at this path (or the path is not a valid workspace path). Once Redis no longer holds the run, its workspace is gone and a file is answered from the run’s latest deployment on the site store: a file that deployment lacks (written after it, or never deployed), or any file of a run that never deployed, answers this.',
+  ),
   noOpenQuestion: createApiError(
     'no_open_question',
     'The run is not waiting for input.',
@@ -250,6 +256,36 @@ export const apiErrors = {
     'The run has already ended.',
     409,
     'The run is in a terminal state (succeeded, failed, refused, cancelled); it can no longer take input or be cancelled.',
+  ),
+  runNotResumable: createApiError(
+    'run_not_resumable',
+    'The run cannot be resumed.',
+    409,
+    'POST /v1/runs/:id/resume on a run that is not `failed` (it is live, succeeded, refused or cancelled; a second resume finds the first one’s run `running`), or that failed with an error code outside the resumable table (docs/run-states.md#resume: `model_unavailable`, `rate_limit_exhausted`, `billing_spend_cap`, `job_attempts_exhausted`, `run_stalled`). The message names the status or the code; `POST /v1/runs/:id/rerun` starts the same input as a new run.',
+  ),
+  runArchived: createApiError(
+    'run_archived',
+    'The run is only in history now; it cannot be resumed.',
+    409,
+    'POST /v1/runs/:id/resume on a run whose Redis keys expired after its archive (BUILDFLEET_RUN_RETENTION_SECONDS): its turns, ledger and workspace are no longer where a turn can continue from them. `POST /v1/runs/:id/rerun` starts its input as a new run.',
+  ),
+  webhookUrlInvalid: createApiError(
+    'webhook_url_invalid',
+    'The webhook URL is not accepted.',
+    400,
+    '`webhook.url` is not an absolute https URL of at most 2048 characters, carries credentials or a fragment, or uses http for an origin the operator did not list in `BUILDFLEET_WEBHOOK_ALLOWLIST` (docs/webhooks.md).',
+  ),
+  webhookUrlBlocked: createApiError(
+    'webhook_url_blocked',
+    'The webhook URL points at an address the fleet does not post to.',
+    422,
+    'The SSRF guard refuses `webhook.url`: its host is, or resolves to, a loopback, private, link-local (cloud metadata, 169.254.169.254), or otherwise non-public address, or does not resolve at all. Webhooks reach public addresses only (docs/webhooks.md).',
+  ),
+  webhooksNotConfigured: createApiError(
+    'webhooks_not_configured',
+    'This fleet does not send webhooks.',
+    422,
+    'The run names a `webhook` but the operator has not set `BUILDFLEET_WEBHOOK_SECRET`, without which no delivery can be signed. Submit without `webhook`, or ask the operator to set it (docs/webhooks.md).',
   ),
   idempotencyKeyInProgress: createApiError(
     'idempotency_key_in_progress',

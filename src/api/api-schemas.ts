@@ -9,6 +9,7 @@ import {
   runErrorSchema,
   runOptionsSchema,
   runThinkingSchema,
+  runWebhookSchema,
   todoState,
   usageSchema,
 } from '../engine/run-types.js';
@@ -45,9 +46,17 @@ export const createRunBodySchema = z
       .describe('Model turns before the run stops; defaults to, and may not exceed, the tenant’s `maxTurns` (fleet default BUILDFLEET_MAX_TURNS; `max_turns_above_tenant_maximum`)'),
     options: runOptionsSchema.optional(),
     thinking: runThinkingSchema.optional(),
+    webhook: runWebhookSchema
+      .describe('Where the fleet posts a signed JSON payload when the run ends (`run.ended`) or waits for input (`run.waiting_for_input`): an https URL whose host resolves to public addresses only (`webhook_url_invalid`, `webhook_url_blocked`); needs `BUILDFLEET_WEBHOOK_SECRET` on the fleet (`webhooks_not_configured`). Payload, signature and retries: docs/webhooks.md')
+      .optional(),
   })
   .describe('A new build run');
 export type CreateRunBody = z.infer<typeof createRunBodySchema>;
+
+export const rerunRunBodySchema = createRunBodySchema
+  .partial()
+  .describe('Fields of the new run that differ from the original’s (each as in `POST /v1/runs`); `{}` reruns the input as it was');
+export type RerunRunBody = z.infer<typeof rerunRunBodySchema>;
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_.:-]{1,200}$/;
 export const createRunHeadersSchema = z.looseObject({
@@ -118,6 +127,7 @@ export const runViewSchema = z
     traceId: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
+    rerunOf: runIdSchema.nullable().describe('The run this run reruns (`POST /v1/runs/{id}/rerun`); null for a run submitted with `POST /v1/runs`'),
   })
   .describe('A run');
 export type RunView = z.infer<typeof runViewSchema>;

@@ -17,10 +17,14 @@ import { installRequestAuth } from './request-auth.js';
 import { adminQueuesRoute } from './routes/admin-queues-route.js';
 import { adminClearSpendLimitRoute, adminSpendLimitRoute } from './routes/admin-spend-limit-routes.js';
 import { cancelRunRoute } from './routes/cancel-run-route.js';
+import { resumeRunRoute } from './routes/resume-run-route.js';
+import { rerunRunRoute } from './routes/rerun-run-route.js';
 import { getTenantPolicyRoute, putTenantPolicyRoute } from './routes/tenant-policy-routes.js';
 import { spendRoute } from './routes/spend-route.js';
+import { webhookSecretRoute } from './routes/webhook-secret-route.js';
 import { createRunRoute } from './routes/create-run-route.js';
 import { getRunRoute } from './routes/get-run-route.js';
+import { runPayloadRoutes } from './routes/run-payload-routes.js';
 import { killSwitchDocumentation } from './routes/kill-switch-documentation.js';
 import { listRunsRoute } from './routes/list-runs-route.js';
 import { healthzRoute, readyzRoute } from './routes/health-routes.js';
@@ -127,12 +131,21 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   registerRoute({ app, route: createRunRoute({ fleet }) });
   registerRoute({ app, route: listRunsRoute({ fleet }) });
   registerRoute({ app, route: getRunRoute({ fleet }) });
+  // A run's turns, tool calls, transcript and workspace files (issue #18).
+  const payloadRoutes = runPayloadRoutes({ fleet });
+  registerRoute({ app, route: payloadRoutes.turns });
+  registerRoute({ app, route: payloadRoutes.toolCalls });
+  registerRoute({ app, route: payloadRoutes.transcript });
+  registerRoute({ app, route: payloadRoutes.files });
+  registerRoute({ app, route: payloadRoutes.file });
   registerRoute({
     app,
     route: runEventsRoute({ fleet, openStreams, eventReaders, slots: eventStreamSlots, ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}) }),
   });
   registerRoute({ app, route: runInputRoute({ fleet }) });
   registerRoute({ app, route: cancelRunRoute({ fleet }) });
+  registerRoute({ app, route: resumeRunRoute({ fleet }) });
+  registerRoute({ app, route: rerunRunRoute({ fleet }) });
   registerRoute({ app, route: healthzRoute() });
   registerRoute({ app, route: readyzRoute({ fleet }) });
   // Sites are served on their own origin (sites-server.ts); here their paths only redirect.
@@ -143,6 +156,7 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   registerRoute({ app, route: getTenantPolicyRoute({ fleet }) });
   registerRoute({ app, route: putTenantPolicyRoute({ fleet }) });
   registerRoute({ app, route: spendRoute({ fleet }) });
+  registerRoute({ app, route: webhookSecretRoute({ fleet }) });
   // The kill switch plugin's routes declare no access, so the auth hook requires `admin` for them
   // (its default); killSwitchDocumentation says so and documents them in the OpenAPI document.
   await app.register(async (scope) => {

@@ -28,5 +28,6 @@ export function archivedRunViewRecord(run: ArchivedRun): RunViewRecord {
     createdAt: run.createdAt,
     updatedAt: run.endedAt,
     options: run.optionsTokenBudget === null ? {} : { tokenBudget: run.optionsTokenBudget },
+    rerunOf: run.rerunOf,
   };
 }

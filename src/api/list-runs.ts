@@ -105,7 +105,7 @@ async function listRedisRuns({
 }): Promise<{ runs: Listed[]; frontier: RunListPosition | null }> {
   const runs: Listed[] = [];
   // Index scores are whole ms: "before toMs" is at most toMs - 1.
-  const maxScore = Math.min(after?.score ?? Infinity, filter.toMs === undefined ? Infinity : filter.toMs - 1);
+  let maxScore = Math.min(after?.score ?? Infinity, filter.toMs === undefined ? Infinity : filter.toMs - 1);
   let scanned = 0;
   let offset = 0;
   for (;;) {
@@ -113,7 +113,14 @@ async function listRedisRuns({
     // continues from.
     const page = await fleet.store.tenantRunIndex(filter.tenant, { maxScore: maxScore === Infinity ? '+inf' : maxScore, offset, count: BATCH_SIZE });
     if (page.length === 0) return { runs, frontier: null };
-    offset += page.length;
+    // Keyset, not offset, from batch to batch: the next one starts at the lowest score this one
+    // reached, past the entries of that score already read. The archive takes runs off this index
+    // while a listing reads it; with an offset over the whole index, each one removed above the
+    // offset would shift an unread run past it, and that run would be on no page.
+    const lowest = page.at(-1)!.score;
+    const atLowest = page.filter((entry) => entry.score === lowest).length;
+    offset = lowest === maxScore ? offset + atLowest : atLowest;
+    maxScore = lowest;
     const entries = page.filter((position) => !(after && position.score === after.score && position.runId >= after.runId));
     const inRange = entries.filter((entry) => filter.fromMs === undefined || entry.score >= filter.fromMs);
     // The run hashes are the engine's: it reads and validates the fields a summary shows.

@@ -13,7 +13,7 @@ import { budgetStanding, legacyRunBudget } from '../domain/run-budget.js';
 export type RunViewRecord = Pick<
   RunRecord,
   | 'id' | 'status' | 'phase' | 'turn' | 'model' | 'maxTokens' | 'thinkingBudgetTokens' | 'todos' | 'latestDeploy' | 'liveDeploy'
-  | 'usage' | 'costMicroUsd' | 'budget' | 'result' | 'error' | 'question' | 'traceId' | 'createdAt' | 'updatedAt'
+  | 'usage' | 'costMicroUsd' | 'budget' | 'result' | 'error' | 'question' | 'traceId' | 'createdAt' | 'updatedAt' | 'rerunOf'
 > & { options: Pick<RunOptions, 'tokenBudget'> };
 
 /** The run's budgets with what it spent against them (a record stored before budgets were shows
@@ -67,5 +67,6 @@ export function toRunView({
     traceId: run.traceId,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,
+    rerunOf: run.rerunOf,
   };
 }

@@ -23,6 +23,7 @@ import { freePort } from './private-redis.js';
 import type { Logger } from 'pino';
 import type { FleetMetrics } from '../fleet/fleet-metrics.js';
 import { archiveOnRunEnd, startArchiving, type RunningArchiving } from '../workers/start-archiving.js';
+import { startWebhookWorker, type WebhookWorkerOptions } from '../workers/webhook-worker.js';
 
 export interface InProcessFleet {
   config: Config;
@@ -55,6 +56,8 @@ export interface InProcessFleetOptions {
    * enqueues no archive at run end (tests that drive the archive themselves). Default: archived
    * as in a production fleet (BUILDFLEET_RUN_RETENTION_SECONDS, BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS). */
   archive?: false;
+  /** The webhook worker's options (it runs beside the tool workers, as in the tool worker role). */
+  webhookWorker?: WebhookWorkerOptions;
   /** Wires the turn and tool hooks and the API's /metrics to these metrics. */
   metrics?: FleetMetrics;
   logger?: Logger;
@@ -111,6 +114,9 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
   }
   // Run history as the worker processes run it (src/fleet/start-roles.ts): every run end enqueued,
   // and the archive worker and sweep beside the other workers.
+  // Webhook deliveries, as the tool worker role delivers them (src/fleet/start-roles.ts); the
+  // fleet context enqueues them at every run end and park.
+  workers.push(startWebhookWorker(fleet, options.webhookWorker));
   let archiving: RunningArchiving | null = null;
   if (fleet.history && options.archive !== false) {
     archiveOnRunEnd(fleet);

@@ -21,8 +21,10 @@ import { killSwitchScopesKey, runUpstreamsKey } from './kill-switch-keys.js';
 import { fromFields, pairsToFields, StoredRunInvalid, toFields } from './run-record.js';
 import { decodeRunStatus, decodeRunSummary, RUN_SUMMARY_FIELDS, type RunReading, type RunSummaryRecord } from './run-summary.js';
 import { TranscriptCache } from './transcript-cache.js';
+import { defineReopenRunScript } from './reopen-run-script.js';
 import { turnOutcomeSchema, type PlannedDispatch, type TurnOutcome } from './turn-outcome.js';
-import { countersSchema, usageSchema, type RunError, type RunOptions, type RunRecord, type TodoState, type Usage } from './run-types.js';
+import { countersSchema, usageSchema, type RunError, type RunOptions, type RunRecord, type RunWebhook, type TodoState, type Usage } from './run-types.js';
+import { defineAppendEventIfRunExistsScript } from './append-event-if-run-exists-script.js';
 import { EMPTY_USAGE } from '../domain/usage.js';
 import type { RunBudget } from '../domain/run-budget.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
@@ -76,6 +78,10 @@ export interface CreateRunInput {
   /** The run's budgets (src/domain/run-budget.ts), chosen by the caller within its tenant's
    * policy. Default: null, the budgets of a record stored before budgets were. */
   budget?: RunBudget | null;
+  /** The run this one reruns (POST /v1/runs/:id/rerun). Default: null. */
+  rerunOf?: string | null;
+  /** Where the run's webhook deliveries go (docs/webhooks.md), already checked. Default: null. */
+  webhook?: RunWebhook | null;
 }
 
 /** How a run ended, for observers (the runs-ended metric) — reported exactly once per run. */
@@ -147,9 +153,19 @@ export function newRunId(): string {
   return `run_${randomUUID().replaceAll('-', '')}`;
 }
 
+/** A run parked for its open question (parkForInput), for observers (webhooks): reported once per
+ * question, by the process that parked it. */
+export interface RunPark {
+  runId: string;
+  turn: number;
+  toolUseId: string;
+  question: string;
+}
+
 /** Called after every event is stored: the logger and the active span take their copy here. */
 export type RunEventObserver = (event: RunEvent) => void;
 export type RunEndObserver = (end: RunEnd) => void;
+export type RunParkObserver = (park: RunPark) => void;
 
 export interface RunEngineOptions {
   logger?: Logger;
@@ -164,6 +180,7 @@ export class RunEngine {
   readonly scripts: RunScripts;
   private readonly eventObservers: RunEventObserver[] = [];
   private readonly endObservers: RunEndObserver[] = [];
+  private readonly parkObservers: RunParkObserver[] = [];
   private readonly transcripts: TranscriptCache;
   private readonly logger: Logger | undefined;
   private readonly tenantSpendScripts: ReturnType<typeof defineTenantSpendScripts>;
@@ -188,6 +205,12 @@ export class RunEngine {
     this.endObservers.push(observer);
   }
 
+  /** Observers of runs parked for input (webhooks): called once per question, by the process that
+   * parked the run, after the park is stored. */
+  observeParks(observer: RunParkObserver): void {
+    this.parkObservers.push(observer);
+  }
+
   // ---- events -------------------------------------------------------------------------------
 
   /** Redacts and encodes an event for a script to append; `emitted` tells the observers once the
@@ -208,6 +231,19 @@ export class RunEngine {
     const id = await this.redis.xadd(this.keys.events(event.run_id), 'MAXLEN', '~', '10000', '*', 'data', encoded.json);
     this.emitted([encoded]);
     return id ?? '';
+  }
+
+  /**
+   * Appends an event only while the run's record exists (one script: webhook deliveries report
+   * their attempts after the run ended, possibly after its keys expired, and a plain XADD would
+   * then create an event stream nobody expires). False when the run is gone: nothing written.
+   */
+  async appendEventIfRunExists(event: RunEvent): Promise<boolean> {
+    const encoded = this.encode(event);
+    const written = await defineAppendEventIfRunExistsScript(this.redis).bfAppendEventIfRunExists(this.keys.run(event.run_id), this.keys.events(event.run_id), encoded.json);
+    if (written !== 1) return false;
+    this.emitted([encoded]);
+    return true;
   }
 
   /** Up to `count` events after `afterId` ('-' = from the start), oldest first, validated. */
@@ -289,6 +325,8 @@ export class RunEngine {
       pendingPhase: null,
       counters: countersSchema.parse({}),
       meta: null,
+      rerunOf: input.rerunOf ?? null,
+      webhook: input.webhook ?? null,
     };
     // In the live-run index before the record exists: a crash in between leaves an entry the
     // reaper drops (no record), never a run the reaper cannot find.
@@ -901,6 +939,7 @@ export class RunEngine {
     const code = await this.scripts.bfParkForInput(this.keys.run(runId), this.keys.results(runId), this.keys.events(runId), question.toolUseId, new Date().toISOString(), event.json);
     if (code === 0) {
       this.emitted([event]);
+      for (const observer of this.parkObservers) observer({ runId, turn, toolUseId: question.toolUseId, question: question.question });
       return 'parked';
     }
     return code === 1 ? 'answered' : 'terminal';
@@ -1078,10 +1117,32 @@ export class RunEngine {
    * and the transcript — validated like every read. Null when the run is missing; 'live' when it
    * has not ended (its state still changes, so it is not archived yet).
    */
+  /** The id of the job that claimed the run's turn (its model call), or null when none did. */
+  async turnClaimant(runId: string, turn: number): Promise<string | null> {
+    return this.redis.hget(this.keys.turn(runId, turn), 'claimedBy');
+  }
+
   async readRunForArchive(runId: string): Promise<RunArchiveSource | null | 'live'> {
     const run = await this.getRun(runId);
     if (!run) return null;
     if (!isTerminal(run.status)) return 'live';
+    return this.readRunSource(run);
+  }
+
+  /**
+   * What readRunForArchive reads, for a run in any state: the API's payload reads (turns, tool
+   * calls, transcript: src/api/run-payloads.ts) shape a live run exactly as its archive will be
+   * shaped, so a run answers the same before and after it moves to history. Null when the run is
+   * missing. Not a snapshot: a live run may commit between the reads, which each answer alone
+   * tolerates (a turn's tool calls may show before their results).
+   */
+  async readRunPayloadSource(runId: string): Promise<RunArchiveSource | null> {
+    const run = await this.getRun(runId);
+    return run ? this.readRunSource(run) : null;
+  }
+
+  private async readRunSource(run: RunRecord): Promise<RunArchiveSource> {
+    const runId = run.id;
     const keys = this.keys;
     const pipeline = this.redis.pipeline();
     // Turns 0..run.turn: a run that ended at turn N committed (or failed) at most N + 1 turns.
@@ -1136,6 +1197,72 @@ export class RunEngine {
     if (tenant) await this.redis.zrem(this.keys.runsByTenant(tenant), runId);
     await this.forgetUnarchivedRun(runId);
     return reply === 1 ? 'expiring' : 'missing';
+  }
+
+  // ---- resume (src/fleet/run-commands.ts resumeRun) -----------------------------------------
+
+  /**
+   * Takes a run that failed with one of `resumableCodes` back to `running` at the turn that failed
+   * (bfReopenRun, one step with its `run-reopen` event), for `jobIdFor(turn, reopen)` to carry that
+   * turn; the caller enqueues that job after, and only after 'reopened'. The turns committed before
+   * stay committed (never called again), the ledger keeps every tool result (a tool called again
+   * answers from it). Then — other slots than the run's keys — the run goes back to the live-run
+   * index (the reaper watches it again), off the unarchived one, and back to its tenant's run index
+   * (an archive took it off). Its next end is an end like any other: one run-end event, one log
+   * line, the runs-ended observers once more, the archive again.
+   */
+  async reopenFailedRun(
+    runId: string,
+    reopen: { resumableCodes: readonly string[]; jobIdFor: (turn: number, reopen: number) => string },
+  ): Promise<
+    | { kind: 'reopened'; run: RunRecord; jobId: string }
+    | { kind: 'missing' }
+    | { kind: 'not_failed'; status: RunStatus }
+    | { kind: 'not_resumable'; code: string }
+    | { kind: 'changed' }
+  > {
+    const run = await this.getRun(runId);
+    if (!run) return { kind: 'missing' };
+    if (run.status !== 'failed') return { kind: 'not_failed', status: run.status };
+    const code = run.error?.code ?? '';
+    if (!reopen.resumableCodes.includes(code)) return { kind: 'not_resumable', code };
+    const turn = run.turn;
+    const [[, reopensRaw], [, deployIds]] = ((await this.redis.multi().hget(this.keys.turn(runId, turn), 'reopens').zrange(this.keys.deployments(runId), 0, -1).exec()) ?? []) as [
+      [unknown, string | null],
+      [unknown, string[]],
+    ];
+    const reopens = Number(reopensRaw ?? '0');
+    if (!Number.isSafeInteger(reopens) || reopens < 0) throw new Error(`The turn ${turn} of run ${runId} holds reopens that are not a count: ${reopensRaw}`);
+    const jobId = reopen.jobIdFor(turn, reopens + 1);
+    const event = this.encode({ run_id: runId, step: turn, event: 'run-reopen', job_id: jobId, error_code: code, reopen: reopens + 1 });
+    // The failed turn's hash second (KEYS[2]); runKeysOf names it again among the rest, harmlessly.
+    const keys = [this.keys.run(runId), this.keys.turn(runId, turn), this.keys.events(runId), ...runKeysOf(this.keys, runId, { turns: turn, deployIds: deployIds ?? [] }).slice(1)];
+    const reply = await defineReopenRunScript(this.redis).bfReopenRun(keys.length, ...keys, String(turn), String(reopens), jobId, new Date().toISOString(), event.json, ...reopen.resumableCodes);
+    switch (reply[0]) {
+      case -1:
+        return { kind: 'missing' };
+      case 0: {
+        const reading = decodeRunStatus(runId, reply[1]);
+        if (reading.state !== 'found') throw new StoredRunInvalid(runId, 'status', `not a run status: ${JSON.stringify(reply[1])}`);
+        return { kind: 'not_failed', status: reading.value };
+      }
+      case -3:
+        return { kind: 'not_resumable', code: reply[1] };
+      case -4:
+        return { kind: 'changed' };
+      case 1:
+        break;
+      default:
+        throw new Error(`bfReopenRun answered ${JSON.stringify(reply)}`);
+    }
+    this.emitted([event]);
+    this.logger?.info({ run_id: runId, step: turn, event: 'run-reopen', job_id: jobId, error_code: code }, 'run reopened');
+    // First into the live index, then out of the unarchived one (as an end does the reverse), so
+    // the run is always on one work list.
+    await this.redis.zadd(this.keys.liveRuns(), Date.now(), runId);
+    await this.forgetUnarchivedRun(runId);
+    await this.redis.zadd(this.keys.runsByTenant(run.tenant), Date.parse(run.createdAt), runId);
+    return { kind: 'reopened', run, jobId };
   }
 }
 

@@ -33,6 +33,8 @@ const record: RunRecord = {
   pendingPhase: null,
   counters: { endTurnNudges: 0, pauseTurnsInRow: 0, maxTokensContinuations: 0, reemitRequests: 0, driftReprompts: 0, summaryReprompts: 0 },
   meta: null,
+  rerunOf: null,
+  webhook: null,
 };
 
 describe('the stored run record', () => {

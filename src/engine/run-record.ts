@@ -10,6 +10,7 @@ import {
   questionSchema,
   runErrorSchema,
   runOptionsSchema,
+  runWebhookSchema,
   todoState,
   usageSchema,
   type RunRecord,
@@ -32,6 +33,7 @@ const metaSchema = z.object({ title: z.string(), description: z.string() }).null
 const storedBudgetSchema = runBudgetSchema.nullable();
 const storedErrorSchema = runErrorSchema.nullable();
 const storedQuestionSchema = questionSchema.nullable();
+const storedWebhookSchema = runWebhookSchema.nullable();
 const traceContextSchema = z.record(z.string(), z.string());
 const todosSchema = z.array(todoState);
 const DEFAULT_COUNTERS = countersSchema.parse({});
@@ -124,5 +126,9 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     pendingPhase: fields.pendingPhase ? oneOf('pendingPhase', PHASES) : null,
     counters: json('counters', countersSchema, DEFAULT_COUNTERS),
     meta: json('meta', metaSchema, null),
+    // Records written before reruns existed rerun nothing.
+    rerunOf: nullableText('rerunOf'),
+    // Records written before webhooks existed name none.
+    webhook: json('webhook', storedWebhookSchema, null),
   };
 }

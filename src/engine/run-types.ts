@@ -65,6 +65,11 @@ export const runThinkingSchema = z
   .describe('Extended thinking for this run (models whose capabilities say thinking: true)');
 export type RunThinking = z.infer<typeof runThinkingSchema>;
 
+/** Where a run's webhook deliveries go (docs/webhooks.md): the URL as the client gave it, checked
+ * against the webhook URL policy at submit and again at every delivery. */
+export const runWebhookSchema = z.strictObject({ url: z.string().min(1).max(2048) });
+export type RunWebhook = z.infer<typeof runWebhookSchema>;
+
 export const questionSchema = z.object({ toolUseId: z.string(), question: z.string(), turn: z.number() });
 export type OpenQuestion = z.infer<typeof questionSchema>;
 
@@ -119,4 +124,8 @@ export interface RunRecord {
   pendingPhase: (typeof PHASES)[number] | null;
   counters: RunCounters;
   meta: { title: string; description: string } | null;
+  /** The run this one reruns (POST /v1/runs/:id/rerun), or null. */
+  rerunOf: string | null;
+  /** Where the fleet posts the run's end and its questions (docs/webhooks.md), or null. */
+  webhook: RunWebhook | null;
 }

@@ -13,6 +13,7 @@ import { createLogger } from '../telemetry/logger.js';
 import { registerSecretsFromEnvironment } from '../telemetry/redact-secrets.js';
 import { addSpanEvent } from '../telemetry/tracing.js';
 import { workerIdentity } from '../jobs/redis-connection.js';
+import { enqueueWebhooksOnRunEvents } from '../workers/enqueue-webhooks.js';
 
 export interface FleetContext {
   config: Config;
@@ -35,6 +36,10 @@ export interface FleetContext {
  * short single statements, so a few connections serve many requests (PostgreSQL's default limit is
  * 100 connections for the whole fleet). */
 const HISTORY_POOL_SIZE = 5;
+/** How long a history read or write may wait for a PostgreSQL connection. */
+const HISTORY_CONNECT_TIMEOUT_MS = 5_000;
+/** The longest statement the history runs (server side: statement_timeout). */
+const HISTORY_STATEMENT_TIMEOUT_MS = 30_000;
 
 export function createFleetContext(config: Config, role: string, logger?: Logger): FleetContext {
   registerSecretsFromEnvironment(process.env);
@@ -59,7 +64,22 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
     });
   });
   const queues = new FleetQueues(redis, keys, config.BUILDFLEET_MODEL_ATTEMPTS, config.BUILDFLEET_COMPLETED_JOBS_KEPT);
-  const historyPool = config.DATABASE_URL ? new pg.Pool({ connectionString: config.DATABASE_URL, max: HISTORY_POOL_SIZE }) : null;
+  // Here, in every process that can end or park a run (API, workers, CLI experiments), so none of
+  // them misses a run's webhook (docs/webhooks.md); runs without one cost a record read per end.
+  enqueueWebhooksOnRunEvents({ store, queues, logger: resolvedLogger, config });
+  // Bounded waits: node-postgres waits for a connection forever by default, so a PostgreSQL that
+  // drops packets would hold every listing and every read of an expired run for the kernel's TCP
+  // timeout; with these they answer 503 history_unavailable within seconds. A statement longer
+  // than HISTORY_STATEMENT_TIMEOUT_MS is a fault (the largest is one run's archive).
+  const historyPool = config.DATABASE_URL
+    ? new pg.Pool({
+        connectionString: config.DATABASE_URL,
+        max: HISTORY_POOL_SIZE,
+        connectionTimeoutMillis: HISTORY_CONNECT_TIMEOUT_MS,
+        statement_timeout: HISTORY_STATEMENT_TIMEOUT_MS,
+        query_timeout: HISTORY_STATEMENT_TIMEOUT_MS + 5_000,
+      })
+    : null;
   // An idle client whose server goes away emits here; without a listener that would crash the
   // process. The next query through the pool reports the failure where it is awaited.
   historyPool?.on('error', (error) => resolvedLogger.warn({ err: error.message }, 'postgres connection error'));

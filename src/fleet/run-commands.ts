@@ -1,12 +1,14 @@
-// What a client can do to a run — submit, answer a question, cancel — as functions over the
+// What a client can do to a run — submit, answer a question, cancel, resume — as functions over the
 // store and queues, so the API, the CLI and the tests share one implementation.
 import type { FleetContext } from './fleet-context.js';
 import { jobIds } from '../jobs/job-catalog.js';
-import type { RunOptions, RunRecord, RunThinking } from '../engine/run-types.js';
+import type { RunOptions, RunRecord, RunThinking, RunWebhook } from '../engine/run-types.js';
 import { resolveRunModelSettings } from '../domain/resolve-run-model-settings.js';
 import type { RunBudget } from '../domain/run-budget.js';
 import { readTenantLimits, runBudgetFor } from './tenant-account.js';
 import { newRunId, type StoredToolResult } from '../engine/run-engine.js';
+import { RESUMABLE_RUN_ERRORS } from '../engine/resumable-run-errors.js';
+import type { RunStatus } from '../domain/run-outcomes.js';
 import { activeTraceCarrier, inSpan, SpanKind, traceIdOfCarrier } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 
@@ -21,10 +23,15 @@ export interface SubmitRunInput {
   traceContext?: Record<string, string>;
   /** Chosen by the caller (tests that script faults for the run before it starts); else minted. */
   runId?: string;
+  /** The run this one reruns (POST /v1/runs/:id/rerun): kept on the record and shown in its view. */
+  rerunOf?: string | null;
   /** The run's budgets, resolved by the API within the tenant's policy (limits/admit-run-budget.ts).
    * Absent (the CLI in-process, experiments, tests): resolved here from `options` and the tenant's
    * policy as a trusted caller, whose options may exceed the tenant's maximums. */
   budget?: RunBudget;
+  /** Where the run's webhook deliveries go (docs/webhooks.md): the caller has checked the URL
+   * (POST /v1/runs: checkWebhookUrl); every delivery checks it again. */
+  webhook?: RunWebhook | null;
 }
 
 /** Creates the run and enqueues its first model turn. The run's root span starts here, in the
@@ -54,6 +61,8 @@ async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { r
     traceContext: input.traceContext ?? {},
     ...(input.runId ? { runId: input.runId } : {}),
     budget,
+    rerunOf: input.rerunOf ?? null,
+    webhook: input.webhook ?? null,
   });
   try {
     await fleet.queues.enqueueTurn({ runId: run.id, turn: 0, trace: input.traceContext ?? {} });
@@ -121,4 +130,34 @@ export async function answerQuestion(fleet: FleetContext, run: RunRecord, text: 
  * is the engine's one end: event, log line and the runs-ended metric, once. */
 export async function cancelRun(fleet: FleetContext, run: RunRecord): Promise<boolean> {
   return fleet.store.endRun(run.id, run.turn, 'cancelled', { error: { code: 'cancelled', message: 'The run was cancelled.' } });
+}
+
+export type ResumeOutcome =
+  | { kind: 'resumed'; run: RunRecord; jobId: string }
+  | { kind: 'missing' }
+  | { kind: 'not_failed'; status: RunStatus }
+  | { kind: 'not_resumable'; code: string }
+  | { kind: 'changed' };
+
+/**
+ * Continues a run that failed for a resumable reason (src/engine/resumable-run-errors.ts) from its
+ * failed turn: the engine reopens it (one step, guarded), then the turn's new job is enqueued
+ * (`<run>-turn-<n>-reopen-<k>`, a new id: the failed turn's own job id is taken). The turns before
+ * are committed and never called again; the tools of the calls they made answer from the ledger.
+ * Admission (the tenant's slot and limits) is the caller's: the API admits before calling this.
+ * A run that changed between the engine's read and its step (another turn, another reopen) is
+ * read again, twice at most.
+ */
+export async function resumeRun(fleet: FleetContext, runId: string): Promise<ResumeOutcome> {
+  const resumableCodes = Object.keys(RESUMABLE_RUN_ERRORS);
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const outcome = await fleet.store.reopenFailedRun(runId, { resumableCodes, jobIdFor: (turn, reopen) => jobIds.modelReopen(runId, turn, reopen) });
+    if (outcome.kind === 'changed') continue;
+    if (outcome.kind !== 'reopened') return outcome;
+    // Should this enqueue fail, the run is `running` with no job: the reaper finds it after its
+    // grace (the claim names this job, which it sees lost) and resumes the turn or ends the run.
+    await fleet.queues.enqueueTurn({ runId, turn: outcome.run.turn, trace: outcome.run.traceContext }, outcome.jobId);
+    return { kind: 'resumed', run: outcome.run, jobId: outcome.jobId };
+  }
+  return { kind: 'changed' };
 }

@@ -2,11 +2,12 @@
 // in Redis (the run engine); this store only ever receives runs that ended.
 import type pg from 'pg';
 import { z } from 'zod';
-import { runArchiveSchema, type ArchivedEvent, type ArchivedRun, type RunArchive } from './run-archive.js';
+import { runArchiveSchema, type ArchivedEvent, type ArchivedRun, type ArchivedToolCall, type ArchivedTurn, type RunArchive } from './run-archive.js';
 import { RunArchiveInvalid, StoredHistoryRowInvalid } from './history-errors.js';
 import { encodeHistoryCursor } from './history-cursor.js';
 import { decodeRunRow, RUN_ROW_COLUMNS } from './stored-run-row.js';
 import { decodeEventRow, EVENT_ROW_COLUMNS } from './stored-event-row.js';
+import { decodeToolCallRow, decodeTranscriptRow, decodeTurnRow, TOOL_CALL_ROW_COLUMNS, TRANSCRIPT_ROW_COLUMNS, TURN_ROW_COLUMNS } from './stored-payload-rows.js';
 import { listRunsQuery, spendByDayQuery, type ListRunsFilter, type SpendByDayFilter } from './history-queries.js';
 
 export interface RunPage {
@@ -58,7 +59,7 @@ export class HistoryStore {
    * Writes one finished run's whole record in one transaction. Idempotent: the run row is
    * inserted ON CONFLICT DO NOTHING, and when it already existed (archived before, or by a
    * concurrent call that committed first — its insert waits on that one's row lock) nothing else is
-   * written either. Returns whether this call archived the run.
+   * written either. A row of an earlier end of the same run (it was resumed since) is replaced. Returns whether this call archived the run.
    */
   async archiveRun(input: RunArchive): Promise<{ archived: boolean }> {
     const parsed = runArchiveSchema.safeParse(input);
@@ -71,13 +72,17 @@ export class HistoryStore {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
+      // A run resumed after its archive (POST /v1/runs/:id/resume) ends again, later: the history of
+      // its earlier end is replaced (the cascade takes its turns, calls, events and transcript), so
+      // the row always holds the run's last end. The same end archived twice is still written once.
+      await client.query('DELETE FROM runs WHERE id = $1 AND ended_at < $2', [run.id, run.endedAt]);
       const inserted = await client.query(
         `INSERT INTO runs (id, tenant, status, error_code, error_message, model, prompt, phase, turns,
            input_tokens, cache_write_5m_input_tokens, cache_write_1h_input_tokens, cache_read_input_tokens, output_tokens,
            cost_micro_usd, budget, result, latest_deploy, live_deploy, trace_id, created_at, ended_at,
-           max_tokens, thinking_budget_tokens, todos, files, question, options_token_budget, meta)
+           max_tokens, thinking_budget_tokens, todos, files, question, options_token_budget, meta, rerun_of)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-           $23, $24, $25, $26, $27, $28, $29)
+           $23, $24, $25, $26, $27, $28, $29, $30)
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         [
           run.id, run.tenant, run.status, run.errorCode, run.errorMessage, run.model, run.prompt, run.phase, run.turns,
@@ -88,6 +93,7 @@ export class HistoryStore {
           run.maxTokens, run.thinkingBudgetTokens, JSON.stringify(run.todos), JSON.stringify(run.files),
           run.question === null ? null : JSON.stringify(run.question), run.optionsTokenBudget,
           run.meta === null ? null : JSON.stringify(run.meta),
+          run.rerunOf,
         ],
       );
       if (inserted.rowCount === 0) {
@@ -183,6 +189,26 @@ export class HistoryStore {
     values.push(limit);
     const result = await this.pool.query(`SELECT ${EVENT_ROW_COLUMNS} FROM events WHERE run_id = $1${after} ORDER BY position LIMIT $${values.length}`, values);
     return (result.rows as Array<Record<string, unknown>>).map((row) => decodeEventRow(runId, row));
+  }
+
+  /** The archived run's turns, in step order (GET /v1/runs/:id/turns once Redis no longer holds it). */
+  async readTurns(runId: string): Promise<ArchivedTurn[]> {
+    const result = await this.pool.query(`SELECT ${TURN_ROW_COLUMNS} FROM turns WHERE run_id = $1 ORDER BY step`, [runId]);
+    return (result.rows as Array<Record<string, unknown>>).map((row) => decodeTurnRow(runId, row));
+  }
+
+  /** The archived run's tool calls, by step then id: the table keeps no transcript position, so the
+   * caller orders them by the transcript (src/api/run-payloads.ts) as the archive listed them. */
+  async readToolCalls(runId: string): Promise<ArchivedToolCall[]> {
+    const result = await this.pool.query(`SELECT ${TOOL_CALL_ROW_COLUMNS} FROM tool_calls WHERE run_id = $1 ORDER BY step, tool_use_id`, [runId]);
+    return (result.rows as Array<Record<string, unknown>>).map((row) => decodeToolCallRow(runId, row));
+  }
+
+  /** The archived run's transcript, or null when the run has none archived. */
+  async readTranscript(runId: string): Promise<unknown[] | null> {
+    const result = await this.pool.query(`SELECT ${TRANSCRIPT_ROW_COLUMNS} FROM transcripts WHERE run_id = $1`, [runId]);
+    const row = result.rows[0] as Record<string, unknown> | undefined;
+    return row ? decodeTranscriptRow(runId, row) : null;
   }
 
   /**

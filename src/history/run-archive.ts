@@ -55,6 +55,8 @@ export const archivedRunSchema = z.object({
   /** RunRecord.options.tokenBudget: the token budget of a record stored before budgets were. */
   optionsTokenBudget: z.int().positive().nullable(),
   meta: archivedMetaSchema.nullable(),
+  /** RunRecord.rerunOf: the run this one reruns (POST /v1/runs/:id/rerun), or null. */
+  rerunOf: z.string().nullable(),
   createdAt: isoTime,
   /** When the run ended (RunRecord.updatedAt of the terminal record: its last transition). */
   endedAt: isoTime,

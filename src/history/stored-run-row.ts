@@ -44,6 +44,7 @@ const storedRunRowSchema = z.object({
   question: archivedQuestionSchema.nullable(),
   options_token_budget: z.int().positive().nullable(),
   meta: archivedMetaSchema.nullable(),
+  rerun_of: z.string().nullable(),
   created_at: timestamp,
   ended_at: timestamp,
 });
@@ -93,6 +94,7 @@ export function decodeRunRow(row: Record<string, unknown>): ArchivedRun {
     question: stored.question,
     optionsTokenBudget: stored.options_token_budget,
     meta: stored.meta,
+    rerunOf: stored.rerun_of,
     createdAt: stored.created_at,
     endedAt: stored.ended_at,
   };

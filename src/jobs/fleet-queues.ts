@@ -4,6 +4,9 @@ import type { Redis } from 'ioredis';
 import {
   ARCHIVE_QUEUE_NAME,
   QUEUE_NAMES,
+  WEBHOOK_QUEUE_NAME,
+  webhookJobSchema,
+  type WebhookJobData,
   archiveJobSchema,
   jobIds,
   type ArchiveJobData,
@@ -28,7 +31,7 @@ export const MODEL_JOB_OPTIONS: JobsOptions = {
   removeOnFail: KEEP_FAILED,
 };
 
-/** Archive jobs retry with backoff (PostgreSQL down for a while, a failover) for about an hour
+/** Archive jobs retry with backoff (PostgreSQL down for a while, a failover; 1 s doubling: ~34 min)
  * before failing for good; a failed one stays KEEP_FAILED long for an operator to see, and the
  * archive sweep (src/workers/archive-sweeper.ts) gives it a new round of attempts an hour later. Completed
  * ones are removed at once: the run row in PostgreSQL is the record that the run was archived, and
@@ -37,6 +40,15 @@ export const ARCHIVE_JOB_OPTIONS: JobsOptions = {
   attempts: 12,
   backoff: { type: 'exponential', delay: 1000 },
   removeOnComplete: true,
+  removeOnFail: KEEP_FAILED,
+};
+
+/** Webhook deliveries (docs/webhooks.md#retries): attempts and the first backoff come from the
+ * configuration (FleetQueues.enqueueWebhook). Completed jobs are kept a day, so the same run event
+ * reported again within it finds its delivery's id taken and is not posted twice; failed ones a
+ * week, for an operator to see. */
+const WEBHOOK_JOB_OPTIONS: JobsOptions = {
+  removeOnComplete: KEEP_COMPLETED,
   removeOnFail: KEEP_FAILED,
 };
 
@@ -60,7 +72,7 @@ export class FleetQueues {
   private readonly modelJobOptions: JobsOptions;
   private readonly toolJobOptions: JobsOptions;
   private readonly options: { connection: Redis; prefix: string };
-  private created: { model?: Queue<ModelJobData>; tool?: Queue<ToolJobData>; archive?: Queue<ArchiveJobData>; flows?: FlowProducer } = {};
+  private created: { model?: Queue<ModelJobData>; tool?: Queue<ToolJobData>; archive?: Queue<ArchiveJobData>; webhook?: Queue<WebhookJobData>; flows?: FlowProducer } = {};
 
   constructor(
     connection: Redis,
@@ -88,6 +100,24 @@ export class FleetQueues {
 
   get archive(): Queue<ArchiveJobData> {
     return (this.created.archive ??= watch(new Queue<ArchiveJobData>(ARCHIVE_QUEUE_NAME, this.options)));
+  }
+
+  get webhook(): Queue<WebhookJobData> {
+    return (this.created.webhook ??= watch(new Queue<WebhookJobData>(WEBHOOK_QUEUE_NAME, this.options)));
+  }
+
+  /** Enqueues one webhook delivery under its deterministic id (its payload's `id`): the same run
+   * event enqueued again while its job is kept is a no-op. Retried `attempts` times, the delay from
+   * `backoffMs` doubling each time, with jitter so a receiver that was down is not hit by every
+   * delivery at once when it comes back. */
+  async enqueueWebhook(data: WebhookJobData, retry: { attempts: number; backoffMs: number }): Promise<void> {
+    const checked = webhookJobSchema.parse(data);
+    await this.webhook.add(checked.payload.event, checked, {
+      ...WEBHOOK_JOB_OPTIONS,
+      attempts: retry.attempts,
+      backoff: { type: 'exponential', delay: retry.backoffMs, jitter: 0.5 },
+      jobId: checked.payload.id,
+    });
   }
 
   /** Enqueues the archive of a run that ended; a second call for the same run while its job is

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { PARSE_MODES } from '../domain/parse-modes.js';
+import { webhookPayloadSchema } from '../domain/webhook-payload.js';
 
 export const QUEUE_NAMES = { model: 'model', tool: 'tool' } as const;
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
@@ -45,6 +46,20 @@ export const ARCHIVE_QUEUE_NAME = 'archive';
 export const archiveJobSchema = z.strictObject({ runId });
 export type ArchiveJobData = z.infer<typeof archiveJobSchema>;
 
+/** The webhook queue (src/workers/webhook-worker.ts, docs/webhooks.md): one job per delivery — a
+ * run's end, or one of its questions. The payload is fixed when the job is made, so every attempt
+ * posts the same bytes; the URL is checked again at every attempt. */
+export const WEBHOOK_QUEUE_NAME = 'webhook';
+
+export const webhookJobSchema = z.strictObject({
+  runId,
+  /** The run's turn at the event: the step of the attempts' events. */
+  turn: z.int().min(0).max(10_000),
+  url: z.string().min(1).max(2048),
+  payload: webhookPayloadSchema,
+});
+export type WebhookJobData = z.infer<typeof webhookJobSchema>;
+
 /** The run and turn a job of either queue belongs to, read from data that may fail its own schema
  * (a job that failed for good because its data did not decode still names its run). */
 export const jobRunReferenceSchema = z.looseObject({ runId, turn: z.int().min(0).max(10_000) });
@@ -73,8 +88,16 @@ export const jobIds = {
   modelResume: (runIdValue: string, turn: number, toolUseId: string) => `${runIdValue}-turn-${turn}-resume-${toolUseIdJobPart(toolUseId)}`,
   /** The reaper's n-th recovery of a turn whose jobs were all lost or dead (src/workers/run-reaper.ts). */
   modelRecovery: (runIdValue: string, turn: number, recovery: number) => `${runIdValue}-turn-${turn}-recover-${recovery}`,
+  /** The n-th client resume of a failed run at its failed turn (POST /v1/runs/:id/resume, RunEngine.reopenFailedRun). */
+  modelReopen: (runIdValue: string, turn: number, reopen: number) => `${runIdValue}-turn-${turn}-reopen-${reopen}`,
   tool: (runIdValue: string, toolUseId: string) => `${runIdValue}-tool-${toolUseIdJobPart(toolUseId)}`,
   /** One archive job per run, however often its end is reported: `archive-<runId>` (BullMQ refuses
    * ':' in custom ids, so not `archive:<runId>`). */
   archive: (runIdValue: string) => `archive-${runIdValue}`,
+  /** One delivery per run event: `webhook-<runId>-ended-<n>` (n: the end's transition time in ms,
+   * so an end reported twice is one delivery and the end of a resumed run is another), and
+   * `webhook-<runId>-input-<tool_use id part>` per question. Also the delivery's id (its payload's
+   * `id`, the buildfleet-webhook-id header). */
+  webhookEnded: (runIdValue: string, endedAtMs: number) => `webhook-${runIdValue}-ended-${endedAtMs}`,
+  webhookWaitingForInput: (runIdValue: string, toolUseId: string) => `webhook-${runIdValue}-input-${toolUseIdJobPart(toolUseId)}`,
 };

@@ -13,8 +13,11 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { blockedAddressReason, blockedHostReason, createGuardedLookup, SsrfBlockedError, systemResolver, type HostResolver } from './ssrf-guard.js';
 
 export interface GuardedFetchInit {
-  method: 'GET' | 'HEAD';
+  method: 'GET' | 'HEAD' | 'POST';
   headers: Record<string, string>;
+  /** The request body (POST: a webhook delivery, src/webhooks/), sent once the socket passed the
+   * address check. */
+  body?: string;
   signal: AbortSignal;
   /** The target is on the operator's allowlist (the fleet's own origin, BUILDFLEET_FETCH_ALLOWLIST):
    * its addresses are not checked, so a loopback API in development stays reachable. */
@@ -102,6 +105,6 @@ export function guardedFetch(url: URL, init: GuardedFetchInit): Promise<Response
         });
       });
     }
-    outgoing.end();
+    outgoing.end(init.body);
   });
 }

@@ -11,10 +11,10 @@
 //   degrade      the run continues in skip_writes safe mode, with the tool's last-known-good
 //                output (marked degraded: true) where one is cached, else an is_error result.
 // Trace lines (the run's event stream):
-//   {event:'tool_result', tool, ok:false, error:'ToolOutputInvalid', reason}
+//   {event:'tool_result', tool, tool_use_id, ok:false, error:'ToolOutputInvalid', reason}
 //   {event:'stop', reason:'invalid_tool_output'}                        fail_closed
 //   {event:'stop', reason:'invalid_tool_output', safe_mode:'skip_writes'} degrade (the run goes on)
-//   {event:'tool-output-injection-flagged', tool, patterns[, source:'error']}  flagged, not dropped
+//   {event:'tool-output-injection-flagged', tool, tool_use_id, patterns[, source:'error']}  flagged, not dropped
 //   {event:'killswitch-trip', tool, reason, scope, scope_id, cause, window, ...}  this output tripped a scope
 //   {event:'killswitch-probe', tool, outcome, mode, scope, scope_id}     this probe write settled a scope
 import type { Logger } from 'pino';
@@ -82,7 +82,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     if (patterns.length === 0) return;
     deps.hooks?.onInjectionFlagged?.(data.name, patterns);
     deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, patterns, source }, 'tool result looks like an injected instruction');
-    await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool-output-injection-flagged', tool: data.name, patterns, ...(source === 'error' ? { source } : {}) });
+    await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool-output-injection-flagged', tool: data.name, tool_use_id: data.toolUseId, patterns, ...(source === 'error' ? { source } : {}) });
   };
   const fail = async (code: string, message: string, durationMs = 0) => {
     const cause = REFUSAL_CODES[code];
@@ -166,7 +166,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     await recordOutcome(false, reason);
     const mode = resolveToolOutputMode({ tool: toolName, defaultMode: definition.output.mode, configured: deps.config.BUILDFLEET_TOOL_OUTPUT_MODES });
     deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, reason, mode, err: error.message }, 'tool output invalid');
-    await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool_result', tool: data.name, ok: false, error: TOOL_OUTPUT_INVALID_CODE, reason });
+    await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool_result', tool: data.name, tool_use_id: data.toolUseId, ok: false, error: TOOL_OUTPUT_INVALID_CODE, reason });
     await flagInjection(error.message, 'error');
     const trailEntry = { ...trail, ok: false, detail: `${TOOL_OUTPUT_INVALID_CODE}:${reason}` };
     const finish = async (result: StoredToolResult, extra: Record<string, unknown>, endRunFirst?: (endEvent: RunEvent) => Promise<boolean>) => {

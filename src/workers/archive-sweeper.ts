@@ -17,7 +17,7 @@ import type { FleetQueues } from '../jobs/fleet-queues.js';
 import { ReaperLock } from './reaper-lock.js';
 
 /** How long an archive job that failed for good waits before the sweep retries it: its own
- * attempts spanned about an hour (ARCHIVE_JOB_OPTIONS), so PostgreSQL was away for that long. */
+ * attempts spanned about 34 minutes (ARCHIVE_JOB_OPTIONS), so PostgreSQL was away for that long. */
 export const FAILED_ARCHIVE_RETRY_AFTER_MS = 3_600_000;
 
 export interface ArchiveSweeperSettings {

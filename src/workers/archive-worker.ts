@@ -9,10 +9,11 @@
 // (start-archiving.ts).
 import { Worker, type Job } from 'bullmq';
 import type { WorkerFleet } from './worker-fleet.js';
-import type { RunEngine } from '../engine/run-engine.js';
+import type { RunArchiveSource, RunEngine } from '../engine/run-engine.js';
 import type { HistoryStore } from '../history/history-store.js';
 import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
-import { ARCHIVE_QUEUE_NAME, archiveJobSchema, type ArchiveJobData } from '../jobs/job-catalog.js';
+import { ARCHIVE_QUEUE_NAME, QUEUE_NAMES, archiveJobSchema, jobIds, type ArchiveJobData } from '../jobs/job-catalog.js';
+import type { FleetQueues } from '../jobs/fleet-queues.js';
 import { runArchiveOf } from './run-archive-of.js';
 import type { SiteStore } from '../sites/site-store.js';
 import { siteStoreOf } from '../sites/site-store-of-config.js';
@@ -34,8 +35,47 @@ export class RunNotEnded extends Error {
   }
 }
 
+/** The run ended, but a job of it may still write to it: its archive waits (the attempt fails and
+ * retries with backoff) so the history holds what that job records. */
+export class RunNotSettled extends Error {
+  readonly code = 'run_not_settled';
+  constructor(runId: string, pending: readonly string[]) {
+    super(`The run ${runId} ended but ${pending.join(', ')} may still write to it; it is archived once they finish`);
+    this.name = 'RunNotSettled';
+  }
+}
+
+/** BullMQ states of a job that has not finished: it may still record a paid answer or a tool result. */
+const UNFINISHED_JOB_STATES: ReadonlySet<string> = new Set(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children']);
+
+/**
+ * The jobs of an ended run that may still write to it. A run ends while its jobs run on: a cancel
+ * during a model call, whose answer is then committed and charged to the ended run
+ * (bfCommitAnswer), and tool jobs queued before the end, which record a run_ended result. Archived
+ * before they finish, the history would miss that cost and those results for good, and their
+ * writes would land on keys already set to expire (or recreate them without a TTL). So: the job
+ * that claimed the run's last turn while the turn has no committed answer, and the tool job of
+ * every call the transcript holds without a recorded result.
+ */
+async function unfinishedJobsOf(deps: ArchiveDependencies, source: RunArchiveSource): Promise<string[]> {
+  const { run } = source;
+  const pending: string[] = [];
+  if (!source.turns.some((turn) => turn.turn === run.turn && turn.response !== null)) {
+    const claimant = await deps.store.turnClaimant(run.id, run.turn);
+    if (claimant && UNFINISHED_JOB_STATES.has(await deps.queues.jobState(QUEUE_NAMES.model, claimant))) pending.push(`model job ${claimant}`);
+  }
+  for (const call of runArchiveOf(source).toolCalls) {
+    if (call.status !== 'unanswered') continue;
+    const jobId = jobIds.tool(run.id, call.toolUseId);
+    if (UNFINISHED_JOB_STATES.has(await deps.queues.jobState(QUEUE_NAMES.tool, jobId))) pending.push(`tool job ${jobId}`);
+  }
+  return pending;
+}
+
 export interface ArchiveDependencies {
   store: RunEngine;
+  /** Where the run's jobs are looked up: the archive waits for those still running. */
+  queues: Pick<FleetQueues, 'jobState'>;
   history: HistoryStore;
   /** Where the run's sites must be before its keys expire (siteStoreOf(config)). */
   sites: SiteStore;
@@ -54,6 +94,8 @@ export async function archiveFinishedRun(deps: ArchiveDependencies, runId: strin
     return 'missing';
   }
   if (source === 'live') throw new RunNotEnded(runId);
+  const pending = await unfinishedJobsOf(deps, source);
+  if (pending.length > 0) throw new RunNotSettled(runId, pending);
   const { archived } = await deps.history.archiveRun(runArchiveOf(source));
   // Only after the history is committed and the sites stand on the store: keys that expire before
   // either would lose the run, or take its published site down with them.
@@ -74,7 +116,7 @@ export interface ArchiveWorkerOptions {
 }
 
 export function startArchiveWorker(fleet: WorkerFleet, options: ArchiveWorkerOptions): Worker<ArchiveJobData> {
-  const deps: ArchiveDependencies = { store: fleet.store, history: options.history, sites: options.sites ?? siteStoreOf(fleet.config), retentionMs: options.retentionMs };
+  const deps: ArchiveDependencies = { store: fleet.store, queues: fleet.queues, history: options.history, sites: options.sites ?? siteStoreOf(fleet.config), retentionMs: options.retentionMs };
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
   const connection = connectRedis(fleet.config.REDIS_URL);
   const worker = new Worker<ArchiveJobData>(

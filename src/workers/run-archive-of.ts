@@ -16,6 +16,22 @@ const committedResponseSchema = z.looseObject({
   usage: usageByClassSchema,
   cost_micro_usd: z.int().nonnegative(),
   request_id: z.string().nullable().optional(),
+  // Recorded since issue #18 (absent on turns committed before): what GET /v1/runs/:id/turns shows.
+  tools_offered: z.array(z.string()).optional(),
+  model_duration_ms: z.int().nonnegative().optional(),
+  turn_duration_ms: z.int().nonnegative().optional(),
+  /** The assistant message's index in the transcript; null when the answer added none. */
+  message_index: z.int().nonnegative().nullable().optional(),
+});
+
+/** The fields of a `turn-start` event (run-model-turn.ts) a turn's request summary keeps. */
+const turnStartSchema = z.looseObject({
+  phase: z.string().optional(),
+  tools: z.int().nonnegative().optional(),
+  tool_choice: z.string().optional(),
+  max_tokens: z.int().positive().optional(),
+  thinking_budget_tokens: z.int().positive().nullable().optional(),
+  attempt: z.int().positive().optional(),
 });
 
 /** A tool_use block of an assistant message in the transcript. */
@@ -40,30 +56,49 @@ function archivedEvent(event: StoredEvent): ArchivedEvent {
 
 /**
  * Turns: every turn hash with a committed answer (a turn whose call failed has no answer and its
- * paid usage is on the run only). The turn hash keeps no request nor durations, so `request` holds
- * what is known of the call (answer and request ids, model, the turn's decision) and the durations
- * are null.
+ * paid usage is on the run only). `request` summarises the call, not the request itself (the
+ * transcript holds the messages once): answer and request ids, model, the turn's decision; phase,
+ * tool count, tool_choice, max_tokens and attempt from the turn's last `turn-start` event (the
+ * attempt that answered); the tools offered and the assistant message's transcript index from the
+ * committed answer. Turns committed before issue #18 recorded no tools offered, durations or index:
+ * those are null. Exported for the API's reads of a live run (src/api/run-payloads.ts), so a run
+ * shows the same turns before and after it is archived.
  */
-function archivedTurns(source: RunArchiveSource): ArchivedTurn[] {
+export function archivedTurns(source: RunArchiveSource): ArchivedTurn[] {
+  const turnStarts = new Map<number, z.infer<typeof turnStartSchema>>();
+  for (const event of source.events) {
+    if (event.event !== 'turn-start') continue;
+    const parsed = turnStartSchema.safeParse(event);
+    if (parsed.success) turnStarts.set(event.step, parsed.data);
+  }
   const turns: ArchivedTurn[] = [];
   for (const turn of source.turns) {
     if (turn.response === null) continue;
     const parsed = committedResponseSchema.safeParse(turn.response);
     if (!parsed.success) throw new RunArchiveSourceInvalid(source.run.id, `turn ${turn.turn}'s committed response does not decode (${parsed.error.issues[0]?.message ?? 'invalid'})`);
     const response = parsed.data;
+    const started = turnStarts.get(turn.turn);
     turns.push({
       step: turn.turn,
       stopReason: response.stop_reason ?? null,
       usage: response.usage,
       costMicroUsd: response.cost_micro_usd,
-      modelDurationMs: null,
-      turnDurationMs: null,
+      modelDurationMs: response.model_duration_ms ?? null,
+      turnDurationMs: response.turn_duration_ms ?? null,
       request: {
         answer_id: response.id ?? null,
         request_id: response.request_id ?? null,
         model: response.model ?? null,
         decision: turn.outcome?.decision ?? null,
         dispatched_tool_calls: turn.outcome?.dispatch.length ?? 0,
+        phase: started?.phase ?? null,
+        tool_count: started?.tools ?? null,
+        tool_choice: started?.tool_choice ?? null,
+        max_tokens: started?.max_tokens ?? null,
+        thinking_budget_tokens: started?.thinking_budget_tokens ?? null,
+        attempt: started?.attempt ?? null,
+        tools_offered: response.tools_offered ?? null,
+        message_index: response.message_index ?? null,
       },
     });
   }
@@ -74,9 +109,10 @@ function archivedTurns(source: RunArchiveSource): ArchivedTurn[] {
  * Tool calls: every tool_use the model made, in transcript order, with its ledger entry. The step is
  * the turn that handled the call as its events say (`tool-call-dispatch`, `tool-call-reject`, a tool
  * job's own events), else the turn whose outcome dispatched it, else its trail entry's turn, else
- * the step of the call before it (a call the run ended before handling: `unanswered`).
+ * the step of the call before it (a call the run ended before handling: `unanswered`). Exported for
+ * the API's reads of a live run, like archivedTurns.
  */
-function archivedToolCalls(source: RunArchiveSource): ArchivedToolCall[] {
+export function archivedToolCalls(source: RunArchiveSource): ArchivedToolCall[] {
   const stepOf = new Map<string, number>();
   const durationOf = new Map<string, number>();
   for (const event of source.events) {
@@ -146,6 +182,7 @@ export function runArchiveOf(source: RunArchiveSource): RunArchive {
       question: run.question,
       optionsTokenBudget: run.options.tokenBudget ?? null,
       meta: run.meta,
+      rerunOf: run.rerunOf,
       createdAt: run.createdAt,
       // The terminal record's last transition is the end (bfEndRun sets updatedAt).
       endedAt: run.updatedAt,

@@ -257,6 +257,7 @@ describe('GET /v1/runs/:id', () => {
       traceId: null,
       createdAt: run.createdAt,
       updatedAt: expect.any(String),
+      rerunOf: null,
     });
   });
 

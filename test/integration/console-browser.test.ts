@@ -1,7 +1,8 @@
 // The run console in a real Chromium, over a whole in-process fleet (real Redis, the simulator
 // through the real SDK, real workers, the API and the console on loopback ports): sign in with an
 // API key, submit a build and watch it finish on its run page without a reload, open a tool call,
-// answer an ask_user question, cancel a run, follow the site and trace links, filter the runs
+// answer an ask_user question, cancel a run, resume a run that failed on a simulated model outage
+// and rerun it, follow the site and trace links, filter the runs
 // list — and check that the key is nowhere page JavaScript can read it, and that a page of another
 // origin on the same host (as the sites origin is) cannot make the console act. Takes the
 // screenshots docs/console-runs.png and docs/console-run.png.
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { freePort } from '../../src/dev/private-redis.js';
+import { newRunId } from '../../src/engine/run-engine.js';
 import { chromiumForTests } from '../support/chromium.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
@@ -40,7 +42,7 @@ beforeAll(async () => {
   consoleUrl = `http://127.0.0.1:${consolePort}`;
   fleet = await startInProcessFleet({
     label: 'consolebrowser',
-    env: { BUILDFLEET_CONSOLE_PORT: String(consolePort), BUILDFLEET_TRACE_URL_TEMPLATE: TRACE_TEMPLATE, BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0' },
+    env: { BUILDFLEET_CONSOLE_PORT: String(consolePort), BUILDFLEET_TRACE_URL_TEMPLATE: TRACE_TEMPLATE, BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0', BUILDFLEET_RETRY_BASE_MS: '50' },
     // Each model answer takes a moment, so a build lasts a few seconds: long enough to be watched.
     simulator: { latencyMs: { min: 250, max: 350 } },
   });
@@ -123,17 +125,31 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     expect(await timeline.locator('[data-event="run-end"]').textContent()).toContain('succeeded');
     const writes = timeline.locator('[data-event="tool-call"][data-tool="write_file"]');
     expect(await writes.count()).toBeGreaterThan(0);
-    // A tool call opens to what its events carry.
-    await writes.first().locator('summary').click();
-    const opened = await writes.first().locator('pre.fields').first().textContent();
+    // A tool call opens to its input and output with the contract's verdict
+    // (GET /v1/runs/:id/tool-calls), and to what its events carry.
+    const firstWrite = writes.first();
+    await until(async () => (await firstWrite.getByTestId('tool-call-verdict').count()) === 1);
+    await firstWrite.locator('summary').first().click();
+    expect(await firstWrite.getByTestId('tool-call-verdict').textContent()).toBe('valid');
+    const input = JSON.parse((await firstWrite.getByTestId('tool-call-input').textContent()) ?? 'null') as { path: string; content: string };
+    expect(typeof input.path).toBe('string');
+    expect(typeof input.content).toBe('string');
+    // write_file's output says what it wrote: the path and the size of the content shown as input.
+    const output = JSON.parse((await firstWrite.getByTestId('tool-call-output').textContent()) ?? 'null') as { path: string; bytes: number };
+    expect(output).toMatchObject({ path: input.path, bytes: Buffer.byteLength(input.content) });
+    const opened = await firstWrite.locator('.tool-event pre.fields').first().textContent();
     expect(opened).toContain('"tool": "write_file"');
     expect(opened).toContain('tool_use_id');
+    // The model's text, per turn (GET /v1/runs/:id/turns).
+    expect(await timeline.getByTestId('model-text').count()).toBeGreaterThan(0);
 
     const run = await fleet.fleet.store.getRun(runId);
     expect(await page.getByTestId('cost').textContent()).toMatch(/^\$\d+\.\d+$/);
     expect(run?.costMicroUsd).toBeGreaterThan(0);
     const siteLink = await page.getByTestId('site-link').getAttribute('href');
     expect(siteLink).toBe(`${fleet.sitesUrl}/sites/${runId}/`);
+    // The page's head in the picture (opening the tool call scrolled down to it).
+    await page.evaluate(() => document.scrollingElement.scrollTo(0, 0));
     await page.screenshot({ path: join(DOCS, 'console-run.png'), fullPage: false });
   }, SLOW * 2);
 
@@ -164,6 +180,40 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     expect(await statusOnRunPage()).toBe('cancelled');
     expect((await fleet.fleet.store.getRun(created.id))?.status).toBe('cancelled');
   }, SLOW);
+
+  it('resumes a run that failed on a simulated model outage, then reruns it', async () => {
+    const runId = newRunId();
+    // Two answers, then the model API answers 503 to every attempt of the third turn.
+    fleet.simulator.faults.add([{ kind: 'slow', delayMs: 0, runId, count: 2 }, { kind: 'server_error', status: 503, runId, count: 5 }]);
+    await fleet.submit({ runId, prompt: 'A page built through a model outage.' });
+    expect((await fleet.waitForRun(runId, SLOW)).error?.code).toBe('model_unavailable');
+    const journalBefore = await fleet.fleet.store.getWriteJournal(runId);
+    await page.goto(`${consoleUrl}/#/runs/${runId}`);
+    await page.getByTestId('resume').waitFor({ timeout: SLOW });
+    await page.getByTestId('resume').click();
+    await until(async () => (await statusOnRunPage()) === 'succeeded');
+    expect(await statusOnRunPage()).toBe('succeeded');
+    // Followed live again after the resume: the reopen and the second end are on the timeline.
+    await until(async () => (await page.getByTestId('timeline').locator('[data-event="run-end"]').count()) === 2);
+    expect(await page.getByTestId('timeline').locator('[data-event="run-reopen"]').count()).toBe(1);
+    expect(await page.getByTestId('timeline').locator('[data-event="run-end"]').count()).toBe(2);
+    // No answered turn was asked twice (each answered request has a transcript of its own length),
+    // and the writes before the outage stand as they were, once.
+    const answered = fleet.simulator.requests.filter((request) => request.headers['x-buildfleet-run-id'] === runId && request.status === 200);
+    const lengths = answered.map((request) => ((request.body as { messages: unknown[] }).messages ?? []).length);
+    expect(new Set(lengths).size).toBe(lengths.length);
+    expect((await fleet.fleet.store.getWriteJournal(runId)).slice(0, journalBefore.length)).toEqual(journalBefore);
+
+    await page.getByTestId('rerun').click();
+    await until(async () => !page.url().endsWith(runId));
+    const rerunId = /#\/runs\/(run_[A-Za-z0-9]+)$/.exec(page.url())?.[1];
+    expect(rerunId).toBeDefined();
+    await page.getByTestId('rerun-of').waitFor({ timeout: SLOW });
+    expect(await page.getByTestId('rerun-of').textContent()).toBe(runId);
+    await until(async () => (await statusOnRunPage()) === 'succeeded');
+    expect(await statusOnRunPage()).toBe('succeeded');
+    expect(await fleet.fleet.store.getRun(rerunId!)).toMatchObject({ prompt: 'A page built through a model outage.', rerunOf: runId });
+  }, SLOW * 3);
 
   it('lists the runs with their status and cost, and filters them by status', async () => {
     await page.goto(`${consoleUrl}/#/`);

@@ -97,7 +97,7 @@ async function runKeys(runId: string): Promise<string[]> {
 
 /** What the real archive step needs, with a retention of its own. */
 function archiveDependencies(retentionMs: number): ArchiveDependencies {
-  return { store: harness.fleet.store, history, sites: siteStoreOf(harness.config), retentionMs };
+  return { store: harness.fleet.store, queues: harness.fleet.queues, history, sites: siteStoreOf(harness.config), retentionMs };
 }
 
 /** Archives the run with the real archive step and a retention of 1 ms, then waits until Redis
@@ -231,7 +231,7 @@ describe('the listing across Redis and history', () => {
       run: {
         id, tenant, status: 'succeeded', errorCode: null, errorMessage: null, model: twin.model, prompt, phase: 'building', turns: 1, usage, costMicroUsd: 3,
         budget: null, result: 'done', latestDeploy: null, liveDeploy: null, traceId: null, maxTokens: 1024, thinkingBudgetTokens: null, todos: [], files: [],
-        question: null, optionsTokenBudget: null, meta: null, createdAt: twin.createdAt, endedAt: twin.createdAt,
+        question: null, optionsTokenBudget: null, meta: null, rerunOf: null, createdAt: twin.createdAt, endedAt: twin.createdAt,
       },
       turns: [],
       toolCalls: [],

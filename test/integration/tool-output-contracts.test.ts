@@ -35,7 +35,7 @@ describe('degrade (the default of the HTTP tools)', () => {
     expect(result.content).toContain(reason);
 
     const events = (await harness.events(run.id)).map(bare);
-    expect(events).toContainEqual({ run_id: run.id, step: 3, event: 'tool_result', tool, ok: false, error: 'ToolOutputInvalid', reason });
+    expect(events).toContainEqual({ run_id: run.id, step: 3, event: 'tool_result', tool, tool_use_id: expect.any(String), ok: false, error: 'ToolOutputInvalid', reason });
     expect(events).toContainEqual({ run_id: run.id, step: 3, event: 'stop', reason: 'invalid_tool_output', safe_mode: 'skip_writes' });
     const after = await harness.fleet.store.getRun(run.id);
     expect(after).toMatchObject({ status: 'running', safeMode: 'skip_writes' });
@@ -85,6 +85,7 @@ describe('degrade (the default of the HTTP tools)', () => {
       step: 5,
       event: 'tool-output-injection-flagged',
       tool: 'fetch_url_live',
+      tool_use_id: expect.any(String),
       patterns: expect.arrayContaining(['ignore_previous_instructions', 'you_are_now', 'system_prompt', 'chat_template_token']),
     });
     expect(harness.records).toContainEqual(expect.objectContaining({ kind: 'injection', tool: 'fetch_url_live' }));
@@ -127,7 +128,7 @@ describe('fail_closed (configured with BUILDFLEET_TOOL_OUTPUT_MODES, and the def
     const events = (await harness.events(run.id)).map(bare);
     const toolResult = events.findIndex((event) => event.event === 'tool_result');
     const stop = events.findIndex((event) => event.event === 'stop');
-    expect(events[toolResult]).toEqual({ run_id: run.id, step: 4, event: 'tool_result', tool: 'fetch_image', ok: false, error: 'ToolOutputInvalid', reason: 'unexpected_content_type:text/html' });
+    expect(events[toolResult]).toEqual({ run_id: run.id, step: 4, event: 'tool_result', tool: 'fetch_image', tool_use_id: expect.any(String), ok: false, error: 'ToolOutputInvalid', reason: 'unexpected_content_type:text/html' });
     expect(events[stop]).toEqual({ run_id: run.id, step: 4, event: 'stop', reason: 'invalid_tool_output' });
     expect(stop).toBeGreaterThan(toolResult);
     expect(events).toContainEqual(expect.objectContaining({ event: 'run-end', status: 'failed', error_code: 'invalid_tool_output' }));

@@ -19,7 +19,7 @@ export function cancelRunRoute({ fleet }: { fleet: FleetContext }) {
     access: 'runs:write',
     params: runParamsSchema,
     responses: { 202: { description: 'The run was cancelled', schema: runAcceptedSchema } },
-    errors: ['run_not_found', 'run_already_ended', 'unsupported_media_type', 'body_too_large', 'invalid_body'],
+    errors: ['run_not_found', 'run_already_ended', 'unsupported_media_type', 'body_too_large', 'invalid_body', 'history_unavailable'],
     async handler(request, reply): Promise<RunAccepted> {
       const run = await loadRun({ fleet, runId: request.params.id, tenant: tenantOf(request) });
       if (isTerminal(run.status)) throw apiErrors.runAlreadyEnded();

@@ -20,7 +20,7 @@ export function runInputRoute({ fleet }: { fleet: FleetContext }) {
     params: runParamsSchema,
     body: runInputBodySchema,
     responses: { 202: { description: 'The answer was recorded', schema: runAcceptedSchema } },
-    errors: ['run_not_found', 'invalid_body', 'unsupported_media_type', 'body_too_large', 'no_open_question', 'run_already_ended'],
+    errors: ['run_not_found', 'invalid_body', 'unsupported_media_type', 'body_too_large', 'no_open_question', 'run_already_ended', 'history_unavailable'],
     async handler(request, reply): Promise<RunAccepted> {
       const run = await loadRun({ fleet, runId: request.params.id, tenant: tenantOf(request) });
       // Checked before the question: a terminal run has no question either, and "it ended" is

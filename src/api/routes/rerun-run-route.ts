@@ -1,0 +1,62 @@
+// POST /v1/runs/:id/rerun: a new run with the input of another (from Redis or from history),
+// optionally edited, linked to it by `rerunOf` — checked, admitted and deduplicated as POST /v1/runs.
+import type { FleetContext } from '../../fleet/fleet-context.js';
+import { apiErrors } from '../api-errors.js';
+import { createRunBodySchema, createRunHeadersSchema, rerunRunBodySchema, runAcceptedSchema, runParamsSchema, type CreateRunBody, type RerunRunBody, type RunAccepted } from '../api-schemas.js';
+import { defineRoute } from '../define-route.js';
+import { RunReader, type FoundRun } from '../run-reader.js';
+import { formatZodIssues } from '../format-zod-issues.js';
+import { START_RUN_ERRORS, startRunFromBody } from '../start-run-from-body.js';
+import { tenantOf } from '../tenant-of.js';
+
+/**
+ * The original's input as a POST /v1/runs body, with the edits on top. From Redis: prompt, model,
+ * maxTurns, options and thinking as submitted. From history, which keeps no options nor maxTurns:
+ * prompt, model and thinking; the rest takes the tenant's defaults unless the edits name them.
+ */
+function rerunBody(found: FoundRun, edits: RerunRunBody): CreateRunBody {
+  const run = found.run;
+  const thinking = run.thinkingBudgetTokens === null ? undefined : { type: 'enabled' as const, budget_tokens: run.thinkingBudgetTokens };
+  const original = found.source === 'redis' ? { prompt: run.prompt, model: run.model, maxTurns: found.run.maxTurns, options: found.run.options, thinking } : { prompt: run.prompt, model: run.model, thinking };
+  const merged = { ...original, ...edits };
+  // What the original ran with was valid then; the edited whole is checked again as a new body.
+  const parsed = createRunBodySchema.safeParse(Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)));
+  if (!parsed.success) throw apiErrors.invalidBody(`The rerun's input is not a valid run: ${formatZodIssues('body', parsed.error.issues)}`);
+  return parsed.data;
+}
+
+export function rerunRunRoute({ fleet }: { fleet: FleetContext }) {
+  return defineRoute({
+    method: 'POST',
+    url: '/v1/runs/:id/rerun',
+    operationId: 'rerunRun',
+    summary: 'Start a new run with the input of another',
+    description:
+      'Creates a new run of the caller’s tenant with the input of run `{id}` — a run Redis holds (any status) or one only history holds — and the fields of the JSON body on top (`{}` for none; each optional, as in `POST /v1/runs`: `prompt`, `model`, `maxTurns`, `options`, `thinking`; a field given replaces the original’s). From Redis the original’s prompt, model, maxTurns, options and thinking carry over; from history only its prompt, model and thinking (history keeps no options nor maxTurns: those take the tenant’s defaults). The new run’s view names the original in `rerunOf`; the original is not changed. Everything else is as `POST /v1/runs`: the same checks and limits, the same errors, and an `Idempotency-Key` (its replay must name the same original and body). Another tenant’s run is 404 `run_not_found`. Needs the `runs:write` scope.',
+    tags: ['runs'],
+    access: 'runs:write',
+    params: runParamsSchema,
+    body: rerunRunBodySchema,
+    headers: createRunHeadersSchema,
+    responses: {
+      202: {
+        description: 'The new run was created (or, with a replayed Idempotency-Key, found)',
+        schema: runAcceptedSchema,
+        headers: {
+          location: { description: 'Path of the new run: /v1/runs/{id}' },
+          'idempotent-replayed': { description: '`true` when an earlier request with this Idempotency-Key created the run' },
+        },
+      },
+    },
+    errors: ['run_not_found', 'invalid_body', 'invalid_header', 'unsupported_media_type', 'body_too_large', 'history_unavailable', ...START_RUN_ERRORS],
+    async handler(request, reply): Promise<RunAccepted> {
+      const found = await new RunReader(fleet).requireRun({ runId: request.params.id, tenant: tenantOf(request) });
+      const edits = request.body;
+      const body = rerunBody(found, edits);
+      const { run, replayed } = await startRunFromBody({ fleet, request, body, rerunOf: found.run.id, idempotencyBody: { rerunOf: found.run.id, edits } });
+      reply.code(202).header('location', `/v1/runs/${run.id}`);
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return { id: run.id, status: run.status };
+    },
+  });
+}
