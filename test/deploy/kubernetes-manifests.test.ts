@@ -260,6 +260,25 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
     expect(simulator.spec.template.spec.containers[0]?.args).toEqual(['sim', '--port', String(service.spec.ports[0]?.port), '--host', '0.0.0.0']);
   });
 
+  it('the simulator overlay runs a PostgreSQL for run history whose password kustomize never applies (issue #21)', () => {
+    const documents = renderedOf('k8s/overlays/simulator');
+    const statefulSet = named(documents, 'StatefulSet', 'postgres') as unknown as {
+      spec: { serviceName: string; template: { metadata: { labels: Record<string, string> }; spec: { containers: Array<Container & { env: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }> }> } }; volumeClaimTemplates: unknown[] };
+    };
+    expect(statefulSet).toBeDefined();
+    const container = statefulSet.spec.template.spec.containers[0]!;
+    const password = container.env.find((variable) => variable.name === 'POSTGRES_PASSWORD');
+    expect(password?.valueFrom?.secretKeyRef).toEqual({ name: 'buildfleet-postgres', key: 'password' });
+    // The operator's Secret: not among what kustomize applies, so re-applying cannot replace it.
+    expect(named(documents, 'Secret', 'buildfleet-postgres')).toBeUndefined();
+    expect(statefulSet.spec.volumeClaimTemplates).toHaveLength(1);
+    const service = named(documents, 'Service', 'postgres') as unknown as { spec: { selector: Record<string, string>; ports: Array<{ port: number }> } };
+    expect(service.spec.ports[0]?.port).toBe(5432);
+    for (const [label, value] of Object.entries(service.spec.selector)) expect(statefulSet.spec.template.metadata.labels[label]).toBe(value);
+    // The default (production) fleet brings none: PostgreSQL is external there, like Redis.
+    expect(named(renderedOf('k8s'), 'StatefulSet', 'postgres')).toBeUndefined();
+  });
+
   it('the ServiceMonitor selects the metrics Service by its labels and port', () => {
     const documents = renderedOf('k8s/overlays/prometheus-operator');
     const monitor = byKind(documents, 'ServiceMonitor')[0] as unknown as {
