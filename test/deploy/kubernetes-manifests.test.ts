@@ -263,7 +263,7 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
   it('the simulator overlay runs a PostgreSQL for run history whose password kustomize never applies (issue #21)', () => {
     const documents = renderedOf('k8s/overlays/simulator');
     const statefulSet = named(documents, 'StatefulSet', 'postgres') as unknown as {
-      spec: { serviceName: string; template: { metadata: { labels: Record<string, string> }; spec: { containers: Array<Container & { env: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }> }> } }; volumeClaimTemplates: unknown[] };
+      spec: { serviceName: string; template: { metadata: { labels: Record<string, string> }; spec: { containers: Array<{ env: Array<{ name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }> }> } }; volumeClaimTemplates: unknown[] };
     };
     expect(statefulSet).toBeDefined();
     const container = statefulSet.spec.template.spec.containers[0]!;

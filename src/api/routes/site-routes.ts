@@ -11,7 +11,7 @@ import { liveSiteUrl } from '../../tools/site-urls.js';
 import { readRunAsset } from '../../engine/effects/run-assets.js';
 import { readDeploymentFile as readStoredDeploymentFile } from '../../sites/deployment-files.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
-import { apiErrors } from '../api-errors.js';
+import { ApiError, apiErrors } from '../api-errors.js';
 import {
   DEPLOY_ID_PATTERN,
   RUN_ID_PATTERN,
@@ -52,10 +52,19 @@ async function readOgAsset({ fleet, runId }: { fleet: FleetContext; runId: strin
 // (no DATABASE_URL), the SiteStore alone does: its complete deployments and its published pointer.
 // The bytes come from the SiteStore, or from Redis for a deployment made before the store existed.
 
-/** The run as Redis or history holds it, or null when neither does (a malformed id is not found). */
+/** The run as Redis or history holds it, or null when neither does (a malformed id is not found).
+ * Null too when history cannot be reached: a published site is public and its bytes and pointer
+ * are on the SiteStore, so it keeps being served from there (without the set_meta tags history
+ * holds) rather than answering 503 while PostgreSQL is away. */
 async function runOrNull({ fleet, runId }: { fleet: FleetContext; runId: string }): Promise<FoundRun | null> {
   if (!RUN_ID_PATTERN.test(runId)) throw apiErrors.runNotFound();
-  return new RunReader(fleet).findRun({ runId });
+  try {
+    return await new RunReader(fleet).findRun({ runId });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'history_unavailable') throw error;
+    fleet.logger.warn({ run_id: runId, err: error.cause instanceof Error ? error.cause.message : error.message }, 'history unavailable: serving the site from the site store alone');
+    return null;
+  }
 }
 
 /** Without the run in Redis, a run the store knows nothing of is as unknown as before. */
