@@ -1,5 +1,6 @@
 // A small HTTP client for the fleet's REST API, used by the CLI commands.
 import { existsSync, readFileSync } from 'node:fs';
+import type { z } from 'zod';
 import { DEV_STATE_FILE } from './dev-state.js';
 
 export class ApiClientError extends Error {
@@ -11,6 +12,19 @@ export class ApiClientError extends Error {
     super(message);
   }
 }
+
+/** The fleet could not be reached (connection refused, DNS, reset): no HTTP answer at all. */
+export class ApiUnreachableError extends Error {
+  constructor(
+    readonly url: string,
+    cause: unknown,
+  ) {
+    super(`cannot reach the API at ${url}: ${cause instanceof Error ? ((cause.cause as Error | undefined)?.message ?? cause.message) : String(cause)}`);
+  }
+}
+
+/** The API answered 2xx with a body the CLI cannot read: the fleet and the CLI disagree on a shape. */
+export class ApiResponseInvalidError extends Error {}
 
 /** --api URL, else BUILDFLEET_API_URL, else the local dev fleet's state file. */
 export function resolveApiUrl(flag: string | undefined): string {
@@ -43,18 +57,44 @@ export class ApiClient {
     return { ...(this.apiKey ? { authorization: `Bearer ${this.apiKey}` } : {}), ...extra };
   }
 
+  /** fetch, with a failure to connect turned into ApiUnreachableError (exit code `unavailable`). */
+  async fetch(path: string, init: RequestInit = {}): Promise<Response> {
+    try {
+      return await fetch(`${this.baseUrl}${path}`, init);
+    } catch (error) {
+      throw new ApiUnreachableError(this.baseUrl, error);
+    }
+  }
+
   async request<T>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
-    const response = await fetch(`${this.baseUrl}${path}`, {
+    const response = await this.fetch(path, {
       method,
       headers: this.headers(body === undefined ? extraHeaders : { 'content-type': 'application/json', ...extraHeaders }),
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
-    const parsed = text ? (JSON.parse(text) as unknown) : null;
+    // A proxy in front of the fleet may answer an error page instead of the API's JSON.
+    let parsed: unknown = null;
+    try {
+      parsed = text ? (JSON.parse(text) as unknown) : null;
+    } catch {
+      if (response.ok) throw new ApiResponseInvalidError(`${method} ${path} answered ${response.status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    }
     if (!response.ok) {
       const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
-      throw new ApiClientError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? text);
+      throw new ApiClientError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? text.slice(0, 500));
     }
     return parsed as T;
+  }
+
+  /** A request whose answer is validated against `schema`: the API is a boundary like any other. */
+  async requestValid<Schema extends z.ZodType>({ method = 'GET', path, body, schema }: { method?: string; path: string; body?: unknown; schema: Schema }): Promise<z.infer<Schema>> {
+    const answer = await this.request<unknown>(method, path, body);
+    const parsed = schema.safeParse(answer);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ApiResponseInvalidError(`${method} ${path} answered a body the CLI cannot read: ${issue ? `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}` : 'invalid'}`);
+    }
+    return parsed.data;
   }
 }

@@ -1,14 +1,28 @@
 // Dispatches `buildfleet <command>`; returns the exit code.
 import { parseArgs } from 'node:util';
-import { ApiClient, ApiClientError, resolveApiKey, resolveApiUrl } from './api-client.js';
-import { followRun } from './follow-run.js';
+import { ApiClient, ApiClientError, ApiResponseInvalidError, ApiUnreachableError, resolveApiKey, resolveApiUrl } from './api-client.js';
+import { terminalIo, type CliIo } from './cli-io.js';
+import { describeApiError, EXIT_CODES, exitCodeOfApiError } from './exit-codes.js';
+import { UsageError } from './usage-error.js';
+import type { TailOutcome } from './tail-run.js';
+
+export { UsageError };
 
 export const USAGE = `Usage: buildfleet <command> [options]
 
 Commands:
   dev                         run the whole fleet locally (private redis, simulator, API, workers)
   demo [--once]               dev + submit a sample build, follow it, print the site URL
-  submit "<prompt>" [--follow] [--scenario NAME] [--model M] [--max-turns N]
+  submit "<prompt>" [--follow [--answer TEXT] [--full]] [--scenario NAME] [--model M] [--max-turns N]
+  list [--status S] [--from T] [--to T] [--prompt TEXT] [--tenant T] [--limit N] [--cursor C] [--all] [--json]
+                              the tenant's runs, newest first: id, status, phase/turn, cost, created, prompt
+  status <runId> [--json]     a run's state as a readable summary (--json: the raw record)
+  logs <runId> [--full]       a run's timeline: turns with the model's text, tool calls with verdicts,
+                              phase changes, retries, the end
+  tail <runId> [--answer TEXT] [--full]   the timeline live until the run ends; answers its question
+                              (--answer, else a prompt when stdin is a TTY, else stops: exit 3)
+  resume <runId> [--follow [--answer TEXT]]   continue a run that failed for a transient reason
+  rerun <runId> [--prompt P] [--model M] [--follow [--answer TEXT]]   the run's input again, as a new run
   scenarios [--only a,b]      run every stop-reason scenario against the fleet; table + exit code
   experiment tiers [--runs N] flat vs tiered tools, recovery off vs on (prints a table)
   experiment crash [--runs N] SIGKILL workers and restart Redis during builds; audit effects
@@ -23,7 +37,6 @@ Commands:
   experiment soak [--runs N] [--in-flight N] [--retention-s N] [--json]
                               builds with keys kept, then archived with retention under a Redis
                               maxmemory the first half outgrew: memory flat, no run lost from history
-  status <runId>              print a run's state as JSON
   input <runId> "<text>"      answer a run's open question
   cancel <runId>              cancel a run
   keys create --tenant T --scopes runs:read,runs:write[,admin] [--name N]
@@ -37,15 +50,41 @@ Commands:
   parse --tools FILE [--no-intent]        parse model text on stdin for tool calls
 
 Commands that talk to a running fleet take --api URL (default BUILDFLEET_API_URL, else the
-local dev fleet) and --key KEY (default BUILDFLEET_API_KEY, else the dev key).`;
+local dev fleet) and --key KEY (default BUILDFLEET_API_KEY, else the dev key). Exit codes: 0 ok,
+1 the followed run did not succeed, 2 usage or request refused as invalid, 3 the run waits for an
+answer, 4 not found, 5 unauthorized, 6 the run's state refuses it, 7 a limit, 8 fleet unavailable.`;
 
 function clientFrom(values: { api?: string | undefined; key?: string | undefined }): ApiClient {
   return new ApiClient(resolveApiUrl(values.api), resolveApiKey(values.key));
 }
 
 const connectionOptions = { api: { type: 'string' }, key: { type: 'string' } } as const;
+const followOptions = { follow: { type: 'boolean', default: false }, answer: { type: 'string' }, full: { type: 'boolean', default: false } } as const;
 
-export async function runCli(argv: string[]): Promise<number> {
+/** A followed run's exit code: 0 succeeded, 3 waits for an answer, 1 ended otherwise. */
+function exitCodeOfTail(outcome: TailOutcome): number {
+  if (outcome.kind === 'waiting') return EXIT_CODES.waitingForInput;
+  return outcome.view.status === 'succeeded' ? EXIT_CODES.ok : EXIT_CODES.runNotSucceeded;
+}
+
+/** Follows a run the command just started or reopened, when --follow asks for it. */
+async function followIfAsked({ client, runId, values, io }: { client: ApiClient; runId: string; values: { follow?: boolean; answer?: string | undefined; full?: boolean }; io: CliIo }): Promise<number> {
+  if (!values.follow) {
+    if (values.answer !== undefined) throw new UsageError('--answer needs --follow');
+    return EXIT_CODES.ok;
+  }
+  const { tailRun } = await import('./tail-run.js');
+  return exitCodeOfTail(await tailRun({ client, runId, io, answer: values.answer, full: values.full ?? false }));
+}
+
+/** The one run id a command takes. */
+function runIdOf(command: string, positionals: string[]): string {
+  const runId = positionals[0];
+  if (!runId) throw new UsageError(`${command} needs a run id: buildfleet ${command} <runId>`);
+  return runId;
+}
+
+export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -63,7 +102,7 @@ export async function runCli(argv: string[]): Promise<number> {
           allowPositionals: true,
           options: {
             ...connectionOptions,
-            follow: { type: 'boolean', default: false },
+            ...followOptions,
             scenario: { type: 'string' },
             model: { type: 'string' },
             'max-turns': { type: 'string' },
@@ -78,34 +117,75 @@ export async function runCli(argv: string[]): Promise<number> {
           ...(values['max-turns'] ? { maxTurns: Number(values['max-turns']) } : {}),
           ...(values.scenario ? { options: { scenario: values.scenario } } : {}),
         });
-        console.log(created.id);
-        if (!values.follow) return 0;
-        const view = await followRun(client, created.id, (line) => console.log(line));
-        if (view.deployment.live) console.log(`site: ${view.deployment.live.url}`);
-        return view.status === 'succeeded' ? 0 : 1;
+        io.print(created.id);
+        return await followIfAsked({ client, runId: created.id, values, io });
       }
-      case 'status':
+      case 'list': {
+        const { LIST_OPTIONS, runListCommand } = await import('./list-command.js');
+        const { values } = parseArgs({ args: rest, options: { ...connectionOptions, ...LIST_OPTIONS } });
+        return await runListCommand({ client: clientFrom(values), options: values, io });
+      }
+      case 'status': {
+        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...connectionOptions, json: { type: 'boolean', default: false } } });
+        const runId = runIdOf(command, positionals);
+        const { readRunView, describeRunView } = await import('./run-summary.js');
+        const view = await readRunView({ client: clientFrom(values), runId });
+        for (const line of values.json ? [JSON.stringify(view, null, 2)] : describeRunView(view)) io.print(line);
+        return EXIT_CODES.ok;
+      }
+      case 'logs': {
+        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...connectionOptions, full: { type: 'boolean', default: false } } });
+        const { printRunLogs } = await import('./logs-command.js');
+        await printRunLogs({ client: clientFrom(values), runId: runIdOf(command, positionals), io, full: values.full });
+        return EXIT_CODES.ok;
+      }
+      case 'tail': {
+        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...connectionOptions, answer: { type: 'string' }, full: { type: 'boolean', default: false } } });
+        const { tailRun } = await import('./tail-run.js');
+        return exitCodeOfTail(await tailRun({ client: clientFrom(values), runId: runIdOf(command, positionals), io, answer: values.answer, full: values.full }));
+      }
+      case 'resume': {
+        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...connectionOptions, ...followOptions } });
+        const runId = runIdOf(command, positionals);
+        const client = clientFrom(values);
+        const resumed = await client.request<{ id: string; status: string }>('POST', `/v1/runs/${runId}/resume`);
+        io.print(`${resumed.id} ${resumed.status}`);
+        return await followIfAsked({ client, runId: resumed.id, values, io });
+      }
+      case 'rerun': {
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { ...connectionOptions, ...followOptions, prompt: { type: 'string' }, model: { type: 'string' } },
+        });
+        const runId = runIdOf(command, positionals);
+        const client = clientFrom(values);
+        const created = await client.request<{ id: string; status: string }>('POST', `/v1/runs/${runId}/rerun`, {
+          ...(values.prompt !== undefined ? { prompt: values.prompt } : {}),
+          ...(values.model !== undefined ? { model: values.model } : {}),
+        });
+        io.print(created.id);
+        return await followIfAsked({ client, runId: created.id, values, io });
+      }
       case 'cancel':
       case 'input': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: connectionOptions });
-        const runId = positionals[0];
-        if (!runId) throw new UsageError(`${command} needs a run id`);
+        const runId = runIdOf(command, positionals);
         const client = clientFrom(values);
+        if (command === 'input' && !positionals.slice(1).join(' ').trim()) throw new UsageError('input needs the answer: buildfleet input <runId> "<text>"');
         const result =
-          command === 'status'
-            ? await client.request('GET', `/v1/runs/${runId}`)
-            : command === 'cancel'
-              ? await client.request('POST', `/v1/runs/${runId}/cancel`)
-              : await client.request('POST', `/v1/runs/${runId}/input`, { text: positionals.slice(1).join(' ') });
-        console.log(JSON.stringify(result, null, 2));
-        return 0;
+          command === 'cancel'
+            ? await client.request('POST', `/v1/runs/${runId}/cancel`)
+            : await client.request('POST', `/v1/runs/${runId}/input`, { text: positionals.slice(1).join(' ') });
+        io.print(JSON.stringify(result, null, 2));
+        return EXIT_CODES.ok;
       }
       case 'scenarios': {
         const { values } = parseArgs({ args: rest, options: { ...connectionOptions, only: { type: 'string' } } });
         const { runScenarioMatrix, formatScenarioTable } = await import('./run-scenarios.js');
         const rows = await runScenarioMatrix(clientFrom(values), values.only ? { only: values.only.split(',') } : {});
-        console.log(formatScenarioTable(rows));
-        for (const row of rows.filter((candidate) => !candidate.passed)) console.log(`  ${row.scenario} (${row.runId}): ${row.detail}`);
+        io.print(formatScenarioTable(rows));
+        for (const row of rows.filter((candidate) => !candidate.passed)) io.print(`  ${row.scenario} (${row.runId}): ${row.detail}`);
         return rows.every((row) => row.passed) ? 0 : 1;
       }
       case 'experiment': {
@@ -171,23 +251,30 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'help':
       case '--help':
       case '-h':
-        console.log(USAGE);
+        io.print(USAGE);
         return command === undefined ? 2 : 0;
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`buildfleet: ${error.message}\n\n${USAGE}`);
-      return 2;
+      io.printError(`buildfleet: ${error.message}\n\n${USAGE}`);
+      return EXIT_CODES.usage;
     }
     if (error instanceof ApiClientError) {
-      console.error(`buildfleet: the API answered ${error.status} ${error.code}: ${error.message}`);
-      return 1;
+      io.printError(`buildfleet: ${describeApiError(error)}`);
+      return exitCodeOfApiError(error);
     }
-    console.error(`buildfleet: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
+    if (error instanceof ApiUnreachableError || error instanceof ApiResponseInvalidError) {
+      io.printError(`buildfleet: ${error.message}`);
+      return EXIT_CODES.unavailable;
+    }
+    // parseArgs refuses unknown options and missing values with a TypeError carrying this code.
+    if ((error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+      io.printError(`buildfleet: ${(error as Error).message}\n\n${USAGE}`);
+      return EXIT_CODES.usage;
+    }
+    io.printError(`buildfleet: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT_CODES.runNotSucceeded;
   }
 }
-
-export class UsageError extends Error {}
