@@ -1,6 +1,6 @@
 // The run console's app: the session decides between the sign-in and the pages, and the URL's
-// hash picks the page (#/ the runs, #/new a new build, #/runs/<id> one run), so the server serves
-// one page and a link to a run survives a reload.
+// hash picks the page (#/ the runs, #/new a new build, #/runs/<id> one run, #/admin the fleet for
+// admin keys), so the server serves one page and a link to a run survives a reload.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
@@ -9,12 +9,14 @@ import { SignInPage } from './sign-in-page.js';
 import { RunsPage } from './runs-page.js';
 import { RunPage } from './run-page.js';
 import { NewRunPage } from './new-run-page.js';
+import { AdminPage } from './admin-page.js';
 
 /** The page the hash names. */
 function routeOf(hash) {
   const run = /^#\/runs\/(run_[A-Za-z0-9]{8,64})$/.exec(hash);
   if (run) return { page: 'run', runId: run[1] };
   if (hash === '#/new') return { page: 'new' };
+  if (hash === '#/admin') return { page: 'admin' };
   return { page: 'runs' };
 }
 
@@ -40,6 +42,9 @@ function App() {
   if (session === undefined) return html`<p class="loading">Loading the console…</p>`;
   if (session === null) return html`<${SignInPage} onSignedIn=${setSession} />`;
 
+  // Only an admin key is shown the fleet; the API refuses the admin routes to others anyway, so
+  // this hides what would fail rather than guarding anything.
+  const isAdmin = session.scopes.includes('admin');
   const signOut = async () => {
     await requestConsole('/session', { method: 'DELETE' }).catch(() => null);
     setSession(null);
@@ -50,6 +55,7 @@ function App() {
       <nav>
         <a href="#/" class=${route.page === 'runs' ? 'current' : ''}>Runs</a>
         <a href="#/new" class=${route.page === 'new' ? 'current' : ''}>New build</a>
+        ${isAdmin && html`<a href="#/admin" class=${route.page === 'admin' ? 'current' : ''}>Admin</a>`}
       </nav>
       <span class="who" data-testid="who">tenant <b>${session.tenant}</b> · ${session.scopes.join(', ')}</span>
       <button type="button" class="link" onClick=${signOut}>Sign out</button>
@@ -58,6 +64,7 @@ function App() {
       ${route.page === 'runs' && html`<${RunsPage} />`}
       ${route.page === 'new' && html`<${NewRunPage} />`}
       ${route.page === 'run' && html`<${RunPage} key=${route.runId} runId=${route.runId} session=${session} />`}
+      ${route.page === 'admin' && (isAdmin ? html`<${AdminPage} />` : html`<p class="error" role="alert" data-testid="admin-only">The fleet view needs a key with the admin scope.</p>`)}
     </main>
   `;
 }

@@ -15,6 +15,7 @@ import { installJsonBodyParser } from './json-body-parser.js';
 import { openApiTransform } from './openapi-transform.js';
 import { installRequestAuth } from './request-auth.js';
 import { adminQueuesRoute } from './routes/admin-queues-route.js';
+import { adminWorkersRoute } from './routes/admin-workers-route.js';
 import { adminClearSpendLimitRoute, adminSpendLimitRoute } from './routes/admin-spend-limit-routes.js';
 import { cancelRunRoute } from './routes/cancel-run-route.js';
 import { resumeRunRoute } from './routes/resume-run-route.js';
@@ -151,6 +152,7 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   // Sites are served on their own origin (sites-server.ts); here their paths only redirect.
   registerRoute({ app, route: sitesMovedRoute({ fleet }) });
   registerRoute({ app, route: adminQueuesRoute({ fleet }) });
+  registerRoute({ app, route: adminWorkersRoute({ fleet }) });
   registerRoute({ app, route: adminSpendLimitRoute({ fleet }) });
   registerRoute({ app, route: adminClearSpendLimitRoute({ fleet }) });
   registerRoute({ app, route: getTenantPolicyRoute({ fleet }) });

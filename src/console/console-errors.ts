@@ -11,6 +11,7 @@ export const CONSOLE_ERRORS = {
     statusCode: 403,
     description: 'A request that changes something came from another origin (or named none): only the console’s own pages may send it (CSRF).',
   },
+  console_admin_only: { statusCode: 403, description: 'Only a session signed in with an `admin` key may open this (Bull Board under /queues).' },
   console_path_not_forwarded: { statusCode: 404, description: 'The console forwards /api/v1/… to the API; nothing else lives under /api.' },
   console_api_unreachable: { statusCode: 502, description: 'The console could not reach the API of its own process.' },
   console_not_found: { statusCode: 404, description: 'No such console page or asset.' },

@@ -4,6 +4,7 @@
 // can neither run code here nor overlay the console to steal clicks. The published sites are only
 // linked, never framed: they live on the sites origin and open in a tab of their own.
 import type { FastifyInstance } from 'fastify';
+import { isBullBoardUrl } from './bull-board.js';
 
 export const CONSOLE_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -16,10 +17,28 @@ export const CONSOLE_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** Bull Board's page (/queues, admin only) as it ships: inline styles (a loading screen, and React's
+ * style attributes), data: images and fonts in its stylesheet, and a <base href> its relative asset
+ * paths resolve against. Scripts stay 'self' only (its page has no inline script; its
+ * configuration is a JSON data block, which no CSP governs), nothing loads from another origin (its
+ * web font link to a font host is refused; the page falls back to a local font) and framing stays
+ * forbidden. Used on /queues only: the console's own pages keep the strict policy above. */
+export const BULL_BOARD_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 /** Adds the security headers to every answer of the console server. */
 export function installConsoleSecurityHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (_request, reply, payload) => {
-    reply.header('content-security-policy', CONSOLE_CONTENT_SECURITY_POLICY);
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('content-security-policy', isBullBoardUrl(request.url) ? BULL_BOARD_CONTENT_SECURITY_POLICY : CONSOLE_CONTENT_SECURITY_POLICY);
     reply.header('x-frame-options', 'DENY');
     reply.header('x-content-type-options', 'nosniff');
     // A run page's URL names the run; another site need not learn it from a link's Referer.

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import { consoleBaseUrlOf } from '../config.js';
+import { BULL_BOARD_PATH, mountBullBoard } from './bull-board.js';
 import { ConsoleError } from './console-errors.js';
 import { loadConsoleAssets, type ConsoleAsset } from './console-assets.js';
 import { installConsoleSecurityHeaders } from './console-security-headers.js';
@@ -151,6 +152,28 @@ export async function buildConsoleServer(options: ConsoleServerOptions): Promise
       }
       return reply.send(response);
     });
+  });
+
+  // Bull Board for admin sessions (bull-board.ts): the fleet's four queues, read-only.
+  await mountBullBoard({
+    app,
+    queues: [fleet.queues.model, fleet.queues.tool, fleet.queues.webhook, fleet.queues.archive],
+    async refusalOf(request, reply) {
+      const found = await sessionOf(request);
+      if (!found) {
+        reply.header('set-cookie', clearSessionCookie(cookie));
+        return new ConsoleError('console_not_signed_in');
+      }
+      // The key store, not the session's copy, decides: a key revoked since sign-in ends the
+      // session here as the API's 401 ends it on the forward.
+      const verified = await keyStore.verify(found.session.apiKey);
+      if (!verified) {
+        await sessions.delete(found.id);
+        reply.header('set-cookie', clearSessionCookie(cookie));
+        return new ConsoleError('console_not_signed_in');
+      }
+      return verified.scopes.includes('admin') ? null : new ConsoleError('console_admin_only', `Bull Board (${BULL_BOARD_PATH}) needs a key with the admin scope; this session's key has ${verified.scopes.join(', ')}.`);
+    },
   });
 
   function viewOf(session: Pick<ConsoleSession, 'keyId' | 'tenant' | 'scopes'>): SessionView {

@@ -28,10 +28,13 @@ export function isSameOriginRequest({ request, consoleOrigin }: { request: Pick<
 /** Refuses cross-origin requests (403 console_cross_origin_refused) before any body is read;
  * `consoleOrigin` says which origin a request must come from. */
 export function installSameOriginGuard({ app, consoleOrigin }: { app: FastifyInstance; consoleOrigin: (request: FastifyRequest) => string }): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (!isSameOriginRequest({ request, consoleOrigin: consoleOrigin(request) })) {
       request.log.warn({ origin: request.headers.origin ?? null, fetchSite: request.headers['sec-fetch-site'] ?? null, url: request.url }, 'console refused a cross-origin request');
-      throw new ConsoleError('console_cross_origin_refused');
+      // Answered here rather than thrown: a thrown error goes to the error handler of the route's
+      // plugin, and Bull Board's (bull-board.ts) would word it as its own 500-style body.
+      const refusal = new ConsoleError('console_cross_origin_refused');
+      return reply.code(refusal.statusCode).send(refusal.toBody());
     }
   });
 }

@@ -28,6 +28,7 @@ const EXPECTED_OPERATIONS = [
   'post /v1/runs',
   'get /v1/runs',
   'get /v1/admin/queues',
+  'get /v1/admin/workers',
   'get /v1/admin/killswitch',
   'post /v1/admin/killswitch',
   'get /v1/admin/spend-limit',
