@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { FleetQueues } from '../jobs/fleet-queues.js';
 import { ReaperLock } from './reaper-lock.js';
+import { LockedSweep } from './locked-sweep.js';
 
 /** How long an archive job that failed for good waits before the sweep retries it: its own
  * attempts spanned about 34 minutes (ARCHIVE_JOB_OPTIONS), so PostgreSQL was away for that long. */
@@ -49,9 +50,8 @@ export interface ArchiveSweepReport {
 const emptyReport = (skipped: ArchiveSweepReport['skipped']): ArchiveSweepReport => ({ skipped, seeded: 0, examined: 0, enqueued: [], retried: [] });
 
 export class ArchiveSweeper {
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<unknown> | null = null;
   private readonly lock: ReaperLock;
+  private readonly loop: LockedSweep<ArchiveSweepReport>;
 
   constructor(
     private readonly context: ArchiveSweeperContext,
@@ -60,41 +60,32 @@ export class ArchiveSweeper {
     // As the reaper's: long enough for a sweep of many pages (extended after each), short enough
     // that a process that died holding it delays the next sweep by at most two intervals.
     this.lock = new ReaperLock(context.store.redis, context.store.keys.archiveSweepLock(), Math.max(2 * settings.intervalMs, 1000));
+    this.loop = new LockedSweep<ArchiveSweepReport>({
+      lock: this.lock,
+      intervalMs: settings.intervalMs,
+      sweep: (now) => this.sweep(now),
+      whenLocked: () => emptyReport('locked'),
+      onReport: (report) => {
+        if (report.seeded > 0 || report.enqueued.length > 0 || report.retried.length > 0) {
+          this.context.logger.info({ event: 'archive-sweep', seeded: report.seeded, examined: report.examined, enqueued: report.enqueued.length, retried: report.retried.length }, 'archive sweep enqueued runs whose archive was missing');
+        }
+      },
+      onError: (error) => this.context.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'archive sweep failed'),
+    });
   }
 
   start(): void {
-    if (this.timer || this.settings.intervalMs <= 0) return;
-    this.timer = setInterval(() => {
-      if (this.sweeping) return;
-      this.sweeping = this.sweepLocked()
-        .then((report) => {
-          if (report.seeded > 0 || report.enqueued.length > 0 || report.retried.length > 0) {
-            this.context.logger.info({ event: 'archive-sweep', seeded: report.seeded, examined: report.examined, enqueued: report.enqueued.length, retried: report.retried.length }, 'archive sweep enqueued runs whose archive was missing');
-          }
-        })
-        .catch((error: unknown) => this.context.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'archive sweep failed'))
-        .finally(() => {
-          this.sweeping = null;
-        });
-    }, this.settings.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   /** Stops sweeping; resolves once a sweep in progress has finished. */
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.sweeping;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One sweep, if this process gets the lock. */
-  async sweepLocked(now = Date.now()): Promise<ArchiveSweepReport> {
-    if (!(await this.lock.acquire())) return emptyReport('locked');
-    try {
-      return await this.sweep(now);
-    } finally {
-      await this.lock.release();
-    }
+  sweepLocked(now = Date.now()): Promise<ArchiveSweepReport> {
+    return this.loop.sweepLocked(now);
   }
 
   /** One sweep over the unarchived-run index (the caller holds the lock). */

@@ -22,6 +22,7 @@ import { assertNever } from '../domain/profile.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import { decideStalledRun, isLiveJobState, type ObservedJobState, type StalledRunDecision } from './decide-stalled-run.js';
 import { ReaperLock } from './reaper-lock.js';
+import { LockedSweep } from './locked-sweep.js';
 
 export interface RunReaperSettings {
   /** How often this process offers to sweep (ms). */
@@ -52,9 +53,8 @@ export interface SweepReport {
 const emptyReport = (skipped: SweepReport['skipped']): SweepReport => ({ skipped, examined: 0, resumed: [], ended: [], forgotten: 0 });
 
 export class RunReaper {
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<unknown> | null = null;
   private readonly lock: ReaperLock;
+  private readonly loop: LockedSweep<SweepReport>;
 
   constructor(
     private readonly context: RunReaperContext,
@@ -63,36 +63,27 @@ export class RunReaper {
     // Long enough for a sweep of many pages (it is extended after each), short enough that a
     // process that died holding it delays the next sweep by at most two intervals.
     this.lock = new ReaperLock(context.store.redis, context.store.keys.reaperLock(), Math.max(2 * settings.intervalMs, 1000));
+    this.loop = new LockedSweep<SweepReport>({
+      lock: this.lock,
+      intervalMs: settings.intervalMs,
+      sweep: (now) => this.sweep(now),
+      whenLocked: () => emptyReport('locked'),
+      onError: (error) => this.context.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'reaper sweep failed'),
+    });
   }
 
   start(): void {
-    if (this.timer || this.settings.intervalMs <= 0) return;
-    this.timer = setInterval(() => {
-      if (this.sweeping) return;
-      this.sweeping = this.sweepLocked()
-        .catch((error: unknown) => this.context.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'reaper sweep failed'))
-        .finally(() => {
-          this.sweeping = null;
-        });
-    }, this.settings.intervalMs);
-    this.timer.unref();
+    this.loop.start();
   }
 
   /** Stops sweeping; resolves once a sweep in progress has finished. */
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.sweeping;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** One sweep, if this process gets the lock. */
-  async sweepLocked(now = Date.now()): Promise<SweepReport> {
-    if (!(await this.lock.acquire())) return emptyReport('locked');
-    try {
-      return await this.sweep(now);
-    } finally {
-      await this.lock.release();
-    }
+  sweepLocked(now = Date.now()): Promise<SweepReport> {
+    return this.loop.sweepLocked(now);
   }
 
   /** One sweep over every run that has not ended (the caller holds the lock). */

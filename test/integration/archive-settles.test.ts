@@ -6,18 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
+import { until } from '../support/until.js';
 
 const MODEL_LATENCY_MS = 2_500;
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('archiving a run whose jobs outlive its end', () => {
   let harness: InProcessFleet;

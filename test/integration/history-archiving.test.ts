@@ -16,18 +16,10 @@ import { siteStoreOf } from '../../src/sites/site-store-of-config.js';
 import type { InProcessFleet } from '../support/in-process-fleet.js';
 import { startInProcessFleet } from '../support/in-process-fleet.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { until } from '../support/until.js';
 
 const silent = pino({ level: 'silent' });
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** Every key of the run still in Redis. */
 async function runKeys(harness: InProcessFleet, runId: string): Promise<string[]> {

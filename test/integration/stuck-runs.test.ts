@@ -16,19 +16,11 @@ import { tieredTools } from '../../src/agent/run-model-turn.js';
 import { hostileToolUseId, longToolUseId } from '../../src/sim/apply-scenario.js';
 import type { InProcessFleet } from '../support/in-process-fleet.js';
 import { startInProcessFleet } from '../support/in-process-fleet.js';
+import { until } from '../support/until.js';
 
 // A reaper that looks often, so a lost job is found within a test's patience.
 const FAST_REAPER = { BUILDFLEET_REAPER_INTERVAL_MS: '200', BUILDFLEET_REAPER_GRACE_MS: '500' };
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /**
  * Deletes a job the way a lost write, an eviction or an operator's DEL does: its hash and every
