@@ -96,7 +96,12 @@ export async function buildConsoleServer(options: ConsoleServerOptions): Promise
   }
 
   function requireSession(found: { id: string; session: ConsoleSession } | null, reply: FastifyReply): { id: string; session: ConsoleSession } {
-    if (found) return found;
+    if (found) {
+      // The session's Redis TTL was just renewed (GETEX); the cookie's lifetime slides with it, so
+      // an active user is not signed out a fixed time after signing in.
+      reply.header('set-cookie', setSessionCookie({ cookie, sessionId: found.id, maxAgeSeconds: config.BUILDFLEET_CONSOLE_SESSION_TTL_SECONDS }));
+      return found;
+    }
     reply.header('set-cookie', clearSessionCookie(cookie));
     throw new ConsoleError('console_not_signed_in');
   }

@@ -78,6 +78,9 @@ describe('console sessions', () => {
     expect(stored).not.toContain(cookie.split('=')[1]);
     const session = await fetch(`${consoleUrl}/session`, { headers: { cookie } });
     expect(await session.json()).toMatchObject({ tenant: 'default' });
+    // Each request renews the session, in Redis and in the browser alike: the cookie is sent
+    // again with its full lifetime, so an active user is never signed out mid-work.
+    expect(session.headers.get('set-cookie')).toBe(setCookie);
     await fetch(`${consoleUrl}/session`, { method: 'DELETE', headers: { cookie, origin: consoleUrl } });
   });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRunId } from '../../src/engine/run-engine.js';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
 import { FleetMetrics } from '../../src/fleet/fleet-metrics.js';
+import { tenantPolicyStore } from '../../src/fleet/tenant-account.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 let harness: InProcessFleet;
@@ -156,6 +157,27 @@ describe('POST /v1/runs/:id/resume', () => {
     expect(foreign.body.error).toMatchObject({ code: 'run_not_found' });
     expect((await harness.fleet.store.getRun(outage))!.status).toBe('failed');
     expect((await post(`/v1/runs/${newRunId()}/resume`)).status).toBe(404);
+  });
+
+  it('holds a resume to the tenant’s policy as it stands now, as a new run would be', async () => {
+    const outage = await runFailingAtTurn(0);
+    const run = (await harness.fleet.store.getRun(outage))!;
+    const policies = tenantPolicyStore(harness.fleet);
+    // The model the run runs on, since taken off the tenant's allow-list (which binds every key of
+    // the tenant, admin keys included, as for a new run).
+    const other = run.model === 'claude-haiku-4-5' ? 'claude-sonnet-4-5' : 'claude-haiku-4-5';
+    await policies.put('default', { allowedModels: [other] });
+    try {
+      const refused = await post(`/v1/runs/${outage}/resume`);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: 'model_not_allowed' });
+      expect((await harness.fleet.store.getRun(outage))!.status).toBe('failed');
+      expect(await holdsSlot(outage)).toBe(false);
+    } finally {
+      await policies.put('default', {});
+    }
+    expect((await post(`/v1/runs/${outage}/resume`)).status).toBe(202);
+    expect((await waitForEnd(outage)).status).toBe('succeeded');
   });
 
   it('resumes once when two resumes race', async () => {
