@@ -6,6 +6,8 @@
 //
 //   {prefix}:apikeys         hash: key id → JSON {hash, tenant, scopes, name, created, revoked}
 //   {prefix}:apikeys:byhash  hash: SHA-256 hex of the token → key id (removed on revoke)
+//   {prefix}:apikeys:bootstrap  string: id of the key `buildfleet keys bootstrap` created (set once,
+//                               never cleared, so a deployment gets exactly one bootstrap key)
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
@@ -43,6 +45,25 @@ export interface VerifiedApiKey {
   scopes: ApiKeyScope[];
 }
 
+/** What `createBootstrap` did: made the key (its token shown now, once) or found the one made before. */
+export type BootstrapOutcome =
+  | { created: true; id: string; token: string }
+  | { created: false; id: string; existing: ApiKeyInfo | null };
+
+// Creates the bootstrap key only if no bootstrap key was ever created, in one atomic step, so two
+// bootstraps started together (two `kubectl exec`s, a retried Job) still make one key. The marker is
+// written with the records, so a crash cannot leave a marker without its key or the reverse.
+// KEYS: apikeys, apikeys:byhash, apikeys:bootstrap. ARGV: id, record JSON, hash.
+// Returns the existing key id, or nil (false) when it created the key.
+const CREATE_BOOTSTRAP_SCRIPT = `
+local existing = redis.call('GET', KEYS[3])
+if existing then return existing end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[1])
+redis.call('SET', KEYS[3], ARGV[1])
+return false
+`;
+
 /** SHA-256 hex of a token. */
 export function hashApiKey(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -58,20 +79,48 @@ function parseRecord(raw: string | null): ApiKeyRecord | null {
   }
 }
 
+function bootstrapMarkerKey(keys: KeySpace): string {
+  return `${keys.apiKeys()}:bootstrap`;
+}
+
+/** A new random key and the record stored for it (only the token's hash). */
+function newKey({ tenant, scopes, name }: { tenant: string; scopes: readonly ApiKeyScope[]; name: string | null }): { id: string; token: string; hash: string; record: ApiKeyRecord } {
+  if (!TENANT_PATTERN.test(tenant)) throw new Error(`invalid tenant "${tenant}": 1-64 letters, digits, _ and -, starting with a letter or digit`);
+  if (scopes.length === 0) throw new Error('a key needs at least one scope');
+  const id = `key_${randomBytes(8).toString('hex')}`;
+  const token = `bf_${randomBytes(32).toString('base64url')}`;
+  const hash = hashApiKey(token);
+  const record: ApiKeyRecord = { hash, tenant, scopes: [...new Set(scopes)], name, created: new Date().toISOString(), revoked: null };
+  return { id, token, hash, record };
+}
+
 export class ApiKeyStore {
   constructor(private readonly options: { redis: Redis; keys: KeySpace }) {}
 
   /** Creates a key; the returned token is shown once and cannot be recovered later. */
   async create({ tenant, scopes, name = null }: { tenant: string; scopes: readonly ApiKeyScope[]; name?: string | null }): Promise<{ id: string; token: string }> {
-    if (!TENANT_PATTERN.test(tenant)) throw new Error(`invalid tenant "${tenant}": 1-64 letters, digits, _ and -, starting with a letter or digit`);
-    if (scopes.length === 0) throw new Error('a key needs at least one scope');
-    const id = `key_${randomBytes(8).toString('hex')}`;
-    const token = `bf_${randomBytes(32).toString('base64url')}`;
-    const hash = hashApiKey(token);
-    const record: ApiKeyRecord = { hash, tenant, scopes: [...new Set(scopes)], name, created: new Date().toISOString(), revoked: null };
+    const { id, token, hash, record } = newKey({ tenant, scopes, name });
     const { redis, keys } = this.options;
     await redis.multi().hset(keys.apiKeys(), id, JSON.stringify(record)).hset(keys.apiKeyHashes(), hash, id).exec();
     return { id, token };
+  }
+
+  /**
+   * The deployment's first key, made at most once per prefix: when a bootstrap key was ever created
+   * (even if since revoked) nothing is created and its token, which only ever existed in the first
+   * answer, is not available again. Further keys come from `create`.
+   */
+  async createBootstrap({ tenant, scopes, name }: { tenant: string; scopes: readonly ApiKeyScope[]; name: string }): Promise<BootstrapOutcome> {
+    const { id, token, hash, record } = newKey({ tenant, scopes, name });
+    const { redis, keys } = this.options;
+    const existingId = await redis.eval(CREATE_BOOTSTRAP_SCRIPT, 3, keys.apiKeys(), keys.apiKeyHashes(), bootstrapMarkerKey(keys), id, JSON.stringify(record), hash);
+    if (existingId === null) return { created: true, id, token };
+    // State read back from Redis: a marker that is not a key id means someone else wrote it.
+    if (typeof existingId !== 'string' || !KEY_ID_PATTERN.test(existingId)) {
+      throw new Error(`${bootstrapMarkerKey(keys)} holds ${JSON.stringify(existingId)}, not a key id; inspect it before bootstrapping`);
+    }
+    const existing = (await this.list()).find((info) => info.id === existingId) ?? null;
+    return { created: false, id: existingId, existing };
   }
 
   /** The key a bearer token belongs to, or null when it is malformed, unknown or revoked. */

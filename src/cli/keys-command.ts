@@ -1,11 +1,11 @@
-// `buildfleet keys create|list|revoke`: API key management, and `keys policy`: a tenant's limits
+// `buildfleet keys create|list|revoke|bootstrap`: API key management, and `keys policy`: a tenant's limits
 // (keys-policy-command.ts). Operator tasks, so they talk to Redis directly (REDIS_URL and
 // BUILDFLEET_PREFIX, else the local dev fleet's Redis) instead of through an API that would need a
 // key to begin with.
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { parseScopes } from '../auth/api-key-scopes.js';
+import { API_KEY_SCOPES, parseScopes } from '../auth/api-key-scopes.js';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
 import { loadConfig } from '../config.js';
@@ -17,9 +17,13 @@ export const KEYS_USAGE = `Usage:
   buildfleet keys create --tenant T --scopes runs:read,runs:write[,admin] [--name N]
   buildfleet keys list [--tenant T] [--json]
   buildfleet keys revoke <keyId>
+  buildfleet keys bootstrap [--tenant T] [--json]   the deployment's first admin key, once
 ${POLICY_USAGE}`;
 
 class KeysUsageError extends Error {}
+
+/** The bootstrap key's tenant unless --tenant names another: runs submitted with it land there. */
+export const BOOTSTRAP_TENANT = 'admin';
 
 /** REDIS_URL when set, else the running dev fleet's Redis, else the configured default. */
 function redisUrlFor(environment: NodeJS.ProcessEnv): string {
@@ -48,7 +52,7 @@ export async function runKeysCommand({
       allowPositionals: true,
       options: { tenant: { type: 'string' }, scopes: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean', default: false } },
     });
-    if (subcommand !== 'create' && subcommand !== 'list' && subcommand !== 'revoke' && subcommand !== 'policy') {
+    if (subcommand !== 'create' && subcommand !== 'list' && subcommand !== 'revoke' && subcommand !== 'bootstrap' && subcommand !== 'policy') {
       throw new KeysUsageError(subcommand ? `unknown keys subcommand "${subcommand}"` : 'keys needs a subcommand');
     }
     if (values.tenant !== undefined && !TENANT_PATTERN.test(values.tenant)) {
@@ -82,6 +86,35 @@ export async function runKeysCommand({
             print(`key:     ${created.token}`);
             print('The key is shown only now; store it safely (it is kept only as a hash).');
           }
+          return 0;
+        }
+        case 'bootstrap': {
+          // The first key of a deployment (docs/deploy.md, "The first API key"): every scope, made
+          // once. Safe to run again (a retried Job, a second operator): it then creates nothing and
+          // prints no key, since the token of the first was shown once and only its hash is kept.
+          const tenant = values.tenant ?? BOOTSTRAP_TENANT;
+          const scopes = [...API_KEY_SCOPES];
+          const outcome = await store.createBootstrap({ tenant, scopes, name: 'bootstrap' });
+          if (outcome.created) {
+            if (values.json) {
+              print(JSON.stringify({ created: true, id: outcome.id, tenant, scopes, key: outcome.token }));
+            } else {
+              print(`key id:  ${outcome.id}`);
+              print(`tenant:  ${tenant}`);
+              print(`scopes:  ${scopes.join(',')}`);
+              print(`key:     ${outcome.token}`);
+              print('The bootstrap key is shown only now and never again (it is kept only as a hash); store it safely.');
+            }
+            return 0;
+          }
+          const existing = outcome.existing;
+          if (values.json) {
+            print(JSON.stringify({ created: false, id: outcome.id, tenant: existing?.tenant ?? null, created_at: existing?.created ?? null, revoked: existing?.revoked ?? null }));
+            return 0;
+          }
+          const state = existing === null ? 'its record is gone' : `tenant ${existing.tenant}, created ${existing.created}, ${existing.revoked ? `revoked ${existing.revoked}` : 'active'}`;
+          print(`A bootstrap key already exists: ${outcome.id} (${state}). Nothing was created; its key is not shown again.`);
+          print('More keys: buildfleet keys create --tenant T --scopes runs:read,runs:write[,admin]');
           return 0;
         }
         case 'list': {

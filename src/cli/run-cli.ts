@@ -41,6 +41,7 @@ Commands:
   cancel <runId>              cancel a run
   keys create --tenant T --scopes runs:read,runs:write[,admin] [--name N]
   keys list [--tenant T] / keys revoke <keyId>   API keys (talks to REDIS_URL directly)
+  keys bootstrap [--tenant T]  a deployment's first admin key: created once, printed once (docs/deploy.md)
   keys policy get|set|reset <tenant> [field=value …]   a tenant's limits (docs/tenants.md)
   migrate [--if-configured]   apply the history schema's migrations to DATABASE_URL (docs/history.md);
                               --if-configured: exit 0 when DATABASE_URL is unset

@@ -136,16 +136,47 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
     expect(config.BUILDFLEET_METRICS_HOST).toBe('0.0.0.0');
   });
 
-  it('the ConfigMap sets only variables of the config schema, and the Secret carries no data', () => {
+  it('the ConfigMap sets only variables of the config schema, and no Secret is rendered (issue #18)', () => {
     for (const directory of KUSTOMIZATIONS) {
       const documents = renderedOf(directory);
       const data = (byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data;
       const unknown = Object.keys(data).filter((key) => !(key in configSchema.shape) && !/^(OTEL_|NODE_)/.test(key));
       expect(unknown, directory).toEqual([]);
-      const secret = named(documents, 'Secret', 'buildfleet-secrets') as unknown as Record<string, unknown>;
-      expect(secret, directory).toBeDefined();
-      // Applying must never overwrite a key created with `kubectl create secret`.
-      expect(secret.data ?? secret.stringData, directory).toBeUndefined();
+      // Secrets are the operator's: a rendered one, even without data, would make `kubectl apply -k`
+      // remove the keys the operator applied (docs/deploy.md#secrets).
+      expect(byKind(documents, 'Secret').map(labelOf), directory).toEqual([]);
+    }
+  });
+
+  it('every Pod reads the operator’s buildfleet-secrets as optional, so the fleet starts before it exists', () => {
+    for (const directory of KUSTOMIZATIONS) {
+      for (const deployment of byKind(renderedOf(directory), 'Deployment') as Array<KubernetesDocument & DeploymentShape>) {
+        const spec = deployment.spec.template.spec as DeploymentShape['spec']['template']['spec'] & { initContainers?: Container[] };
+        for (const container of [...(spec.initContainers ?? []), ...spec.containers]) {
+          for (const source of container.envFrom ?? []) {
+            if (source.secretRef) expect(source.secretRef, `${directory} ${labelOf(deployment)} ${container.name}`).toEqual({ name: 'buildfleet-secrets', optional: true });
+          }
+        }
+      }
+    }
+  });
+
+  it('serves the run console on an origin of its own: the API pods’ console port, behind a Service of its own (issue #18)', () => {
+    const documents = renderedOf('k8s');
+    const config = loadConfig((byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data);
+    const consoleOrigin = new URL(config.BUILDFLEET_CONSOLE_PUBLIC_URL ?? '').origin;
+    expect(consoleOrigin).not.toBe(new URL(config.BUILDFLEET_PUBLIC_URL ?? '').origin);
+    expect(consoleOrigin).not.toBe(new URL(config.BUILDFLEET_SITES_PUBLIC_URL ?? '').origin);
+    expect(config.BUILDFLEET_CONSOLE_HOST).toBe('0.0.0.0');
+    const api = named(documents, 'Deployment', 'api') as KubernetesDocument & DeploymentShape;
+    const container = api.spec.template.spec.containers[0]!;
+    expect(portNumber(container, 'console')).toBe(config.BUILDFLEET_CONSOLE_PORT);
+    const consoleService = named(documents, 'Service', 'console') as unknown as { spec: { selector: Record<string, string>; ports: Array<{ targetPort: string | number }> } };
+    expect(consoleService.spec.ports.map((port) => port.targetPort)).toEqual(['console']);
+    expect(Object.entries(consoleService.spec.selector).every(([key, value]) => api.spec.template.metadata.labels[key] === value)).toBe(true);
+    for (const other of ['api', 'sites']) {
+      const service = named(documents, 'Service', other) as unknown as { spec: { ports: Array<{ targetPort: string | number }> } };
+      expect(service.spec.ports.map((port) => port.targetPort), other).not.toContain('console');
     }
   });
 
