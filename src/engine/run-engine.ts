@@ -511,43 +511,47 @@ export class RunEngine {
 
   /**
    * Puts the runs that ended before the unarchived-run index existed (and were never archived)
-   * into it, once per prefix, like seedLiveRuns: a scan of the run hashes, the marker set only
-   * after the whole scan. Scored by their last transition. Returns how many it added.
+   * into it, once per prefix, like seedLiveRuns. Scored by their last transition.
    */
-  async seedUnarchivedRuns(): Promise<number> {
-    if (await this.redis.exists(this.keys.unarchivedRunsSeeded())) return 0;
-    let added = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.keys.prefix}:run:{*}`, 'COUNT', 1000);
-      cursor = next;
-      const runKeys = keys.filter((key) => key.endsWith('}'));
-      if (runKeys.length === 0) continue;
-      const pipeline = this.redis.pipeline();
-      for (const key of runKeys) pipeline.hmget(key, 'id', 'status', 'updatedAt', 'archivedAt');
-      const replies = (await pipeline.exec()) ?? [];
-      const ended: Array<string | number> = [];
-      replies.forEach(([error, reply]) => {
-        // A key of another type under the pattern is not a run; it is skipped, not an error.
-        if (error) return;
-        const [id, status, updatedAt, archivedAt] = reply as Array<string | null>;
-        const reading = decodeRunStatus(id ?? '', status ?? null);
-        if (!id || reading.state !== 'found' || !isTerminal(reading.value) || archivedAt) return;
-        ended.push(Date.parse(updatedAt ?? '') || Date.now(), id);
-      });
-      if (ended.length > 0) added += await this.redis.zadd(this.keys.unarchivedRuns(), 'NX', ...ended);
-    } while (cursor !== '0');
-    await this.redis.set(this.keys.unarchivedRunsSeeded(), new Date().toISOString());
-    return added;
+  seedUnarchivedRuns(): Promise<number> {
+    return this.seedRunIndexOnce({
+      index: this.keys.unarchivedRuns(),
+      marker: this.keys.unarchivedRunsSeeded(),
+      fields: ['updatedAt', 'archivedAt'],
+      scoreOf: (status, [updatedAt, archivedAt]) => (isTerminal(status) && !archivedAt ? Date.parse(updatedAt ?? '') || Date.now() : null),
+    });
   }
 
   /**
    * Puts the runs that have not ended into the live-run index once per prefix: runs created before
-   * the index existed are not in it. Scans the run hashes (`<prefix>:run:{<id>}`); the marker is
-   * set only after the whole scan, so a scan cut short is done again. Returns how many it added.
+   * the index existed are not in it. Scored by their creation.
    */
-  async seedLiveRuns(): Promise<number> {
-    if (await this.redis.exists(this.keys.liveRunsSeeded())) return 0;
+  seedLiveRuns(): Promise<number> {
+    return this.seedRunIndexOnce({
+      index: this.keys.liveRuns(),
+      marker: this.keys.liveRunsSeeded(),
+      fields: ['createdAt'],
+      scoreOf: (status, [createdAt]) => (isTerminal(status) ? null : Date.parse(createdAt ?? '') || Date.now()),
+    });
+  }
+
+  /**
+   * The one-time seeding of a fleet-wide run index: scans the run hashes (`<prefix>:run:{<id>}`),
+   * adds each run `scoreOf` scores (NX: an entry already there keeps its score), and sets the
+   * marker only after the whole scan, so a scan cut short is done again. Returns how many it added.
+   */
+  private async seedRunIndexOnce({
+    index,
+    marker,
+    fields,
+    scoreOf,
+  }: {
+    index: string;
+    marker: string;
+    fields: readonly string[];
+    scoreOf: (status: RunStatus, values: Array<string | null>) => number | null;
+  }): Promise<number> {
+    if (await this.redis.exists(marker)) return 0;
     let added = 0;
     let cursor = '0';
     do {
@@ -556,20 +560,21 @@ export class RunEngine {
       const runKeys = keys.filter((key) => key.endsWith('}'));
       if (runKeys.length === 0) continue;
       const pipeline = this.redis.pipeline();
-      for (const key of runKeys) pipeline.hmget(key, 'id', 'status', 'createdAt');
+      for (const key of runKeys) pipeline.hmget(key, 'id', 'status', ...fields);
       const replies = (await pipeline.exec()) ?? [];
-      const live: Array<string | number> = [];
+      const entries: Array<string | number> = [];
       replies.forEach(([error, reply]) => {
         // A key of another type under the pattern is not a run; it is skipped, not an error.
         if (error) return;
-        const [id, status, createdAt] = reply as Array<string | null>;
+        const [id, status, ...values] = reply as Array<string | null>;
         const reading = decodeRunStatus(id ?? '', status ?? null);
-        if (!id || reading.state !== 'found' || isTerminal(reading.value)) return;
-        live.push(Date.parse(createdAt ?? '') || Date.now(), id);
+        if (!id || reading.state !== 'found') return;
+        const score = scoreOf(reading.value, values);
+        if (score !== null) entries.push(score, id);
       });
-      if (live.length > 0) added += await this.redis.zadd(this.keys.liveRuns(), 'NX', ...live);
+      if (entries.length > 0) added += await this.redis.zadd(index, 'NX', ...entries);
     } while (cursor !== '0');
-    await this.redis.set(this.keys.liveRunsSeeded(), new Date().toISOString());
+    await this.redis.set(marker, new Date().toISOString());
     return added;
   }
 

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { archivedToolCallSchema, archivedTurnSchema, type ArchivedToolCall, type ArchivedTurn } from './run-archive.js';
 import { StoredHistoryRowInvalid } from './history-errors.js';
+import { usageOfRow } from './stored-run-row.js';
 
 const int8 = z
   .union([z.string().regex(/^\d+$/), z.number().int().nonnegative()])
@@ -59,13 +60,7 @@ export function decodeTurnRow(runId: string, row: Record<string, unknown>): Arch
   return {
     step: stored.step,
     stopReason: stored.stop_reason,
-    usage: {
-      input_tokens: stored.input_tokens,
-      cache_write_5m_input_tokens: stored.cache_write_5m_input_tokens,
-      cache_write_1h_input_tokens: stored.cache_write_1h_input_tokens,
-      cache_read_input_tokens: stored.cache_read_input_tokens,
-      output_tokens: stored.output_tokens,
-    },
+    usage: usageOfRow(stored),
     costMicroUsd: stored.cost_micro_usd,
     modelDurationMs: stored.model_duration_ms,
     turnDurationMs: stored.turn_duration_ms,

@@ -49,6 +49,17 @@ const storedRunRowSchema = z.object({
   ended_at: timestamp,
 });
 
+/** The tokens by class a decoded `runs` or `turns` row holds, as the usage of the API and engine. */
+export function usageOfRow(stored: { input_tokens: number; cache_write_5m_input_tokens: number; cache_write_1h_input_tokens: number; cache_read_input_tokens: number; output_tokens: number }): ArchivedRun['usage'] {
+  return {
+    input_tokens: stored.input_tokens,
+    cache_write_5m_input_tokens: stored.cache_write_5m_input_tokens,
+    cache_write_1h_input_tokens: stored.cache_write_1h_input_tokens,
+    cache_read_input_tokens: stored.cache_read_input_tokens,
+    output_tokens: stored.output_tokens,
+  };
+}
+
 /** The columns decodeRunRow reads, for SELECT lists. */
 export const RUN_ROW_COLUMNS = Object.keys(storedRunRowSchema.shape).join(', ');
 
@@ -74,13 +85,7 @@ export function decodeRunRow(row: Record<string, unknown>): ArchivedRun {
     prompt: stored.prompt,
     phase: stored.phase,
     turns: stored.turns,
-    usage: {
-      input_tokens: stored.input_tokens,
-      cache_write_5m_input_tokens: stored.cache_write_5m_input_tokens,
-      cache_write_1h_input_tokens: stored.cache_write_1h_input_tokens,
-      cache_read_input_tokens: stored.cache_read_input_tokens,
-      output_tokens: stored.output_tokens,
-    },
+    usage: usageOfRow(stored),
     costMicroUsd: stored.cost_micro_usd,
     budget: stored.budget,
     result: stored.result,

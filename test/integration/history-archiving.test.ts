@@ -17,13 +17,14 @@ import type { InProcessFleet } from '../support/in-process-fleet.js';
 import { startInProcessFleet } from '../support/in-process-fleet.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { until } from '../support/until.js';
+import { runKeysLeft } from '../support/run-keys.js';
 
 const silent = pino({ level: 'silent' });
 
 
 /** Every key of the run still in Redis. */
-async function runKeys(harness: InProcessFleet, runId: string): Promise<string[]> {
-  return harness.fleet.redis.keys(`${harness.fleet.store.keys.run(runId)}*`);
+function runKeys(harness: InProcessFleet, runId: string): Promise<string[]> {
+  return runKeysLeft({ redis: harness.fleet.redis, keys: harness.fleet.store.keys, runId });
 }
 
 async function unarchived(harness: InProcessFleet, runId: string): Promise<boolean> {

@@ -10,6 +10,7 @@ import { ARCHIVE_QUEUE_NAME, jobIds, type ArchiveJobData } from '../../src/jobs/
 import { connectRedis } from '../../src/jobs/redis-connection.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { runKeysLeft } from '../support/run-keys.js';
 
 const RETENTION_MS = 3_600_000;
 
@@ -69,18 +70,7 @@ async function rowCounts(runId: string): Promise<Record<string, number>> {
   return counts;
 }
 
-async function runKeys(runId: string): Promise<string[]> {
-  const redis = harness.fleet.redis;
-  const runKey = harness.fleet.store.keys.run(runId);
-  const others = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${runKey}:*`, 'COUNT', 1000);
-    cursor = next;
-    for (const key of found) others.add(key);
-  } while (cursor !== '0');
-  return [...((await redis.exists(runKey)) ? [runKey] : []), ...others];
-}
+const runKeys = (runId: string) => runKeysLeft({ redis: harness.fleet.redis, keys: harness.fleet.store.keys, runId });
 
 describe('archiving a finished run', () => {
   it('writes a build’s whole history once, then lets its Redis keys expire', async () => {

@@ -14,6 +14,7 @@ import { archiveFinishedRun, type ArchiveDependencies } from '../../src/workers/
 import { promptHasWords } from '../../src/api/prompt-has-words.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
+import { runKeysLeft } from '../support/run-keys.js';
 
 let harness: InProcessFleet;
 let database: TestDatabase;
@@ -81,19 +82,7 @@ async function sse(path: string): Promise<ServerSentBlock[]> {
 }
 
 /** Every key of the run: its hash and every key under it. */
-async function runKeys(runId: string): Promise<string[]> {
-  const redis = harness.fleet.redis;
-  const runKey = harness.fleet.store.keys.run(runId);
-  const keys = new Set<string>();
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', `${runKey}:*`, 'COUNT', 1000);
-    cursor = next;
-    for (const key of found) keys.add(key);
-  } while (cursor !== '0');
-  if (await redis.exists(runKey)) keys.add(runKey);
-  return [...keys];
-}
+const runKeys = (runId: string) => runKeysLeft({ redis: harness.fleet.redis, keys: harness.fleet.store.keys, runId });
 
 /** What the real archive step needs, with a retention of its own. */
 function archiveDependencies(retentionMs: number): ArchiveDependencies {
