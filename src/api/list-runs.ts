@@ -183,8 +183,31 @@ async function listHistoryRuns({
       ...(after ? { cursor: encodeHistoryCursor({ createdAt: iso(after.score), id: after.runId }) } : {}),
     }),
   );
-  const runs = page.runs.map((run) => ({ position: { score: Date.parse(run.createdAt), runId: run.id }, summary: summaryOfArchived(run) }));
-  return { runs, frontier: page.nextCursor === null ? null : (runs.at(-1)?.position ?? null) };
+  const archived = page.runs.map((run) => ({ position: { score: Date.parse(run.createdAt), runId: run.id }, summary: summaryOfArchived(run) }));
+  // The frontier is the last row history gave, shown or not: rows left out below are runs Redis
+  // answers for, not runs this page failed to see.
+  const frontier = page.nextCursor === null ? null : (archived.at(-1)?.position ?? null);
+  return { runs: await preferLiveRecords({ fleet, filter, archived }), frontier };
+}
+
+/**
+ * Archived runs as Redis has them when it still holds their record. A failed run that was archived
+ * and then resumed (POST /v1/runs/:id/resume) keeps the row of its earlier end until its next end is
+ * archived over it (history-store.ts archiveRun), while its record in Redis is running again, or has
+ * ended since: the record is the run's current state, so the row is shown as the record says, and
+ * left out when that no longer passes the status filter (a resumed run is not `failed` any more).
+ * Read after history, like every check of Redis that follows it here: a run resumed after the
+ * history read is still seen as it now is. A record that is gone (expired: the row is its last end)
+ * or does not decode (the Redis listing skips it and logs) leaves the row as history has it.
+ */
+async function preferLiveRecords({ fleet, filter, archived }: { fleet: FleetContext; filter: RunListFilter; archived: Listed[] }): Promise<Listed[]> {
+  const readings = await fleet.store.runSummaries(archived.map((listed) => listed.summary.id));
+  return archived.flatMap((listed, index) => {
+    const reading = readings[index];
+    if (reading?.state !== 'found' || reading.value.tenant !== filter.tenant) return [listed];
+    if (filter.status !== undefined && reading.value.status !== filter.status) return [];
+    return [{ position: listed.position, summary: summaryOfRecord(reading.value) }];
+  });
 }
 
 /** One page of the tenant's runs after `after` (newest first), live and archived merged. */
@@ -203,7 +226,8 @@ export async function listRuns({
   const history = await listHistoryRuns({ fleet, filter, limit, after });
 
   // A run in both (archived, its retention not passed) shows once, as Redis has it: the two agree
-  // (the archive is the ended record, which no longer changes).
+  // (the archive is the ended record), except for a run resumed since its archive, which both
+  // sources now show as its record in Redis says (preferLiveRecords).
   const byId = new Map<string, Listed>();
   for (const listed of [...redis.runs, ...history.runs]) if (!byId.has(listed.summary.id)) byId.set(listed.summary.id, listed);
   const merged = [...byId.values()].sort((left, right) => compareListed(left.position, right.position));

@@ -42,6 +42,10 @@ export async function endRunOfFailedModelJob(context: { store: RunEngine; logger
     return 'no_run';
   }
   const { runId, turn } = reference.data;
+  // A job that failed before its turn started names the run's turn: a turn's job exists only once
+  // the turn before committed its answer, and that commit moved the run's record to this turn. So
+  // a resume (RunEngine.reopenFailedRun, at the record's turn) reopens the turn this job carried,
+  // under a job id of its own (`-reopen-<k>`): this one keeps its id in the failed set, unused.
   const ended = await context.store.endRun(
     runId,
     turn,
