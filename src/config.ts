@@ -238,6 +238,9 @@ export const configSchema = z.object({
   BUILDFLEET_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(1).max(30).default(10),
   /** First retry delay of a delivery, doubling each attempt (BullMQ exponential backoff, ±50% jitter). */
   BUILDFLEET_WEBHOOK_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(2_000),
+  /** How often each tool worker offers to sweep for run ends whose webhook delivery was never
+   * enqueued (docs/webhooks.md#guarantee); also the grace after an end before it is swept. 0: none. */
+  BUILDFLEET_WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   BUILDFLEET_FETCH_ALLOWLIST: z.string().default(''),
   /** fetch_url_live / fetch_image may reach public addresses (each connection's address checked by
    * the SSRF guard); false = only the site server and BUILDFLEET_FETCH_ALLOWLIST. */

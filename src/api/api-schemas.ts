@@ -182,8 +182,8 @@ export const runPageSchema = z
 const jobCountsSchema = z.record(z.string(), z.int()).describe('Jobs per BullMQ state');
 
 export const queueCountsSchema = z
-  .object({ queues: z.object({ model: jobCountsSchema, tool: jobCountsSchema }) })
-  .describe('Job counts of the model and tool queues');
+  .object({ queues: z.object({ model: jobCountsSchema, tool: jobCountsSchema, webhook: jobCountsSchema, archive: jobCountsSchema }) })
+  .describe('Job counts of every queue of the fleet: model turns, tool calls, webhook deliveries and run archives');
 
 const UINT64_MAX = 2n ** 64n - 1n;
 /** Whether a pattern-valid id is one Redis can read after: both halves unsigned 64-bit (20 digits

@@ -23,7 +23,7 @@ import { freePort } from './private-redis.js';
 import type { Logger } from 'pino';
 import type { FleetMetrics } from '../fleet/fleet-metrics.js';
 import { archiveOnRunEnd, startArchiving, type RunningArchiving } from '../workers/start-archiving.js';
-import { startWebhookWorker, type WebhookWorkerOptions } from '../workers/webhook-worker.js';
+import { startWebhookDelivery, type WebhookDeliveryOptions } from '../workers/start-webhook-delivery.js';
 
 export interface InProcessFleet {
   config: Config;
@@ -56,8 +56,9 @@ export interface InProcessFleetOptions {
    * enqueues no archive at run end (tests that drive the archive themselves). Default: archived
    * as in a production fleet (BUILDFLEET_RUN_RETENTION_SECONDS, BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS). */
   archive?: false;
-  /** The webhook worker's options (it runs beside the tool workers, as in the tool worker role). */
-  webhookWorker?: WebhookWorkerOptions;
+  /** The webhook worker's and sweep's options (they run beside the tool workers, as in the tool
+   * worker role). */
+  webhookWorker?: WebhookDeliveryOptions;
   /** Wires the turn and tool hooks and the API's /metrics to these metrics. */
   metrics?: FleetMetrics;
   logger?: Logger;
@@ -115,8 +116,9 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
   // Run history as the worker processes run it (src/fleet/start-roles.ts): every run end enqueued,
   // and the archive worker and sweep beside the other workers.
   // Webhook deliveries, as the tool worker role delivers them (src/fleet/start-roles.ts); the
-  // fleet context enqueues them at every run end and park.
-  workers.push(startWebhookWorker(fleet, options.webhookWorker));
+  // fleet context enqueues them at every run end and park, and the sweep what such an enqueue lost.
+  const webhooks = startWebhookDelivery(fleet, options.webhookWorker);
+  workers.push(webhooks.worker);
   let archiving: RunningArchiving | null = null;
   if (fleet.history && options.archive !== false) {
     archiveOnRunEnd(fleet);
@@ -143,6 +145,7 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
     },
     async close() {
       await archiving?.sweeper.stop();
+      await webhooks.sweeper.stop();
       await Promise.all(workers.map((worker) => worker.close(true)));
       await api.close();
       await simulator.close();

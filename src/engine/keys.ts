@@ -51,6 +51,11 @@ export interface KeySpace {
   unarchivedRunsSeeded(): string;
   /** String: the token of the worker process whose archive sweep is running (SET NX PX). */
   archiveSweepLock(): string;
+  /** Sorted set: every run whose end owes a webhook delivery not yet known to be enqueued (score:
+   * when it ended, ms), the webhook sweep's work list (docs/webhooks.md#guarantee). */
+  owedWebhooks(): string;
+  /** String: the token of the worker process whose webhook sweep is running (SET NX PX). */
+  webhookSweepLock(): string;
 }
 
 export function createKeySpace(prefix: string): KeySpace {
@@ -90,5 +95,8 @@ export function createKeySpace(prefix: string): KeySpace {
     unarchivedRuns: () => `${prefix}:runs:unarchived`,
     unarchivedRunsSeeded: () => `${prefix}:runs:unarchived:seeded`,
     archiveSweepLock: () => `${prefix}:archive:lock`,
+    // Fleet-wide like the unarchived-run index: no hash tag.
+    owedWebhooks: () => `${prefix}:webhooks:owed`,
+    webhookSweepLock: () => `${prefix}:webhook:lock`,
   };
 }

@@ -11,7 +11,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { PHASES, type Phase } from '../domain/profile.js';
 import { z } from 'zod';
-import { isTerminal, type RunErrorCode, type RunStatus, type TerminalStatus } from '../domain/run-outcomes.js';
+import { isTerminal, TERMINAL_STATUSES, type RunErrorCode, type RunStatus, type TerminalStatus } from '../domain/run-outcomes.js';
 import type { KeySpace } from './keys.js';
 import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 import { defineRunScripts, type RunScripts } from './run-scripts.js';
@@ -25,6 +25,7 @@ import { defineReopenRunScript } from './reopen-run-script.js';
 import { turnOutcomeSchema, type PlannedDispatch, type TurnOutcome } from './turn-outcome.js';
 import { countersSchema, usageSchema, type RunError, type RunOptions, type RunRecord, type RunWebhook, type TodoState, type Usage } from './run-types.js';
 import { defineAppendEventIfRunExistsScript } from './append-event-if-run-exists-script.js';
+import { defineOwedWebhookScripts } from './owed-webhook-scripts.js';
 import { EMPTY_USAGE } from '../domain/usage.js';
 import type { RunBudget } from '../domain/run-budget.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
@@ -91,7 +92,21 @@ export interface RunEnd {
   turn: number;
   status: TerminalStatus;
   errorCode: RunErrorCode | null;
+  /** The run names a webhook, so its end owes a `run.ended` delivery (recorded by the ending script:
+   * readOwedWebhook). */
+  webhookOwed: boolean;
 }
+
+/** An end's owed webhook delivery as the ending script recorded it on the run's hash. */
+export interface OwedWebhook {
+  /** The stored value, as given back to settleOwedWebhook. */
+  raw: string;
+  status: TerminalStatus;
+  /** The end's transition time (ISO): it names the delivery. */
+  endedAt: string;
+}
+
+const owedWebhookSchema = z.strictObject({ status: z.enum(TERMINAL_STATUSES), endedAt: z.string() });
 
 /** A model turn as stored when its job starts (bfLoadTurn), decoded. */
 export interface TurnView {
@@ -414,10 +429,10 @@ export class RunEngine {
     const error = outcome.error ? { code: outcome.error.code, message: redactText(outcome.error.message) } : null;
     const fields = toFields({ status, result: outcome.result ?? null, error, question: null, updatedAt: new Date().toISOString() });
     const events = [...before.map((fieldsOf) => ({ run_id: runId, step: turn, ...fieldsOf }) as RunEvent), this.runEndEvent(runId, turn, status, error)].map((event) => this.encode(event));
-    const tenant = await this.scripts.bfEndRun(this.keys.run(runId), this.keys.events(runId), JSON.stringify(fields), events.length, ...events.map((event) => event.json));
-    if (tenant === null) return false;
+    const reply = await this.scripts.bfEndRun(this.keys.run(runId), this.keys.events(runId), JSON.stringify(fields), events.length, ...events.map((event) => event.json));
+    if (reply === null) return false;
     this.emitted(events);
-    await this.ended({ runId, tenant, turn, status, errorCode: error?.code ?? null });
+    await this.ended({ runId, tenant: reply[0], turn, status, errorCode: error?.code ?? null, webhookOwed: reply[1] === 1 });
     return true;
   }
 
@@ -436,11 +451,18 @@ export class RunEngine {
     // one of the two. Both are fleet-wide keys in another slot than the run's, so this cannot be
     // part of the ending script on Redis Cluster; a crash or a failure in between leaves the run
     // in the live-run index, where the reaper finds it ended and hands it over (handOffEndedRuns).
-    const handedOver = await this.redis
-      .zadd(this.keys.unarchivedRuns(), 'NX', Date.now(), end.runId)
+    // A run whose end owes a webhook delivery enters the owed-webhook index at the same time, and
+    // before it leaves the live one, for the same reason (docs/webhooks.md#guarantee); a run without
+    // a webhook costs nothing more. Two commands sent together, not a pipeline: the two indexes are
+    // in different Cluster slots.
+    const now = Date.now();
+    const handedOver = await Promise.all([
+      this.redis.zadd(this.keys.unarchivedRuns(), 'NX', now, end.runId),
+      ...(end.webhookOwed ? [this.redis.zadd(this.keys.owedWebhooks(), 'GT', now, end.runId)] : []),
+    ])
       .then(() => true)
       .catch((error: unknown) => {
-        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'unarchived-run index entry not added; the reaper hands the run over');
+        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'unarchived-run (or owed-webhook) index entry not added; the reaper hands the run over');
         return false;
       });
     if (handedOver) {
@@ -482,7 +504,55 @@ export class RunEngine {
   async handOffEndedRuns(runIds: readonly string[], now = Date.now()): Promise<void> {
     if (runIds.length === 0) return;
     await this.redis.zadd(this.keys.unarchivedRuns(), 'NX', ...runIds.flatMap((runId) => [now, runId]));
+    // Into the owed-webhook index too, whether or not they owe one (the reaper does not read their
+    // records for it): the webhook sweep drops the entries of runs that owe nothing.
+    await this.redis.zadd(this.keys.owedWebhooks(), 'GT', ...runIds.flatMap((runId) => [now, runId]));
     await this.redis.zrem(this.keys.liveRuns(), ...runIds);
+  }
+
+  // ---- owed webhook deliveries (src/workers/webhook-sweeper.ts, docs/webhooks.md#guarantee) ------
+
+  /** A page of the owed-webhook index (ZSCAN), each run with its entry's score (when it ended, ms)
+   * as stored, for forgetOwedWebhook. */
+  async scanOwedWebhooks(cursor: string, count: number): Promise<{ cursor: string; runs: Array<{ runId: string; score: string; endedAtMs: number }> }> {
+    const [next, flat] = await this.redis.zscan(this.keys.owedWebhooks(), cursor, 'COUNT', count);
+    const runs: Array<{ runId: string; score: string; endedAtMs: number }> = [];
+    for (let index = 0; index + 1 < flat.length; index += 2) {
+      const endedAtMs = Number(flat[index + 1]);
+      if (!Number.isFinite(endedAtMs)) throw new Error(`The owed-webhook index holds a score that is not a number: ${flat[index + 1]} (run ${flat[index]})`);
+      runs.push({ runId: flat[index]!, score: flat[index + 1]!, endedAtMs });
+    }
+    return { cursor: next, runs };
+  }
+
+  /** The run and the delivery its last end owes, in one read: null when the run has no record,
+   * `owed: null` when it owes none (enqueued already, or no webhook). */
+  async readOwedWebhook(runId: string): Promise<{ run: RunRecord; owed: OwedWebhook | null } | null> {
+    const fields = await this.redis.hgetall(this.keys.run(runId));
+    if (!fields.id) return null;
+    const run = fromFields(fields);
+    const raw = fields.webhookOwed;
+    if (!raw) return { run, owed: null };
+    let decoded: unknown;
+    try {
+      decoded = JSON.parse(raw);
+    } catch {
+      throw new StoredRunInvalid(runId, 'webhookOwed', 'not JSON');
+    }
+    const parsed = owedWebhookSchema.safeParse(decoded);
+    if (!parsed.success) throw new StoredRunInvalid(runId, 'webhookOwed', parsed.error.issues[0]?.message ?? 'invalid');
+    return { run, owed: { raw, ...parsed.data } };
+  }
+
+  /** Clears the run's owed-delivery record once its job exists; false when the record is no
+   * longer `owed` (a later end replaced it, or it was settled already). */
+  async settleOwedWebhook(runId: string, owed: OwedWebhook): Promise<boolean> {
+    return (await defineOwedWebhookScripts(this.redis).bfSettleOwedWebhook(this.keys.run(runId), owed.raw)) === 1;
+  }
+
+  /** Drops a run's owed-webhook index entry if it still has the score the caller read. */
+  async forgetOwedWebhook(runId: string, score: string): Promise<boolean> {
+    return (await defineOwedWebhookScripts(this.redis).bfForgetOwedWebhook(this.keys.owedWebhooks(), runId, score)) === 1;
   }
 
   // ---- the archive sweep (src/workers/archive-sweeper.ts) -----------------------------------
@@ -665,7 +735,7 @@ export class RunEngine {
     if (reply[0] === 0) return 'changed';
     if (reply[0] !== 1) return 'terminal';
     this.emitted(events);
-    await this.ended({ runId, tenant: reply[1] ?? '', turn: seen.turn, status: 'failed', errorCode: redacted.code });
+    await this.ended({ runId, tenant: reply[1] ?? '', turn: seen.turn, status: 'failed', errorCode: redacted.code, webhookOwed: reply[2] === 1 });
     return 'ended';
   }
 
@@ -849,7 +919,7 @@ export class RunEngine {
     }
     const usage = usageSchema.parse(JSON.parse(reply[1]));
     if (reply[2] === 1 && commit.end) {
-      await this.ended({ runId, tenant: reply[3], turn, status: commit.end.status, errorCode: endError?.code ?? null });
+      await this.ended({ runId, tenant: reply[3], turn, status: commit.end.status, errorCode: endError?.code ?? null, webhookOwed: reply[5] === 1 });
     }
     // After the end's bookkeeping: a failure here fails the job, and its retry, loading this turn,
     // adds the pending spend (loadTurn) — it cannot redo the end.

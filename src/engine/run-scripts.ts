@@ -31,7 +31,21 @@ local function charge(runKey, turnKey, usageJson, costArg, pendingJson)
 end
 `;
 
-const PRELUDE = LUA_IS_TERMINAL + LUA_HSET_JSON + LUA_APPEND_EVENTS + LUA_CHARGE;
+/** owe_webhook(run) — called by every script that ends a run, in the ending step: a run that names
+ * a webhook now owes its `run.ended` delivery, recorded on its own hash (`webhookOwed`: the end's
+ * status and transition time, JSON) until the delivery's job exists (docs/webhooks.md#guarantee).
+ * Returns 1 when owed, 0 for a run without a webhook (one HGET, nothing written). */
+const LUA_OWE_WEBHOOK = `
+local function owe_webhook(runKey)
+  local webhook = redis.call('HGET', runKey, 'webhook')
+  if not webhook or webhook == '' then return 0 end
+  local owed = cjson.encode({status = redis.call('HGET', runKey, 'status'), endedAt = redis.call('HGET', runKey, 'updatedAt') or ''})
+  redis.call('HSET', runKey, 'webhookOwed', owed)
+  return 1
+end
+`;
+
+const PRELUDE = LUA_IS_TERMINAL + LUA_HSET_JSON + LUA_APPEND_EVENTS + LUA_CHARGE + LUA_OWE_WEBHOOK;
 
 /**
  * bfChargeCall — a call that failed after its stream started was still paid for: its usage and
@@ -120,7 +134,8 @@ return {committed, redis.call('HGET', KEYS[2], 'claimedBy'), redis.call('LLEN', 
  * `tenantSpend:<marker>` until the engine adds it to the tenant: tenant-spend.ts), ARGV[10] n events,
  * ARGV[11 .. 10+n] events, then triples {tool_use_id, result JSON, trail JSON} of calls answered
  * here (refused before any tool ran).
- * Returns {1, usage JSON, 1 when the run ended now, tenant, run cost µUSD}, {0, stored outcome,
+ * Returns {1, usage JSON, 1 when the run ended now, tenant, run cost µUSD, 1 when the end owes a
+ * webhook delivery (owe_webhook)}, {0, stored outcome,
  * tenant} when the turn was committed before (that outcome stands), {-1} run missing, {-2, tenant}
  * run terminal. In the last two only the usage, the cost and the pending spend are written: this
  * answer was paid for all the same.
@@ -152,20 +167,23 @@ for index = 11 + count, #ARGV, 3 do
   if redis.call('HSETNX', KEYS[5], ARGV[index], ARGV[index + 1]) == 1 then redis.call('RPUSH', KEYS[6], ARGV[index + 2]) end
 end
 local ended = 0
+local owed = 0
 if endFields then
   hset_fields(KEYS[1], endFields)
   ended = 1
+  owed = owe_webhook(KEYS[1])
 end
 append_events(KEYS[4], 11, count)
 -- The outcome last: a turn with an outcome is a committed turn, and is replayed, never redone.
 redis.call('HSET', KEYS[2], 'response', ARGV[1], 'outcome', ARGV[6])
-return {1, encoded, ended, redis.call('HGET', KEYS[1], 'tenant') or '', totalCost}
+return {1, encoded, ended, redis.call('HGET', KEYS[1], 'tenant') or '', totalCost, owed}
 `;
 
 /**
  * bfEndRun — moves a run to a terminal state once, with its events (run-end last).
  * KEYS[1] run hash, KEYS[2] event stream. ARGV[1] JSON fields, ARGV[2] n events, ARGV[3..] events.
- * Returns the run's tenant when this call ended it, false when it had ended already or is missing.
+ * Returns {the run's tenant, 1 when the end owes a webhook delivery} when this call ended it, false
+ * when it had ended already or is missing.
  */
 const END_RUN =
   PRELUDE +
@@ -174,7 +192,7 @@ local status = redis.call('HGET', KEYS[1], 'status')
 if not status or is_terminal(status) then return false end
 hset_json(KEYS[1], ARGV[1])
 append_events(KEYS[2], 3, tonumber(ARGV[2]))
-return redis.call('HGET', KEYS[1], 'tenant') or ''
+return {redis.call('HGET', KEYS[1], 'tenant') or '', owe_webhook(KEYS[1])}
 `;
 
 /**
@@ -334,7 +352,8 @@ return 1
  * the caller saw (the reaper's end of a stalled run must not end one that moved on meanwhile).
  * KEYS[1] run hash, KEYS[2] event stream. ARGV[1] turn, ARGV[2] updatedAt seen, ARGV[3] JSON
  * fields, ARGV[4] n events, ARGV[5..] events.
- * Returns {1, tenant} when ended now, {0} when the run changed, {-2} when terminal or missing.
+ * Returns {1, tenant, 1 when the end owes a webhook delivery} when ended now, {0} when the run
+ * changed, {-2} when terminal or missing.
  */
 const END_RUN_IF_UNCHANGED =
   PRELUDE +
@@ -345,7 +364,7 @@ if status == 'waiting_for_input' then return {0} end
 if redis.call('HGET', KEYS[1], 'turn') ~= ARGV[1] or (redis.call('HGET', KEYS[1], 'updatedAt') or '') ~= ARGV[2] then return {0} end
 hset_json(KEYS[1], ARGV[3])
 append_events(KEYS[2], 5, tonumber(ARGV[4]))
-return {1, redis.call('HGET', KEYS[1], 'tenant') or ''}
+return {1, redis.call('HGET', KEYS[1], 'tenant') or '', owe_webhook(KEYS[1])}
 `;
 
 /**
@@ -368,14 +387,14 @@ return {1}
 
 export type StartTurnReply = [number, string?, number?];
 export type InspectTurnReply = [-1] | [0, string] | [1, string, string, string, string, string, string, number[], string];
-export type CommitAnswerReply = [1, string, number, string, number] | [0, string, string] | [-1] | [-2, string];
+export type CommitAnswerReply = [1, string, number, string, number, number] | [0, string, string] | [-1] | [-2, string];
 export type LoadTurnReply = [string[], string[], string, string[], number, string[], string[]];
 
 export interface RunScripts {
   bfLoadTurn(run: string, turn: string, previousTurn: string, messages: string, results: string, trail: string, from: number): Promise<LoadTurnReply>;
   bfStartTurn(run: string, turn: string, messages: string, events: string, fieldsJson: string, jobId: string, eventCount: number, ...rest: string[]): Promise<StartTurnReply>;
   bfCommitAnswer(run: string, turn: string, messages: string, events: string, results: string, trail: string, ...args: Array<string | number>): Promise<CommitAnswerReply>;
-  bfEndRun(run: string, stream: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<string | null>;
+  bfEndRun(run: string, stream: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<[string, number] | null>;
   bfUpdateIfActive(run: string, stream: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<number>;
   bfRecordToolResult(results: string, trail: string, stream: string, toolUseId: string, resultJson: string, trailJson: string, eventCount: number, ...events: string[]): Promise<string>;
   bfParkForInput(run: string, results: string, events: string, toolUseId: string, now: string, event: string): Promise<number>;
@@ -385,7 +404,7 @@ export interface RunScripts {
   bfChargeCall(run: string, turn: string, usageJson: string, costMicroUsd: string, pendingJson: string): Promise<[number, string?]>;
   bfInspectTurn(run: string, turn: string, previousTurn: string, results: string, turnNumber: string): Promise<InspectTurnReply>;
   bfResumeTurn(run: string, turn: string, events: string, turnNumber: string, updatedAt: string, recoveries: string, jobId: string, now: string, event: string): Promise<number>;
-  bfEndRunIfUnchanged(run: string, stream: string, turnNumber: string, updatedAt: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<[number, string?]>;
+  bfEndRunIfUnchanged(run: string, stream: string, turnNumber: string, updatedAt: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<[number, string?, number?]>;
   bfExpireArchivedRun(...keysThenArgs: Array<string | number>): Promise<[number]>;
 }
 

@@ -13,7 +13,7 @@ import { startProcessHttpServer, type ProcessHttpServer } from '../telemetry/pro
 import { FleetMetrics } from './fleet-metrics.js';
 import { startTracing } from '../telemetry/tracing.js';
 import { archiveOnRunEnd, startArchiving, type RunningArchiving } from '../workers/start-archiving.js';
-import { startWebhookWorker } from '../workers/webhook-worker.js';
+import { startWebhookDelivery } from '../workers/start-webhook-delivery.js';
 
 export type WorkerRole = 'model' | 'tool';
 
@@ -41,9 +41,9 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
   const metrics = new FleetMetrics({ role: `${role}-worker`, queues: fleet.queues });
   metrics.observeRunEnds(fleet.store);
   const archiving = startHistory(fleet, role === 'tool');
-  // Webhook deliveries go out from the tool workers, whose egress is the SSRF guard's already
-  // (docs/webhooks.md); every process enqueues them (fleet-context.ts).
-  const webhooks = role === 'tool' ? startWebhookWorker(fleet) : null;
+  // Webhook deliveries go out from the tool workers, whose egress is the SSRF guard's already, and
+  // their sweep runs there too (docs/webhooks.md); every process enqueues them (fleet-context.ts).
+  const webhooks = role === 'tool' ? startWebhookDelivery(fleet) : null;
   const onJobDone = (durationMs: number) => metrics.jobDuration.observe({ queue: role }, durationMs / 1000);
   const onConcurrencyChange = (change: ConcurrencyChange) => {
     metrics.workerConcurrency.set({ queue: role }, change.to);

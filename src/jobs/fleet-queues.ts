@@ -68,6 +68,11 @@ export const TOOL_JOB_OPTIONS: JobsOptions = {
   ignoreDependencyOnFailure: true,
 };
 
+/** Every queue of the fleet, in the order an operator reads a run through them (the admin routes
+ * and the console list them all). */
+export const FLEET_QUEUE_NAMES = [QUEUE_NAMES.model, QUEUE_NAMES.tool, WEBHOOK_QUEUE_NAME, ARCHIVE_QUEUE_NAME] as const;
+export type FleetQueueName = (typeof FLEET_QUEUE_NAMES)[number];
+
 export class FleetQueues {
   private readonly modelJobOptions: JobsOptions;
   private readonly toolJobOptions: JobsOptions;
@@ -142,6 +147,11 @@ export class FleetQueues {
     if (!job || !(await job.isFailed())) return false;
     await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
     return true;
+  }
+
+  /** The queue of that name (created on first use, as the getters). */
+  queue(name: FleetQueueName): Queue {
+    return this[name] as Queue;
   }
 
   get flows(): FlowProducer {

@@ -17,18 +17,34 @@ afterAll(async () => {
 });
 
 describe('GET /v1/admin/queues', () => {
-  it('shows job counts per state of the model and tool queues, fleet-wide', async () => {
+  it('shows job counts per state of every fleet queue (model, tool, webhook, archive), fleet-wide', async () => {
     for (let index = 0; index < 2; index += 1) {
       expect((await harness.app.inject({ method: 'POST', url: '/v1/runs', headers: user, payload: { prompt: `run ${index}` } })).statusCode).toBe(202);
     }
+    // One archive job and one webhook delivery (no worker takes them here): the console's admin
+    // view shows the depths of these queues too.
+    const now = new Date().toISOString();
+    await harness.fleet.queues.enqueueArchive('run_admincounts');
+    await harness.fleet.queues.enqueueWebhook(
+      {
+        runId: 'run_admincounts',
+        turn: 1,
+        url: 'https://hooks.example.com/buildfleet',
+        payload: { id: 'webhook-run_admincounts-ended-1', event: 'run.ended', occurredAt: now, runId: 'run_admincounts', tenant: 'acme', status: 'succeeded', error: null, result: 'done', costUsd: 0, question: null, createdAt: now },
+      },
+      { attempts: 1, backoffMs: 1000 },
+    );
     const response = await harness.app.inject({ url: '/v1/admin/queues', headers: operator });
     expect(response.statusCode).toBe(200);
-    const { queues } = response.json() as { queues: Record<'model' | 'tool', Record<string, number>> };
-    for (const counts of [queues.model, queues.tool]) {
+    const { queues } = response.json() as { queues: Record<string, Record<string, number>> };
+    expect(Object.keys(queues)).toEqual(['model', 'tool', 'webhook', 'archive']);
+    for (const counts of Object.values(queues)) {
       expect(Object.keys(counts).sort()).toEqual(['active', 'completed', 'delayed', 'failed', 'paused', 'prioritized', 'waiting', 'waiting-children']);
     }
-    expect(queues.model.waiting).toBe(2);
-    expect(queues.tool.waiting).toBe(0);
+    expect(queues.model!.waiting).toBe(2);
+    expect(queues.tool!.waiting).toBe(0);
+    expect(queues.archive!.waiting).toBe(1);
+    expect(queues.webhook!.waiting).toBe(1);
   });
 
   it('is 403 for a key without admin and 401 without a key', async () => {

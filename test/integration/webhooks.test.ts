@@ -117,6 +117,11 @@ describe('webhook deliveries', () => {
     expect(verify(secret.secret, { ...delivery!, body: delivery!.body.replace('succeeded', 'failed') })).toBe(false);
     expect(verify(`${secret.secret}0`, delivery!)).toBe(false);
 
+    // The end recorded the delivery as owed (docs/webhooks.md#guarantee) and this process's enqueue
+    // settled it: the sweep (60 s away) has nothing left to enqueue for this run.
+    expect(await harness.fleet.redis.zscore(harness.fleet.store.keys.owedWebhooks(), runId)).not.toBeNull();
+    await waitFor('the owed delivery to be settled', async () => ((await harness.fleet.store.readOwedWebhook(runId))?.owed === null ? true : undefined));
+
     // The same end enqueued again (an end reported twice) is the same delivery: nothing more is posted.
     await harness.fleet.queues.enqueueWebhook({ runId, turn: run!.turn, url: `${receiverOrigin}/ended`, payload }, { attempts: 4, backoffMs: 50 });
     expect(await harness.fleet.queues.webhook.getJobState(payload.id)).toBe('completed');

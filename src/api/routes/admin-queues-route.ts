@@ -1,5 +1,6 @@
 // GET /v1/admin/queues: how many jobs each queue holds in each state, for operators.
 import type { FleetContext } from '../../fleet/fleet-context.js';
+import { FLEET_QUEUE_NAMES } from '../../jobs/fleet-queues.js';
 import { queueCountsSchema } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
 
@@ -11,14 +12,14 @@ export function adminQueuesRoute({ fleet }: { fleet: FleetContext }) {
     url: '/v1/admin/queues',
     operationId: 'getQueueCounts',
     summary: 'Queue dashboard',
-    description: `Job counts of the model and tool queues in each state (${JOB_STATES.join(', ')}), fleet-wide. Needs the \`admin\` scope.`,
+    description: `Job counts of every queue of the fleet (${FLEET_QUEUE_NAMES.join(', ')}) in each state (${JOB_STATES.join(', ')}), fleet-wide. Needs the \`admin\` scope.`,
     tags: ['admin'],
     access: 'admin',
     responses: { 200: { description: 'Job counts per queue and state', schema: queueCountsSchema } },
     errors: [],
     async handler() {
-      const [model, tool] = await Promise.all([fleet.queues.model.getJobCounts(...JOB_STATES), fleet.queues.tool.getJobCounts(...JOB_STATES)]);
-      return { queues: { model, tool } };
+      const counts = await Promise.all(FLEET_QUEUE_NAMES.map((name) => fleet.queues.queue(name).getJobCounts(...JOB_STATES)));
+      return { queues: Object.fromEntries(FLEET_QUEUE_NAMES.map((name, index) => [name, counts[index]])) as Record<(typeof FLEET_QUEUE_NAMES)[number], Record<string, number>> };
     },
   });
 }

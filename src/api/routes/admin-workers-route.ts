@@ -6,10 +6,8 @@
 import type { Queue } from 'bullmq';
 import { z } from 'zod';
 import type { FleetContext } from '../../fleet/fleet-context.js';
+import { FLEET_QUEUE_NAMES as QUEUES } from '../../jobs/fleet-queues.js';
 import { defineRoute } from '../define-route.js';
-
-/** The fleet's queues, in the order an operator reads a run through them. */
-const QUEUES = ['model', 'tool', 'webhook', 'archive'] as const;
 
 /** What Queue.getWorkers() returns for one connection: CLIENT LIST's fields as strings. Validated
  * as any read from Redis is; `rawname` is the connection's full name, where the worker's own is. */
@@ -69,7 +67,7 @@ export function adminWorkersRoute({ fleet }: { fleet: FleetContext }) {
     responses: { 200: { description: 'Workers per queue', schema: queueWorkersSchema } },
     errors: [],
     async handler() {
-      const lists = await Promise.all(QUEUES.map((name) => workersOf(fleet.queues[name] as Queue)));
+      const lists = await Promise.all(QUEUES.map((name) => workersOf(fleet.queues.queue(name))));
       return { queues: Object.fromEntries(QUEUES.map((name, index) => [name, lists[index]])) };
     },
   });
