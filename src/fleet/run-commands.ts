@@ -1,7 +1,8 @@
 // What a client can do to a run — submit, answer a question, cancel, resume — as functions over the
 // store and queues, so the API, the CLI and the tests share one implementation.
 import type { FleetContext } from './fleet-context.js';
-import { jobIds } from '../jobs/job-catalog.js';
+import { jobIds, QUEUE_NAMES, type ModelJobData, type ToolJobData } from '../jobs/job-catalog.js';
+import type { PlannedDispatch } from '../engine/turn-outcome.js';
 import type { RunOptions, RunRecord, RunThinking, RunWebhook } from '../engine/run-types.js';
 import { resolveRunModelSettings } from '../domain/resolve-run-model-settings.js';
 import type { RunBudget } from '../domain/run-budget.js';
@@ -144,6 +145,8 @@ export type ResumeOutcome =
  * failed turn: the engine reopens it (one step, guarded), then the turn's new job is enqueued
  * (`<run>-turn-<n>-reopen-<k>`, a new id: the failed turn's own job id is taken). The turns before
  * are committed and never called again; the tools of the calls they made answer from the ledger.
+ * Calls the turn before committed but never handed out (its job failed for good in the dispatch)
+ * are handed out now, as the new job's children (undispatchedCalls).
  * Admission (the tenant's slot and limits) is the caller's: the API admits before calling this.
  * A run that changed between the engine's read and its step (another turn, another reopen) is
  * read again, twice at most.
@@ -156,8 +159,36 @@ export async function resumeRun(fleet: FleetContext, runId: string): Promise<Res
     if (outcome.kind !== 'reopened') return outcome;
     // Should this enqueue fail, the run is `running` with no job: the reaper finds it after its
     // grace (the claim names this job, which it sees lost) and resumes the turn or ends the run.
-    await fleet.queues.enqueueTurn({ runId, turn: outcome.run.turn, trace: outcome.run.traceContext }, outcome.jobId);
+    const next: ModelJobData = { runId, turn: outcome.run.turn, trace: outcome.run.traceContext };
+    const calls = await undispatchedCalls(fleet, runId, next.turn);
+    if (calls.length === 0) {
+      await fleet.queues.enqueueTurn(next, outcome.jobId);
+    } else {
+      fleet.logger.info({ run_id: runId, step: next.turn, job_id: outcome.jobId, tool_use_ids: calls.map((call) => call.toolUseId) }, 'resume hands out calls never dispatched');
+      await fleet.queues.enqueueToolFanOut(next, calls.map((call) => toolJobOf(call, next.trace)), { parentJobId: outcome.jobId });
+    }
     return { kind: 'resumed', run: outcome.run, jobId: outcome.jobId };
   }
   return { kind: 'changed' };
+}
+
+/**
+ * The calls the turn before `turn` committed that were never handed out: the turn's input is not
+ * committed yet (it will be built from the ledger), and a call has neither a result in the ledger
+ * nor a tool job. That is a turn whose job failed for good while dispatching (the commit had moved
+ * the run to `turn`, so the resume reopens `turn`): without this its calls would reach the model as
+ * missing results, never run. A call that ran (its result in the ledger, its job gone or not) is
+ * left to the ledger; one whose job exists, failed for good included, is left to that job (a tool
+ * failure is data). The job ids are the calls' deterministic ones, so a call is never queued twice.
+ */
+async function undispatchedCalls(fleet: FleetContext, runId: string, turn: number): Promise<PlannedDispatch[]> {
+  const inspection = await fleet.store.inspectTurn(runId, turn);
+  if (typeof inspection === 'string' || inspection.inputCommitted) return [];
+  const unrecorded = inspection.calls.filter(({ call, recorded }) => !recorded && call.name !== 'ask_user').map(({ call }) => call);
+  const states = await Promise.all(unrecorded.map((call) => fleet.queues.jobState(QUEUE_NAMES.tool, jobIds.tool(runId, call.toolUseId))));
+  return unrecorded.filter((_, index) => states[index] === 'unknown');
+}
+
+function toolJobOf(call: PlannedDispatch, trace: Record<string, string>): ToolJobData {
+  return { runId: call.runId, turn: call.turn, toolUseId: call.toolUseId, name: call.name, input: call.input, parseMode: call.parseMode as ToolJobData['parseMode'], trace };
 }
