@@ -170,7 +170,7 @@ export const runPageSchema = z
         status: z.enum(RUN_STATUSES),
         phase: z.string(),
         turn: z.int(),
-        prompt: z.string().describe('The first 200 characters of the prompt'),
+        prompt: z.string().describe('The first 200 characters of the prompt, secrets redacted (`[redacted]`)'),
         createdAt: z.string(),
         updatedAt: z.string(),
       }),

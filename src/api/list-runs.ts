@@ -22,6 +22,7 @@ import { encodeHistoryCursor } from '../history/history-cursor.js';
 import { encodeRunListCursor, type RunListPosition } from './run-list-cursor.js';
 import { promptHasWords } from './prompt-has-words.js';
 import { readHistory } from './history-unavailable.js';
+import { redactText } from '../telemetry/redact-secrets.js';
 
 const BATCH_SIZE = 100;
 /** Index entries one request reads at most, so a filter that matches little stays one bounded
@@ -69,8 +70,11 @@ function compareListed(left: RunListPosition, right: RunListPosition): number {
   return left.runId > right.runId ? -1 : 1;
 }
 
-function excerpt(summary: Omit<RunSummary, 'prompt'> & { prompt: string }): RunSummary {
-  return { ...summary, prompt: summary.prompt.slice(0, PROMPT_EXCERPT_CHARACTERS) };
+/** The summary as answered: the prompt's secrets redacted (stored prompts keep them, as the
+ * transcript does), then cut — in that order, so a secret cut at the edge cannot slip through as a
+ * fragment too short to be recognised. */
+function excerpt(summary: RunSummary): RunSummary {
+  return { ...summary, prompt: redactText(summary.prompt).slice(0, PROMPT_EXCERPT_CHARACTERS) };
 }
 
 function summaryOfRecord(run: RunSummaryRecord): RunSummary {

@@ -53,8 +53,9 @@ export class RunReader {
     return found;
   }
 
-  /** GET /v1/runs/:id: the run's view, or throws run_not_found. */
-  async runView({ runId, tenant }: { runId: string; tenant: string }): Promise<RunView> {
+  /** GET /v1/runs/:id: the run's view, or throws run_not_found (`tenant` undefined: any tenant's,
+   * for an admin key). */
+  async runView({ runId, tenant }: { runId: string; tenant: string | undefined }): Promise<RunView> {
     const { fleet } = this;
     const view = { sitesBaseUrl: fleet.sitesBaseUrl, fleetTokenBudget: fleet.config.BUILDFLEET_TOKEN_BUDGET };
     if (!RUN_ID_PATTERN.test(runId)) throw apiErrors.runNotFound();

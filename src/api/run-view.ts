@@ -7,6 +7,7 @@ import type { RunView } from './api-schemas.js';
 import { cacheHitRatio, totalTokens } from '../domain/usage.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
 import { budgetStanding, legacyRunBudget } from '../domain/run-budget.js';
+import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 
 /** What the view is built from: the run record's fields it shows, whether Redis holds the record
  * or history does (archived-run-view-record.ts). */
@@ -27,7 +28,9 @@ function budgetView(run: RunViewRecord, fleetTokenBudget: number): RunView['budg
   };
 }
 
-/** Builds the public view of a run. */
+/** Builds the public view of a run. The texts the model wrote (plan, result, question) may repeat
+ * a secret of the prompt: they are redacted on the way out, like the transcript (the error was
+ * redacted when stored). */
 export function toRunView({
   run,
   files,
@@ -49,7 +52,7 @@ export function toRunView({
     model: run.model,
     maxTokens: run.maxTokens,
     thinkingBudgetTokens: run.thinkingBudgetTokens,
-    todos: run.todos,
+    todos: redactValue(run.todos),
     files,
     deployment: {
       latest: run.latestDeploy
@@ -61,9 +64,9 @@ export function toRunView({
     cacheHitRatio: cacheHitRatio(run.usage),
     costUsd: microUsdToUsd(run.costMicroUsd),
     budget: budgetView(run, fleetTokenBudget),
-    result: run.result,
+    result: run.result === null ? null : redactText(run.result),
     error: run.error,
-    question: run.question,
+    question: redactValue(run.question),
     traceId: run.traceId,
     createdAt: run.createdAt,
     updatedAt: run.updatedAt,

@@ -65,24 +65,28 @@ function checkModelSettings(fleet: FleetContext, body: CreateRunBody, model: str
 }
 
 /**
- * Checks `body` and starts its run for the request's tenant (admission, budgets, the spend-limit
- * flag), once per Idempotency-Key header and `idempotencyBody` (what a replay must match: the body,
- * or for a rerun the body with the run it reruns). `rerunOf` links the new run to the one it reruns.
+ * Checks `body` and starts its run for `tenant` (the request's own unless named) within that
+ * tenant's limits (admission, budgets, the spend-limit flag), once per Idempotency-Key header and
+ * `idempotencyBody` (what a replay must match: the body, or for a rerun the body with the run it
+ * reruns). The Idempotency-Key is the caller's, so it is scoped by the request's tenant whichever
+ * tenant the run is for. `rerunOf` links the new run to the one it reruns.
  */
 export async function startRunFromBody({
   fleet,
   request,
   body,
+  tenant = tenantOf(request),
   rerunOf = null,
   idempotencyBody = body,
 }: {
   fleet: FleetContext;
   request: FastifyRequest;
   body: CreateRunBody;
+  /** The tenant the run is created for: an admin's rerun of another tenant's run keeps that tenant. */
+  tenant?: string;
   rerunOf?: string | null;
   idempotencyBody?: unknown;
 }): Promise<{ run: RunRecord; replayed: boolean }> {
-  const tenant = tenantOf(request);
   const maxPromptChars = fleet.config.BUILDFLEET_MAX_PROMPT_CHARS;
   const promptLength = codePointLength(body.prompt);
   if (promptLength > maxPromptChars) {
@@ -126,5 +130,5 @@ export async function startRunFromBody({
     }
   };
   const idempotencyKey = (request.headers as Record<string, string | undefined>)['idempotency-key'];
-  return idempotencyKey ? submitRunIdempotently({ fleet, tenant, idempotencyKey, body: idempotencyBody, submit }) : { run: await submit(), replayed: false };
+  return idempotencyKey ? submitRunIdempotently({ fleet, tenant: tenantOf(request), idempotencyKey, body: idempotencyBody, submit }) : { run: await submit(), replayed: false };
 }

@@ -1,6 +1,8 @@
 // The one place a request is mapped to its tenant: the tenant of the API key that authenticated
-// it (request-auth.ts). Every run, idempotency key and lookup is scoped by it.
+// it (request-auth.ts). Every run, idempotency key and lookup is scoped by it, except that a key
+// with the `admin` scope reaches the runs of every tenant (runTenantScopeOf).
 import type { FastifyRequest } from 'fastify';
+import { hasScope } from '../auth/api-key-scopes.js';
 import type { RequestAuth } from './request-auth.js';
 
 /** The tenant a request acts for. Only called on routes behind a scope, where the auth hook has
@@ -15,4 +17,13 @@ export function tenantOf(request: FastifyRequest): string {
 export function authOf(request: FastifyRequest): RequestAuth {
   if (!request.auth) throw new Error('authOf called on a request that was not authenticated');
   return request.auth;
+}
+
+/** The tenant whose runs the request may read and steer (GET /v1/runs/:id and its payloads and
+ * events; cancel, input, resume, rerun): its own, or for a key with the `admin` scope any tenant's,
+ * answered as undefined. An operator must be able to inspect and stop any run from the console;
+ * every other key meets another tenant's run as run_not_found. */
+export function runTenantScopeOf(request: FastifyRequest): string | undefined {
+  const auth = authOf(request);
+  return hasScope({ scopes: auth.scopes, required: 'admin' }) ? undefined : auth.tenant;
 }

@@ -3,11 +3,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { DEV_STATE_FILE } from './dev-state.js';
 
+/** The API refused a request: its status, error code and message, and the path asked for (so a
+ * hint can name the run the request was about). */
 export class ApiClientError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly path?: string,
   ) {
     super(message);
   }
@@ -82,7 +85,7 @@ export class ApiClient {
     }
     if (!response.ok) {
       const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
-      throw new ApiClientError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? text.slice(0, 500));
+      throw new ApiClientError(response.status, error?.code ?? `http_${response.status}`, error?.message ?? text.slice(0, 500), path);
     }
     return parsed as T;
   }

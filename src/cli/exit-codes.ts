@@ -38,7 +38,8 @@ export function exitCodeOfApiError({ status, code }: Pick<ApiClientError, 'statu
   return EXIT_CODES.unavailable;
 }
 
-// What to do next, for the codes where the API's message alone leaves a CLI user guessing.
+// What to do next, for the codes where the API's message alone leaves a CLI user guessing. `<run>`
+// stands for the run the refused request was about (runIdOfPath), so the hint can be pasted.
 const HINTS: Record<string, string> = {
   unauthorized: 'pass --key KEY or set BUILDFLEET_API_KEY (`buildfleet keys create` makes one)',
   forbidden: 'this key lacks the scope; `buildfleet keys create --scopes …` makes one that has it',
@@ -51,8 +52,22 @@ const HINTS: Record<string, string> = {
   history_unavailable: 'the fleet’s run history (PostgreSQL) is down; runs Redis still holds can be read',
 };
 
-/** The line printed for an API refusal: status, code, the API's message and a hint. */
-export function describeApiError(error: Pick<ApiClientError, 'status' | 'code' | 'message'>): string {
-  const hint = HINTS[error.code];
+/** The run id a request path names (`/v1/runs/<id>…`), or undefined. */
+function runIdOfPath(path: string | undefined): string | undefined {
+  const encoded = path === undefined ? undefined : /^\/v1\/runs\/([^/?#]+)/.exec(path)?.[1];
+  if (encoded === undefined) return undefined;
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
+
+/** The line printed for an API refusal: status, code, the API's message and a hint naming the run
+ * the request was about, when its path names one. */
+export function describeApiError(error: Pick<ApiClientError, 'status' | 'code' | 'message' | 'path'>): string {
+  const runId = runIdOfPath(error.path);
+  const template = HINTS[error.code];
+  const hint = template !== undefined && runId !== undefined ? template.replaceAll('<run>', runId) : template;
   return `the API answered ${error.status} ${error.code}: ${error.message}${hint ? `\n  hint: ${hint}` : ''}`;
 }

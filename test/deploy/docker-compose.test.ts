@@ -126,6 +126,18 @@ describe('docker-compose.yml', () => {
     expect(loadConfig(environment).ANTHROPIC_API_KEY).toBe('sk-ant-test');
   });
 
+  it('turns webhooks on for the API and the tool workers when BUILDFLEET_WEBHOOK_SECRET is exported, off without it', () => {
+    // The API refuses a run with a webhook without it (webhooks_not_configured); the tool workers,
+    // which deliver, sign with it.
+    for (const name of ['api', 'tool-worker']) expect(loadConfig(environmentOf(name)).BUILDFLEET_WEBHOOK_SECRET, name).toBeUndefined();
+    const secret = 'a'.repeat(64);
+    const withSecret = readComposeFile(join(PROJECT_ROOT, 'docker-compose.yml'), { BUILDFLEET_WEBHOOK_SECRET: secret });
+    for (const name of ['api', 'tool-worker']) {
+      const environment = Object.fromEntries(Object.entries(withSecret.services[name]?.environment ?? {}).map(([key, value]) => [key, String(value ?? '')]));
+      expect(loadConfig(environment).BUILDFLEET_WEBHOOK_SECRET, name).toBe(secret);
+    }
+  });
+
   it('makes the public URL reachable from the host and from inside the network', () => {
     const publicUrl = new URL(loadConfig(environmentOf('api')).BUILDFLEET_PUBLIC_URL ?? '');
     const api = serviceOf('api');

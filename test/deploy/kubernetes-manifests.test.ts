@@ -161,6 +161,23 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
     }
   });
 
+  it('the roles that read BUILDFLEET_WEBHOOK_SECRET (the API accepts webhook runs, the tool workers sign) take it from buildfleet-secrets, never the ConfigMap', () => {
+    for (const directory of KUSTOMIZATIONS) {
+      const documents = renderedOf(directory);
+      const config = (byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data;
+      expect(config.BUILDFLEET_WEBHOOK_SECRET, directory).toBeUndefined();
+      for (const name of ['api', 'tool-worker']) {
+        const deployment = named(documents, 'Deployment', name) as unknown as KubernetesDocument & DeploymentShape;
+        const container = deployment.spec.template.spec.containers[0]!;
+        // envFrom passes every key of the Secret, BUILDFLEET_WEBHOOK_SECRET among them once the
+        // operator adds it (docs/deploy.md#secrets); an `env` entry of the same name would win
+        // over it, so none may shadow it.
+        expect(container.envFrom, `${directory} ${name}`).toContainEqual({ secretRef: { name: 'buildfleet-secrets', optional: true } });
+        expect(container.env?.map((variable) => variable.name) ?? [], `${directory} ${name}`).not.toContain('BUILDFLEET_WEBHOOK_SECRET');
+      }
+    }
+  });
+
   it('serves the run console on an origin of its own: the API pods’ console port, behind a Service of its own (issue #18)', () => {
     const documents = renderedOf('k8s');
     const config = loadConfig((byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data);

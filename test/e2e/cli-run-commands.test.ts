@@ -167,7 +167,7 @@ describe('a failed run: logs, resume, rerun', () => {
     const again = await cli(['resume', runId]);
     expect(again.code).toBe(EXIT_CODES.conflict);
     expect(again.err[0]).toMatch(/^buildfleet: the API answered 409 run_not_resumable: The run is succeeded/);
-    expect(again.err[1]).toBe('  hint: start its input again as a new run: buildfleet rerun <run>');
+    expect(again.err[1]).toBe(`  hint: start its input again as a new run: buildfleet rerun ${runId}`);
   });
 
   it('rerun starts the input again as a new run with the edits, linked to the original', async () => {

@@ -292,7 +292,7 @@ describe('unknown and malformed run ids', () => {
     });
   }
 
-  it('does not show another tenant’s run', async () => {
+  it('does not show another tenant’s run, except to an admin key', async () => {
     const run = await harness.fleet.store.createRun({
       tenant: 'someone-else',
       prompt: 'x',
@@ -301,9 +301,14 @@ describe('unknown and malformed run ids', () => {
       maxTokens: 1,
       options: {},
     });
-    const response = await get(`/v1/runs/${run.id}`);
+    // The harness's key has the admin scope, which reads every tenant's runs (docs/security.md).
+    const reader = await harness.createKey({ tenant: 'default', scopes: ['runs:read'] });
+    const response = await harness.app.inject({ method: 'GET', url: `/v1/runs/${run.id}`, headers: { authorization: `Bearer ${reader}` } });
     expect(response.statusCode).toBe(404);
     expect(response.json().error.code).toBe('run_not_found');
+    const admin = await get(`/v1/runs/${run.id}`);
+    expect(admin.statusCode).toBe(200);
+    expect(admin.json().id).toBe(run.id);
   });
 });
 

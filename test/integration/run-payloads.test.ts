@@ -178,7 +178,8 @@ describe('run payloads over the API', () => {
 
   it('never answers a secret the prompt carried, live or archived', async () => {
     const secret = 'sk-ant-api03-PayloadSecretValue1234567890';
-    const created = await harness.submit({ prompt: `Build a small bakery website for Crumb and Co. Our deploy key is ${secret} for the footer.` });
+    const buildfleetKey = 'bf_PayloadListingKey0123456789';
+    const created = await harness.submit({ prompt: `Build a small bakery website for Crumb and Co. Our deploy key is ${secret} for the footer, the API key ${buildfleetKey}.` });
     const run = await harness.waitForRun(created.id, 120_000);
     await waitForRunEndEvent(run.id);
     const check = async () => {
@@ -186,6 +187,7 @@ describe('run payloads over the API', () => {
       for (const answer of answers) {
         expect(answer.status).toBe(200);
         expect(answer.text).not.toContain(secret);
+        expect(answer.text).not.toContain(buildfleetKey);
       }
       // The prompt is in the transcript, redacted.
       expect(answers[2]!.text).toContain('[redacted]');
@@ -193,12 +195,45 @@ describe('run payloads over the API', () => {
         const answer = await api(`/v1/runs/${run.id}/files/${file.path}`);
         expect(answer.text).not.toContain(secret);
       }
+      // The run's record, its events, and the listing's prompt excerpt (to its tenant, and to an
+      // admin naming the tenant) answer the same prompt redacted.
+      for (const path of [`/v1/runs/${run.id}`, `/v1/runs/${run.id}/events`]) {
+        const answer = await api(path);
+        expect(answer.status, path).toBe(200);
+        expect(answer.text, path).not.toContain(secret);
+        expect(answer.text, path).not.toContain(buildfleetKey);
+      }
+      for (const [path, key] of [
+        ['/v1/runs?limit=100', harness.apiKey],
+        ['/v1/runs?limit=100&tenant=default', adminKey],
+      ] as const) {
+        const listing = await api(path, key);
+        expect(listing.status, path).toBe(200);
+        const listed = (listing.json.runs as Array<{ id: string; prompt: string }>).find((candidate) => candidate.id === run.id);
+        expect(listed?.prompt, path).toBe('Build a small bakery website for Crumb and Co. Our deploy key is [redacted] for the footer, the API key [redacted].');
+        expect(listing.text, path).not.toContain(secret);
+        expect(listing.text, path).not.toContain(buildfleetKey);
+      }
     };
     await check();
-    // The transcript in Redis does hold it: the redaction happens on the way out.
+    // The transcript and the record in Redis do hold it: the redaction happens on the way out.
     expect(JSON.stringify(await harness.fleet.store.getMessages(run.id))).toContain(secret);
+    expect((await harness.fleet.store.getRun(run.id))?.prompt).toContain(buildfleetKey);
+    // Archived and expired: the listing reads the prompt from its history row.
     await archiveAndExpire(run.id);
     await check();
+  }, 240_000);
+
+  it('redacts a secret that the listing’s 200-character cut would halve', async () => {
+    // Cut first, the key's first characters would survive as a fragment too short to look like a key.
+    const secret = 'sk-ant-api03-CutAtTheEdgeSecret0123456789';
+    const prompt = `${'Build a small bakery website. '.repeat(7).slice(0, 190)}${secret} is the key.`;
+    const created = await harness.submit({ prompt });
+    const listing = await ok('/v1/runs?limit=100');
+    const listed = (listing.runs as Array<{ id: string; prompt: string }>).find((candidate) => candidate.id === created.id);
+    expect(listed?.prompt).toBe(`${prompt.slice(0, 190)}[redacted]`);
+    expect(JSON.stringify(listing)).not.toContain('sk-ant-api');
+    await harness.waitForRun(created.id, 120_000);
   }, 240_000);
 });
 

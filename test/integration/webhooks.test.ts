@@ -146,6 +146,17 @@ describe('webhook deliveries', () => {
     // Every attempt posts the same payload under the same id.
     expect(deliveries[1]!.body).toBe(deliveries[0]!.body);
     expect(deliveries[1]!.headers['buildfleet-webhook-id']).toBe(deliveries[0]!.headers['buildfleet-webhook-id']);
+    // Each attempt is signed when it is sent, with its own timestamp (a retry after the receiver's
+    // 5-minute tolerance must still verify): both verify with the tenant's secret, and the retry's
+    // timestamp is not older than the first's. Backoff is 50 ms here, so the two may share a second.
+    const { body: secret } = await api('/v1/webhooks/signing-secret');
+    for (const delivery of deliveries) expect(verify(secret.secret, delivery)).toBe(true);
+    const [first, retried] = deliveries.map((delivery) => Number(delivery.headers['buildfleet-webhook-timestamp']));
+    expect(Number.isInteger(first) && Number.isInteger(retried)).toBe(true);
+    expect(retried).toBeGreaterThanOrEqual(first!);
+    // A signature is bound to its timestamp: the first attempt's signature does not verify under the
+    // retried attempt's headers unless the two were signed in the same second.
+    if (retried !== first) expect(deliveries[1]!.headers['buildfleet-webhook-signature']).not.toBe(deliveries[0]!.headers['buildfleet-webhook-signature']);
   });
 
   it('posts run.waiting_for_input with the question when a run asks one', async () => {

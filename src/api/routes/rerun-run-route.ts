@@ -7,7 +7,7 @@ import { defineRoute } from '../define-route.js';
 import { RunReader, type FoundRun } from '../run-reader.js';
 import { formatZodIssues } from '../format-zod-issues.js';
 import { START_RUN_ERRORS, startRunFromBody } from '../start-run-from-body.js';
-import { tenantOf } from '../tenant-of.js';
+import { runTenantScopeOf } from '../tenant-of.js';
 
 /**
  * The original's input as a POST /v1/runs body, with the edits on top. From Redis: prompt, model,
@@ -50,10 +50,13 @@ export function rerunRunRoute({ fleet }: { fleet: FleetContext }) {
     },
     errors: ['run_not_found', 'invalid_body', 'invalid_header', 'unsupported_media_type', 'body_too_large', 'history_unavailable', ...START_RUN_ERRORS],
     async handler(request, reply): Promise<RunAccepted> {
-      const found = await new RunReader(fleet).requireRun({ runId: request.params.id, tenant: tenantOf(request) });
+      const found = await new RunReader(fleet).requireRun({ runId: request.params.id, tenant: runTenantScopeOf(request) });
       const edits = request.body;
       const body = rerunBody(found, edits);
-      const { run, replayed } = await startRunFromBody({ fleet, request, body, rerunOf: found.run.id, idempotencyBody: { rerunOf: found.run.id, edits } });
+      // The new run is the original's tenant's, also when an admin key of another tenant asks for
+      // it: it repeats that tenant's work, so it counts and spends against that tenant and shows in
+      // its listing beside the original, as a rerun by the tenant itself would.
+      const { run, replayed } = await startRunFromBody({ fleet, request, body, tenant: found.run.tenant, rerunOf: found.run.id, idempotencyBody: { rerunOf: found.run.id, edits } });
       reply.code(202).header('location', `/v1/runs/${run.id}`);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return { id: run.id, status: run.status };

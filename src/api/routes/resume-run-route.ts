@@ -13,7 +13,7 @@ import { RunReader } from '../run-reader.js';
 import { admitRun, releaseRunAdmission } from '../limits/admit-run.js';
 import { admitRunBudget } from '../limits/admit-run-budget.js';
 import { refuseDuringSpendLimit } from '../limits/refuse-during-spend-limit.js';
-import { authOf, tenantOf } from '../tenant-of.js';
+import { authOf, runTenantScopeOf } from '../tenant-of.js';
 import { admitRunLimits } from '../limits/admit-run-limits.js';
 
 const RESUMABLE_CODES = Object.keys(RESUMABLE_RUN_ERRORS).join(', ');
@@ -76,10 +76,12 @@ export function resumeRunRoute({ fleet }: { fleet: FleetContext }) {
       'invalid_body',
     ],
     async handler(request, reply): Promise<RunAccepted> {
-      const tenant = tenantOf(request);
-      const found = await new RunReader(fleet).requireRun({ runId: request.params.id, tenant });
+      const found = await new RunReader(fleet).requireRun({ runId: request.params.id, tenant: runTenantScopeOf(request) });
       if (found.source === 'history') throw apiErrors.runArchived();
       const run = found.run;
+      // The run's own tenant, also when an admin key of another tenant resumes it: the run counts,
+      // and spends, against the tenant it belongs to.
+      const tenant = run.tenant;
       requireResumable(run);
       // Admitted like a new run (the slot is the run's own id, as when it was created); the run's
       // budgets stay those it was created with, so only the tenant's standing is checked here.

@@ -11,7 +11,7 @@ import type { RunStatus } from '../../engine/run-types.js';
 import { apiErrors } from '../api-errors.js';
 import { formatServerSentComment, formatServerSentEvent } from '../events/server-sent-event.js';
 import { RunReader } from '../run-reader.js';
-import { tenantOf } from '../tenant-of.js';
+import { runTenantScopeOf, tenantOf } from '../tenant-of.js';
 
 export const HEARTBEAT_INTERVAL_MS = 15_000;
 // Tells EventSource how long to wait before reconnecting after the stream drops.
@@ -69,7 +69,7 @@ export function runEventsRoute({
     operationId: 'getRunEvents',
     summary: 'Stream a run’s events',
     description:
-      'Server-Sent Events of the run’s trace: every event from the start (or after `Last-Event-ID` / `?after=`), then new ones live until the run is terminal, then `event: end` with `{"status"}`. Each event has `id:` (usable as Last-Event-ID) and `data:` (the JSON event). A `: heartbeat` comment is sent every 15 s. With `Accept: application/json` the answer is instead a JSON array of the events so far. A finished run whose Redis keys have expired replays the same events from run history, then `event: end`. A tenant may hold `BUILDFLEET_SSE_STREAMS_PER_TENANT` streams open on one API process (default 100); one more is answered 429 `too_many_event_streams` with `retry-after`.',
+      'Server-Sent Events of the run’s trace: every event from the start (or after `Last-Event-ID` / `?after=`), then new ones live until the run is terminal, then `event: end` with `{"status"}`. Each event has `id:` (usable as Last-Event-ID) and `data:` (the JSON event). A `: heartbeat` comment is sent every 15 s. With `Accept: application/json` the answer is instead a JSON array of the events so far. A finished run whose Redis keys have expired replays the same events from run history, then `event: end`. A tenant may hold `BUILDFLEET_SSE_STREAMS_PER_TENANT` streams open on one API process (default 100); one more is answered 429 `too_many_event_streams` with `retry-after`. Another tenant’s run answers `run_not_found`; a key with the `admin` scope follows every tenant’s runs (its streams count against its own tenant’s cap).',
     tags: ['runs'],
     access: 'runs:read',
     params: runParamsSchema,
@@ -84,14 +84,15 @@ export function runEventsRoute({
     },
     errors: ['run_not_found', 'invalid_query', 'invalid_header', 'too_many_event_streams', 'history_unavailable'],
     async handler(request, reply) {
-      const found = await runs.requireRun({ runId: request.params.id, tenant: tenantOf(request) });
+      const found = await runs.requireRun({ runId: request.params.id, tenant: runTenantScopeOf(request) });
       const run = found.run;
       // A reconnecting EventSource repeats the original URL, so its Last-Event-ID must win.
       const afterId = request.headers['last-event-id'] ?? request.query.after ?? '-';
 
       if (wantsJson(request.headers.accept)) return runs.readEvents({ found, afterId });
 
-      // HEAD (Fastify answers it with this GET handler) holds no stream, so it takes no slot.
+      // HEAD (Fastify answers it with this GET handler) holds no stream, so it takes no slot. The
+      // slot is the caller's: an admin following another tenant's run uses its own tenant's cap.
       const tenant = tenantOf(request);
       const release = request.method === 'HEAD' ? () => undefined : slots.tryAcquire(tenant);
       if (!release) {

@@ -6,7 +6,7 @@ import { apiErrors } from '../api-errors.js';
 import { runAcceptedSchema, runInputBodySchema, runParamsSchema, type RunAccepted } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
 import { loadRun } from '../load-run.js';
-import { tenantOf } from '../tenant-of.js';
+import { runTenantScopeOf } from '../tenant-of.js';
 
 export function runInputRoute({ fleet }: { fleet: FleetContext }) {
   return defineRoute({
@@ -14,7 +14,7 @@ export function runInputRoute({ fleet }: { fleet: FleetContext }) {
     url: '/v1/runs/:id/input',
     operationId: 'answerRunQuestion',
     summary: 'Answer the run’s open question',
-    description: 'Closes the open `ask_user` question with the text as the answer; the run resumes on its next model turn.',
+    description: 'Closes the open `ask_user` question with the text as the answer; the run resumes on its next model turn. Another tenant’s run answers `run_not_found`; a key with the `admin` scope answers any tenant’s run. Needs the `runs:write` scope.',
     tags: ['runs'],
     access: 'runs:write',
     params: runParamsSchema,
@@ -22,7 +22,7 @@ export function runInputRoute({ fleet }: { fleet: FleetContext }) {
     responses: { 202: { description: 'The answer was recorded', schema: runAcceptedSchema } },
     errors: ['run_not_found', 'invalid_body', 'unsupported_media_type', 'body_too_large', 'no_open_question', 'run_already_ended', 'history_unavailable'],
     async handler(request, reply): Promise<RunAccepted> {
-      const run = await loadRun({ fleet, runId: request.params.id, tenant: tenantOf(request) });
+      const run = await loadRun({ fleet, runId: request.params.id, tenant: runTenantScopeOf(request) });
       // Checked before the question: a terminal run has no question either, and "it ended" is
       // the more useful answer.
       if (isTerminal(run.status)) throw apiErrors.runAlreadyEnded();

@@ -3,7 +3,6 @@
 // that an admin key reads any tenant's run. Read from Redis while it holds the run, else from run
 // history (src/api/run-payloads.ts).
 import type { FastifyRequest } from 'fastify';
-import { hasScope } from '../../auth/api-key-scopes.js';
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { runParamsSchema } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
@@ -19,22 +18,16 @@ import {
   transcriptPageSchema,
   turnPageSchema,
 } from '../run-payload-schemas.js';
-import { authOf } from '../tenant-of.js';
+import { runTenantScopeOf } from '../tenant-of.js';
 
 const READ_ERRORS = ['run_not_found', 'history_unavailable'] as const;
 const AFTER_RETENTION = 'A finished run answers the same once its Redis keys have expired (`BUILDFLEET_RUN_RETENTION_SECONDS` after it was archived): from run history.';
 const SCOPE = 'Another tenant’s run answers `run_not_found`; a key with the `admin` scope reads every tenant’s runs. Needs the `runs:read` scope.';
 
-/** The tenant whose runs the caller may read: its own, or (admin) any — undefined. */
-function readableTenant(request: FastifyRequest): string | undefined {
-  const auth = authOf(request);
-  return hasScope({ scopes: auth.scopes, required: 'admin' }) ? undefined : auth.tenant;
-}
-
 export function runPayloadRoutes({ fleet }: { fleet: FleetContext }) {
   const runs = new RunReader(fleet);
   const payloads = new RunPayloads(fleet);
-  const find = (request: FastifyRequest<{ Params: { id: string } }>) => runs.requireRun({ runId: request.params.id, tenant: readableTenant(request) });
+  const find = (request: FastifyRequest<{ Params: { id: string } }>) => runs.requireRun({ runId: request.params.id, tenant: runTenantScopeOf(request) });
 
   const turns = defineRoute({
     method: 'GET',
