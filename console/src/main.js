@@ -1,6 +1,7 @@
 // The run console's app: the session decides between the sign-in and the pages, and the URL's
-// hash picks the page (#/ the runs, #/new a new build, #/runs/<id> one run, #/admin the fleet for
-// admin keys), so the server serves one page and a link to a run survives a reload.
+// hash picks the page (#/ the runs, with its filters as a query, #/?prompt=…&status=…; #/new a new
+// build; #/runs/<id> one run; #/admin the fleet for admin keys), so the server serves one page and
+// a link to a run, or to a filtered list, survives a reload.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
@@ -17,7 +18,9 @@ function routeOf(hash) {
   if (run) return { page: 'run', runId: run[1] };
   if (hash === '#/new') return { page: 'new' };
   if (hash === '#/admin') return { page: 'admin' };
-  return { page: 'runs' };
+  // The runs list's filters ride in the hash (runs-filters.js): the server never sees them.
+  const query = hash.startsWith('#/?') ? hash.slice('#/?'.length) : '';
+  return { page: 'runs', query };
 }
 
 function useRoute() {
@@ -61,7 +64,7 @@ function App() {
       <button type="button" class="link" onClick=${signOut}>Sign out</button>
     </header>
     <main>
-      ${route.page === 'runs' && html`<${RunsPage} />`}
+      ${route.page === 'runs' && html`<${RunsPage} key=${route.query} query=${route.query} isAdmin=${isAdmin} tenant=${session.tenant} />`}
       ${route.page === 'new' && html`<${NewRunPage} />`}
       ${route.page === 'run' && html`<${RunPage} key=${route.runId} runId=${route.runId} session=${session} />`}
       ${route.page === 'admin' && (isAdmin ? html`<${AdminPage} />` : html`<p class="error" role="alert" data-testid="admin-only">The fleet view needs a key with the admin scope.</p>`)}

@@ -1,8 +1,10 @@
 // One run: its record (status, phase, todos, cost and tokens, links to the site and the trace),
 // its controls (cancel; answer the question it asked; resume a failed run, rerun an ended one) and
-// its timeline, live over Server-Sent
-// Events: EventSource replays the events so far, then each new one as the API writes it, and the
-// record is read again after each burst of events so the header keeps up.
+// its timeline, live over Server-Sent Events: EventSource replays the events so far, then each new
+// one as the API writes it, and the record is read again after each burst of events so the header
+// keeps up. The stream ends with the run; the run may still move after that (resumed from the CLI,
+// the API or another console), so the page then reads the record every few seconds while it is
+// visible and follows the stream again, after its last event, when the run goes on.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { requestApi } from './console-client.js';
@@ -12,6 +14,9 @@ import { Timeline } from './timeline.js';
 import { useRunPayloads } from './run-payloads.js';
 
 const REFRESH_DELAY_MS = 400;
+// How often an ended run's record is read while the page is visible: one small read, for a page
+// left open on a failed run that someone resumes elsewhere.
+const ENDED_POLL_MS = 3000;
 
 // The error codes POST /v1/runs/:id/resume accepts (RESUMABLE_RUN_ERRORS in
 // src/engine/resumable-run-errors.ts, docs/run-states.md#resume): the button shows only where a
@@ -35,28 +40,37 @@ export function RunPage({ runId, session }) {
   // Bumped on every refresh: the turns and tool calls are read again with the record.
   const [revision, setRevision] = useState(0);
   const payloads = useRunPayloads({ runId, revision });
-  // Bumped when a resume reopens the run: its stream, closed at the first end, is followed anew.
+  // Bumped when the run goes on after its stream ended (a resume, here or elsewhere): the stream is
+  // followed again from the last event shown.
   const [streamGeneration, setStreamGeneration] = useState(0);
+  const lastEventId = useRef(null);
+  const seen = useRef(new Set());
+  // The record's updatedAt when the stream last ended: a later one means the run moved since (a
+  // resume that ran and ended again between two reads of an ended run still shows).
+  const endedAt = useRef(null);
 
-  const refresh = async () => {
-    setRevision((value) => value + 1);
+  /** Reads the record (and, unless told not to, the turns and tool calls); resolves to it or null. */
+  const refresh = async ({ payloads: withPayloads = true } = {}) => {
+    if (withPayloads) setRevision((value) => value + 1);
     try {
       const next = await requestApi(`/v1/runs/${runId}`);
       if (!isRunView(next)) throw new Error('The API answered an unexpected run record.');
       setRun(next);
       setError(null);
+      return next;
     } catch (failure) {
       setError(failure.message);
+      return null;
     }
   };
 
   useEffect(() => {
     refresh();
-    // A new stream replays every event from the start.
-    setEvents([]);
     setStreamState('connecting');
-    const source = new EventSource(`/api/v1/runs/${runId}/events`);
-    const seen = new Set();
+    // The first stream replays every event; a later one goes on after the last shown (`?after=`,
+    // as EventSource's own reconnects do with Last-Event-ID).
+    const after = lastEventId.current;
+    const source = new EventSource(`/api/v1/runs/${runId}/events${after ? `?after=${encodeURIComponent(after)}` : ''}`);
     source.onopen = () => setStreamState('live');
     source.onmessage = (message) => {
       let event;
@@ -66,8 +80,9 @@ export function RunPage({ runId, session }) {
         return;
       }
       // A reconnect replays after Last-Event-ID; the set guards against a repeat all the same.
-      if (!isEvent(event) || seen.has(event.id)) return;
-      seen.add(event.id);
+      if (!isEvent(event) || seen.current.has(event.id)) return;
+      seen.current.add(event.id);
+      lastEventId.current = event.id;
       setEvents((current) => [...current, event]);
       clearTimeout(refreshTimer.current);
       refreshTimer.current = setTimeout(refresh, REFRESH_DELAY_MS);
@@ -76,7 +91,9 @@ export function RunPage({ runId, session }) {
       // Without close() EventSource would reconnect and be told again that the run ended.
       source.close();
       setStreamState('ended');
-      refresh();
+      refresh().then((record) => {
+        if (record) endedAt.current = record.updatedAt;
+      });
     });
     source.onerror = () => setStreamState(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
     return () => {
@@ -84,6 +101,27 @@ export function RunPage({ runId, session }) {
       clearTimeout(refreshTimer.current);
     };
   }, [runId, streamGeneration]);
+
+  // After the stream: is the run going again? Read while the page is visible (and at once when it
+  // becomes visible), so a page left open in a background tab costs nothing.
+  useEffect(() => {
+    if (streamState !== 'ended' && streamState !== 'closed') return undefined;
+    let stopped = false;
+    const check = async () => {
+      if (document.visibilityState !== 'visible') return;
+      const record = await refresh({ payloads: false });
+      if (stopped || !record) return;
+      const moved = !isTerminal(record.status) || (endedAt.current !== null && record.updatedAt !== endedAt.current);
+      if (moved) setStreamGeneration((value) => value + 1);
+    };
+    const timer = setInterval(check, ENDED_POLL_MS);
+    document.addEventListener('visibilitychange', check);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', check);
+    };
+  }, [streamState]);
 
   if (!run) return html`<section>${error ? html`<p class="error" role="alert">${error}</p>` : html`<p class="muted">Loading ${runId}…</p>`}</section>`;
   return html`

@@ -1,12 +1,15 @@
-// The tenant's runs, newest first, a page at a time (the API's cursor), with the status filter the
-// API has. The page polls its listing every few seconds, so statuses change as runs move on. The
-// listing has no cost, so each shown run's record is read for it: once for an ended run (its cost
-// is final), at every poll for one still going.
+// The tenant's runs, newest first, a page at a time (the API's cursor), with the filters GET
+// /v1/runs has: words of the prompt, status, a creation time range and, for admin keys, another
+// tenant. The filters live in the page's URL (runs-filters.js; the app mounts a fresh page for
+// each), so a filtered view can be shared and reloaded. The page polls its listing every few
+// seconds, so statuses change as runs move on. The listing has no cost, so each shown run's record
+// is read for it: once for an ended run (its cost is final), at every poll for one still going.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { requestApi } from './console-client.js';
 import { formatTime, formatUsd, isTerminal, RUN_STATUSES } from './format.js';
 import { StatusBadge } from './status-badge.js';
+import { filtersOf, hashOf, instantOf, localInputOf } from './runs-filters.js';
 
 const POLL_MS = 3000;
 const PAGE_SIZE = 20;
@@ -15,8 +18,8 @@ function isRunPage(value) {
   return value && Array.isArray(value.runs) && (value.nextCursor === null || typeof value.nextCursor === 'string');
 }
 
-export function RunsPage() {
-  const [status, setStatus] = useState('');
+export function RunsPage({ query, isAdmin, tenant }) {
+  const filters = filtersOf(query);
   // The cursors of the pages before this one, so "Newer" can go back; null is the first page.
   const [cursors, setCursors] = useState([null]);
   const [page, setPage] = useState(null);
@@ -31,7 +34,7 @@ export function RunsPage() {
       try {
         const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
         if (cursor) query.set('cursor', cursor);
-        if (status) query.set('status', status);
+        for (const [name, value] of Object.entries(filters)) query.set(name, value);
         const next = await requestApi(`/v1/runs?${query}`);
         if (!isRunPage(next)) throw new Error('The API answered an unexpected run listing.');
         if (stopped) return;
@@ -58,25 +61,16 @@ export function RunsPage() {
       stopped = true;
       clearInterval(timer);
     };
-  }, [cursor, status]);
-
-  const changeStatus = (event) => {
-    setStatus(event.currentTarget.value);
-    setCursors([null]);
-  };
+    // The filters are fixed for this page's life: a change of them mounts a new page.
+  }, [cursor]);
 
   return html`
     <section>
       <div class="toolbar">
         <h1>Runs</h1>
-        <label>Status
-          <select name="status" value=${status} onChange=${changeStatus}>
-            <option value="">any</option>
-            ${RUN_STATUSES.map((value) => html`<option value=${value}>${value}</option>`)}
-          </select>
-        </label>
         <a class="button" href="#/new">New build</a>
       </div>
+      <${RunFilters} filters=${filters} isAdmin=${isAdmin} tenant=${tenant} />
       ${error && html`<p class="error" role="alert">${error}</p>`}
       ${page === null && !error && html`<p class="muted">Loading…</p>`}
       ${page &&
@@ -96,7 +90,7 @@ export function RunsPage() {
                 </tr>
               `,
             )}
-            ${page.runs.length === 0 && html`<tr><td colspan="6" class="muted">No runs${status ? ` with status ${status}` : ''} on this page.</td></tr>`}
+            ${page.runs.length === 0 && html`<tr><td colspan="6" class="muted">No runs${Object.keys(filters).length > 0 ? ' matching these filters' : ''} on this page.</td></tr>`}
           </tbody>
         </table>
         <div class="pager">
@@ -105,5 +99,42 @@ export function RunsPage() {
         </div>
       `}
     </section>
+  `;
+}
+
+/** The filter form: applying it moves the page to the URL of the filtered list (#/?…). The status
+ * applies at once; the text, times and tenant when submitted. */
+function RunFilters({ filters, isAdmin, tenant }) {
+  const [draft, setDraft] = useState(() => ({ prompt: filters.prompt ?? '', from: localInputOf(filters.from), to: localInputOf(filters.to), tenant: filters.tenant ?? '' }));
+  const edit = (name) => (event) => setDraft({ ...draft, [name]: event.currentTarget.value });
+  const apply = (changes = {}) => {
+    location.hash = hashOf({
+      prompt: draft.prompt.trim(),
+      status: filters.status,
+      from: instantOf({ typed: draft.from, current: filters.from }),
+      to: instantOf({ typed: draft.to, current: filters.to }),
+      tenant: isAdmin ? draft.tenant.trim() : undefined,
+      ...changes,
+    });
+  };
+  const submit = (event) => {
+    event.preventDefault();
+    apply();
+  };
+  return html`
+    <form class="filters" onSubmit=${submit} data-testid="run-filters">
+      <label>Prompt <input type="search" name="prompt" value=${draft.prompt} onInput=${edit('prompt')} maxlength="200" placeholder="words of the prompt" /></label>
+      <label>Status
+        <select name="status" value=${filters.status ?? ''} onChange=${(event) => apply({ status: event.currentTarget.value })}>
+          <option value="">any</option>
+          ${RUN_STATUSES.map((value) => html`<option value=${value}>${value}</option>`)}
+        </select>
+      </label>
+      <label>Created from <input type="datetime-local" step="1" name="from" value=${draft.from} onInput=${edit('from')} /></label>
+      <label>to <input type="datetime-local" step="1" name="to" value=${draft.to} onInput=${edit('to')} /></label>
+      ${isAdmin && html`<label>Tenant <input name="tenant" value=${draft.tenant} onInput=${edit('tenant')} placeholder=${tenant} /></label>`}
+      <button type="submit">Search</button>
+      ${Object.keys(filters).length > 0 && html`<a href="#/" data-testid="clear-filters">Clear</a>`}
+    </form>
   `;
 }

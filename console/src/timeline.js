@@ -1,15 +1,21 @@
 // The run's events as a timeline, grouped by turn (the events' `step`). Each kind a person looks
 // for has a line of its own: the model call and its answer (stop reason, tokens, cost), each tool
-// call (dispatch, start and end joined by tool_use_id), phase changes, questions and answers,
-// kill-switch refusals, retries and backoffs. Every line opens to the event's fields as the API
-// sent them, so nothing an event carries is hidden; kinds not named here show their name. With the
-// run's payloads (run-payloads.js), each turn shows the model's text and each tool call opens to
-// its input, its output and the output contract's verdict.
+// call (dispatch, start, retries and end joined by tool_use_id), phase changes, questions and
+// answers, kill-switch refusals, retries and backoffs, webhook delivery attempts. Every line opens
+// to the event's fields as the API sent them, so nothing an event carries is hidden; kinds not
+// named here show their name. With the run's payloads (run-payloads.js), each turn shows the
+// model's text and each tool call opens to its input, its output and the output contract's verdict.
 import { html } from './html.js';
 import { formatUsd } from './format.js';
 
-const TOOL_EVENTS = new Set(['tool-call-dispatch', 'tool-call-start', 'tool-call-end', 'tool-call-reject', 'tool-call-recover', 'tool-call-truncated', 'tool-call-reemit', 'tool-output-injection-flagged']);
-const WARNINGS = new Set(['model-error', 'model-overload', 'model-rate-limit', 'model-admission-wait', 'job-fail', 'run-stall', 'run-resume', 'stop-unexpected', 'max-tokens-raise', 'summary-fallback', 'finish-suspect']);
+const TOOL_EVENTS = new Set(['tool-call-dispatch', 'tool-call-start', 'tool-call-retry', 'tool-call-end', 'tool-call-reject', 'tool-call-recover', 'tool-call-truncated', 'tool-call-reemit', 'tool-output-injection-flagged']);
+const WARNINGS = new Set(['model-error', 'model-overload', 'model-rate-limit', 'model-admission-wait', 'job-fail', 'run-stall', 'run-resume', 'stop-unexpected', 'max-tokens-raise', 'summary-fallback', 'finish-suspect', 'tool-call-retry', 'webhook-failed']);
+
+/** "attempt 2 of 10", or "attempt 2" when the total is not known. */
+function attemptOf(event) {
+  if (typeof event.attempt !== 'number') return '';
+  return `attempt ${event.attempt}${typeof event.attempts === 'number' ? ` of ${event.attempts}` : ''}`;
+}
 
 /** One line of text for an event. */
 function describe(event) {
@@ -44,6 +50,14 @@ function describe(event) {
       return `Resumed · turn ${event.step} called again after ${event.error_code} (resume ${event.reopen})`;
     case 'run-end':
       return `Run ended · ${event.status}${event.error?.code ? ` · ${event.error.code}` : ''}`;
+    // A tool job that threw with attempts left (src/tools/run-tool-job.ts): the queue runs it again.
+    case 'tool-call-retry':
+      return `${event.tool ?? 'Tool'} failed on ${attemptOf(event)}, retried: ${event.message ?? 'no reason given'}`;
+    // One attempt of a webhook delivery each (docs/webhooks.md#in-the-runs-events).
+    case 'webhook-delivered':
+      return `Webhook ${event.webhook_event ?? ''} delivered · HTTP ${event.status} · ${attemptOf(event)}`;
+    case 'webhook-failed':
+      return `Webhook ${event.webhook_event ?? ''} not delivered · ${event.status === null || event.status === undefined ? 'no answer' : `HTTP ${event.status}`} · ${event.reason ?? ''} · ${attemptOf(event)} · ${event.final ? 'given up' : 'will retry'}`;
     default:
       if (event.event.startsWith('killswitch-')) return `Kill switch · ${event.event.slice('killswitch-'.length)}${event.scope ? ` · ${typeof event.scope === 'string' ? event.scope : JSON.stringify(event.scope)}` : ''}${event.tool ? ` · ${event.tool}` : ''}`;
       return event.event;
@@ -116,6 +130,7 @@ function ToolLine({ line, call }) {
   const end = line.events.find((event) => event.event === 'tool-call-end');
   const rejected = line.events.find((event) => event.event === 'tool-call-reject');
   const flagged = line.events.some((event) => event.event === 'tool-output-injection-flagged');
+  const retries = line.events.filter((event) => event.event === 'tool-call-retry');
   const attempt = Math.max(...line.events.map((event) => (typeof event.attempt === 'number' ? event.attempt : 1)));
   const outcome = rejected ? `refused${rejected.reason ? ` (${rejected.reason})` : ''}` : end ? (end.ok ? 'ok' : `failed${end.error_code ? ` (${end.error_code})` : ''}`) : 'running…';
   const state = rejected || (end && !end.ok) ? 'failed' : end ? 'ok' : 'running';
@@ -123,10 +138,10 @@ function ToolLine({ line, call }) {
     <li class=${`line tool tool-${state}`} data-event="tool-call" data-tool=${first.tool}>
       <details>
         <summary>
-          <span class="tool-name">${first.tool ?? 'tool'}</span> · ${outcome}${end?.duration_ms !== undefined ? ` · ${end.duration_ms} ms` : ''}${attempt > 1 ? ` · attempt ${attempt}` : ''}${flagged ? ' · flagged as possible injection' : ''}${call?.verdict ? ` · ${call.verdict}` : ''}
+          <span class="tool-name">${first.tool ?? 'tool'}</span> · ${outcome}${end?.duration_ms !== undefined ? ` · ${end.duration_ms} ms` : ''}${attempt > 1 ? ` · attempt ${attempt}` : ''}${retries.length > 0 ? ` · retried ${retries.length}× (${retries[retries.length - 1].message ?? 'no reason given'})` : ''}${flagged ? ' · flagged as possible injection' : ''}${call?.verdict ? ` · ${call.verdict}` : ''}
         </summary>
         ${call && html`<${ToolCallPayload} call=${call} />`}
-        ${line.events.map((event) => html`<div class="tool-event"><b>${event.event}</b><${Fields} value=${event} /></div>`)}
+        ${line.events.map((event) => html`<div class="tool-event" data-event=${event.event}><b>${event.event}</b>${event.event === 'tool-call-retry' ? html` <span data-testid="tool-event-description">${describe(event)}</span>` : ''}<${Fields} value=${event} /></div>`)}
       </details>
     </li>
   `;

@@ -2,10 +2,12 @@
 // through the real SDK, real workers, the API and the console on loopback ports): sign in with an
 // API key, submit a build and watch it finish on its run page without a reload, open a tool call,
 // answer an ask_user question, cancel a run, resume a run that failed on a simulated model outage
-// and rerun it, follow the site and trace links, filter the runs
-// list, and as an admin reset a tripped kill-switch scope, read the queue depths and workers and
-// open Bull Board (which a key without the admin scope neither sees nor opens) — and check that the key is nowhere page JavaScript can read it, and that a page of another
-// origin on the same host (as the sites origin is) cannot make the console act. Takes the
+// and rerun it, follow a run resumed through the API while its page stays open, read tool retries
+// and webhook deliveries in the timeline, follow the site and trace links, filter and search the
+// runs list (kept in the URL), and as an admin reset a tripped kill-switch scope, read the queue
+// depths and workers and open Bull Board (which a key without the admin scope neither sees nor
+// opens) — and check that the key is nowhere page JavaScript can read it, and that a page of
+// another origin on the same host (as the sites origin is) cannot make the console act. Takes the
 // screenshots docs/console-runs.png, docs/console-run.png and docs/console-admin.png.
 //
 // Skipped, with a printed reason, when no Chromium is installed (test/support/chromium.ts).
@@ -18,8 +20,10 @@ import { freePort } from '../../src/dev/private-redis.js';
 import { newRunId } from '../../src/engine/run-engine.js';
 import { KillSwitch } from '../../src/safety/kill-switch.js';
 import { upstreamOf } from '../../src/safety/kill-switch-scope.js';
+import { startTracing } from '../../src/telemetry/tracing.js';
 import { chromiumForTests } from '../support/chromium.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
+import { until } from '../support/until.js';
 
 // What the functions handed to page.evaluate use inside the page (this project compiles without the DOM library).
 declare const document: any;
@@ -28,6 +32,7 @@ declare const sessionStorage: object;
 
 const binary = await chromiumForTests('console-browser');
 const TRACE_TEMPLATE = 'http://127.0.0.1:16686/trace/{traceId}';
+const WEBHOOK_SECRET = 'test-webhook-fleet-secret-0123456789abcdef';
 const DOCS = join(import.meta.dirname, '..', '..', 'docs');
 /** Generous: a loaded two-core machine runs this beside other suites. */
 const SLOW = 60_000;
@@ -39,14 +44,41 @@ let page: Page;
 /** Another origin on the same host (another port), as the sites origin is: same-site, cross-origin. */
 let otherOrigin: Server;
 let otherOriginUrl: string;
+/** A webhook receiver and an OTLP collector in one: it answers 500 to a webhook's first delivery. */
+let receiver: Server;
+let receiverUrl: string;
+const webhookAnswers: number[] = [500];
+let tracing: { shutdown(): Promise<void> } | undefined;
 
 beforeAll(async () => {
   if (!binary) return;
   const consolePort = await freePort();
   consoleUrl = `http://127.0.0.1:${consolePort}`;
+  receiver = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const status = request.url === '/hook' ? (webhookAnswers.shift() ?? 200) : 200;
+      response.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  const receiverPort = await freePort();
+  await new Promise<void>((resolve) => receiver.listen(receiverPort, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${receiverPort}`;
+  // Tracing on, as in a deployment with a collector: a run the console submits gets the trace id
+  // of the API's span (src/fleet/run-commands.ts), so its page links the trace.
+  tracing = startTracing({ serviceName: 'buildfleet-console-test', endpoint: receiverUrl, exportDelayMs: 200 });
   fleet = await startInProcessFleet({
     label: 'consolebrowser',
-    env: { BUILDFLEET_CONSOLE_PORT: String(consolePort), BUILDFLEET_TRACE_URL_TEMPLATE: TRACE_TEMPLATE, BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0', BUILDFLEET_RETRY_BASE_MS: '50' },
+    env: {
+      BUILDFLEET_CONSOLE_PORT: String(consolePort),
+      BUILDFLEET_TRACE_URL_TEMPLATE: TRACE_TEMPLATE,
+      BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0',
+      BUILDFLEET_RETRY_BASE_MS: '50',
+      BUILDFLEET_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      // The loopback receiver is the operator's exception, as a development receiver would be.
+      BUILDFLEET_WEBHOOK_ALLOWLIST: receiverUrl,
+      BUILDFLEET_WEBHOOK_BACKOFF_MS: '50',
+    },
     // Each model answer takes a moment, so a build lasts a few seconds: long enough to be watched.
     simulator: { latencyMs: { min: 250, max: 350 } },
   });
@@ -65,21 +97,64 @@ afterAll(async () => {
   await browser?.close();
   await new Promise((resolve) => otherOrigin?.close(resolve));
   await fleet?.close();
+  await tracing?.shutdown();
+  await new Promise((resolve) => receiver?.close(resolve));
 });
 
-/** Polls until `check` passes, for at most `timeoutMs` (then the caller's assertion says what it was). */
-async function until(check: () => Promise<boolean>, timeoutMs = SLOW): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+const statusOnRunPage = () => page.locator('.run-head [data-status]').getAttribute('data-status');
+/** Waits until the run page shows this status. */
+const untilStatus = (status: string) => until(`the run page to show ${status}`, async () => (await statusOnRunPage()) === status);
+
+/** A GET of the API as a client with the fleet's (admin) key. */
+async function apiGet<T>(path: string): Promise<T> {
+  const response = await fetch(`${fleet.apiUrl}${path}`, { headers: { authorization: `Bearer ${fleet.apiKey}`, accept: 'application/json' } });
+  expect(response.status, path).toBe(200);
+  return (await response.json()) as T;
 }
 
-const statusOnRunPage = () => page.locator('.run-head [data-status]').getAttribute('data-status');
+interface ApiEvent {
+  id: string;
+  event: string;
+  step: number;
+  tool_use_id?: string;
+  tool?: string;
+}
+
+/** The run's events, as GET /v1/runs/:id/events answers them in JSON. */
+const runEvents = (runId: string) => apiGet<ApiEvent[]>(`/v1/runs/${runId}/events`);
+
+/** The ids of the runs GET /v1/runs lists with these filters (one page of 100). */
+async function listedIds(filters: Record<string, string>): Promise<string[]> {
+  const page = await apiGet<{ runs: Array<{ id: string }> }>(`/v1/runs?${new URLSearchParams({ limit: '100', ...filters })}`);
+  return page.runs.map((run) => run.id);
+}
+
+const runsRows = () => page.locator('[data-testid="runs"] tbody tr[data-run]');
+/** The ids of the runs the runs list shows, in order. */
+const shownIds = async () => (await runsRows().evaluateAll((rows) => rows.map((row) => (row as { dataset: { run: string } }).dataset.run))) as string[];
 
 /** The kill switch's state, read from the API as an operator's client would. */
 async function adminKillSwitch(): Promise<{ scopes: unknown[] }> {
   const response = await fetch(`${fleet.apiUrl}/v1/admin/killswitch`, { headers: { authorization: `Bearer ${fleet.apiKey}` } });
   expect(response.status).toBe(200);
   return (await response.json()) as { scopes: unknown[] };
+}
+
+/** Nothing a run did was done twice across its resume: every tool call of its events (read as a
+ * client reads them) ended exactly once, its write journal holds no write twice, and the writes
+ * before the outage stand as they were. A write repeated after the resume would be a second end
+ * for one tool_use_id, or a second journal entry for one target. */
+async function expectNoRepeatedEffect({ runId, journalBefore }: { runId: string; journalBefore: unknown[] }): Promise<void> {
+  const events = await runEvents(runId);
+  const callIds = new Set(events.filter((event) => event.event.startsWith('tool-call-') && typeof event.tool_use_id === 'string').map((event) => event.tool_use_id!));
+  expect(callIds.size).toBeGreaterThan(0);
+  const ends = new Map<string, number>();
+  for (const event of events) if (event.event === 'tool-call-end') ends.set(event.tool_use_id!, (ends.get(event.tool_use_id!) ?? 0) + 1);
+  expect(Object.fromEntries([...callIds].map((id) => [id, ends.get(id) ?? 0]))).toEqual(Object.fromEntries([...callIds].map((id) => [id, 1])));
+  const journal = (await fleet.fleet.store.getWriteJournal(runId)) as Array<{ tool: string; kind: string; target: string }>;
+  const writes = journal.map((entry) => `${entry.tool} ${entry.kind} ${entry.target}`);
+  expect(writes.filter((write, index) => writes.indexOf(write) !== index)).toEqual([]);
+  expect(journal.slice(0, journalBefore.length)).toEqual(journalBefore);
 }
 
 async function consoleSessionKeys(): Promise<string[]> {
@@ -123,11 +198,9 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     const firstSeen = await statusOnRunPage();
     // Seen before its end, so what follows arrived live on this page (no reload happens).
     expect(['queued', 'running']).toContain(firstSeen);
-    await until(async () => (await statusOnRunPage()) === 'succeeded');
-    expect(await statusOnRunPage()).toBe('succeeded');
+    await untilStatus('succeeded');
     expect((await fleet.fleet.store.getRun(runId))?.status).toBe('succeeded');
-    await until(async () => (await page.getByTestId('stream-state').textContent()) === 'ended');
-    expect(await page.getByTestId('stream-state').textContent()).toBe('ended');
+    await until('the stream to end', async () => (await page.getByTestId('stream-state').textContent()) === 'ended');
 
     const timeline = page.getByTestId('timeline');
     expect(await timeline.locator('[data-event="turn-start"]').count()).toBeGreaterThan(3);
@@ -139,7 +212,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     // A tool call opens to its input and output with the contract's verdict
     // (GET /v1/runs/:id/tool-calls), and to what its events carry.
     const firstWrite = writes.first();
-    await until(async () => (await firstWrite.getByTestId('tool-call-verdict').count()) === 1);
+    await until("the first write's verdict", async () => (await firstWrite.getByTestId('tool-call-verdict').count()) === 1);
     await firstWrite.locator('summary').first().click();
     expect(await firstWrite.getByTestId('tool-call-verdict').textContent()).toBe('valid');
     const input = JSON.parse((await firstWrite.getByTestId('tool-call-input').textContent()) ?? 'null') as { path: string; content: string };
@@ -159,6 +232,9 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     expect(run?.costMicroUsd).toBeGreaterThan(0);
     const siteLink = await page.getByTestId('site-link').getAttribute('href');
     expect(siteLink).toBe(`${fleet.sitesUrl}/sites/${runId}/`);
+    // Submitted through the console to an API that traces: the run has its trace, linked.
+    expect(run?.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(await page.getByTestId('trace-link').getAttribute('href')).toBe(TRACE_TEMPLATE.replace('{traceId}', run!.traceId!));
     // The page's head in the picture (opening the tool call scrolled down to it).
     await page.evaluate(() => document.scrollingElement.scrollTo(0, 0));
     await page.screenshot({ path: join(DOCS, 'console-run.png'), fullPage: false });
@@ -172,8 +248,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     expect(await page.getByTestId('question').textContent()).toBe('Which color scheme do you prefer?');
     await page.locator('textarea[name="answer"]').fill('Warm colours, please.');
     await page.getByRole('button', { name: 'Answer' }).click();
-    await until(async () => (await statusOnRunPage()) === 'succeeded');
-    expect(await statusOnRunPage()).toBe('succeeded');
+    await untilStatus('succeeded');
     expect(await page.getByTestId('timeline').locator('[data-event="input-receive"]').count()).toBe(1);
     const answered = fleet.simulator.requests.some((request) => JSON.stringify(request.body).includes('Warm colours, please.'));
     expect(answered).toBe(true);
@@ -187,8 +262,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     await page.getByTestId('trace-link').waitFor({ timeout: SLOW });
     expect(await page.getByTestId('trace-link').getAttribute('href')).toBe(TRACE_TEMPLATE.replace('{traceId}', traceId));
     await page.getByRole('button', { name: 'Cancel run' }).click();
-    await until(async () => (await statusOnRunPage()) === 'cancelled');
-    expect(await statusOnRunPage()).toBe('cancelled');
+    await untilStatus('cancelled');
     expect((await fleet.fleet.store.getRun(created.id))?.status).toBe('cancelled');
   }, SLOW);
 
@@ -202,42 +276,174 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     await page.goto(`${consoleUrl}/#/runs/${runId}`);
     await page.getByTestId('resume').waitFor({ timeout: SLOW });
     await page.getByTestId('resume').click();
-    await until(async () => (await statusOnRunPage()) === 'succeeded');
-    expect(await statusOnRunPage()).toBe('succeeded');
+    await untilStatus('succeeded');
     // Followed live again after the resume: the reopen and the second end are on the timeline.
-    await until(async () => (await page.getByTestId('timeline').locator('[data-event="run-end"]').count()) === 2);
+    await until('the second run-end on the timeline', async () => (await page.getByTestId('timeline').locator('[data-event="run-end"]').count()) === 2);
     expect(await page.getByTestId('timeline').locator('[data-event="run-reopen"]').count()).toBe(1);
-    expect(await page.getByTestId('timeline').locator('[data-event="run-end"]').count()).toBe(2);
-    // No answered turn was asked twice (each answered request has a transcript of its own length),
-    // and the writes before the outage stand as they were, once.
+    // No answered turn was asked twice (each answered request has a transcript of its own length).
     const answered = fleet.simulator.requests.filter((request) => request.headers['x-buildfleet-run-id'] === runId && request.status === 200);
     const lengths = answered.map((request) => ((request.body as { messages: unknown[] }).messages ?? []).length);
     expect(new Set(lengths).size).toBe(lengths.length);
-    expect((await fleet.fleet.store.getWriteJournal(runId)).slice(0, journalBefore.length)).toEqual(journalBefore);
+    await expectNoRepeatedEffect({ runId, journalBefore });
 
     await page.getByTestId('rerun').click();
-    await until(async () => !page.url().endsWith(runId));
+    await until('the page to move to the rerun', async () => !page.url().endsWith(runId));
     const rerunId = /#\/runs\/(run_[A-Za-z0-9]+)$/.exec(page.url())?.[1];
     expect(rerunId).toBeDefined();
     await page.getByTestId('rerun-of').waitFor({ timeout: SLOW });
     expect(await page.getByTestId('rerun-of').textContent()).toBe(runId);
-    await until(async () => (await statusOnRunPage()) === 'succeeded');
-    expect(await statusOnRunPage()).toBe('succeeded');
+    await untilStatus('succeeded');
     expect(await fleet.fleet.store.getRun(rerunId!)).toMatchObject({ prompt: 'A page built through a model outage.', rerunOf: runId });
   }, SLOW * 3);
 
-  it('lists the runs with their status and cost, and filters them by status', async () => {
-    await page.goto(`${consoleUrl}/#/`);
-    const rows = page.locator('[data-testid="runs"] tbody tr[data-run]');
-    await until(async () => (await rows.count()) >= 3);
-    expect(await rows.count()).toBeGreaterThanOrEqual(3);
-    // Costs are read per run; wait until the succeeded ones show theirs.
-    await until(async () => !(await page.locator('[data-testid="runs"] tbody').textContent())?.includes('–'));
-    await page.screenshot({ path: join(DOCS, 'console-runs.png'), fullPage: false });
-    await page.locator('select[name="status"]').selectOption('cancelled');
-    await until(async () => (await rows.count()) === 1);
-    expect(await rows.locator('[data-status]').allTextContents()).toEqual(['cancelled']);
+  it('follows a run resumed through the API while its page stays open, without a reload', async () => {
+    const runId = newRunId();
+    fleet.simulator.faults.add([{ kind: 'slow', delayMs: 0, runId, count: 2 }, { kind: 'server_error', status: 503, runId, count: 5 }]);
+    await fleet.submit({ runId, prompt: 'A page resumed by another client.' });
+    expect((await fleet.waitForRun(runId, SLOW)).error?.code).toBe('model_unavailable');
+    const journalBefore = await fleet.fleet.store.getWriteJournal(runId);
+    await page.goto(`${consoleUrl}/#/runs/${runId}`);
+    await page.getByTestId('resume').waitFor({ timeout: SLOW });
+    await until("the failed run's stream to end", async () => (await page.getByTestId('stream-state').textContent()) === 'ended');
+    // The resumed turn's job waits in the paused model queue, so the run stays `running` until the
+    // page has shown it, however long the page takes to look.
+    await fleet.fleet.queues.model.pause();
+    try {
+      const resumed = await fetch(`${fleet.apiUrl}/v1/runs/${runId}/resume`, { method: 'POST', headers: { authorization: `Bearer ${fleet.apiKey}` } });
+      expect(resumed.status).toBe(202);
+      await untilStatus('running');
+      expect(await page.getByTestId('resume').count()).toBe(0);
+      await until('the stream followed again', async () => (await page.getByTestId('stream-state').textContent()) === 'live');
+    } finally {
+      await fleet.fleet.queues.model.resume();
+    }
+    await untilStatus('succeeded');
+    const timeline = page.getByTestId('timeline');
+    await until('the second run-end on the timeline', async () => (await timeline.locator('[data-event="run-end"]').count()) === 2);
+    expect(await timeline.locator('[data-event="run-reopen"]').count()).toBe(1);
+    // The stream went on after the last event shown: none is on the timeline twice.
+    const events = await runEvents(runId);
+    for (const name of ['turn-start', 'model-response', 'phase-change']) {
+      expect(await timeline.locator(`[data-event="${name}"]`).count(), name).toBe(events.filter((event) => event.event === name).length);
+    }
+    await expectNoRepeatedEffect({ runId, journalBefore });
+  }, SLOW * 2);
+
+  it('describes tool retries and webhook deliveries on the timeline', async () => {
+    const created = await fetch(`${fleet.apiUrl}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fleet.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'A page whose end is posted to a webhook.', webhook: { url: `${receiverUrl}/hook` } }),
+    });
+    expect(created.status).toBe(202);
+    const runId = ((await created.json()) as { id: string }).id;
+    // The receiver answers the first delivery 500 and the retry 200: two attempts, an event each.
+    const deliveries = await until('both webhook attempts in the events', async () => {
+      const events = (await runEvents(runId)).filter((event) => event.event.startsWith('webhook-'));
+      return events.length >= 2 ? events : null;
+    });
+    expect(deliveries.map((event) => event.event)).toEqual(['webhook-failed', 'webhook-delivered']);
+    // A retried tool call: the event a tool job writes when an attempt throws with attempts left
+    // (src/tools/run-tool-job.ts), on one of the run's own calls. No simulator fault makes a tool
+    // throw, so it is written here as the job would.
+    const write = (await runEvents(runId)).find((event) => event.event === 'tool-call-end' && event.tool === 'write_file');
+    expect(write).toBeDefined();
+    await fleet.fleet.store.appendEvent({ run_id: runId, step: write!.step, event: 'tool-call-retry', tool: 'write_file', tool_use_id: write!.tool_use_id, level: 'warn', message: 'connect ECONNRESET', attempt: 1 });
+
+    await page.goto(`${consoleUrl}/#/runs/${runId}`);
+    const timeline = page.getByTestId('timeline');
+    const failed = timeline.locator('[data-event="webhook-failed"] > details > summary');
+    await failed.waitFor({ timeout: SLOW });
+    expect(await failed.textContent()).toMatch(/^Webhook run\.ended not delivered · HTTP 500 · http_500 · attempt 1 of \d+ · will retry$/);
+    expect(await timeline.locator('[data-event="webhook-delivered"] > details > summary').textContent()).toMatch(/^Webhook run\.ended delivered · HTTP 200 · attempt 2 of \d+$/);
+    const retried = timeline.locator('[data-event="tool-call"]', { has: page.locator('[data-event="tool-call-retry"]') });
+    await until('the retried call on the timeline', async () => (await retried.count()) === 1);
+    expect(await retried.locator('summary').textContent()).toContain('retried 1× (connect ECONNRESET)');
+    expect(await retried.getByTestId('tool-event-description').textContent()).toBe('write_file failed on attempt 1, retried: connect ECONNRESET');
+    // Each is its own line, not a bare event name.
+    expect(await timeline.locator('li.line[data-event="tool-call-retry"]').count()).toBe(0);
   }, SLOW);
+
+  it('lists the runs with their status and cost, filters and searches them, and keeps the filters in the URL', async () => {
+    await page.goto(`${consoleUrl}/#/`);
+    const rows = runsRows();
+    const hash = () => new URL(page.url()).hash;
+    const sameIds = async (expected: string[]) => JSON.stringify(await shownIds()) === JSON.stringify(expected);
+    await until('three runs listed', async () => (await rows.count()) >= 3);
+    // Costs are read per run; wait until the succeeded ones show theirs.
+    await until('the costs', async () => !(await page.locator('[data-testid="runs"] tbody').textContent())?.includes('–'));
+    await page.screenshot({ path: join(DOCS, 'console-runs.png'), fullPage: false });
+
+    // The status applies at once.
+    await page.locator('select[name="status"]').selectOption('cancelled');
+    await until('the cancelled runs only', async () => hash() === '#/?status=cancelled' && (await rows.count()) === 1);
+    expect(await rows.locator('[data-status]').allTextContents()).toEqual(['cancelled']);
+
+    // Words of the prompt: the runs the API finds for them, the run resumed in the console and its rerun.
+    await page.getByTestId('clear-filters').click();
+    await until('the filters cleared', async () => hash() === '#/' && (await page.locator('select[name="status"]').inputValue()) === '');
+    await page.locator('input[name="prompt"]').fill('outage');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const outage = await listedIds({ prompt: 'outage' });
+    expect(outage).toHaveLength(2);
+    await until('the runs whose prompt says outage', () => sameIds(outage));
+    expect(hash()).toBe('#/?prompt=outage');
+    // The URL is the view: a reload shows the same runs, and the form the same filter.
+    await page.reload();
+    await until('the same runs after a reload', () => sameIds(outage));
+    expect(await page.locator('input[name="prompt"]').inputValue()).toBe('outage');
+
+    // A creation time range, opened from a link: the third newest run and those after it, then
+    // those before it (`to` is exclusive), as the API lists them.
+    const boundary = (await apiGet<{ runs: Array<{ createdAt: string }> }>('/v1/runs?limit=100')).runs[2]!.createdAt;
+    await page.goto(`${consoleUrl}/#/?${new URLSearchParams({ from: boundary })}`);
+    const since = await listedIds({ from: boundary });
+    expect(since.length).toBeGreaterThanOrEqual(3);
+    await until('the runs created from the boundary on', () => sameIds(since));
+    expect(await page.locator('input[name="from"]').inputValue()).not.toBe('');
+    // Another filter added in the form keeps the link's exact instant (the field shows seconds).
+    await page.locator('input[name="prompt"]').fill('webhook');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await until('the prompt added to the URL', async () => hash().includes('prompt=webhook'));
+    expect(new URLSearchParams(hash().slice('#/?'.length)).get('from')).toBe(boundary);
+    const sinceWebhook = await listedIds({ from: boundary, prompt: 'webhook' });
+    expect(sinceWebhook).toHaveLength(1);
+    expect(since).toContain(sinceWebhook[0]);
+    await until('the run from the boundary whose prompt says webhook', () => sameIds(sinceWebhook));
+    await page.goto(`${consoleUrl}/#/?${new URLSearchParams({ to: boundary })}`);
+    const before = (await listedIds({ to: boundary })).slice(0, 20);
+    expect(before.length).toBeGreaterThan(0);
+    expect(before.filter((id) => since.includes(id))).toEqual([]);
+    await until('the runs created before the boundary', () => sameIds(before));
+    // A time typed in the form is the browser's local time. A range that ends before it starts is
+    // the API's to refuse, and the page says so; none of the runs is from 2099.
+    await page.locator('input[name="from"]').fill('2099-01-01T00:00:00');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await until("the API's refusal", async () => (await page.getByRole('alert').count()) === 1);
+    expect(await page.getByRole('alert').textContent()).toContain('query.from: must be before query.to');
+    await page.locator('input[name="to"]').fill('');
+    await page.getByRole('button', { name: 'Search' }).click();
+    const typedInstant = await page.evaluate(() => new Date('2099-01-01T00:00:00').toISOString());
+    await until('the typed time alone in the URL', async () => hash() === `#/?${new URLSearchParams({ from: typedInstant })}`);
+    await until('no run listed', async () => (await page.getByText('No runs matching these filters').count()) === 1);
+    expect(await rows.count()).toBe(0);
+
+    // An admin names another tenant: its runs only, each linked to its run page (admin keys read
+    // any tenant's run), with its cost.
+    const other = await fleet.submit({ tenant: 'other', prompt: 'A run of another tenant.' });
+    await fleet.waitForRun(other.id, SLOW);
+    await page.goto(`${consoleUrl}/#/`);
+    await until('the filters cleared', async () => (await page.locator('input[name="from"]').inputValue()) === '');
+    await page.locator('input[name="tenant"]').fill('other');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await until("tenant other's runs", () => sameIds([other.id]));
+    expect(hash()).toBe('#/?tenant=other');
+    expect(await rows.locator(`a[href="#/runs/${other.id}"]`).count()).toBe(1);
+    await until("the other tenant's run cost", async () => /\$\d/.test((await rows.first().locator('td.number').innerText()) ?? ''));
+    await rows.locator('a').first().click();
+    await until("the other tenant's run page with its cost", async () => /\$\d/.test(await page.getByTestId('cost').innerText().catch(() => '')));
+    expect(page.url()).toContain(`#/runs/${other.id}`);
+  }, SLOW * 2);
 
   it('refuses a request that comes from another origin of the same host', async () => {
     const waiting = await fleet.submit({ prompt: 'A run another origin tries to cancel.', options: { scenario: 'ask_user' } });
@@ -313,9 +519,9 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
 
     // Reset, confirmed in the dialog (accepted by the handler above): cleared in the API, and on the page.
     await row.getByTestId('reset-scope').click();
-    await until(async () => !(await scopesInApi()).includes(scopeId));
+    await until('the scope reset in the API', async () => !(await scopesInApi()).includes(scopeId));
     expect(await scopesInApi()).not.toContain(scopeId);
-    await until(async () => (await row.count()) === 0);
+    await until('the scope gone from the page', async () => (await row.count()) === 0);
     expect(await row.count()).toBe(0);
 
     // Bull Board, on the console's origin, with the fleet's queues.
@@ -345,6 +551,9 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByTestId('who').waitFor({ timeout: SLOW });
     expect(await page.getByRole('link', { name: 'Admin', exact: true }).count()).toBe(0);
+    // Its runs list offers no tenant filter: only an admin may list another tenant.
+    await page.locator('input[name="prompt"]').waitFor({ timeout: SLOW });
+    expect(await page.locator('input[name="tenant"]').count()).toBe(0);
     await page.goto(`${consoleUrl}/#/admin`);
     await page.getByTestId('admin-only').waitFor({ timeout: SLOW });
     const board = await page.goto(`${consoleUrl}/queues/`);
