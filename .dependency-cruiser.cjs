@@ -40,7 +40,9 @@ const LAYERS = [
     // deploy/publish tools and read by the API; it reuses the workspace path guard (safety).
     // src/webhooks: the webhook URL policy, signatures and one delivery attempt (docs/webhooks.md);
     // the webhook worker (src/workers/) drives them.
-    path: '^src/(model|tools|safety|auth|sites|webhooks)/',
+    // src/providers: the model providers (Anthropic, Bedrock, Vertex, OpenAI-compatible) over the
+    // model client (docs/providers.md); the turn calls a model through one of them.
+    path: '^src/(model|providers|tools|safety|auth|sites|webhooks)/',
     why: 'the model client, the tools, the safety guards, API keys and the site store each do one thing; the turn logic and the workers compose them, never the other way round',
   },
   {

@@ -8,6 +8,7 @@ import { parseModelPriceOverrides } from './domain/model-prices.js';
 import { resolveRunModelSettings } from './domain/resolve-run-model-settings.js';
 import { tenantPolicyOverridesSchema, type TenantPolicyDefaults } from './domain/tenant-policy.js';
 import { isUnspecifiedHost, listenerBaseUrl } from './domain/listener-base-url.js';
+import { IMPLICIT_PROVIDER, parseProviderDeclarations, providerNameSchema } from './domain/provider-declarations.js';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -52,6 +53,24 @@ export const configSchema = z.object({
   // soon as a key is supplied.
   BUILDFLEET_SIMULATOR_URL: z.string().url().optional(),
   BUILDFLEET_MODEL: z.string().min(1).default('claude-sonnet-4-6'),
+  /** The model providers besides the implicit `anthropic` (docs/providers.md): JSON, provider
+   * name → {kind: anthropic | bedrock | vertex | openai_compatible, ...that kind's options}. Each
+   * kind's options are checked where the provider is built (src/providers/provider-settings.ts),
+   * when a worker or the API starts. */
+  BUILDFLEET_PROVIDERS: z
+    .string()
+    .default('')
+    .transform((text, context) => {
+      try {
+        return parseProviderDeclarations(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+        return z.NEVER;
+      }
+    }),
+  /** The provider of a run that names none (and a tenant without a default): `anthropic` or a
+   * name BUILDFLEET_PROVIDERS declares. */
+  BUILDFLEET_PROVIDER: providerNameSchema.default(IMPLICIT_PROVIDER),
   /** Corrections and additions to the model capability table (src/domain/model-capabilities.ts):
    * JSON, model id → any of defaultMaxTokens, maxOutputTokens, contextWindowTokens, thinking,
    * defaultThinkingBudgetTokens, merged over the documented entry. */
@@ -309,6 +328,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
+  }
+  if (parsed.data.BUILDFLEET_PROVIDER !== IMPLICIT_PROVIDER && !Object.hasOwn(parsed.data.BUILDFLEET_PROVIDERS, parsed.data.BUILDFLEET_PROVIDER)) {
+    throw new ConfigError(`Invalid environment: BUILDFLEET_PROVIDER: ${JSON.stringify(parsed.data.BUILDFLEET_PROVIDER)} is neither \`${IMPLICIT_PROVIDER}\` nor a provider BUILDFLEET_PROVIDERS declares`);
   }
   // The default model must be one runs can use: refused here rather than at every submit.
   try {

@@ -5,7 +5,6 @@
 // worker that dies anywhere in here leaves a turn that the retried job finishes without a second
 // set of tool calls.
 import { randomBytes } from 'node:crypto';
-import type Anthropic from '@anthropic-ai/sdk';
 import type { Logger } from 'pino';
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { anthropicToolsFor } from '../tools/tool-definitions.js';
@@ -28,7 +27,9 @@ import { wrapToolError } from '../domain/tool-result-envelope.js';
 import { noteForToolResults, verifiedFinishSummary } from './summary-request.js';
 import { decideModelRetry, type AdmissionWait, type RetryDecision } from './decide-model-retry.js';
 import type { Config } from '../config.js';
-import { callModel, describeModelError, paidUsageOfFailedCall, type ModelStreamProgress } from '../model/model-client.js';
+import { paidUsageOfFailedCall, type ModelStreamProgress } from '../model/model-client.js';
+import { GEN_AI_PROVIDER_NAMES, type ModelProvider } from '../providers/model-provider.js';
+import { ProviderConfigurationError, type ProviderRegistry } from '../providers/provider-registry.js';
 import { capMaxTokensToContextWindow } from '../model/cap-max-tokens-to-context-window.js';
 import { estimatePromptTokens } from '../model/estimate-prompt-tokens.js';
 import { placeCacheBreakpoints } from '../model/place-cache-breakpoints.js';
@@ -64,7 +65,9 @@ export interface ToolsOffered {
 export interface ModelTurnDependencies {
   store: RunEngine;
   queues: FleetQueues;
-  client: Anthropic;
+  /** The worker's providers (src/providers/provider-registry.ts): each run's calls go through the
+   * one its record names. */
+  providers: Pick<ProviderRegistry, 'get'>;
   config: Config;
   logger: Logger;
   /** Text tool-call recovery (src/parsing), or null to turn it off fleet-wide. */
@@ -198,6 +201,16 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     return done('run_failed');
   }
   // The run's budgets are checked in 3, once this call's worst case is known.
+  // The run's provider: one this worker does not have (a declaration removed since the run was
+  // created) can never answer it, so the run ends saying which.
+  let provider: ModelProvider;
+  try {
+    provider = deps.providers.get(run.provider);
+  } catch (error) {
+    if (!(error instanceof ProviderConfigurationError)) throw error;
+    await store.endRun(runId, turn, 'failed', { error: { code: 'provider_not_configured', message: error.message } });
+    return done('run_failed:provider_not_configured');
+  }
 
   // 3. The model call. max_tokens is the run's: raised by a truncation, it stays raised.
   const maxTokens = run.maxTokens;
@@ -251,6 +264,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const priority = run.options.priority ?? DEFAULT_RUN_PRIORITY;
   const admission = deps.admission
     ? await deps.admission.reserve({
+        // The provider's own buckets: two providers serving one model id have limits of their own.
+        provider: { name: provider.name, identity: provider.limiterIdentity },
         model: run.model,
         callId: `${runId}:${turn}`,
         chainId: runId,
@@ -342,14 +357,15 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
           kind: SpanKind.CLIENT,
           attributes: {
             [SPAN_ATTRIBUTES.operationName]: 'chat',
-            [SPAN_ATTRIBUTES.providerName]: 'anthropic',
+            [SPAN_ATTRIBUTES.providerName]: GEN_AI_PROVIDER_NAMES[provider.kind],
+            [SPAN_ATTRIBUTES.providerConfigName]: provider.name,
             [SPAN_ATTRIBUTES.requestModel]: run.model,
             [SPAN_ATTRIBUTES.requestMaxTokens]: callMaxTokens,
             [SPAN_ATTRIBUTES.toolCount]: tools.names.length,
           },
         },
         async (span) => {
-          const { response: answer, headers: responseHeaders, headersReceivedAt } = await callModel(deps.client, request, {
+          const { response: answer, headers: responseHeaders, headersReceivedAt } = await provider.call(request, {
             idleTimeoutMs: deps.config.BUILDFLEET_MODEL_IDLE_TIMEOUT_MS,
             progressIntervalMs: deps.config.BUILDFLEET_MODEL_PROGRESS_INTERVAL_MS,
             onProgress,
@@ -376,7 +392,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     } catch (error) {
       await turnStarted;
       await Promise.allSettled(progressWrites);
-      const failure = describeModelError(error);
+      const failure = provider.describeError(error);
       const outcome = classifyModelError(failure);
       // The fleet-wide consequences first, before anything else can let another call out.
       const overload = outcome.kind === 'overloaded' ? ((await deps.modelPause?.overloaded()) ?? null) : null;

@@ -211,6 +211,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
           event: recovery.fence_only_stop ? 'fence-only-stop' : 'json-in-text',
           parse_mode: recovery.parse_mode,
           candidate_count: recovery.candidate_count,
+          fallback_used: recovery.fallback_used,
           schema_validation: recovery.schema_validation,
           reason: recovery.reason,
           recovery: input.recoveryEnabled,

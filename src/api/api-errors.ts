@@ -207,6 +207,18 @@ export const apiErrors = {
     403,
     '`model` is not one of the tenant’s `allowedModels` (its policy: `GET /v1/spend`, set by an operator). The message lists the models it may use. Binds every key of the tenant, admin keys included (an operator changes the policy instead). Nothing was created.',
   ),
+  providerNotAllowed: createApiError(
+    'provider_not_allowed',
+    'The tenant may not use this model provider.',
+    403,
+    '`provider` is not one of the tenant’s `allowedProviders` (its policy: `GET /v1/spend`, set by an operator; docs/providers.md). The message lists the providers it may use. Binds every key of the tenant, admin keys included. Nothing was created.',
+  ),
+  unknownProvider: createApiError(
+    'unknown_provider',
+    'The fleet has no model provider of this name.',
+    400,
+    '`provider` (or, setting a tenant’s policy, an entry of `allowedProviders`) names no provider the fleet has: `anthropic` and the names `BUILDFLEET_PROVIDERS` declares (docs/providers.md). The message lists them. Nothing was created or changed.',
+  ),
   runOptionRequiresAdmin: createApiError(
     'run_option_requires_admin',
     'This run option is for the fleet’s experiments: it needs an API key with the admin scope.',

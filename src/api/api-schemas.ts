@@ -15,6 +15,7 @@ import {
 } from '../engine/run-types.js';
 import { RUN_BUDGET_SOURCES } from '../domain/run-budget.js';
 import { MAX_RUN_TURNS } from '../domain/tenant-policy.js';
+import { providerNameSchema } from '../domain/provider-declarations.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
 import { apiErrors } from './api-errors.js';
 import { resourceParams } from './zod-route-compilers.js';
@@ -38,6 +39,9 @@ export const createRunBodySchema = z
       .max(200)
       .optional()
       .describe('Model id; defaults to BUILDFLEET_MODEL (or the first of the tenant’s `allowedModels` when that is not among them). Unknown models are refused (`unknown_model`) unless the operator allows them; models outside the tenant’s `allowedModels` too (`model_not_allowed`)'),
+    provider: providerNameSchema
+      .optional()
+      .describe('Model provider (docs/providers.md): `anthropic` or a name BUILDFLEET_PROVIDERS declares; defaults to BUILDFLEET_PROVIDER (or the first of the tenant’s `allowedProviders` when that is not among them). Unknown names are refused (`unknown_provider`), providers outside the tenant’s `allowedProviders` too (`provider_not_allowed`)'),
     maxTurns: z
       .int()
       .min(1)
@@ -104,6 +108,9 @@ export const runViewSchema = z
       .describe('planning, building or verifying; a run stays in its phase once the finish gate passed (its summary turn). `done` only on runs stored before that (docs/run-states.md, Phases)'),
     turn: z.int(),
     model: z.string().describe('The model every call of the run uses'),
+    provider: z
+      .string()
+      .describe('The model provider every call of the run goes through (docs/providers.md); `anthropic` for a run stored before providers existed, the provider it was made with'),
     maxTokens: z.int().describe('max_tokens of the next call (raised after a truncation, up to the model maximum)'),
     thinkingBudgetTokens: z.int().nullable().describe('Extended-thinking budget of every call; null when the run does not think'),
     todos: z.array(todoState),

@@ -12,6 +12,8 @@ export function archivedRunViewRecord(run: ArchivedRun): RunViewRecord {
     phase: run.phase,
     turn: run.turns,
     model: run.model,
+    // A row archived before history kept the provider reads `anthropic` (migration 1767484800000).
+    provider: run.provider,
     maxTokens: run.maxTokens,
     thinkingBudgetTokens: run.thinkingBudgetTokens,
     todos: run.todos,

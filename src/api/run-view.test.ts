@@ -11,6 +11,7 @@ const record: RunViewRecord = {
   phase: 'building',
   turn: 3,
   model: 'claude-sonnet-4-6',
+  provider: 'anthropic',
   maxTokens: 8192,
   thinkingBudgetTokens: null,
   todos: [{ id: 'footer', title: `Put ${SECRET} in the footer`, phase: 'build', done: false }],

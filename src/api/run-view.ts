@@ -15,7 +15,7 @@ export type RunViewRecord = Pick<
   RunRecord,
   | 'id' | 'status' | 'phase' | 'turn' | 'model' | 'maxTokens' | 'thinkingBudgetTokens' | 'todos' | 'latestDeploy' | 'liveDeploy'
   | 'usage' | 'costMicroUsd' | 'budget' | 'result' | 'error' | 'question' | 'traceId' | 'createdAt' | 'updatedAt' | 'rerunOf'
-> & { options: Pick<RunOptions, 'tokenBudget'> };
+> & { options: Pick<RunOptions, 'tokenBudget'>; provider: string };
 
 /** The run's budgets with what it spent against them (a record stored before budgets were shows
  * the token budget it runs under: its option, else the fleet's). */
@@ -50,6 +50,7 @@ export function toRunView({
     phase: run.phase,
     turn: run.turn,
     model: run.model,
+    provider: run.provider,
     maxTokens: run.maxTokens,
     thinkingBudgetTokens: run.thinkingBudgetTokens,
     todos: redactValue(run.todos),

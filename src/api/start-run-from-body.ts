@@ -18,6 +18,7 @@ import { authOf, tenantOf } from './tenant-of.js';
 import { admitRunBudget } from './limits/admit-run-budget.js';
 import { admitRunLimits } from './limits/admit-run-limits.js';
 import { checkRunWebhook, RUN_WEBHOOK_ERRORS } from './check-run-webhook.js';
+import { providerNames } from '../domain/provider-declarations.js';
 
 /** The errors startRunFromBody can answer, for the routes' documentation. */
 export const START_RUN_ERRORS = [
@@ -34,6 +35,8 @@ export const START_RUN_ERRORS = [
   'budget_above_tenant_maximum',
   'max_turns_above_tenant_maximum',
   'model_not_allowed',
+  'unknown_provider',
+  'provider_not_allowed',
   'run_option_requires_admin',
   ...RUN_WEBHOOK_ERRORS,
 ] as const;
@@ -100,7 +103,17 @@ export async function startRunFromBody({
     // The tenant's policy and standing, read once: run limits, budgets and the active-run cap.
     const now = new Date();
     const limits = await readTenantLimits({ fleet, tenant, now });
-    const { maxTurns, model } = admitRunLimits({ policy: limits.policy, auth, requested: body, fleetModel: fleet.config.BUILDFLEET_MODEL });
+    // A provider the fleet does not have is the caller's mistake whatever the tenant's policy.
+    if (body.provider !== undefined && !providerNames(fleet.config.BUILDFLEET_PROVIDERS).includes(body.provider)) {
+      throw apiErrors.unknownProvider(`The fleet has no provider ${JSON.stringify(body.provider)}. Providers: ${providerNames(fleet.config.BUILDFLEET_PROVIDERS).join(', ')}.`);
+    }
+    const { maxTurns, model, provider } = admitRunLimits({
+      policy: limits.policy,
+      auth,
+      requested: body,
+      fleetModel: fleet.config.BUILDFLEET_MODEL,
+      fleetProvider: fleet.config.BUILDFLEET_PROVIDER,
+    });
     // Refused before admission, so a run the model cannot take uses no slot (submitRun checks
     // again); a refusal releases the Idempotency-Key for a corrected retry.
     checkModelSettings(fleet, body, model);
@@ -115,6 +128,7 @@ export async function startRunFromBody({
         runId,
         prompt: body.prompt,
         model,
+        provider,
         maxTurns,
         options: body.options,
         thinking: body.thinking,

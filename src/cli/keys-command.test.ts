@@ -15,9 +15,9 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-async function run(argv: string[]): Promise<{ code: number; lines: string[] }> {
+async function run(argv: string[], env: Record<string, string> = environment): Promise<{ code: number; lines: string[] }> {
   const lines: string[] = [];
-  const code = await runKeysCommand({ argv, environment, print: (line) => lines.push(line) });
+  const code = await runKeysCommand({ argv, environment: env, print: (line) => lines.push(line) });
   return { code, lines };
 }
 
@@ -80,6 +80,21 @@ describe('buildfleet keys', () => {
 
     const reset = await run(['policy', 'reset', 'acme', '--json']);
     expect(JSON.parse(reset.lines[0]!)).toMatchObject({ overrides: {}, policy: { maxTurns: 40, allowedModels: null } });
+  });
+
+  it('sets allowed providers from a comma-separated list, each one this fleet has', async () => {
+    const withVllm = { ...environment, BUILDFLEET_PROVIDERS: JSON.stringify({ vllm: { kind: 'openai_compatible', baseUrl: 'http://gpu-1:8000/v1' } }) };
+    const set = await run(['policy', 'set', 'providers', 'allowedProviders=vllm, anthropic', '--json'], withVllm);
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.lines[0]!)).toMatchObject({ overrides: { allowedProviders: ['vllm', 'anthropic'] }, policy: { allowedProviders: ['vllm', 'anthropic'] } });
+    expect((await run(['policy', 'get', 'providers'], withVllm)).lines.find((line) => line.includes('allowedProviders'))).toMatch(/vllm,anthropic +\(set for this tenant\)/);
+    // A name the fleet has not (here: without BUILDFLEET_PROVIDERS, only `anthropic`), a name that is
+    // no provider name, and a repeated one: refused, the stored policy unchanged.
+    for (const [assignment, env] of [['allowedProviders=vllm', environment], ['allowedProviders=vllm,gpu-9', withVllm], ['allowedProviders=Bad Name', withVllm], ['allowedProviders=vllm,vllm', withVllm]] as const) {
+      expect((await run(['policy', 'set', 'providers', assignment], env)).code, assignment).toBe(2);
+    }
+    expect(JSON.parse((await run(['policy', 'get', 'providers', '--json'], withVllm)).lines[0]!).overrides).toEqual({ allowedProviders: ['vllm', 'anthropic'] });
+    expect(JSON.parse((await run(['policy', 'set', 'providers', 'allowedProviders=', '--json'], withVllm)).lines[0]!).policy.allowedProviders).toBeNull();
   });
 
   it('refuses a policy that is not valid, leaving the stored one as it was (exit 2)', async () => {

@@ -4,6 +4,7 @@
 // to Redis directly. `set` merges `field=value` pairs into the tenant's overrides (`field=` removes
 // one), so a limit can be changed without restating the others.
 import type { Redis } from 'ioredis';
+import { providerNames, providersTheFleetLacks } from '../domain/provider-declarations.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
 import { tenantPolicyDefaults, type Config } from '../config.js';
 import { effectiveTenantPolicy, tenantPolicyOverridesSchema, type TenantPolicyOverrides } from '../domain/tenant-policy.js';
@@ -14,6 +15,7 @@ import { TenantPolicyStore } from '../engine/tenant-policy-store.js';
 export const POLICY_USAGE = `  buildfleet keys policy get <tenant> [--json]
   buildfleet keys policy set <tenant> field=value [field=value …] [--json]
       fields: maxTurns, maxConcurrentRuns, allowedModels (comma-separated model ids),
+      allowedProviders (comma-separated provider names: anthropic, BUILDFLEET_PROVIDERS' names),
       defaultRunBudgetUsd, maxRunBudgetUsd, defaultRunTokenBudget, maxRunTokenBudget,
       dailySpendLimitUsd, monthlySpendLimitUsd; 0 = none; field= removes the override
   buildfleet keys policy reset <tenant>          remove every override (the fleet's defaults apply)`;
@@ -38,8 +40,8 @@ export function applyPolicyAssignments(current: TenantPolicyOverrides, assignmen
       delete next[field];
       continue;
     }
-    if (field === 'allowedModels') {
-      next[field] = value.split(',').map((model) => model.trim());
+    if (field === 'allowedModels' || field === 'allowedProviders') {
+      next[field] = value.split(',').map((name) => name.trim());
       continue;
     }
     // Number('') and Number(' ') are 0, and Number('0x10') is 16: only plain decimals pass.
@@ -55,6 +57,10 @@ function policyProblems(candidate: Record<string, unknown>, config: Config): { o
   if (!parsed.success) return { overrides: null, problems: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(policy)'}: ${issue.message}`) };
   const refused = modelsTheFleetRefuses({ models: parsed.data.allowedModels ?? [], config });
   const problems = refused.map((model) => `allowedModels: ${JSON.stringify(model)} is not in the fleet's capability table`);
+  // As PUT /v1/admin/tenants/:tenant/policy refuses them (unknown_provider): this process's
+  // BUILDFLEET_PROVIDERS, which must be the fleet's, like the capability table above.
+  const lacking = providersTheFleetLacks({ providers: parsed.data.allowedProviders ?? [], declarations: config.BUILDFLEET_PROVIDERS });
+  problems.push(...lacking.map((provider) => `allowedProviders: ${JSON.stringify(provider)} is no provider the fleet has (providers: ${providerNames(config.BUILDFLEET_PROVIDERS).join(', ')})`));
   return { overrides: problems.length === 0 ? parsed.data : null, problems };
 }
 

@@ -25,6 +25,9 @@ Commands:
   rerun <runId> [--prompt P] [--model M] [--follow [--answer TEXT]]   the run's input again, as a new run
   scenarios [--only a,b]      run every stop-reason scenario against the fleet; table + exit code
   experiment tiers [--runs N] flat vs tiered tools, recovery off vs on (prints a table)
+  experiment providers [--runs N] [--formats a,b] [--concurrency N]
+                              the tiers measure per provider profile (anthropic, openai_compatible
+                              native, each open-model text format): tool_use, recovery, verified
   experiment crash [--runs N] SIGKILL workers and restart Redis during builds; audit effects
   experiment killswitch       one tenant's spike stays its own; a fleet-wide spike stops every write
   experiment production [--runs N] realistic model timing, long pages, thinking, overload and
@@ -195,6 +198,10 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
           const { runTiersExperimentCommand } = await import('./experiment-tiers.js');
           return await runTiersExperimentCommand(experimentArguments);
         }
+        if (name === 'providers') {
+          const { runProvidersExperimentCommand } = await import('./experiment-providers.js');
+          return await runProvidersExperimentCommand(experimentArguments);
+        }
         if (name === 'crash') {
           const { runCrashExperimentCommand } = await import('./experiment-crash.js');
           return await runCrashExperimentCommand(experimentArguments);
@@ -219,7 +226,7 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
           const { runSoakExperimentCommand } = await import('./experiment-soak.js');
           return await runSoakExperimentCommand(experimentArguments);
         }
-        throw new UsageError('experiment needs a name: tiers | crash | killswitch | production | admission | cost | soak');
+        throw new UsageError('experiment needs a name: tiers | providers | crash | killswitch | production | admission | cost | soak');
       }
       case 'keys': {
         const { runKeysCommand } = await import('./keys-command.js');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Worker } from 'bullmq';
 import { loadConfig, type Config } from '../config.js';
 import { createFleetContext, type FleetContext } from '../fleet/fleet-context.js';
-import { createModelClient } from '../model/model-client.js';
+import { createProviderRegistry } from '../providers/provider-registry.js';
 import { startModelWorker, type ModelWorkerOptions } from '../workers/model-worker.js';
 import { startToolWorker, type ToolWorkerOptions } from '../workers/tool-worker.js';
 import { createTextRecovery } from '../agent/text-recovery.js';
@@ -93,12 +93,14 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
     scopes: ['admin'],
     name: 'in-process fleet',
   });
-  const client = createModelClient(config);
+  // One registry for every model worker of the process, as one worker process has one.
+  const providers = createProviderRegistry({ config });
   const workers: Worker[] = [];
   for (let index = 0; index < (options.modelWorkers ?? 1); index += 1) {
     workers.push(
       startModelWorker(fleet, {
-        client,
+        // A test's own client or registry (options.modelWorker) replaces the shared registry.
+        ...(options.modelWorker?.client || options.modelWorker?.providers ? {} : { providers }),
         recover: createTextRecovery(),
         ...(metrics ? { hooks: metrics.modelTurnHooks(), onJobDone: (ms: number) => metrics.jobDuration.observe({ queue: 'model' }, ms / 1000) } : {}),
         ...options.modelWorker,

@@ -3,7 +3,22 @@
 // parser recovers (src/parsing/README.md).
 
 /** The modes a found tool call can have. */
-export const PARSE_MODES = ['native', 'tag', 'tool_use_tag', 'tool_call_tag', 'json', 'fenced', 'bracket'] as const;
+export const PARSE_MODES = [
+  'native',
+  'tag',
+  'tool_use_tag',
+  'tool_call_tag',
+  'json',
+  'fenced',
+  'bracket',
+  // Open-model chat-template formats (served without a server-side tool parser).
+  'mistral',
+  'python_tag',
+  'deepseek',
+  'granite',
+  'function_tag',
+  'functionary',
+] as const;
 
 /** A found call's mode, or `none` when no single candidate was found. */
 export type ParseMode = (typeof PARSE_MODES)[number] | 'none';

@@ -46,6 +46,7 @@ export const RUN_ERROR_CODES = {
   model_request_too_large: 'The request was larger than the API accepts (413).',
   model_billing_error: 'The provider refused the call for a billing reason.',
   model_error: 'The model API answered with an error nobody classified.',
+  provider_not_configured: 'The run names a model provider this worker does not have (its BUILDFLEET_PROVIDERS declaration was removed after the run was created).',
   // Tools and people.
   invalid_tool_output: 'A tool returned an invalid output and its contract is fail_closed.',
   cancelled: 'The run was cancelled through the API.',

@@ -24,6 +24,7 @@ describe('a tenant’s policy', () => {
       maxTurns: 40,
       maxConcurrentRuns: 20,
       allowedModels: null,
+      allowedProviders: null,
     });
   });
 

@@ -6,6 +6,7 @@
 // docs/tenants.md documents every field and rule; docs/costs.md ("Budgets") the money side.
 import { z } from 'zod';
 import { usdToMicroUsd } from './usage-cost.js';
+import { providerNameSchema } from './provider-declarations.js';
 
 /** The largest amount a policy or a run option may name, in USD: far above any real build, low
  * enough that micro-dollars stay exact integers (2^53 µUSD is $9 billion). */
@@ -71,6 +72,16 @@ const allowedModelsSchema = z
     'The models the tenant’s runs may use; a run naming another is refused (`model_not_allowed`), and a run naming none gets BUILDFLEET_MODEL when it is listed, else the first model listed. Leave it out for every model the fleet accepts',
   );
 
+/** The providers a tenant's runs may use (docs/providers.md), like its models. */
+const allowedProvidersSchema = z
+  .array(providerNameSchema)
+  .min(1)
+  .max(MAX_ALLOWED_MODELS)
+  .refine((providers) => new Set(providers).size === providers.length, 'must not name a provider twice')
+  .describe(
+    'The model providers the tenant’s runs may use; a run naming another is refused (`provider_not_allowed`), and a run naming none gets BUILDFLEET_PROVIDER when it is listed, else the first provider listed. Leave it out for every provider the fleet has',
+  );
+
 export type TenantPolicyField = keyof typeof policyFields;
 
 /** A default above its maximum (both set) is a mistake an operator should hear about. */
@@ -101,6 +112,7 @@ export const tenantPolicyOverridesSchema = z
     maxTurns: policyFields.maxTurns.optional(),
     maxConcurrentRuns: policyFields.maxConcurrentRuns.optional(),
     allowedModels: allowedModelsSchema.optional(),
+    allowedProviders: allowedProvidersSchema.optional(),
   })
   .superRefine(defaultsWithinMaximums)
   .describe('A tenant’s overrides of the fleet’s policy: a field left out takes the fleet’s default (BUILDFLEET_* variables); 0 = none');
@@ -121,6 +133,7 @@ export const tenantPolicySchema = z
     maxTurns: z.int().describe('Turns of a run that names none, and the most a run may ask for (keys with the `admin` scope may ask for more)'),
     maxConcurrentRuns: z.int().nullable().describe('Runs not yet ended beyond which new runs are refused; null = none'),
     allowedModels: z.array(z.string()).nullable().describe('The models the tenant’s runs may use; null = every model the fleet accepts'),
+    allowedProviders: z.array(z.string()).nullable().describe('The model providers the tenant’s runs may use; null = every provider the fleet has'),
   })
   .describe('The policy in force for a tenant: its overrides over the fleet’s defaults');
 export type TenantPolicy = z.infer<typeof tenantPolicySchema>;
@@ -150,6 +163,7 @@ export function effectiveTenantPolicy({ defaults, overrides }: { defaults: Tenan
     maxTurns: overrides.maxTurns ?? defaults.maxTurns,
     maxConcurrentRuns: field('maxConcurrentRuns'),
     allowedModels: overrides.allowedModels ? [...overrides.allowedModels] : null,
+    allowedProviders: overrides.allowedProviders ? [...overrides.allowedProviders] : null,
   };
 }
 

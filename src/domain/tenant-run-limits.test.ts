@@ -7,7 +7,7 @@ const fleetModel = 'claude-sonnet-4-6';
 
 describe('a new run under its tenant’s run limits', () => {
   it('gets the policy’s maxTurns when it names none, and what it asked for up to it', () => {
-    expect(resolveRunLimits({ policy: open, requested: {}, fleetModel, isAdmin: false })).toEqual({ kind: 'limits', maxTurns: 40, model: undefined });
+    expect(resolveRunLimits({ policy: open, requested: {}, fleetModel, isAdmin: false })).toEqual({ kind: 'limits', maxTurns: 40, model: undefined, provider: 'anthropic' });
     expect(resolveRunLimits({ policy: restricted, requested: { maxTurns: 12 }, fleetModel, isAdmin: false })).toMatchObject({ maxTurns: 12 });
     expect(resolveRunLimits({ policy: restricted, requested: { maxTurns: 3 }, fleetModel, isAdmin: false })).toMatchObject({ maxTurns: 3 });
   });
@@ -34,6 +34,21 @@ describe('a new run under its tenant’s run limits', () => {
     });
     // No list: any model (the capability table still decides which the fleet knows).
     expect(resolveRunLimits({ policy: open, requested: { model: 'anything' }, fleetModel, isAdmin: false })).toMatchObject({ model: 'anything' });
+  });
+
+  it('may use only the allowed providers, admin keys included; naming none picks the fleet’s provider when allowed, else the first allowed', () => {
+    const providers = { ...open, allowedProviders: ['vllm', 'anthropic'] };
+    for (const isAdmin of [false, true]) {
+      expect(resolveRunLimits({ policy: providers, requested: { provider: 'bedrock' }, fleetModel, fleetProvider: 'anthropic', isAdmin })).toEqual({
+        kind: 'refused',
+        refusal: { code: 'provider_not_allowed', requested: 'bedrock', allowed: ['vllm', 'anthropic'] },
+      });
+    }
+    expect(resolveRunLimits({ policy: providers, requested: { provider: 'vllm' }, fleetModel, fleetProvider: 'anthropic', isAdmin: false })).toMatchObject({ provider: 'vllm' });
+    expect(resolveRunLimits({ policy: providers, requested: {}, fleetModel, fleetProvider: 'anthropic', isAdmin: false })).toMatchObject({ provider: 'anthropic' });
+    expect(resolveRunLimits({ policy: providers, requested: {}, fleetModel, fleetProvider: 'vertex', isAdmin: false })).toMatchObject({ provider: 'vllm' });
+    // No list: any provider (the fleet's own names are checked by the API: unknown_provider).
+    expect(resolveRunLimits({ policy: open, requested: { provider: 'bedrock' }, fleetModel, fleetProvider: 'anthropic', isAdmin: false })).toMatchObject({ provider: 'bedrock' });
   });
 
   it('refuses the experiment-only options to every key but an admin’s, whatever their value', () => {

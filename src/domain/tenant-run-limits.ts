@@ -4,6 +4,7 @@
 // its error code. docs/tenants.md documents the rules.
 import { lookupModelCapabilities, type ModelCapabilityOverrides } from './model-capabilities.js';
 import type { TenantPolicy } from './tenant-policy.js';
+import { IMPLICIT_PROVIDER } from './provider-declarations.js';
 
 /** Run options that exist for the fleet's own experiments (the tiers experiment compares tool
  * layouts and text recovery on and off): they change how a run is driven, not what it builds, so
@@ -16,17 +17,19 @@ export type AdminOnlyRunOption = (typeof ADMIN_ONLY_RUN_OPTIONS)[number];
 export interface RequestedRunLimits {
   maxTurns?: number | undefined;
   model?: string | undefined;
+  provider?: string | undefined;
   options?: Partial<Record<AdminOnlyRunOption, unknown>> | undefined;
 }
 
 export type RunLimitsRefusal =
   | { code: 'run_option_requires_admin'; options: AdminOnlyRunOption[] }
   | { code: 'max_turns_above_tenant_maximum'; requested: number; maximum: number }
-  | { code: 'model_not_allowed'; requested: string; allowed: readonly string[] };
+  | { code: 'model_not_allowed'; requested: string; allowed: readonly string[] }
+  | { code: 'provider_not_allowed'; requested: string; allowed: readonly string[] };
 
 export type RunLimitsResolution =
   /** `model` undefined: the fleet's default model (BUILDFLEET_MODEL). */
-  | { kind: 'limits'; maxTurns: number; model: string | undefined }
+  | { kind: 'limits'; maxTurns: number; model: string | undefined; provider: string }
   | { kind: 'refused'; refusal: RunLimitsRefusal };
 
 /**
@@ -40,11 +43,14 @@ export function resolveRunLimits({
   policy,
   requested,
   fleetModel,
+  fleetProvider = IMPLICIT_PROVIDER,
   isAdmin,
 }: {
-  policy: Pick<TenantPolicy, 'maxTurns' | 'allowedModels'>;
+  policy: Pick<TenantPolicy, 'maxTurns' | 'allowedModels'> & Partial<Pick<TenantPolicy, 'allowedProviders'>>;
   requested: RequestedRunLimits;
   fleetModel: string;
+  /** BUILDFLEET_PROVIDER: the provider of a run that names none (default `anthropic`). */
+  fleetProvider?: string;
   isAdmin: boolean;
 }): RunLimitsResolution {
   if (!isAdmin) {
@@ -59,7 +65,14 @@ export function resolveRunLimits({
     return { kind: 'refused', refusal: { code: 'model_not_allowed', requested: requested.model, allowed } };
   }
   const model = requested.model ?? (allowed === null || allowed.includes(fleetModel) ? undefined : allowed[0]);
-  return { kind: 'limits', maxTurns: requested.maxTurns ?? policy.maxTurns, model };
+  // Providers follow the models' rule: the allow-list binds every key; a run naming none gets the
+  // fleet's default when allowed, else the first listed.
+  const providers = policy.allowedProviders ?? null;
+  if (requested.provider !== undefined && providers !== null && !providers.includes(requested.provider)) {
+    return { kind: 'refused', refusal: { code: 'provider_not_allowed', requested: requested.provider, allowed: providers } };
+  }
+  const provider = requested.provider ?? (providers === null || providers.includes(fleetProvider) ? fleetProvider : providers[0]!);
+  return { kind: 'limits', maxTurns: requested.maxTurns ?? policy.maxTurns, model, provider };
 }
 
 /** The models of an allow-list the fleet itself would refuse (not in its capability table, while

@@ -26,6 +26,7 @@ import { turnOutcomeSchema, type PlannedDispatch, type TurnOutcome } from './tur
 import { countersSchema, usageSchema, type RunError, type RunOptions, type RunRecord, type RunWebhook, type TodoState, type Usage } from './run-types.js';
 import { defineAppendEventIfRunExistsScript } from './append-event-if-run-exists-script.js';
 import { defineOwedWebhookScripts } from './owed-webhook-scripts.js';
+import { IMPLICIT_PROVIDER } from '../domain/provider-declarations.js';
 import { EMPTY_USAGE } from '../domain/usage.js';
 import type { RunBudget } from '../domain/run-budget.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
@@ -66,6 +67,8 @@ export interface CreateRunInput {
   tenant: string;
   prompt: string;
   model: string;
+  /** The run's provider (docs/providers.md). Default: `anthropic`. */
+  provider?: string;
   maxTurns: number;
   maxTokens: number;
   /** Default: maxTokens (never raised). */
@@ -317,6 +320,7 @@ export class RunEngine {
       turn: 0,
       prompt: input.prompt,
       model: input.model,
+      provider: input.provider ?? IMPLICIT_PROVIDER,
       maxTurns: input.maxTurns,
       maxTokens: input.maxTokens,
       maxTokensCeiling: Math.max(input.maxTokensCeiling ?? input.maxTokens, input.maxTokens),

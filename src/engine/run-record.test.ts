@@ -10,6 +10,7 @@ const record: RunRecord = {
   turn: 3,
   prompt: 'Build a bakery site',
   model: 'claude-sonnet-4-6',
+  provider: 'anthropic',
   maxTurns: 40,
   maxTokens: 8192,
   maxTokensCeiling: 16384,
@@ -71,6 +72,22 @@ describe('the stored run record', () => {
     expect(fromFields(fields).budget).toBeNull();
     const unbounded = { ...record, budget: { costMicroUsd: null, tokens: null, costSetBy: 'run' as const } };
     expect(fromFields(toFields(unbounded))).toEqual(unbounded);
+  });
+
+  it('reads back the provider it was stored with', () => {
+    const declared = { ...record, provider: 'vllm-gpu_1' };
+    expect(fromFields(toFields(declared)).provider).toBe('vllm-gpu_1');
+  });
+
+  it('reads a record stored before providers existed as made with `anthropic`, whatever the fleet’s default now', () => {
+    const { provider: _provider, ...fields } = toFields({ ...record, provider: 'vllm' });
+    expect(fromFields(fields).provider).toBe('anthropic');
+  });
+
+  it.each(['Vllm', 'vllm gpu', '-vllm', 'x'.repeat(65), '{"kind":"openai_compatible"}'])('refuses a record whose provider is %s, naming the field', (provider) => {
+    const fields = { ...toFields(record), provider };
+    expect(() => fromFields(fields)).toThrow(StoredRunInvalid);
+    expect(() => fromFields(fields)).toThrow('"provider"');
   });
 
   it('refuses a record without its tenant', () => {

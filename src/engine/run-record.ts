@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { PHASES } from '../domain/profile.js';
 import { RUN_STATUSES } from '../domain/run-outcomes.js';
 import { EMPTY_USAGE } from '../domain/usage.js';
+import { IMPLICIT_PROVIDER, providerNameSchema } from '../domain/provider-declarations.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
 import {
   countersSchema,
@@ -100,6 +101,8 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     turn: integer('turn', 0),
     prompt: text('prompt'),
     model: text('model'),
+    // Records written before providers existed were made with the Anthropic API.
+    provider: fields.provider ? (providerNameSchema.safeParse(fields.provider).success ? fields.provider : fail('provider', `not a provider name: ${JSON.stringify(fields.provider)}`)) : IMPLICIT_PROVIDER,
     maxTurns: integer('maxTurns'),
     maxTokens,
     // Records written before the ceiling was stored could not be raised past their maxTokens.

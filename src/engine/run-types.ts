@@ -95,6 +95,9 @@ export interface RunRecord {
   turn: number;
   prompt: string;
   model: string;
+  /** The provider every call of the run goes through (src/providers/, docs/providers.md); a record
+   * stored before providers existed reads as `anthropic`, the provider it was made with. */
+  provider: string;
   maxTurns: number;
   /** max_tokens of the run's next call: raised after a truncation, for the rest of the run. */
   maxTokens: number;

@@ -44,7 +44,7 @@ export class FleetMetrics {
   readonly admissionWaitDuration: Histogram<'priority'>;
   readonly admissionReservedTokens: Counter<'model' | 'direction'>;
   readonly admissionReturnedTokens: Counter<'model' | 'direction'>;
-  readonly admissionAvailable: Gauge<'model' | 'limit'>;
+  readonly admissionAvailable: Gauge<'provider' | 'model' | 'limit'>;
   readonly toolsPerRequest: Histogram;
   readonly queueJobs: Gauge<'queue' | 'state'>;
   readonly jobDuration: Histogram<'queue'>;
@@ -140,7 +140,7 @@ export class FleetMetrics {
     });
     this.admissionReservedTokens = counter(METRICS.admissionReservedTokens, 'Tokens reserved by the admission limiter for admitted calls', ['model', 'direction']);
     this.admissionReturnedTokens = counter(METRICS.admissionReturnedTokens, 'Reserved tokens given back when calls settled', ['model', 'direction']);
-    this.admissionAvailable = new Gauge({ name: METRICS.admissionAvailable, help: 'What the admission limiter bucket holds now', labelNames: ['model', 'limit'], registers });
+    this.admissionAvailable = new Gauge({ name: METRICS.admissionAvailable, help: 'What the admission limiter bucket holds now', labelNames: ['provider', 'model', 'limit'], registers });
     this.queues = input.queues ?? null;
     const metrics = this;
     this.queueJobs = new Gauge({
@@ -195,10 +195,11 @@ export class FleetMetrics {
 
   /** The admission limiter's reserves and settles (src/model/model-rate-limiter.ts). */
   private observeAdmission(observation: AdmissionObservation): void {
-    const { model } = observation;
+    const { provider, model } = observation;
     const buckets = observation.kind === 'reserve' ? observation.decision.buckets : observation.settlement.buckets;
     for (const [limit, bucket] of [['requests', buckets.requests], ['input_tokens', buckets.inputTokens], ['output_tokens', buckets.outputTokens]] as const) {
-      if (bucket.capacity > 0) this.admissionAvailable.set({ model, limit }, bucket.available);
+      // One bucket per provider and model: two providers serving one model id are two gauges.
+      if (bucket.capacity > 0) this.admissionAvailable.set({ provider, model, limit }, bucket.available);
     }
     if (observation.kind === 'settle') {
       const { returned } = observation.settlement;

@@ -17,6 +17,8 @@ export interface SubmitRunInput {
   tenant: string;
   prompt: string;
   model?: string | undefined;
+  /** The run's provider (docs/providers.md); default BUILDFLEET_PROVIDER. */
+  provider?: string | undefined;
   maxTurns?: number | undefined;
   options?: RunOptions | undefined;
   thinking?: RunThinking | undefined;
@@ -53,6 +55,7 @@ async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { r
     tenant: input.tenant,
     prompt: input.prompt,
     model: settings.model,
+    provider: input.provider ?? fleet.config.BUILDFLEET_PROVIDER,
     maxTurns: input.maxTurns ?? fleet.config.BUILDFLEET_MAX_TURNS,
     maxTokens: settings.maxTokens,
     maxTokensCeiling: settings.maxTokensCeiling,

@@ -4,7 +4,7 @@ import type { Worker } from 'bullmq';
 import { loadConfig, type Config } from '../config.js';
 import { createFleetContext, type FleetContext } from './fleet-context.js';
 import { installGracefulShutdown } from './graceful-shutdown.js';
-import { createModelClient } from '../model/model-client.js';
+import { createProviderRegistry } from '../providers/provider-registry.js';
 import { startModelWorker } from '../workers/model-worker.js';
 import { startToolWorker } from '../workers/tool-worker.js';
 import type { ConcurrencyChange } from '../workers/concurrency-governor.js';
@@ -51,7 +51,7 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
   };
   const worker =
     role === 'model'
-      ? startModelWorker(fleet, { client: createModelClient(config), recover: createTextRecovery(), hooks: metrics.modelTurnHooks(), onJobDone, onConcurrencyChange })
+      ? startModelWorker(fleet, { providers: createProviderRegistry({ config }), recover: createTextRecovery(), hooks: metrics.modelTurnHooks(), onJobDone, onConcurrencyChange })
       : startToolWorker(fleet, { hooks: metrics.toolJobHooks(), onJobDone, onConcurrencyChange });
   metrics.workerConcurrency.set({ queue: role }, worker.concurrency);
   let draining = false;

@@ -23,22 +23,29 @@ function isLockedByAnother(error: unknown): boolean {
   return error instanceof Error && /Another migration is already running/.test(error.message);
 }
 
+interface MigrateOptions {
+  databaseUrl: string;
+  log?: (line: string) => void;
+  /** Tests only: apply the first `count` pending migrations, to hold rows archived before a later one. */
+  count?: number;
+}
+
 /** Applies every pending migration; returns the names of those applied (none when up to date, or
  * when another process applied them meanwhile). */
-export async function migrateHistory({ databaseUrl, log }: { databaseUrl: string; log?: (line: string) => void }): Promise<string[]> {
+export async function migrateHistory(options: MigrateOptions): Promise<string[]> {
   const started = Date.now();
   for (;;) {
     try {
-      return await migrateOnce({ databaseUrl, log });
+      return await migrateOnce(options);
     } catch (error) {
       if (!isLockedByAnother(error) || Date.now() - started > WAIT_FOR_OTHER_MIGRATION_MS) throw error;
-      log?.('another process is migrating; waiting for it');
+      options.log?.('another process is migrating; waiting for it');
       await sleep(250);
     }
   }
 }
 
-async function migrateOnce({ databaseUrl, log }: { databaseUrl: string; log?: (line: string) => void }): Promise<string[]> {
+async function migrateOnce({ databaseUrl, log, count }: MigrateOptions): Promise<string[]> {
   // Our own client rather than `databaseUrl`, so its lifetime (and its errors: a server that goes
   // away emits on the client) are ours, not an unhandled event inside the runner.
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -55,6 +62,7 @@ async function migrateOnce({ databaseUrl, log }: { databaseUrl: string; log?: (l
       ignorePattern: '(\\..*)|(.*\\.map)|(.*\\.d\\.ts)',
       migrationsTable: MIGRATIONS_TABLE,
       direction: 'up',
+      ...(count === undefined ? {} : { count }),
       checkOrder: true,
       singleTransaction: true,
       log: log ?? (() => undefined),

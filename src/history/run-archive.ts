@@ -4,6 +4,7 @@
 // archiveRun, like any boundary: a malformed archive is refused before a row is written.
 import { z } from 'zod';
 import { PHASES } from '../domain/profile.js';
+import { providerNameSchema } from '../domain/provider-declarations.js';
 import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
 import { usageByClassSchema } from '../domain/usage.js';
@@ -33,6 +34,8 @@ export const archivedRunSchema = z.object({
   errorCode: z.string().nullable(),
   errorMessage: z.string().nullable(),
   model: z.string().min(1),
+  /** RunRecord.provider: the provider every call of the run went through (docs/providers.md). */
+  provider: providerNameSchema,
   prompt: z.string(),
   phase: z.enum(PHASES),
   /** RunRecord.turn: the model turns the run took. */

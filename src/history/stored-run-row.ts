@@ -3,6 +3,7 @@
 // timestamptz as Date; both are checked and converted here.
 import { z } from 'zod';
 import { PHASES } from '../domain/profile.js';
+import { providerNameSchema } from '../domain/provider-declarations.js';
 import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
 import { archivedFileSchema, archivedMetaSchema, archivedQuestionSchema, archivedTodoSchema, type ArchivedRun } from './run-archive.js';
@@ -21,6 +22,9 @@ const storedRunRowSchema = z.object({
   error_code: z.string().nullable(),
   error_message: z.string().nullable(),
   model: z.string(),
+  // NOT NULL: a row archived before the column existed was given `anthropic`, the provider every run
+  // was made with then (migration 1767484800000).
+  provider: providerNameSchema,
   prompt: z.string(),
   phase: z.enum(PHASES),
   turns: z.int().nonnegative(),
@@ -82,6 +86,7 @@ export function decodeRunRow(row: Record<string, unknown>): ArchivedRun {
     errorCode: stored.error_code,
     errorMessage: stored.error_message,
     model: stored.model,
+    provider: stored.provider,
     prompt: stored.prompt,
     phase: stored.phase,
     turns: stored.turns,

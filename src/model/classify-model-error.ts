@@ -46,7 +46,23 @@ export const STATUS_OF_ERROR_TYPE: Readonly<Record<string, number>> = Object.fre
   api_error: 500,
   timeout_error: 504,
   overloaded_error: 529,
+  // Claude on Bedrock: the SDK turns an exception frame of the event stream into an `error` event
+  // typed by the camel-cased exception (bedrock-sdk core/streaming.ts frameError); statuses from
+  // the AWS API reference ResponseStream. serviceUnavailableException is Bedrock's form of
+  // "overloaded" (src/sim/cloud-routes/cloud-error.ts), so it stands for 529; a stream error
+  // Bedrock says to retry is a 500.
+  throttlingException: 429,
+  serviceUnavailableException: 529,
+  internalServerException: 500,
+  modelStreamErrorException: 500,
+  modelTimeoutException: 408,
+  validationException: 400,
 });
+
+/** Bedrock names its error in `x-amzn-errortype` (`ServiceUnavailableException:http://…`). */
+function isBedrockServiceUnavailable(headers: ModelCallFailure['headers']): boolean {
+  return headerValue(headers, 'x-amzn-errortype')?.startsWith('ServiceUnavailableException') ?? false;
+}
 
 /**
  * The user-set spend limit (Console → Limits) is answered with a 400 invalid_request_error whose
@@ -98,6 +114,11 @@ export function classifyModelError(failure: ModelCallFailure, now = Date.now()):
     return { kind: 'spend_cap', message: failure.message };
   }
   if (status === 400 && isSpendLimitMessage(failure.message)) return { kind: 'spend_cap', message: failure.message };
+  // OpenAI-compatible servers (src/providers/openai-error.ts): a prompt over the context window is
+  // a 400 that no retry fixes, and the run's transcript only grows; an exhausted quota is a 429
+  // that retrying cannot help ("You exceeded your current quota", OpenAI guides/error-codes).
+  if (failure.errorCode === 'context_length_exceeded') return { kind: 'fatal', code: 'context_window_exceeded', message: failure.message };
+  if (status === 429 && failure.errorCode === 'insufficient_quota') return { kind: 'fatal', code: 'model_billing_error', message: failure.message };
   const shouldRetry = headerValue(headers, 'x-should-retry');
   if (shouldRetry === 'false') {
     return { kind: 'fatal', code: modelErrorCode(failure.errorType), message: failure.message };
@@ -107,7 +128,7 @@ export function classifyModelError(failure: ModelCallFailure, now = Date.now()):
     return waitMs === null ? { kind: 'rate_limited_backoff' } : { kind: 'rate_limited', waitMs };
   }
   // 529 is the API overloaded as a whole, not this request: every worker backs off together.
-  if (status === 529 || failure.errorType === 'overloaded_error') return { kind: 'overloaded' };
+  if (status === 529 || failure.errorType === 'overloaded_error' || isBedrockServiceUnavailable(headers)) return { kind: 'overloaded' };
   if (shouldRetry === 'true' || TRANSIENT_STATUSES.has(status) || status >= 500) return { kind: 'transient' };
   return { kind: 'fatal', code: modelErrorCode(failure.errorType), message: failure.message };
 }

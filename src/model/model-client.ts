@@ -20,7 +20,7 @@ export class ModelConfigurationError extends Error {
   readonly code = 'model_not_configured';
 }
 
-export function createModelClient(config: Config): Anthropic {
+export function createModelClient(config: Pick<Config, 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL' | 'BUILDFLEET_SIMULATOR_URL' | 'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS'>): Anthropic {
   const baseURL = config.ANTHROPIC_BASE_URL ?? (config.ANTHROPIC_API_KEY ? undefined : config.BUILDFLEET_SIMULATOR_URL);
   if (!config.ANTHROPIC_API_KEY && !baseURL) {
     throw new ModelConfigurationError(
@@ -100,6 +100,18 @@ export function paidUsageOfFailedCall(error: unknown): UsageByClass | null {
   return typeof error === 'object' && error !== null ? (paidUsageOfFailures.get(error) ?? null) : null;
 }
 
+/** Records what a failed call had already cost, for paidUsageOfFailedCall: every provider's call
+ * notes it on the error it throws (src/providers/). */
+export function notePaidUsageOfFailedCall(error: object, usage: UsageByClass): void {
+  paidUsageOfFailures.set(error, usage);
+}
+
+/** Any Anthropic-family client: Anthropic, AnthropicBedrock and AnthropicVertex share the
+ * Messages surface callModel uses (each SDK's `messages.stream`, lib/MessageStream.ts). */
+export interface AnthropicFamilyClient {
+  messages: Pick<Anthropic['messages'], 'stream'>;
+}
+
 /**
  * One model call, streamed: the SDK's MessageStream accumulates the events into the final message,
  * which is exactly what a non-streaming call would have returned (lib/MessageStream.ts,
@@ -108,7 +120,7 @@ export function paidUsageOfFailedCall(error: unknown): UsageByClass | null {
  * may take longer than 10 minutes", client.ts calculateNonstreamingTimeout) and keeps the
  * connection busy, so it is judged by silence rather than length (stream-idle-watchdog.ts).
  */
-export async function callModel(client: Anthropic, request: ModelRequest, options: ModelCallOptions): Promise<ModelCallResult> {
+export async function callModel(client: AnthropicFamilyClient, request: ModelRequest, options: ModelCallOptions): Promise<ModelCallResult> {
   const watchdog = createStreamIdleWatchdog({ idleTimeoutMs: options.idleTimeoutMs, outer: request.signal });
   const progress = createStreamProgressTracker({ intervalMs: options.progressIntervalMs ?? 2000 });
   const stream = client.messages.stream(

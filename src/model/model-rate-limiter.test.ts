@@ -10,7 +10,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../test/support/redis.js';
 import { startSimulator, type RunningSimulator } from '../sim/simulator-server.js';
 import { callModel } from './model-client.js';
-import { ModelRateLimiter, limiterIdentity, type ModelRateLimiterSettings } from './model-rate-limiter.js';
+import { ModelRateLimiter, limiterIdentity, type AdmissionProvider, type ModelRateLimiterSettings } from './model-rate-limiter.js';
 import { readRateLimitHeaders } from './rate-limit-headers.js';
 
 const prefix = uniquePrefix('admission');
@@ -33,9 +33,13 @@ function testClock(start = 1_700_000_000_000) {
 }
 
 let identities = 0;
-/** Two limiters over one state (two connections, as two processes would have), with a fresh identity. */
+/** The provider of the latest pair's calls: the implicit one, with an identity of its own per pair. */
+let provider: AdmissionProvider = { name: 'anthropic', identity: 'test-0' };
+/** Two limiters over one state (two connections, as two processes would have), for calls through
+ * a provider with a fresh identity. */
 function pair(settings: Partial<ModelRateLimiterSettings> & { clock: () => number }) {
   identities += 1;
+  provider = { name: 'anthropic', identity: `test-${identities}` };
   const full: ModelRateLimiterSettings = {
     limits: { requestsPerMinute: 0, inputTokensPerMinute: 60_000, outputTokensPerMinute: 0 },
     batchHeadroom: 0.25,
@@ -43,11 +47,11 @@ function pair(settings: Partial<ModelRateLimiterSettings> & { clock: () => numbe
     bookingGraceMs: 30_000,
     ...settings,
   };
-  const identity = `test-${identities}`;
-  return [new ModelRateLimiter(first, prefix, identity, full), new ModelRateLimiter(second, prefix, identity, full)] as const;
+  return [new ModelRateLimiter(first, prefix, full), new ModelRateLimiter(second, prefix, full)] as const;
 }
 
-const call = (callId: string, inputTokens: number, extra: Partial<{ priority: 'interactive' | 'batch'; outputTokens: number; chainId: string }> = {}) => ({
+const call = (callId: string, inputTokens: number, extra: Partial<{ priority: 'interactive' | 'batch'; outputTokens: number; chainId: string; provider: AdmissionProvider }> = {}) => ({
+  provider: extra.provider ?? provider,
   model: 'claude-sonnet-4-6',
   callId,
   chainId: extra.chainId ?? callId,
@@ -151,11 +155,11 @@ describe('ModelRateLimiter', () => {
     const afterExpiry = await b.reserve(call('fresh', 1000, { outputTokens: 30_000 }));
     expect(afterExpiry.kind).toBe('go');
     expect(afterExpiry.buckets.outputTokens.available).toBe(30_000);
-    expect(await first.hget(b.keys('claude-sonnet-4-6', 'crashed')[1], 'crashed')).toBeNull();
+    expect(await first.hget(b.keys(provider, 'claude-sonnet-4-6', 'crashed')[1], 'crashed')).toBeNull();
     // The crashed call's settle arrives after all (its worker was only slow): the 700 output
     // tokens it really used are taken now, and nothing is given back twice.
     const late = await a.settleAnswer(
-      { model: 'claude-sonnet-4-6', callId: 'crashed', chainId: 'crashed', priority: 'interactive', promptTokens: 1000, cache: null, requests: 1, inputTokens: 1000, outputTokens: 50_000 },
+      { provider, model: 'claude-sonnet-4-6', callId: 'crashed', chainId: 'crashed', priority: 'interactive', promptTokens: 1000, cache: null, requests: 1, inputTokens: 1000, outputTokens: 50_000 },
       { usage: { input_tokens: 1000, output_tokens: 700 }, headers: null, headersReceivedAt: null },
     );
     expect(late.settled).toBe('expired');
@@ -194,6 +198,40 @@ describe('ModelRateLimiter', () => {
     expect((await b.reserve(call('b1', 10_000, { priority: 'batch' }))).kind).toBe('wait');
     clock.advance(1000);
     expect((await b.reserve(call('b1', 10_000, { priority: 'batch' }))).kind).toBe('go');
+  });
+
+  it('keeps each provider’s buckets apart: two providers serving one model id learn their own limits', async () => {
+    const clock = testClock();
+    const [a, b] = pair({ clock: clock.read });
+    const gpuOne: AdmissionProvider = { name: 'vllm-a', identity: provider.identity };
+    const gpuTwo: AdmissionProvider = { name: 'vllm-b', identity: provider.identity };
+    // 40,000 of each 60,000 bucket: the second provider's calls do not wait for the first's.
+    const onOne = await a.reserve(call('one-1', 40_000, { provider: gpuOne }));
+    if (onOne.kind !== 'go') throw new Error('expected go');
+    expect((await b.reserve(call('two-1', 40_000, { provider: gpuTwo }))).kind).toBe('go');
+    expect(await b.reserve(call('one-2', 30_000, { provider: gpuOne }))).toMatchObject({ kind: 'wait', limit: 'input_tokens' });
+    // The first provider's answer says its limit is 30,000: only its buckets learn it.
+    const settled = await a.settle(onOne.reservation, {
+      counted: { requests: 1, inputTokens: 40_000, outputTokens: 10 },
+      headers: { requests: { limit: null, remaining: null }, inputTokens: { limit: 30_000, remaining: 0 }, outputTokens: { limit: null, remaining: null } },
+    });
+    expect(settled.buckets.inputTokens).toMatchObject({ capacity: 30_000, source: 'api' });
+    const onTwo = await a.reserve(call('two-2', 10_000, { provider: gpuTwo }));
+    expect(onTwo).toMatchObject({ kind: 'go', reservation: { provider: gpuTwo } });
+    expect(onTwo.buckets.inputTokens).toMatchObject({ capacity: 60_000, available: 10_000, source: 'seed' });
+    // The same name with another identity (its key or URL changed) starts afresh too.
+    expect((await a.reserve(call('one-3', 40_000, { provider: { name: 'vllm-a', identity: 'another-key' } }))).kind).toBe('go');
+  });
+
+  it('keeps the `anthropic` provider’s keys as they were before providers, so learnt limits survive the upgrade', async () => {
+    const clock = testClock();
+    const [a] = pair({ clock: clock.read });
+    expect(a.keys({ name: 'anthropic', identity: 'key-0123456789abcdef' }, 'claude-sonnet-4-6', 'run-1')[0]).toBe(`${prefix}:{admission:key-0123456789abcdef:claude-sonnet-4-6}:buckets`);
+    expect(a.keys({ name: 'vllm', identity: 'url-0123456789abcdef' }, 'Qwen/Qwen2.5', 'run-1')[0]).toBe(`${prefix}:{admission:vllm:url-0123456789abcdef:Qwen_Qwen2.5}:buckets`);
+    // The buckets a limiter of the previous release wrote are the ones this one reads.
+    expect((await a.reserve(call('before', 10_000))).kind).toBe('go');
+    expect(await first.exists(`${prefix}:{admission:${provider.identity}:claude-sonnet-4-6}:buckets`)).toBe(1);
+    expect((await a.reserve(call('after', 10_000))).buckets.inputTokens.available).toBe(40_000);
   });
 
   it('admits a call larger than a whole bucket once the bucket is full, instead of never', async () => {
@@ -267,7 +305,7 @@ describe('ModelRateLimiter', () => {
     const simulator: RunningSimulator = await startSimulator({ rateLimits: { requestsPerMinute: 1000, inputTokensPerMinute: 100_000, outputTokensPerMinute: 100_000 } });
     try {
       const client = new Anthropic({ apiKey: 'sk-test-admission', baseURL: simulator.url, maxRetries: 0 });
-      const identity = limiterIdentity({ apiKey: 'sk-test-admission' });
+      provider = { name: 'anthropic', identity: limiterIdentity({ apiKey: 'sk-test-admission' }) };
       const settings: ModelRateLimiterSettings = {
         // Seeded higher than the real limit, as an operator who guessed wrong would.
         limits: { requestsPerMinute: 0, inputTokensPerMinute: 1_000_000, outputTokensPerMinute: 1_000_000 },
@@ -275,7 +313,7 @@ describe('ModelRateLimiter', () => {
         reservationTtlMs: 600_000,
         bookingGraceMs: 30_000,
       };
-      const limiter = new ModelRateLimiter(first, prefix, identity, settings);
+      const limiter = new ModelRateLimiter(first, prefix, settings);
       // Someone else on the same key spends 60,000 input tokens the fleet never saw.
       simulator.rateLimits.admit({ apiKey: 'sk-test-admission', rateLimitClass: 'claude-sonnet-4', model: 'claude-sonnet-4-6', inputTokens: 60_000, maxOutputTokens: 0 });
       const decision = await limiter.reserve(call('sim-1', 2000, { outputTokens: 500 }));

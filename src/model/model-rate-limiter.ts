@@ -1,5 +1,5 @@
-// The fleet's shared model-call limiter: one set of token buckets in Redis per (API key identity,
-// model) — requests, input tokens and output tokens per minute — that every model worker reserves
+// The fleet's shared model-call limiter: one set of token buckets in Redis per (provider, its API
+// key identity, model) — requests, input tokens and output tokens per minute — that every model worker reserves
 // from right before a call and settles after it, so the fleet waits for capacity instead of
 // collecting 429s. Seeded from configuration, corrected from the anthropic-ratelimit-* headers of
 // every answer, honouring run priority. The rules are in the Lua (model-rate-limiter-scripts.ts)
@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { defineLuaCommands } from '../engine/define-lua-commands.js';
+import { IMPLICIT_PROVIDER } from '../domain/provider-declarations.js';
 import type { RunPriority } from '../domain/run-priority.js';
 import type { ModelCallFailure } from './classify-model-error.js';
 import { readRateLimitHeaders, type RateLimitHeaders } from './rate-limit-headers.js';
@@ -43,7 +44,16 @@ export interface AdmissionAmounts {
   outputTokens: number;
 }
 
+/** Whose limits a call counts against: the provider it goes through (its configured name) and that
+ * provider's identity (limiterIdentity of its key or endpoint). Two providers serving the same
+ * model id have limits of their own, each learnt from its own answers. */
+export interface AdmissionProvider {
+  name: string;
+  identity: string;
+}
+
 export interface AdmissionReservation extends AdmissionAmounts {
+  provider: AdmissionProvider;
   model: string;
   callId: string;
   /** The run the call belongs to: its calls share a cached prompt prefix. */
@@ -92,8 +102,8 @@ export interface AdmissionSettlement {
 
 /** What a limiter reports, for metrics (src/fleet/fleet-metrics.ts). */
 export type AdmissionObservation =
-  | { kind: 'reserve'; model: string; priority: RunPriority; decision: AdmissionDecision }
-  | { kind: 'settle'; model: string; priority: RunPriority; settlement: AdmissionSettlement };
+  | { kind: 'reserve'; provider: string; model: string; priority: RunPriority; decision: AdmissionDecision }
+  | { kind: 'settle'; provider: string; model: string; priority: RunPriority; settlement: AdmissionSettlement };
 
 /** A call's usage, as stored by class (src/domain/usage.ts) or as the API names it. */
 export interface CountedUsage {
@@ -195,19 +205,28 @@ function keySafe(model: string): string {
   return model.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
+/**
+ * The hash tag of one provider's buckets for one model. The `anthropic` provider's keeps the form
+ * it had before providers existed, `admission:<identity>:<model>`, so the limits a running fleet
+ * has learnt survive the upgrade; every other provider's names it,
+ * `admission:<provider>:<identity>:<model>` (provider names hold no `:`, and model ids lose theirs
+ * to keySafe, so the two forms never meet).
+ */
+export function admissionBucketTag(provider: AdmissionProvider, model: string): string {
+  const owner = provider.name === IMPLICIT_PROVIDER ? provider.identity : `${provider.name}:${provider.identity}`;
+  return `admission:${owner}:${keySafe(model)}`;
+}
+
 export class ModelRateLimiter {
-  readonly identity: string;
   private readonly commands: AdmissionCommands;
   private readonly keyLifetimeMs: number;
 
   constructor(
     redis: Redis,
     private readonly prefix: string,
-    identity: string,
     private readonly settings: ModelRateLimiterSettings,
     private readonly observe?: (observation: AdmissionObservation) => void,
   ) {
-    this.identity = identity;
     this.keyLifetimeMs = Math.max(KEY_LIFETIME_FLOOR_MS, 2 * (settings.reservationTtlMs + settings.bookingGraceMs));
     this.commands = defineLuaCommands<AdmissionCommands>(redis, {
       bfAdmissionReserve: { numberOfKeys: 5, lua: RESERVE_LUA },
@@ -215,10 +234,10 @@ export class ModelRateLimiter {
     });
   }
 
-  /** The keys of one model's limiter, of a run's cache chain and of a shared prefix in it, under
-   * one hash tag. */
-  keys(model: string, chainId: string, prefixScope?: string): [string, string, string, string, string] {
-    const base = `${this.prefix}:{admission:${this.identity}:${keySafe(model)}}`;
+  /** The keys of one provider's limiter for one model, of a run's cache chain and of a shared
+   * prefix in it, under one hash tag. */
+  keys(provider: AdmissionProvider, model: string, chainId: string, prefixScope?: string): [string, string, string, string, string] {
+    const base = `${this.prefix}:{${admissionBucketTag(provider, model)}}`;
     return [`${base}:buckets`, `${base}:reservations`, `${base}:expiry`, `${base}:chain:${keySafe(chainId)}`, `${base}:prefix:${prefixScope ?? 'none'}`];
   }
 
@@ -239,6 +258,7 @@ export class ModelRateLimiter {
    * previous call, else the tools and system of its phase — is not reserved.
    */
   async reserve(request: {
+    provider: AdmissionProvider;
     model: string;
     callId: string;
     chainId: string;
@@ -250,7 +270,7 @@ export class ModelRateLimiter {
     const promptTokens = Math.max(0, Math.ceil(request.inputTokens));
     const need = [1, promptTokens, Math.max(0, Math.ceil(request.outputTokens))];
     const reply = await this.commands.bfAdmissionReserve(
-      ...this.keys(request.model, request.chainId, request.cache?.prefixScope),
+      ...this.keys(request.provider, request.model, request.chainId, request.cache?.prefixScope),
       this.now(),
       request.callId,
       request.priority,
@@ -271,6 +291,7 @@ export class ModelRateLimiter {
       ? {
           kind: 'go',
           reservation: {
+            provider: request.provider,
             model: request.model,
             callId: request.callId,
             chainId: request.chainId,
@@ -284,7 +305,7 @@ export class ModelRateLimiter {
           buckets,
         }
       : { kind: 'wait', waitMs: Math.max(1, Math.ceil(parsed.waitMs)), limit: parsed.limit === '' ? 'booked' : LIMIT_OF[parsed.limit], booked: parsed.booked, buckets };
-    this.observe?.({ kind: 'reserve', model: request.model, priority: request.priority, decision });
+    this.observe?.({ kind: 'reserve', provider: request.provider.name, model: request.model, priority: request.priority, decision });
     return decision;
   }
 
@@ -309,7 +330,7 @@ export class ModelRateLimiter {
     const header = (value: { limit: number | null; remaining: number | null } | undefined) => [value?.limit ?? -1, value?.remaining ?? -1];
     const counted = outcome.counted;
     const reply = await this.commands.bfAdmissionSettle(
-      ...this.keys(reservation.model, reservation.chainId, reservation.cache?.prefixScope),
+      ...this.keys(reservation.provider, reservation.model, reservation.chainId, reservation.cache?.prefixScope),
       this.now(),
       reservation.callId,
       reservation.requests,
@@ -340,7 +361,7 @@ export class ModelRateLimiter {
       },
       buckets: toBuckets(parsed.buckets),
     };
-    this.observe?.({ kind: 'settle', model: reservation.model, priority: reservation.priority, settlement });
+    this.observe?.({ kind: 'settle', provider: reservation.provider.name, model: reservation.model, priority: reservation.priority, settlement });
     return settlement;
   }
 

@@ -28,6 +28,9 @@ export interface StreamIdleWatchdog {
   readonly fired: boolean;
   /** Wraps the response body so each chunk counts as activity; arms the timer at the headers. */
   readonly middleware: Middleware;
+  /** The same for a response fetched outside the Anthropic SDK (the OpenAI SDK has no middleware:
+   * src/providers/openai-compatible-provider.ts wraps its fetch). Returns the response. */
+  watch(response: Response): Response;
   /** Stops the timer (the call ended one way or another). */
   stop(): void;
 }
@@ -59,13 +62,13 @@ export function createStreamIdleWatchdog({ idleTimeoutMs, outer }: { idleTimeout
   if (outer?.aborted) controller.abort();
   else outer?.addEventListener('abort', forward, { once: true });
 
-  const middleware: Middleware = async (request, next) => {
-    const response = await next(request);
+  const watch = (response: Response): Response => {
     if (!response.ok || !response.body) return response;
     arm();
     observeChunks(response.body, arm, stop);
     return response;
   };
+  const middleware: Middleware = async (request, next) => watch(await next(request));
 
   return {
     signal: controller.signal,
@@ -73,6 +76,7 @@ export function createStreamIdleWatchdog({ idleTimeoutMs, outer }: { idleTimeout
       return fired;
     },
     middleware,
+    watch,
     stop,
   };
 }

@@ -1,8 +1,10 @@
 // Phase 2, first step: turn one candidate's raw text into a tool name and its (not yet trusted)
 // arguments, per format. Strict: the JSON must be exactly one object, envelopes hold exactly a
-// name and one arguments key, and the arguments are never re-parsed from a string.
+// name and one arguments key (Mistral's may add its call `id`), and the arguments are never
+// re-parsed from a string.
 import { assertNever } from '../domain/profile.js';
 import type { Candidate } from './candidate.js';
+import { splitDeepSeekCall } from './decode-deepseek-call.js';
 import { isPlainObject } from './is-plain-object.js';
 import { scanJsonValue, skipJsonWhitespace } from './json-scan.js';
 import {
@@ -24,6 +26,8 @@ interface EnvelopeShape {
   argumentKeys: readonly string[];
   /** `{"tool": NAME, ...arguments}`: with a `tool` key, the other fields may be the arguments. */
   argumentsAsSiblings: boolean;
+  /** Keys the envelope may also hold, each a string, that carry nothing the call needs. */
+  optionalStringKeys?: readonly string[];
 }
 
 const TOOL_USE_ENVELOPE: EnvelopeShape = { nameKeys: ['name'], argumentKeys: ['input'], argumentsAsSiblings: false };
@@ -34,13 +38,30 @@ const JSON_ENVELOPE: EnvelopeShape = {
   argumentsAsSiblings: false,
 };
 const FENCED_ENVELOPE: EnvelopeShape = { ...JSON_ENVELOPE, argumentsAsSiblings: true };
+/** mistral-common renders each earlier call with `"id"` (9 alphanumerics), so a model may write one. */
+const MISTRAL_ENVELOPE: EnvelopeShape = { ...TOOL_CALL_ENVELOPE, optionalStringKeys: ['id'] };
+/** The Llama 3.x templates ask for `parameters`; vLLM's llama3_json parser takes `arguments` too. */
+const LLAMA_ENVELOPE: EnvelopeShape = { nameKeys: ['name'], argumentKeys: ['parameters', 'arguments'], argumentsAsSiblings: false };
 
 export function decodeCandidate(candidate: Candidate): DecodedCandidate {
   switch (candidate.mode) {
-    case 'tag': {
-      const payload = parseJsonObject(candidate.raw);
-      if (!payload.ok) return payload;
-      return { ok: true, name: candidate.declaredName ?? '', toolArguments: payload.value };
+    case 'tag':
+    case 'function_tag':
+    case 'functionary':
+      return decodeNamedPayload(candidate.declaredName ?? '', candidate.raw);
+    case 'mistral':
+      // `[TOOL_CALLS]NAME[ARGS]{…}` declares the name; `[TOOL_CALLS][{…}]` holds envelopes.
+      return candidate.declaredName === null
+        ? decodeEnvelope(candidate.raw, MISTRAL_ENVELOPE)
+        : decodeNamedPayload(candidate.declaredName, candidate.raw);
+    case 'granite':
+      return decodeEnvelope(candidate.raw, TOOL_CALL_ENVELOPE);
+    case 'python_tag':
+      return decodeEnvelope(candidate.raw, LLAMA_ENVELOPE);
+    case 'deepseek': {
+      const split = splitDeepSeekCall(candidate.raw);
+      if (!split.ok) return split;
+      return decodeNamedPayload(split.name, split.argumentsText);
     }
     case 'tool_use_tag':
       return decodeEnvelope(candidate.raw, TOOL_USE_ENVELOPE);
@@ -62,6 +83,13 @@ export function decodeCandidate(candidate: Candidate): DecodedCandidate {
   }
 }
 
+/** The payload is the arguments object; the name was written outside it. */
+function decodeNamedPayload(name: string, raw: string): DecodedCandidate {
+  const payload = parseJsonObject(raw);
+  if (!payload.ok) return payload;
+  return { ok: true, name, toolArguments: payload.value };
+}
+
 function decodeEnvelope(raw: string, shape: EnvelopeShape): DecodedCandidate {
   const parsed = parseJsonObject(raw);
   if (!parsed.ok) return parsed;
@@ -73,8 +101,13 @@ function decodeEnvelope(raw: string, shape: EnvelopeShape): DecodedCandidate {
     return { ok: false, reason: REASON_MISSING_NAME };
   }
 
+  const optionalKeys = shape.optionalStringKeys ?? [];
+  const badOptionalKey = optionalKeys.find((key) => Object.hasOwn(envelope, key) && typeof envelope[key] !== 'string');
+  if (badOptionalKey !== undefined) return { ok: false, reason: envelopeUnknownFieldReason(badOptionalKey) };
   const argumentKeys = shape.argumentKeys.filter((key) => Object.hasOwn(envelope, key));
-  const otherKeys = Object.keys(envelope).filter((key) => key !== nameKey && !argumentKeys.includes(key));
+  const otherKeys = Object.keys(envelope).filter(
+    (key) => key !== nameKey && !argumentKeys.includes(key) && !optionalKeys.includes(key),
+  );
   const [argumentKey, ...extraArgumentKeys] = argumentKeys;
 
   if (argumentKey !== undefined && extraArgumentKeys.length === 0 && otherKeys.length === 0) {

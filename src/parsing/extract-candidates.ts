@@ -2,13 +2,16 @@
 // scanning only; nothing here decides whether a call may run (that is validate-candidate.ts).
 import type { Candidate } from './candidate.js';
 import { extractFallbackCandidates } from './extract-fallback-candidates.js';
+import { extractFamilyCandidates } from './extract-family-candidates.js';
+import { extractFunctionaryCandidates } from './extract-functionary-candidates.js';
 import { extractTagCandidates } from './extract-tag-candidates.js';
 import { findFencedBlocks } from './fenced-blocks.js';
 import { maskToolIntentMarkers } from './tool-intent-marker.js';
 import { extractVisibleText } from './visible-text.js';
 
 export interface CandidateExtraction {
-  /** Tags always; fallbacks only with intent. Candidates nested in another are left out. */
+  /** Tags and family special tokens always; fallbacks only with intent. Candidates that start
+   * inside another are left out. */
   candidates: Candidate[];
   intentSignalled: boolean;
   /** Fallback candidates that were left out because no intent was signalled. */
@@ -21,14 +24,25 @@ export function extractCandidates({ text, toolIntent }: { text: string; toolInte
   const visibleText = extractVisibleText(text);
   const markers = maskToolIntentMarkers(visibleText);
   const intentSignalled = toolIntent || markers.found;
-  // Markers are blanked to spaces, so fences and offsets are the same in both texts.
-  const fences = findFencedBlocks(markers.masked);
 
   const tagCandidates = extractTagCandidates(visibleText);
-  const fallbackCandidates = extractFallbackCandidates({ text: markers.masked, fences });
+  const familyLists = extractFamilyCandidates(visibleText);
+  // What a family call holds is not looked at again by the fallbacks: DeepSeek V3's arguments sit
+  // in a ```json fence closed on the line of its end token, which would read as an unclosed block.
+  // Markers and calls are blanked to spaces, so fences and offsets are the same in every text.
+  const fallbackText = familyLists.length === 0 ? markers.masked : blankSpans(markers.masked, familyLists.flat());
+  const fences = findFencedBlocks(fallbackText);
+  const fallbackCandidates = mergeByPosition(
+    extractFallbackCandidates({ text: fallbackText, fences }),
+    extractFunctionaryCandidates(fallbackText),
+  );
+
+  let candidates = tagCandidates;
+  for (const list of familyLists) candidates = mergeByPosition(candidates, list);
+  if (intentSignalled) candidates = mergeByPosition(candidates, fallbackCandidates);
 
   return {
-    candidates: withoutNested(intentSignalled ? mergeByPosition(tagCandidates, fallbackCandidates) : tagCandidates),
+    candidates: withoutNested(candidates),
     intentSignalled,
     fallbacksWithoutIntent: intentSignalled ? 0 : fallbackCandidates.length,
     visibleText,
@@ -62,9 +76,26 @@ function mergeByPosition(first: Candidate[], second: Candidate[]): Candidate[] {
   return merged;
 }
 
+/** The text with each candidate's span replaced by spaces (the spans may overlap). */
+function blankSpans(text: string, candidates: Candidate[]): string {
+  const ordered = [...candidates].sort((left, right) => left.start - right.start);
+  const pieces: string[] = [];
+  let copiedUpTo = 0;
+  for (const candidate of ordered) {
+    if (candidate.end <= copiedUpTo) continue;
+    const from = Math.max(candidate.start, copiedUpTo);
+    pieces.push(text.slice(copiedUpTo, from), ' '.repeat(candidate.end - from));
+    copiedUpTo = candidate.end;
+  }
+  pieces.push(text.slice(copiedUpTo));
+  return pieces.join('');
+}
+
 /**
- * A candidate inside another one's span is text within that candidate (a tag quoted in the
- * content of a strict-JSON write_file call), not a call of its own.
+ * A candidate that starts inside another one's span is text within that candidate (a tag quoted
+ * in the content of a strict-JSON write_file call), not a call of its own. Start, not end: the
+ * open-ended family formats (`[TOOL_CALLS]…`) run to the next marker or the end of the text, so
+ * one quoted inside a tag's JSON string may end after the tag does.
  */
 function withoutNested(candidates: Candidate[]): Candidate[] {
   const isOrdered = candidates.every((candidate, index) => index === 0 || comesBefore(candidates[index - 1]!, candidate));
@@ -72,7 +103,7 @@ function withoutNested(candidates: Candidate[]): Candidate[] {
   const kept: Candidate[] = [];
   let furthestEnd = -1;
   for (const candidate of ordered) {
-    if (candidate.end <= furthestEnd) continue;
+    if (candidate.start < furthestEnd) continue;
     kept.push(candidate);
     furthestEnd = candidate.end;
   }

@@ -2,37 +2,58 @@
 //   <tool name="NAME">{…}</tool>                     (primary; the payload is the arguments)
 //   <tool_use>{"name": …, "input": {…}}</tool_use>
 //   <tool_call>{"name": …, "arguments": {…}}</tool_call>
-// One forward pass. When a payload starts with `{`, the JSON scanner finds its end so a closing
-// tag written inside a JSON string (a file about tool calls) does not cut the payload short;
-// otherwise the payload runs to the first closing tag. A tag with no closing tag is not a
+// One forward pass. When a payload's JSON starts with `{`, the JSON scanner finds its end so a
+// closing tag written inside a JSON string (a file about tool calls) does not cut the payload
+// short; otherwise the payload runs to the first closing tag. A tag with no closing tag is not a
 // candidate. Linear time: the open-tag search only moves forward, each close-tag search resumes
 // where the previous one stopped, and no character is JSON-scanned twice (the frontier).
+// `extractClosedTags` is the same pass for any opening/closing pair; the model-family formats
+// with closing markers (`<function=…>`, DeepSeek's call tokens) use it too.
 import type { Candidate } from './candidate.js';
+import { createForwardFinder } from './forward-finder.js';
 import { scanJsonValue, skipJsonWhitespace } from './json-scan.js';
 import type { CandidateMode } from './parse-types.js';
 
 const OPEN_PREFIX = '<tool';
-const MAX_DECLARED_NAME_LENGTH = 128;
+export const MAX_DECLARED_NAME_LENGTH = 128;
 
-interface OpenTag {
+export interface OpenTag {
   mode: CandidateMode;
   closeTag: string;
   payloadStart: number;
   declaredName: string | null;
+  /** Where the payload's JSON begins when it does not begin the payload (DeepSeek puts a header
+   * first); default: the payload's first non-whitespace character. */
+  jsonStart?: number;
+  /** A Markdown fence (```) stands between the JSON and the closing tag (DeepSeek V3). */
+  fenceBeforeClose?: boolean;
 }
 
 export function extractTagCandidates(text: string): Candidate[] {
+  return extractClosedTags({ text, openPrefix: OPEN_PREFIX, matchOpenTag });
+}
+
+/** Every `openPrefix…closeTag` span `matchOpenTag` accepts, as a candidate. */
+export function extractClosedTags({
+  text,
+  openPrefix,
+  matchOpenTag: matchOpen,
+}: {
+  text: string;
+  openPrefix: string;
+  matchOpenTag: (text: string, at: number) => OpenTag | null;
+}): Candidate[] {
   const candidates: Candidate[] = [];
   const closeFinder = createForwardFinder(text);
   let position = 0;
   let jsonFrontier = 0;
 
   for (;;) {
-    const tagStart = text.indexOf(OPEN_PREFIX, position);
+    const tagStart = text.indexOf(openPrefix, position);
     if (tagStart < 0) break;
-    const open = matchOpenTag(text, tagStart);
+    const open = matchOpen(text, tagStart);
     if (open === null) {
-      position = tagStart + OPEN_PREFIX.length;
+      position = tagStart + openPrefix.length;
       continue;
     }
 
@@ -45,12 +66,13 @@ export function extractTagCandidates(text: string): Candidate[] {
     }
 
     let closeStart = firstClose;
-    const payloadFirst = skipJsonWhitespace(text, open.payloadStart);
+    const payloadFirst = open.jsonStart ?? skipJsonWhitespace(text, open.payloadStart);
     if (text.charCodeAt(payloadFirst) === 0x7b /* { */ && payloadFirst >= jsonFrontier) {
       const scan = scanJsonValue({ text, start: payloadFirst });
       jsonFrontier = Math.max(jsonFrontier, scan.end);
       if (scan.ok) {
-        const afterJson = skipJsonWhitespace(text, scan.end);
+        let afterJson = skipJsonWhitespace(text, scan.end);
+        if (open.fenceBeforeClose && text.startsWith('```', afterJson)) afterJson = skipJsonWhitespace(text, afterJson + 3);
         if (text.startsWith(open.closeTag, afterJson)) closeStart = afterJson;
       }
     }
@@ -94,11 +116,11 @@ function matchOpenTag(text: string, at: number): OpenTag | null {
   return { mode: 'tag', closeTag: '</tool>', payloadStart: index + 1, declaredName };
 }
 
-function isSpaceOrTab(code: number): boolean {
+export function isSpaceOrTab(code: number): boolean {
   return code === 0x20 || code === 0x09;
 }
 
-function isNameCharacter(code: number): boolean {
+export function isNameCharacter(code: number): boolean {
   return (
     (code >= 0x30 && code <= 0x39) ||
     (code >= 0x41 && code <= 0x5a) ||
@@ -107,19 +129,4 @@ function isNameCharacter(code: number): boolean {
     code === 0x2d /* - */ ||
     code === 0x2e /* . */
   );
-}
-
-/**
- * indexOf for callers whose `from` never decreases: the last answer per needle is remembered, so
- * across all calls each needle's search passes over the text once.
- */
-function createForwardFinder(text: string): (needle: string, from: number) => number {
-  const lastAnswers = new Map<string, { from: number; found: number }>();
-  return (needle, from) => {
-    const last = lastAnswers.get(needle);
-    if (last && last.from <= from && (last.found < 0 || last.found >= from)) return last.found;
-    const found = text.indexOf(needle, from);
-    lastAnswers.set(needle, { from, found });
-    return found;
-  };
 }

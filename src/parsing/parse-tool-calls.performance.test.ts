@@ -44,6 +44,27 @@ const shapes: Array<[string, string]> = [
   ['TOOL_CALL: lines', repeatToMegabyte('TOOL_CALL:\n')],
   ['<tool_intent/> repeated', repeatToMegabyte('<tool_intent/>')],
   ['backslashes in a string', repeatToMegabyte('\\', '<tool_call>{"a":"', '')],
+  // The model-family formats (extract-family-candidates.ts, extract-functionary-candidates.ts).
+  ['[TOOL_CALLS] repeated', repeatToMegabyte('[TOOL_CALLS]')],
+  ['[TOOL_CALLS][ repeated', repeatToMegabyte('[TOOL_CALLS][')],
+  ['[TOOL_CALLS] after one open string', repeatToMegabyte('[TOOL_CALLS]', '[TOOL_CALLS][{"a":"')],
+  ['[TOOL_CALLS]NAME[ARGS]{ repeated', repeatToMegabyte('[TOOL_CALLS]get_weather[ARGS]{')],
+  ['[TOOL_CALLS] and a megabyte of name', repeatToMegabyte('a', '[TOOL_CALLS]')],
+  ['a Mistral array of many calls', repeatToMegabyte('{"name":"get_weather","arguments":{}},', '[TOOL_CALLS][', '{}]')],
+  ['<|python_tag|>{ repeated', repeatToMegabyte('<|python_tag|>{')],
+  ['<|python_tag|> with many ;-separated calls', repeatToMegabyte('{}; ', '<|python_tag|>', '{}')],
+  ['<|tool_call|>[ repeated', repeatToMegabyte('<|tool_call|>[')],
+  ['DeepSeek call blocks never closed', repeatToMegabyte('<｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{', '<｜tool▁calls▁begin｜>')],
+  ['DeepSeek call blocks with no separator', repeatToMegabyte('<｜tool▁call▁begin｜>', '<｜tool▁calls▁begin｜>', '<｜tool▁call▁end｜>')],
+  ['DeepSeek complete blocks (many candidates)', repeatToMegabyte('<｜tool▁call▁begin｜>x<｜tool▁sep｜>{}<｜tool▁call▁end｜>', '<｜tool▁calls▁begin｜>')],
+  ['<function= repeated', repeatToMegabyte('<function=')],
+  ['<function=x>{ repeated, never closed', repeatToMegabyte('<function=x>{')],
+  ['>>> repeated', repeatToMegabyte('>>>')],
+  ['[THINK] repeated', repeatToMegabyte('[THINK]')],
+  ['[/THINK] repeated', repeatToMegabyte('[/THINK]')],
+  ['a bare JSON array of many calls', repeatToMegabyte('{"name":"get_weather","arguments":{}},', '[', '{}]')],
+  ['[{ repeated', repeatToMegabyte('[{')],
+  ['>>>NAME\n{ repeated', repeatToMegabyte('>>>get_weather\n{')],
 ];
 
 describe('1 MB adversarial inputs parse in linear time', () => {

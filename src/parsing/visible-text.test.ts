@@ -18,3 +18,15 @@ describe('extractVisibleText', () => {
     expect(extractVisibleText('plain text')).toBe('plain text');
   });
 });
+
+describe("Mistral's [THINK] special tokens", () => {
+  it('drop closed blocks and hide an unclosed one, like <think>', () => {
+    expect(extractVisibleText('a[THINK]hidden[/THINK]b')).toBe('a\nb');
+    expect(extractVisibleText('shown[THINK]hidden [TOOL_CALLS]x[ARGS]{}')).toBe('shown');
+  });
+
+  it('hide a Magistral draft call while the call after the block stays', () => {
+    const text = '[THINK]I could call [TOOL_CALLS]get_weather[ARGS]{"city": "Bern"}[/THINK][TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}';
+    expect(extractVisibleText(text)).toBe('\n[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}');
+  });
+});

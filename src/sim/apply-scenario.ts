@@ -49,6 +49,7 @@ import { blocksForTurn, type ResponseBlock, type ResponsePlan } from './response
 import type { ScenarioName } from './scenario-names.js';
 import { COLOR_SCHEME_QUESTION } from './standard-tool-input.js';
 import { pickTextCallFormat } from './text-call-decision.js';
+import type { TextToolCallFormat } from './text-tool-call-format.js';
 import { planTextToolCall } from './text-tool-call-plan.js';
 import type { TranscriptFacts } from './transcript-facts.js';
 
@@ -87,6 +88,8 @@ export interface ScenarioContext {
   firedForRun: boolean;
   seed: number;
   transcriptHash: string;
+  /** From header `x-buildfleet-text-format`: the format `text_tool_calls` writes; null: rotate. */
+  textFormat?: TextToolCallFormat | null;
 }
 
 const ONCE_PER_RUN: ReadonlySet<ScenarioName> = new Set<ScenarioName>([
@@ -225,7 +228,7 @@ export function applyScenario(context: ScenarioContext): ResponsePlan | null {
       if (!firstCall || !TEXT_CALL_STEPS.includes(firstCall.name) || calledBefore(firstCall.name)) return null;
       const drifted = facts.assistantTexts.some((candidate) => parseTextToolCall({ text: candidate })?.name === firstCall.name);
       if (drifted) return null;
-      const format = pickTextCallFormat({ seed: context.seed, transcriptHash: context.transcriptHash });
+      const format = pickTextCallFormat({ seed: context.seed, transcriptHash: context.transcriptHash, pinned: context.textFormat ?? null });
       return planTextToolCall({ format, call: firstCall, stopSequences: request.stopSequences, source: scenario });
     }
     case 'redacted_thinking':

@@ -9,6 +9,7 @@ import { planFromTurn, type ResponsePlan } from './response-plan.js';
 import type { ScenarioName } from './scenario-names.js';
 import { SMALL_SITE, type SiteOptions } from './site-plan.js';
 import { decideTextToolCall, type TextCallMode, type TextCallProbabilityTable } from './text-call-decision.js';
+import type { TextToolCallFormat } from './text-tool-call-format.js';
 import { planTextToolCall } from './text-tool-call-plan.js';
 import { readTranscriptFacts, type TranscriptFacts } from './transcript-facts.js';
 
@@ -17,6 +18,8 @@ export interface RespondToMessagesInput {
   scenario: ScenarioName;
   textCallMode: TextCallMode;
   textCallTable: TextCallProbabilityTable;
+  /** From header `x-buildfleet-text-format`: the format a drifting turn writes; null: rotate. */
+  textFormat?: TextToolCallFormat | null;
   seed: number;
   /** Whether this run already saw `scenario` fire (per-run memory of the server). */
   scenarioFiredForRun: boolean;
@@ -52,6 +55,7 @@ function decideResponse(input: RespondToMessagesInput, facts: TranscriptFacts, s
     firedForRun: input.scenarioFiredForRun,
     seed,
     transcriptHash,
+    textFormat: input.textFormat ?? null,
   });
   if (bent) return bent;
 
@@ -64,6 +68,7 @@ function decideResponse(input: RespondToMessagesInput, facts: TranscriptFacts, s
       toolCount: request.toolNames.length,
       seed,
       transcriptHash,
+      pinned: input.textFormat ?? null,
     });
     if (format) return planTextToolCall({ format, call: firstCall, stopSequences: request.stopSequences, source: 'text-tool-call' });
   }

@@ -14,6 +14,9 @@
 //                                outputTokensPerMinute?}) → {limits}; opens or ends a rate-limit episode
 //   DELETE /_sim/rate-limits     refill every bucket → {reset}
 //   DELETE /_sim/prompt-cache    drop every cached prefix → {cleared}
+// Claude on Bedrock and Vertex AI (cloud-routes/): POST /model/{id}/invoke[-with-response-stream]
+// and POST /v1/projects/{p}/locations/{r}/publishers/anthropic/models/{m}:[stream]rawPredict.
+// OpenAI-compatible chat completions (chat-completions/): POST /v1/chat/completions.
 import { setMaxListeners } from 'node:events';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -35,6 +38,7 @@ import {
 } from './timing-profile.js';
 import type { SiteSize } from './site-plan.js';
 import { verifyThinkingBlocks } from './verify-thinking-blocks.js';
+import { answerCloudRequest, cloudStreamResponse, matchCloudRoute } from './cloud-routes/answer-cloud-request.js';
 import { FaultController } from './fault-controller.js';
 import { lookupModel } from './model-catalog.js';
 import { PromptCache } from './prompt-cache.js';
@@ -45,12 +49,16 @@ import { faultAnswer } from './fault-response.js';
 import type { FaultKind, FaultSpec } from './fault-spec.js';
 import { createIdentifier } from './identifiers.js';
 import { parseMessagesRequest } from './parse-messages-request.js';
+import { CHAT_COMPLETIONS_PATH, handleChatCompletions, type ChatCompletionsContext } from './chat-completions/handle-chat-completions.js';
+import { requestEndpoint } from './request-endpoint.js';
 import { parseBetaHeader } from './parse-beta-header.js';
 import { respondToMessages } from './respond-to-messages.js';
 import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
 import {
   DEFAULT_TEXT_CALL_PROBABILITY,
   TEXT_CALL_MODES,
+  parseTextFormatHeader,
+  HEADER_TEXT_FORMAT,
   type TextCallMode,
   type TextCallProbabilityTable,
 } from './text-call-decision.js';
@@ -160,13 +168,16 @@ interface JsonAnswer {
   };
 }
 
-function headerValue(incoming: IncomingMessage, name: string): string | undefined {
+/** What the Messages handling reads of a request: its headers (a cloud route passes translated ones). */
+type RequestHeaders = Pick<IncomingMessage, 'headers'>;
+
+function headerValue(incoming: RequestHeaders, name: string): string | undefined {
   const value = incoming.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** The caller's API key: prompt caches and rate limits are kept per key. */
-function apiKeyOf(incoming: IncomingMessage): string {
+function apiKeyOf(incoming: RequestHeaders): string {
   return headerValue(incoming, 'x-api-key') ?? headerValue(incoming, 'authorization')?.replace(/^Bearer\s+/i, '') ?? '';
 }
 
@@ -276,7 +287,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     return { fault: parsed.fault, problem: null };
   }
 
-  async function handleMessages(incoming: IncomingMessage, entry: RecordedRequest, bodyText: string): Promise<JsonAnswer | 'reset'> {
+  async function handleMessages(incoming: RequestHeaders, entry: RecordedRequest, bodyText: string): Promise<JsonAnswer | 'reset'> {
     const requestId = entry.requestId ?? createIdentifier({ prefix: 'req_' });
     const runId = headerValue(incoming, HEADER_RUN_ID);
     const taken = faults.take({ runId });
@@ -325,6 +336,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (!(TEXT_CALL_MODES as readonly string[]).includes(modeHeader)) {
       return errorAnswer(400, 'invalid_request_error', `${HEADER_TEXT_CALLS}: expected one of ${TEXT_CALL_MODES.join(', ')}`, requestId);
     }
+    const textFormat = parseTextFormatHeader(headerValue(incoming, HEADER_TEXT_FORMAT));
+    if (!textFormat.ok) return errorAnswer(400, 'invalid_request_error', textFormat.message, requestId);
 
     // Admission: what the prompt cache would read and write decides the input tokens that count
     // toward the input-tokens-per-minute limit (rate-limiter.ts); nothing is cached or spent on a 429.
@@ -357,6 +370,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       request: parsed.request,
       scenario,
       textCallMode: modeHeader as TextCallMode,
+      textFormat: textFormat.format,
       textCallTable,
       seed,
       scenarioFiredForRun: memoryKey !== null && firedScenarios.has(memoryKey),
@@ -430,6 +444,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
             timestampMs: entry.timestampMs,
             method: entry.method,
             path: entry.path,
+            endpoint: requestEndpoint({ path: entry.path }),
             requestId: entry.requestId,
             runId: entry.headers[HEADER_RUN_ID] ?? null,
             scenario: entry.scenario,
@@ -454,6 +469,26 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     return null;
   }
+
+  // POST /v1/chat/completions (chat-completions/): the same model behind an OpenAI-compatible endpoint.
+  const chatCompletions: ChatCompletionsContext = {
+    faults,
+    rateLimiter,
+    promptCache,
+    signer,
+    seed,
+    site,
+    textCallTable,
+    profile,
+    ttftMs: options.ttftMs,
+    tokensPerSecond: options.tokensPerSecond,
+    clock,
+    signal: shutdown.signal,
+    baseLatencyMs: baseLatency,
+    headerFault,
+    scenarioFired: (key) => firedScenarios.has(key),
+    rememberScenarioFired: (key) => remember(firedScenarios, key, true),
+  };
 
   async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
     const started = Date.now();
@@ -507,7 +542,22 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       });
     }
 
+    if (entry && path === CHAT_COMPLETIONS_PATH && method === 'POST') {
+      await handleChatCompletions({ context: chatCompletions, incoming, outgoing, entry, bodyText });
+      return;
+    }
     let answer: JsonAnswer | 'reset' | null = isAdmin ? handleAdmin(method, path, bodyText, requestId) : null;
+    const cloudRoute = entry ? matchCloudRoute({ method, path }) : null;
+    if (!answer && entry && cloudRoute) {
+      entry.streamed = cloudRoute.stream;
+      answer = await answerCloudRequest({
+        route: cloudRoute,
+        headers: incoming.headers,
+        bodyText,
+        requestId,
+        answerMessages: (translated) => handleMessages({ headers: translated.headers }, entry, translated.bodyText),
+      });
+    }
     if (!answer && entry && path === '/v1/messages' && method === 'POST') {
       answer = await handleMessages(incoming, entry, bodyText);
       // Every Messages answer carries the rate-limit headers (docs api/rate-limits), errors too:
@@ -530,7 +580,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       const { rendered, timing, streamError, stall, eagerInputTools, responseBegins } = answer.stream;
       const headers = { 'request-id': requestId, ...answer.headers };
       responseBegins();
-      await streamMessage({ outgoing, headers, rendered, timing, streamError, stall, requestId, signal: shutdown.signal, eagerInputTools });
+      const target = cloudRoute ? cloudStreamResponse({ route: cloudRoute, outgoing, requestId }) : outgoing;
+      await streamMessage({ outgoing: target, headers, rendered, timing, streamError, stall, requestId, signal: shutdown.signal, eagerInputTools });
       if (entry) entry.durationMs = Date.now() - started;
       return;
     }

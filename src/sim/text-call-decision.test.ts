@@ -7,7 +7,7 @@ import { parseTextToolCall } from './parse-text-tool-call.js';
 import { startSimulator, type RunningSimulator } from './simulator-server.js';
 import { startSimulatorWithClient } from './testing/start-simulator-with-client.js';
 import { DEFAULT_TEXT_CALL_PROBABILITY, decideTextToolCall, textCallProbability } from './text-call-decision.js';
-import { TEXT_TOOL_CALL_FORMATS, formatTextToolCall } from './text-tool-call-format.js';
+import { ANTHROPIC_DRIFT_FORMATS, formatTextToolCall } from './text-tool-call-format.js';
 
 let simulator: RunningSimulator;
 let client: Anthropic;
@@ -47,7 +47,7 @@ describe('tool calls written as text', () => {
     });
   });
 
-  it('rotates through every format as the transcript changes, each carrying a valid call', async () => {
+  it('rotates through every format a Claude model drifts into as the transcript changes, each carrying a valid call', async () => {
     const seen = new Map<string, number>();
     for (let index = 0; index < 35; index += 1) {
       const message = await client.messages.create(buildingRequest(`Build a site for shop number ${index}.`), { headers: ALWAYS });
@@ -65,7 +65,7 @@ describe('tool calls written as text', () => {
       expect(parsed?.name).toBe('set_colors');
       expect(toolInputSchemas.set_colors.safeParse(parsed?.input).success).toBe(true);
     }
-    expect([...seen.keys()].sort()).toEqual([...TEXT_TOOL_CALL_FORMATS].sort());
+    expect([...seen.keys()].sort()).toEqual([...ANTHROPIC_DRIFT_FORMATS].sort());
   });
 
   it('is deterministic for a transcript and seed', async () => {

@@ -3,6 +3,8 @@
 export const SPAN_ATTRIBUTES = {
   operationName: 'gen_ai.operation.name',
   providerName: 'gen_ai.provider.name',
+  /** The fleet's name of the provider (BUILDFLEET_PROVIDERS key): two of one kind are told apart. */
+  providerConfigName: 'buildfleet.provider.name',
   requestModel: 'gen_ai.request.model',
   requestMaxTokens: 'gen_ai.request.max_tokens',
   responseModel: 'gen_ai.response.model',

@@ -9,11 +9,12 @@ import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
 import { ModelCallPause } from '../model/model-call-pause.js';
-import { limiterIdentity, ModelRateLimiter } from '../model/model-rate-limiter.js';
+import { ModelRateLimiter } from '../model/model-rate-limiter.js';
 import { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
 import { QUEUE_NAMES, modelJobSchema, type ModelJobData } from '../jobs/job-catalog.js';
 import { endRunOfFailedModelJob } from './end-run-of-failed-job.js';
 import { RunReaper } from './run-reaper.js';
+import { createProviderRegistry, type ProviderRegistry } from '../providers/provider-registry.js';
 
 class RetryableModelError extends Error {
   constructor(
@@ -26,7 +27,11 @@ class RetryableModelError extends Error {
 }
 
 export interface ModelWorkerOptions {
-  client: Anthropic;
+  /** The process's providers (src/providers/provider-registry.ts); default: built from the config. */
+  providers?: ProviderRegistry;
+  /** The implicit `anthropic` provider's client when no `providers` are given (tests bend its
+   * fetch); default: createModelClient(config). */
+  client?: Anthropic;
   concurrency?: number;
   recover?: ModelTurnDependencies['recover'];
   hooks?: ModelTurnHooks;
@@ -49,7 +54,7 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
   const deps: ModelTurnDependencies = {
     store: fleet.store,
     queues: fleet.queues,
-    client: options.client,
+    providers: options.providers ?? createProviderRegistry({ config: fleet.config, ...(options.client ? { anthropicClient: options.client } : {}) }),
     config: fleet.config,
     logger: fleet.logger,
     recover: options.recover ?? null,
@@ -57,13 +62,12 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
     ...(options.toolsFor ? { toolsFor: options.toolsFor } : {}),
     modelPause,
     spendLimit: new SpendLimitFlagStore(fleet.redis, fleet.config),
-    // One limiter per (API key, model) for every worker process (docs/admission.md), when on.
+    // One limiter for every worker process, buckets per (provider, its key, model) (docs/admission.md), when on.
     ...(fleet.config.BUILDFLEET_ADMISSION === 'on'
       ? {
           admission: new ModelRateLimiter(
             fleet.redis,
             fleet.store.keys.prefix,
-            limiterIdentity({ apiKey: fleet.config.ANTHROPIC_API_KEY, baseUrl: options.client.baseURL }),
             {
               limits: fleet.config.BUILDFLEET_ADMISSION_LIMITS,
               batchHeadroom: fleet.config.BUILDFLEET_ADMISSION_BATCH_HEADROOM,

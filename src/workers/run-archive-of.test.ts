@@ -10,7 +10,7 @@ const RUN_ID = 'run_0123456789';
 function source(overrides: Partial<RunArchiveSource> = {}, run: Partial<RunRecord> = {}): RunArchiveSource {
   return {
     run: {
-      id: RUN_ID, tenant: 'acme', status: 'failed', phase: 'building', turn: 2, prompt: 'a bakery', model: 'claude-sonnet-4-6', maxTurns: 10, maxTokens: 1024,
+      id: RUN_ID, tenant: 'acme', status: 'failed', phase: 'building', turn: 2, prompt: 'a bakery', model: 'claude-sonnet-4-6', provider: 'anthropic', maxTurns: 10, maxTokens: 1024,
       maxTokensCeiling: 1024, thinkingBudgetTokens: null, options: {}, createdAt: '2026-03-02T10:00:00.000Z', updatedAt: '2026-03-02T10:05:00.000Z', traceId: null,
       traceContext: {}, todos: [], usage, costMicroUsd: 70, budget: null, result: null, error: { code: 'max_turns', message: 'ran out of turns' }, latestDeploy: null,
       liveDeploy: null, question: null, finishVerified: false, safeMode: null, pendingPhase: null,
@@ -51,7 +51,8 @@ describe('runArchiveOf', () => {
     expect(archive.turns.map((turn) => [turn.step, turn.stopReason, turn.costMicroUsd])).toEqual([[0, 'tool_use', 35], [1, 'tool_use', 35]]);
     expect(archive.turns[0]?.request).toMatchObject({ answer_id: 'msg_1', request_id: 'req_1', decision: 'tools', dispatched_tool_calls: 1 });
     // Everything the run view shows, so GET /v1/runs/:id answers the same from history.
-    expect(archive.run).toMatchObject({ maxTokens: 1024, thinkingBudgetTokens: null, todos: [], files: [{ path: 'index.html', bytes: 120 }], question: null, optionsTokenBudget: null, meta: null });
+    expect(archive.run).toMatchObject({ maxTokens: 1024, thinkingBudgetTokens: null, todos: [], files: [{ path: 'index.html', bytes: 120 }], question: null, optionsTokenBudget: null, meta: null, provider: 'anthropic' });
+    expect(runArchiveOf(source({}, { provider: 'vllm' })).run.provider).toBe('vllm');
     expect(archive.events[1]).toEqual({ streamId: '1-1', step: 0, event: 'tool-call-end', at: '2026-03-02T10:00:02.000Z', data: { tool: 'write_file', tool_use_id: 'toolu_a', ok: true, duration_ms: 12 } });
   });
 

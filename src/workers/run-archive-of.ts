@@ -165,6 +165,7 @@ export function runArchiveOf(source: RunArchiveSource): RunArchive {
       errorCode: run.error?.code ?? null,
       errorMessage: run.error?.message ?? null,
       model: run.model,
+      provider: run.provider,
       prompt: run.prompt,
       phase: run.phase,
       turns: run.turn,

@@ -234,6 +234,7 @@ describe('GET /v1/runs/:id', () => {
       phase: 'building',
       turn: 3,
       model: 'claude-sonnet-4-5',
+      provider: 'anthropic',
       maxTokens: 1024,
       thinkingBudgetTokens: null,
       todos: [{ id: 'hero', title: 'Hero section', phase: 'build', done: true }],

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOOLS_PER_REQUEST } from '../../src/domain/profile.js';
 import { runModelTurn } from '../../src/agent/run-model-turn.js';
-import { createModelClient } from '../../src/model/model-client.js';
+import { createProviderRegistry } from '../../src/providers/provider-registry.js';
 import { createTextRecovery } from '../../src/agent/text-recovery.js';
 import type { TranscriptMessage } from '../../src/domain/model-message.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
@@ -76,7 +76,7 @@ describe('a build job end to end', () => {
       {
         store: harness.fleet.store,
         queues: harness.fleet.queues,
-        client: createModelClient(harness.config),
+        providers: createProviderRegistry({ config: harness.config }),
         config: harness.config,
         logger: harness.fleet.logger,
         recover: createTextRecovery(),

@@ -15,8 +15,9 @@ const usage = (tokens: number) => ({
   output_tokens: Math.floor(tokens / 2),
 });
 
-function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site for a bakery', createdAt = '2026-03-02T10:00:00.000Z', costMicroUsd = 1_000 }: {
+function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site for a bakery', createdAt = '2026-03-02T10:00:00.000Z', costMicroUsd = 1_000, provider = 'anthropic' }: {
   id: string;
+  provider?: string;
   tenant?: string;
   status?: 'succeeded' | 'failed' | 'refused' | 'cancelled';
   prompt?: string;
@@ -31,6 +32,7 @@ function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site
       errorCode: status === 'failed' ? 'max_turns' : null,
       errorMessage: status === 'failed' ? 'ran out of turns' : null,
       model: 'claude-sonnet-4-6',
+      provider,
       prompt,
       phase: 'done',
       turns: 2,
@@ -87,7 +89,7 @@ describe('history migrations', () => {
     const database = await createTestDatabase('migrations', { migrate: false });
     try {
       const first = await migrateHistory({ databaseUrl: database.url });
-      expect(first).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of']);
+      expect(first).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider']);
       const tables = await database.pool.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
       expect(tables.rows.map((row) => row.table_name)).toEqual([MIGRATIONS_TABLE, 'events', 'runs', 'tool_calls', 'transcripts', 'turns']);
       expect(await migrateHistory({ databaseUrl: database.url })).toEqual([]);
@@ -95,10 +97,27 @@ describe('history migrations', () => {
       const again = await createTestDatabase('migrationsrace', { migrate: false });
       try {
         const results = await Promise.all([migrateHistory({ databaseUrl: again.url }), migrateHistory({ databaseUrl: again.url })]);
-        expect(results.flat()).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of']);
+        expect(results.flat()).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider']);
       } finally {
         await again.drop();
       }
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('give a run archived before history kept the provider `anthropic`, the provider every run was made with then', async () => {
+    const database = await createTestDatabase('premigration', { migrate: false });
+    try {
+      expect(await migrateHistory({ databaseUrl: database.url, count: 3 })).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of']);
+      // The row as the previous release archived it: written by today's store through a column of
+      // the same name, which is then dropped, so only the previous schema's columns remain.
+      await database.pool.query('ALTER TABLE runs ADD COLUMN provider text');
+      const archive = archiveOf({ id: 'run_before_providers', provider: 'vllm' });
+      expect(await new HistoryStore(database.pool).archiveRun(archive)).toEqual({ archived: true });
+      await database.pool.query('ALTER TABLE runs DROP COLUMN provider');
+      expect(await migrateHistory({ databaseUrl: database.url })).toEqual(['1767484800000_run-provider']);
+      expect(await new HistoryStore(database.pool).getRun('run_before_providers')).toEqual({ ...archive.run, provider: 'anthropic' });
     } finally {
       await database.drop();
     }
@@ -156,6 +175,21 @@ describe('HistoryStore', () => {
     expect(await store.getRun('run_read', 'reader')).toEqual(archive.run);
     expect(await store.getRun('run_read', 'someone_else')).toBeNull();
     expect(await store.getRun('run_missing')).toBeNull();
+  });
+
+  it('keeps the provider a run was made with', async () => {
+    const archive = archiveOf({ id: 'run_vllm', tenant: 'reader', provider: 'vllm' });
+    await store.archiveRun(archive);
+    expect((await store.getRun('run_vllm'))?.provider).toBe('vllm');
+    // A provider name the fleet could not have stored is refused before anything is written.
+    await expect(store.archiveRun(archiveOf({ id: 'run_bad_provider', provider: 'Not A Name' }))).rejects.toThrow(RunArchiveInvalid);
+    expect(await store.getRun('run_bad_provider')).toBeNull();
+    // …and read back as a row it cannot trust, naming the column.
+    await database.pool.query("UPDATE runs SET provider = 'Not A Name' WHERE id = 'run_vllm'");
+    const failure = await store.getRun('run_vllm').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StoredHistoryRowInvalid);
+    expect((failure as StoredHistoryRowInvalid).field).toBe('provider');
+    await database.pool.query("DELETE FROM runs WHERE id = 'run_vllm'");
   });
 
   it('reports a stored row it cannot trust, naming the column', async () => {

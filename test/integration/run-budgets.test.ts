@@ -255,6 +255,7 @@ describe('a tenant’s policy', () => {
         maxTurns: 40,
         maxConcurrentRuns: null,
         allowedModels: null,
+        allowedProviders: null,
       },
     });
     expect((await api('GET', path, harness.apiKey)).json).toEqual(set.json);

@@ -168,7 +168,7 @@ describe('a finished build read back from history once its Redis keys are gone',
 
     const before = await readEverything();
     expect(before.view.status).toBe(200);
-    expect(before.view.json).toMatchObject({ id: run.id, status: 'succeeded', files: expect.arrayContaining([expect.objectContaining({ path: 'index.html' })]) });
+    expect(before.view.json).toMatchObject({ id: run.id, status: 'succeeded', provider: 'anthropic', files: expect.arrayContaining([expect.objectContaining({ path: 'index.html' })]) });
     for (const [name, listing] of Object.entries(before.lists)) {
       expect(listing.status, name).toBe(200);
       const ids = (listing.json as { runs: Array<{ id: string }> }).runs.map((summary) => summary.id);
@@ -194,6 +194,18 @@ describe('a finished build read back from history once its Redis keys are gone',
     // Nothing legitimately differs: the archive is the ended run, which no longer changes.
     expect(after).toEqual(before);
   }, 240_000);
+
+  it('shows the provider a run was made with, before and after its archive', async () => {
+    // A run of a declared provider, ended without a call: only its record matters here.
+    const created = await harness.fleet.store.createRun({ tenant: 'default', prompt: 'a page served by vllm', model: harness.config.BUILDFLEET_MODEL, provider: 'vllm', maxTurns: 5, maxTokens: 1024, options: {} });
+    await harness.fleet.store.endRun(created.id, 0, 'failed', { error: { code: 'max_turns_exceeded', message: 'ran out of turns' } });
+    const before = await api(`/v1/runs/${created.id}`);
+    expect(before).toMatchObject({ status: 200, json: { id: created.id, provider: 'vllm' } });
+    await archiveAndExpire(created.id);
+    expect(await harness.fleet.store.getRun(created.id)).toBeNull();
+    expect((await history.getRun(created.id))?.provider).toBe('vllm');
+    expect(await api(`/v1/runs/${created.id}`)).toEqual(before);
+  }, 60_000);
 });
 
 describe('the listing across Redis and history', () => {
@@ -218,7 +230,7 @@ describe('the listing across Redis and history', () => {
     const usage = { input_tokens: 1, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 };
     return {
       run: {
-        id, tenant, status: 'succeeded', errorCode: null, errorMessage: null, model: twin.model, prompt, phase: 'building', turns: 1, usage, costMicroUsd: 3,
+        id, tenant, status: 'succeeded', errorCode: null, errorMessage: null, model: twin.model, provider: twin.provider, prompt, phase: 'building', turns: 1, usage, costMicroUsd: 3,
         budget: null, result: 'done', latestDeploy: null, liveDeploy: null, traceId: null, maxTokens: 1024, thinkingBudgetTokens: null, todos: [], files: [],
         question: null, optionsTokenBudget: null, meta: null, rerunOf: null, createdAt: twin.createdAt, endedAt: twin.createdAt,
       },

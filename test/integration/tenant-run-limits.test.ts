@@ -12,8 +12,13 @@ let acmeAdmin: { authorization: string };
 beforeAll(async () => {
   harness = await createApiTestHarness({
     label: 'runlimits',
-    // The fleet's defaults: 30 turns, one run not yet ended per tenant.
-    environment: { BUILDFLEET_MAX_TURNS: '30', BUILDFLEET_MAX_CONCURRENT_RUNS: '1' },
+    // The fleet's defaults: 30 turns, one run not yet ended per tenant; one declared provider
+    // besides the implicit `anthropic` (never called here: no run of it reaches a worker).
+    environment: {
+      BUILDFLEET_MAX_TURNS: '30',
+      BUILDFLEET_MAX_CONCURRENT_RUNS: '1',
+      BUILDFLEET_PROVIDERS: JSON.stringify({ vllm: { kind: 'openai_compatible', baseUrl: 'http://127.0.0.1:9/v1' } }),
+    },
   });
   user = { authorization: `Bearer ${await harness.createKey({ tenant: 'acme', scopes: ['runs:read', 'runs:write'] })}` };
   acmeAdmin = { authorization: `Bearer ${await harness.createKey({ tenant: 'acme', scopes: ['admin'] })}` };
@@ -56,6 +61,24 @@ describe('setting a tenant’s run limits', () => {
       expect(refused.json.error.code).toBe('invalid_body');
     }
     expect((await call('GET', policyPath('acme'), harness.auth)).json.overrides.allowedModels).toEqual(['claude-haiku-4-5', 'claude-sonnet-4-5']);
+  });
+
+  it('takes allowed providers the fleet has, and refuses one it has not with unknown_provider, listing those it has', async () => {
+    const set = await call('PUT', policyPath('providers'), harness.auth, { allowedProviders: ['vllm', 'anthropic'] });
+    expect(set.status).toBe(200);
+    expect(set.json).toMatchObject({ overrides: { allowedProviders: ['vllm', 'anthropic'] }, policy: { allowedProviders: ['vllm', 'anthropic'] } });
+    const refused = await call('PUT', policyPath('providers'), harness.auth, { allowedProviders: ['vllm', 'gpu-9'] });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.code).toBe('unknown_provider');
+    expect(refused.json.error.message).toContain('"gpu-9"');
+    expect(refused.json.error.message).toContain('Providers: anthropic, vllm.');
+    // Not a provider name at all: the body's schema refuses it.
+    for (const allowedProviders of [['Bad Name'], ['vllm', 'vllm'], []]) {
+      const invalid = await call('PUT', policyPath('providers'), harness.auth, { allowedProviders });
+      expect(invalid.status, JSON.stringify(allowedProviders)).toBe(400);
+      expect(invalid.json.error.code).toBe('invalid_body');
+    }
+    expect((await call('GET', policyPath('providers'), harness.auth)).json.overrides).toEqual({ allowedProviders: ['vllm', 'anthropic'] });
   });
 });
 

@@ -15,14 +15,16 @@ export function admitRunLimits({
   auth,
   requested,
   fleetModel,
+  fleetProvider,
 }: {
   policy: TenantPolicy;
   auth: RequestAuth;
   requested: RequestedRunLimits;
   fleetModel: string;
-}): { maxTurns: number; model: string | undefined } {
-  const resolution = resolveRunLimits({ policy, requested, fleetModel, isAdmin: hasScope({ scopes: auth.scopes, required: 'admin' }) });
-  if (resolution.kind === 'limits') return { maxTurns: resolution.maxTurns, model: resolution.model };
+  fleetProvider: string;
+}): { maxTurns: number; model: string | undefined; provider: string } {
+  const resolution = resolveRunLimits({ policy, requested, fleetModel, fleetProvider, isAdmin: hasScope({ scopes: auth.scopes, required: 'admin' }) });
+  if (resolution.kind === 'limits') return { maxTurns: resolution.maxTurns, model: resolution.model, provider: resolution.provider };
   const refusal = resolution.refusal;
   switch (refusal.code) {
     case 'run_option_requires_admin':
@@ -37,6 +39,10 @@ export function admitRunLimits({
       throw apiErrors.modelNotAllowed(
         // The requested id is the caller's own input, quoted as JSON so it reads as data.
         `This tenant may not use the model ${JSON.stringify(refusal.requested)}. Models it may use: ${refusal.allowed.join(', ')}.`,
+      );
+    case 'provider_not_allowed':
+      throw apiErrors.providerNotAllowed(
+        `This tenant may not use the provider ${JSON.stringify(refusal.requested)}. Providers it may use: ${refusal.allowed.join(', ')}.`,
       );
     default:
       return assertNever(refusal);

@@ -11,13 +11,13 @@ import { runTenantScopeOf } from '../tenant-of.js';
 
 /**
  * The original's input as a POST /v1/runs body, with the edits on top. From Redis: prompt, model,
- * maxTurns, options and thinking as submitted. From history, which keeps no options nor maxTurns:
+ * provider, maxTurns, options and thinking as submitted. From history, which keeps no options nor maxTurns:
  * prompt, model and thinking; the rest takes the tenant's defaults unless the edits name them.
  */
 function rerunBody(found: FoundRun, edits: RerunRunBody): CreateRunBody {
   const run = found.run;
   const thinking = run.thinkingBudgetTokens === null ? undefined : { type: 'enabled' as const, budget_tokens: run.thinkingBudgetTokens };
-  const original = found.source === 'redis' ? { prompt: run.prompt, model: run.model, maxTurns: found.run.maxTurns, options: found.run.options, thinking } : { prompt: run.prompt, model: run.model, thinking };
+  const original = found.source === 'redis' ? { prompt: run.prompt, model: run.model, provider: found.run.provider, maxTurns: found.run.maxTurns, options: found.run.options, thinking } : { prompt: run.prompt, model: run.model, thinking };
   const merged = { ...original, ...edits };
   // What the original ran with was valid then; the edited whole is checked again as a new body.
   const parsed = createRunBodySchema.safeParse(Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)));
@@ -32,7 +32,7 @@ export function rerunRunRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'rerunRun',
     summary: 'Start a new run with the input of another',
     description:
-      'Creates a new run of the caller’s tenant with the input of run `{id}` — a run Redis holds (any status) or one only history holds — and the fields of the JSON body on top (`{}` for none; each optional, as in `POST /v1/runs`: `prompt`, `model`, `maxTurns`, `options`, `thinking`; a field given replaces the original’s). From Redis the original’s prompt, model, maxTurns, options and thinking carry over; from history only its prompt, model and thinking (history keeps no options nor maxTurns: those take the tenant’s defaults). The new run’s view names the original in `rerunOf`; the original is not changed. Everything else is as `POST /v1/runs`: the same checks and limits, the same errors, and an `Idempotency-Key` (its replay must name the same original and body). Another tenant’s run is 404 `run_not_found`. Needs the `runs:write` scope.',
+      'Creates a new run of run `{id}`’s tenant (the caller’s own, but for an admin key’s rerun of another tenant’s run) with the input of run `{id}` — a run Redis holds (any status) or one only history holds — and the fields of the JSON body on top (`{}` for none; each optional, as in `POST /v1/runs`: `prompt`, `model`, `provider`, `maxTurns`, `options`, `thinking`; a field given replaces the original’s). From Redis the original’s prompt, model, provider, maxTurns, options and thinking carry over; from history only its prompt, model and thinking (history keeps no options nor maxTurns: those take the tenant’s defaults). The new run’s view names the original in `rerunOf`; the original is not changed. Everything else is as `POST /v1/runs`: the same checks and limits, the same errors, and an `Idempotency-Key` (its replay must name the same original and body). Another tenant’s run is 404 `run_not_found`, except to a key with the `admin` scope, which reruns any tenant’s run: the new run belongs to the original’s tenant and is admitted against that tenant’s limits (with the admin key’s own allowances), while its `Idempotency-Key` is scoped by the caller’s tenant. Needs the `runs:write` scope.',
     tags: ['runs'],
     access: 'runs:write',
     params: runParamsSchema,

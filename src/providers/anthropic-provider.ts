@@ -1,0 +1,35 @@
+// The Anthropic family behind the provider interface: the Messages API itself, Claude on Bedrock
+// and Claude on Vertex. All three SDK clients stream the same Messages events (the Bedrock and
+// Vertex SDKs rewrite the path and auth and turn their transports back into Messages SSE), so one
+// callModel serves them; only the model id differs (Bedrock and Vertex name models their own way:
+// bedrock-client.ts bedrockModelId, vertex-client.ts vertexModelId).
+import { callModel, describeModelError, type AnthropicFamilyClient } from '../model/model-client.js';
+import type { ModelProvider } from './model-provider.js';
+
+export type AnthropicFamilyKind = 'anthropic' | 'bedrock' | 'vertex';
+
+/** A provider over an Anthropic-family client; `modelId` maps the run's model to the id sent. */
+export function createAnthropicProvider({
+  name,
+  kind,
+  client,
+  limiterIdentity,
+  modelId = (fleetModel) => fleetModel,
+}: {
+  name: string;
+  kind: AnthropicFamilyKind;
+  client: AnthropicFamilyClient;
+  /** Whose limits its calls count against (provider-limiter-identity.ts). */
+  limiterIdentity: string;
+  modelId?: (fleetModel: string) => string;
+}): ModelProvider {
+  return {
+    name,
+    kind,
+    limiterIdentity,
+    call: (request, options) => callModel(client, { ...request, model: modelId(request.model) }, options),
+    // The Bedrock and Vertex SDKs throw the base SDK's error classes (they extend BaseAnthropic and
+    // reuse its APIError hierarchy), so one description serves the three.
+    describeError: describeModelError,
+  };
+}

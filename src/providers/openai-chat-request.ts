@@ -1,0 +1,146 @@
+// The fleet's canonical (Anthropic-shaped) request as an OpenAI chat completions request, for
+// OpenAI-compatible servers (vLLM, llama.cpp's server, Ollama, SGLang). The wire fields follow the
+// OpenAI API reference (api-reference/chat/create) and the SDK's types
+// (openai resources/chat/completions/completions.ts). docs/providers.md has the table.
+import type OpenAI from 'openai';
+import type { AssistantBlock, TranscriptMessage, UserBlock } from '../domain/model-message.js';
+import type { ToolChoice } from '../domain/tool-choice.js';
+import type { ModelRequest } from '../model/model-client.js';
+
+type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
+type ChatToolCall = OpenAI.Chat.ChatCompletionMessageFunctionToolCall;
+
+/** OpenAI accepts "Up to 4 sequences where the API will stop generating further tokens"
+ * (api-reference/chat/create, `stop`); vLLM and llama.cpp take more, OpenAI answers 400. */
+export const MAX_STOP_SEQUENCES = 4;
+
+/** The body fields the fleet sets (toChatCompletionRequest), which an `extraBody` must not set:
+ * the model and conversation, the tools and the choice among them, the output limit and stop
+ * sequences the turn's decisions rest on, streaming with usage (the answer reader's only input),
+ * and `n` (the reader takes one choice). `functions`/`function_call` are the deprecated tool
+ * fields, `max_completion_tokens` the newer name of `max_tokens`: either would fight the fleet's. */
+export const FLEET_SET_BODY_FIELDS = [
+  'model',
+  'messages',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'functions',
+  'function_call',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'stream',
+  'stream_options',
+  'n',
+] as const;
+
+/** A tool choice the Messages API has and the fleet may send one day (`any`: some tool). */
+export type RequestToolChoice = ToolChoice | { type: 'any' };
+
+/** The body of one streamed chat completion; `extraBody` (a provider's option, none of
+ * FLEET_SET_BODY_FIELDS) is merged in at the top level, as a server's own parameters go. */
+export function toChatCompletionRequest(request: ModelRequest, model: string, extraBody: Readonly<Record<string, unknown>> = {}): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
+  const system = typeof request.system === 'string' ? request.system : request.system.map((block) => block.text).join('\n\n');
+  return {
+    // First, so the fleet's own fields win even if a caller skipped the option's schema.
+    ...extraBody,
+    model,
+    // max_tokens, not max_completion_tokens: the latter is OpenAI's newer name, which vLLM and
+    // llama.cpp accept too but Ollama's compatibility layer does not list (docs.ollama.com
+    // api/openai-compatibility, "Supported request fields": max_tokens); every server takes max_tokens.
+    max_tokens: request.maxTokens,
+    messages: [...(system === '' ? [] : [{ role: 'system' as const, content: system }]), ...request.messages.flatMap(toChatMessages)],
+    ...(request.tools.length > 0
+      ? {
+          // cache_control (and any other Anthropic-only field of a tool) is dropped: OpenAI's
+          // function tool has name, description, parameters and strict only.
+          tools: request.tools.map((tool) => ({
+            type: 'function' as const,
+            function: { name: tool.name, description: tool.description, parameters: tool.input_schema as Record<string, unknown> },
+          })),
+          tool_choice: toChatToolChoice(request.toolChoice),
+        }
+      : {}),
+    // The first four only: OpenAI refuses a fifth (MAX_STOP_SEQUENCES). The fleet sends two
+    // (stop-reason-handler.ts DEFAULT_STOP_SEQUENCES), so nothing is lost today.
+    ...(request.stopSequences.length > 0 ? { stop: request.stopSequences.slice(0, MAX_STOP_SEQUENCES) } : {}),
+    stream: true,
+    // The usage arrives in one last chunk with no choices (api-reference/chat/create,
+    // `stream_options.include_usage`); vLLM, llama.cpp, Ollama and SGLang honour it too.
+    stream_options: { include_usage: true },
+  };
+}
+
+/** tool_choice: auto → auto, none → none, a named tool → that function, any → required
+ * (api-reference/chat/create, `tool_choice`). */
+export function toChatToolChoice(choice: RequestToolChoice): OpenAI.Chat.ChatCompletionToolChoiceOption {
+  switch (choice.type) {
+    case 'auto':
+      return 'auto';
+    case 'none':
+      return 'none';
+    case 'any':
+      return 'required';
+    case 'tool':
+      return { type: 'function', function: { name: choice.name } };
+    default:
+      return assertNeverChoice(choice);
+  }
+}
+
+function assertNeverChoice(choice: never): never {
+  throw new Error(`Unhandled tool choice: ${JSON.stringify(choice)}`);
+}
+
+/** One transcript message as chat messages: a user message whose tool results each become a
+ * `tool` message (ids verbatim), and its text a user message after them; an assistant message as
+ * one assistant message with its text and its tool calls (same ids). */
+export function toChatMessages(message: TranscriptMessage): ChatMessage[] {
+  if (message.role === 'user') return userMessages(message.content);
+  return [assistantMessage(message.content)];
+}
+
+function userMessages(content: string | UserBlock[]): ChatMessage[] {
+  if (typeof content === 'string') return [{ role: 'user', content }];
+  const messages: ChatMessage[] = [];
+  const texts: string[] = [];
+  for (const block of content) {
+    if (block.type === 'tool_result') {
+      // A tool message answers the assistant's call of the same id; OpenAI requires every call of
+      // the previous assistant message answered before anything else (api-reference/chat/create,
+      // tool message `tool_call_id`). The fleet's results are text (tool-result-envelope.ts); an
+      // error is already worded as one inside it, so is_error has no separate field to go to.
+      messages.push({ role: 'tool', tool_call_id: block.tool_use_id, content: block.content });
+    } else if (block.type === 'text') {
+      texts.push(block.text);
+    }
+  }
+  // Text after the tool results (the fleet's notes ride with them: turn-input.ts) goes in a user
+  // message of its own, after every tool message.
+  if (texts.length > 0) messages.push({ role: 'user', content: texts.join('\n\n') });
+  return messages;
+}
+
+function assistantMessage(content: AssistantBlock[]): ChatMessage {
+  const texts: string[] = [];
+  const toolCalls: ChatToolCall[] = [];
+  for (const block of content) {
+    if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
+    else if (block.type === 'tool_use') {
+      const call = block as { id: string; name: string; input: unknown };
+      toolCalls.push({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.input ?? {}) } });
+    }
+    // thinking and redacted_thinking are Anthropic's, signed for Anthropic's API: an OpenAI server
+    // has no field for them, so they stay in the transcript and are not sent. (An open model's own
+    // reasoning, where a server returns it as `reasoning_content`, is not kept: see
+    // openai-chat-answer.ts.)
+  }
+  const text = texts.join('\n\n');
+  return {
+    role: 'assistant',
+    // content may be null when the message carries tool calls (api-reference/chat/create).
+    content: text === '' && toolCalls.length > 0 ? null : text,
+    ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+  };
+}

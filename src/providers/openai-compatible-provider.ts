@@ -1,0 +1,148 @@
+// OpenAI-compatible chat completions behind the provider interface: vLLM, llama.cpp's server,
+// Ollama, SGLang (or OpenAI itself), through the `openai` SDK. Like the Anthropic client
+// (model-client.ts): the SDK's retries are off so every retry goes through the queue, its timeout
+// bounds the wait for the response headers only (client.ts fetchWithTimeout clears it when fetch
+// resolves), and the streamed answer is judged by silence (stream-idle-watchdog.ts), never length.
+import OpenAI from 'openai';
+import { z } from 'zod';
+import { estimatePromptTokens } from '../model/estimate-prompt-tokens.js';
+import { ModelStreamIdleError, ModelStreamIncompleteError, notePaidUsageOfFailedCall, type ModelStreamProgress } from '../model/model-client.js';
+import { createStreamIdleWatchdog } from '../model/stream-idle-watchdog.js';
+import type { ModelProvider } from './model-provider.js';
+import { addChatChunk, emptyChatAnswer, toModelResponseOfChat, usageOfChatAnswer } from './openai-chat-answer.js';
+import { FLEET_SET_BODY_FIELDS, toChatCompletionRequest } from './openai-chat-request.js';
+import { describeOpenAiCompatibleError } from './openai-error.js';
+import { normalizeOpenAiHeaders } from './openai-rate-limit-headers.js';
+
+export const openAiCompatibleProviderOptionsSchema = z
+  .object({
+    /** The server's OpenAI API root, `/v1` included (vLLM `http://host:8000/v1`, Ollama
+     * `http://host:11434/v1`, llama.cpp's server `http://host:8080/v1`). */
+    baseUrl: z.url(),
+    /** Sent as `Authorization: Bearer`; local servers ignore it (vLLM checks it only with --api-key). */
+    apiKey: z.string().min(1).optional(),
+    /** Fleet model id → the id the server serves (`--served-model-name`, Ollama's tag…). */
+    modelIds: z.record(z.string().min(1), z.string().min(1)).optional(),
+    /** Extra headers on every request (a gateway's routing or auth header). */
+    headers: z.record(z.string().min(1), z.string()).optional(),
+    /** Merged into every request body: a server's own parameters (vLLM's `skip_special_tokens`,
+     * docs/providers.md). The fields the fleet sets are refused: the turn's decisions rest on them. */
+    extraBody: z
+      .record(z.string().min(1), z.unknown())
+      .superRefine((body, context) => {
+        for (const field of FLEET_SET_BODY_FIELDS) {
+          if (Object.hasOwn(body, field)) context.addIssue({ code: 'custom', path: [field], message: `is set by the fleet on every request and cannot be overridden (fields the fleet sets: ${FLEET_SET_BODY_FIELDS.join(', ')})` });
+        }
+      })
+      .optional(),
+  })
+  .strict();
+export type OpenAiCompatibleProviderOptions = z.infer<typeof openAiCompatibleProviderOptionsSchema>;
+
+/** The id a fleet model is called as on the server. */
+export function openAiCompatibleModelId(options: Pick<OpenAiCompatibleProviderOptions, 'modelIds'>, fleetModel: string): string {
+  return options.modelIds?.[fleetModel] ?? fleetModel;
+}
+
+const CHARS_PER_TOKEN = 4;
+
+export function createOpenAiCompatibleProvider({
+  name,
+  options,
+  limiterIdentity,
+  connectTimeoutMs,
+  fetch: baseFetch = globalThis.fetch,
+}: {
+  name: string;
+  options: OpenAiCompatibleProviderOptions;
+  /** Whose limits its calls count against (provider-limiter-identity.ts). */
+  limiterIdentity: string;
+  connectTimeoutMs: number;
+  /** The fetch under the idle watchdog (tests bend it; default the global one). */
+  fetch?: typeof globalThis.fetch;
+}): ModelProvider {
+  const client = new OpenAI({
+    // The SDK refuses to start without a key; local servers need none.
+    apiKey: options.apiKey ?? 'no-key',
+    baseURL: options.baseUrl,
+    maxRetries: 0,
+    timeout: connectTimeoutMs,
+    ...(options.headers ? { defaultHeaders: options.headers } : {}),
+  });
+  return {
+    name,
+    kind: 'openai_compatible',
+    limiterIdentity,
+    describeError: describeOpenAiCompatibleError,
+    async call(request, callOptions) {
+      const model = openAiCompatibleModelId(options, request.model);
+      const watchdog = createStreamIdleWatchdog({ idleTimeoutMs: callOptions.idleTimeoutMs, outer: request.signal });
+      // The SDK has no middleware: a client copy per call whose fetch hands the response to this
+      // call's watchdog (withOptions shares everything else).
+      const watched = client.withOptions({ fetch: async (input, init) => watchdog.watch(await baseFetch(input, init)) });
+      const estimatedPromptTokens = estimatePromptTokens({ system: request.system, tools: request.tools, messages: request.messages });
+      const answer = emptyChatAnswer();
+      const progress = createChatProgress(callOptions.progressIntervalMs ?? 2000);
+      let requestId: string | null = null;
+      let headers: Headers | null = null;
+      let headersReceivedAt: number | null = null;
+      try {
+        // Every simulator and gateway header (x-buildfleet-*) rides on the request as on Claude's.
+        const { data: stream, response, request_id } = await watched.chat.completions
+          .create(toChatCompletionRequest(request, model, options.extraBody), { headers: request.headers, signal: watchdog.signal })
+          .withResponse();
+        requestId = request_id ?? null;
+        headers = normalizeOpenAiHeaders(response.headers);
+        headersReceivedAt = Date.now();
+        callOptions.onConnect?.(requestId);
+        for await (const chunk of stream) {
+          const added = addChatChunk(answer, chunk);
+          const report = progress.observe(added);
+          if (report) callOptions.onProgress?.(report);
+        }
+      } catch (error) {
+        const failure = watchdog.fired ? new ModelStreamIdleError(callOptions.idleTimeoutMs, requestId) : error;
+        // Once a chunk arrived the server was generating: the call is paid for (in GPU time at
+        // least, and in tokens against the run's budgets), as a broken Claude stream is.
+        if (answer.chunks > 0 && typeof failure === 'object' && failure !== null) notePaidUsageOfFailedCall(failure, usageOfChatAnswer(answer, estimatedPromptTokens));
+        throw failure;
+      } finally {
+        watchdog.stop();
+      }
+      const response = toModelResponseOfChat({ answer, stopSequences: request.stopSequences, estimatedPromptTokens, fallbackModel: model });
+      if (!response) {
+        // The connection closed cleanly without a finish_reason: the answer is incomplete.
+        const incomplete = new ModelStreamIncompleteError('The chat completion stream ended without a finish_reason.', requestId);
+        if (answer.chunks > 0) notePaidUsageOfFailedCall(incomplete, usageOfChatAnswer(answer, estimatedPromptTokens));
+        throw incomplete;
+      }
+      return { response, requestId, headers, headersReceivedAt };
+    },
+  };
+}
+
+/** Progress of a streamed chat completion, as model-progress events report it (stream-progress.ts
+ * does the same for Messages events): throttled, plus a report when a tool call starts. */
+function createChatProgress(intervalMs: number) {
+  const started = performance.now();
+  let lastReport = started;
+  let characters = 0;
+  let tools = 0;
+  let tool: string | null = null;
+  const report = (reason: ModelStreamProgress['reason'], blockKind: string): ModelStreamProgress => {
+    lastReport = performance.now();
+    return { outputTokens: Math.ceil(characters / CHARS_PER_TOKEN), estimated: true, blockKind, tool, blocks: tools + (characters > 0 ? 1 : 0), elapsedMs: Math.round(lastReport - started), reason };
+  };
+  return {
+    observe(added: ReturnType<typeof addChatChunk>): ModelStreamProgress | null {
+      characters += added.characters;
+      if (added.toolStarted) {
+        tools += 1;
+        tool = added.toolStarted;
+        return report('tool_start', 'tool_use');
+      }
+      return performance.now() - lastReport >= intervalMs ? report('interval', tool ? 'tool_use' : 'text') : null;
+    },
+  };
+}
+
