@@ -36,9 +36,19 @@ describe('decideModelRetry', () => {
     expect(decideModelRetry({ ...base, failure: { kind: 'rate_limited', waitMs: 3000 }, rateLimitCycles: 21 })).toMatchObject({ kind: 'fail_run', code: 'rate_limit_exhausted' });
   });
 
+  it('backs off a 429 that names no wait (Bedrock, Vertex, most OpenAI-compatible servers) without spending an attempt, until the cycles run out', () => {
+    const backoff = { ...base, failure: { kind: 'rate_limited_backoff' as const } };
+    // Full jitter at its top (random 1): the rate-limit base doubled per cycle, capped.
+    expect(decideModelRetry({ ...backoff, rateLimitCycles: 1, attemptsMade: 4 })).toEqual({ kind: 'retry', delayMs: 5000, spendsAttempt: false });
+    expect(decideModelRetry({ ...backoff, rateLimitCycles: 2 })).toEqual({ kind: 'retry', delayMs: 10_000, spendsAttempt: false });
+    expect(decideModelRetry({ ...backoff, rateLimitCycles: 20 })).toEqual({ kind: 'retry', delayMs: 30_000, spendsAttempt: false });
+    // A fleet-wide pause longer than the backoff is waited out in full.
+    expect(decideModelRetry({ ...backoff, rateLimitCycles: 1, pauseRemainingMs: 12_000 })).toEqual({ kind: 'retry', delayMs: 12_000, spendsAttempt: false });
+    expect(decideModelRetry({ ...backoff, rateLimitCycles: 21 })).toMatchObject({ kind: 'fail_run', code: 'rate_limit_exhausted' });
+  });
+
   it('retries a transient failure with backoff until the attempts run out', () => {
     expect(decideModelRetry({ ...base, attemptsMade: 1 })).toEqual({ kind: 'retry', delayMs: 2000, spendsAttempt: true });
-    expect(decideModelRetry({ ...base, failure: { kind: 'rate_limited_backoff' }, attemptsMade: 0 })).toEqual({ kind: 'retry', delayMs: 5000, spendsAttempt: true });
     expect(decideModelRetry({ ...base, attemptsMade: 4 })).toMatchObject({ kind: 'fail_run', code: 'model_unavailable', message: 'The model call failed 5 times: boom' });
   });
 

@@ -34,7 +34,7 @@ export interface RetryInput {
   maxAttempts: number;
   /** The fleet-wide pause now in force (ms): what a paused, rate-limited or overloaded turn waits. */
   pauseRemainingMs: number;
-  /** Retry-after cycles of this turn so far, this one included (rate_limited only). */
+  /** Rate-limit cycles of this turn so far, this one included (rate_limited and rate_limited_backoff). */
   rateLimitCycles: number;
   maxRateLimitCycles: number;
   /** How long this turn has met an overloaded API, and how long it may (overloaded only). */
@@ -68,12 +68,21 @@ export function decideModelRetry(input: RetryInput): RetryDecision {
         return { kind: 'fail_run', code: 'rate_limit_exhausted', message: `The model stayed rate limited for ${input.rateLimitCycles} retry-after cycles.` };
       }
       return wait(Math.max(failure.waitMs, input.pauseRemainingMs));
+    case 'rate_limited_backoff':
+      // A 429 that names no wait: the rule on Bedrock (ThrottlingException), Vertex
+      // (RESOURCE_EXHAUSTED) and most OpenAI-compatible servers, not an Anthropic oddity. A storm of
+      // them is the provider's limit, not the call failing, so like a retry-after cycle it spends no
+      // attempt (five in a row would otherwise end the run) and is bounded by the same cycle count;
+      // the wait grows with the cycles on the rate-limit base, jittered.
+      if (input.rateLimitCycles > input.maxRateLimitCycles) {
+        return { kind: 'fail_run', code: 'rate_limit_exhausted', message: `The model stayed rate limited for ${input.rateLimitCycles} backoff cycles: ${input.message}` };
+      }
+      return wait(Math.max(backoffDelay(Math.max(1, input.rateLimitCycles), failure, input.backoff, input.random), input.pauseRemainingMs));
     case 'fatal':
       return { kind: 'fail_run', code: failure.code, message: input.message };
     case 'spend_cap':
       return { kind: 'fail_run', code: 'billing_spend_cap', message: input.message };
     case 'transient':
-    case 'rate_limited_backoff':
       if (input.attemptsMade + 1 >= input.maxAttempts) {
         return { kind: 'fail_run', code: 'model_unavailable', message: `The model call failed ${input.attemptsMade + 1} times: ${input.message}` };
       }

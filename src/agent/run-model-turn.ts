@@ -597,7 +597,7 @@ async function retryOrFail(
   const { store, config } = deps;
   const now = Date.now();
   const overloadedForMs = failure.kind === 'overloaded' ? Math.max(0, now - (await store.noteTurnOverload(run.id, turn, now))) : 0;
-  const rateLimitCycles = failure.kind === 'rate_limited' ? await store.countRateLimitCycle(run.id, turn) : 0;
+  const rateLimitCycles = failure.kind === 'rate_limited' || failure.kind === 'rate_limited_backoff' ? await store.countRateLimitCycle(run.id, turn) : 0;
   const decision: RetryDecision = decideModelRetry({
     failure,
     message,
@@ -616,8 +616,8 @@ async function retryOrFail(
   }
   if (failure.kind === 'overloaded') {
     await store.appendEvent({ run_id: run.id, step: turn, event: 'model-overload', wait_ms: pauseMs || null, backoff_step: overloadStep, overloaded_for_ms: overloadedForMs, patience_ms: config.BUILDFLEET_OVERLOAD_PATIENCE_MS });
-  } else if (failure.kind === 'rate_limited') {
-    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-rate-limit', wait_ms: decision.delayMs, cycle: rateLimitCycles });
+  } else if (failure.kind === 'rate_limited' || failure.kind === 'rate_limited_backoff') {
+    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-rate-limit', wait_ms: decision.delayMs, cycle: rateLimitCycles, ...(failure.kind === 'rate_limited_backoff' ? { backoff: true } : {}) });
   } else if (failure.kind === 'admission_wait' && failure.limit !== 'booked') {
     // A booked call looking again whether its slot came early says nothing new: one event per wait.
     await store.appendEvent({ run_id: run.id, step: turn, event: 'model-admission-wait', wait_ms: decision.delayMs, limit: failure.limit, booked: failure.booked, priority: failure.priority });
