@@ -2,36 +2,13 @@
 // over loopback: SigV4-signed InvokeModel requests, AWS event-stream answers, Bedrock's errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyModelError } from '../model/classify-model-error.js';
-import { callModel, describeModelError, type ModelRequest } from '../model/model-client.js';
+import { callModel } from '../model/model-client.js';
 import { startSimulator, type RunningSimulator } from '../sim/simulator-server.js';
+import { buildTurn, expectBuildTurnAnswer, failureOf } from './testing/cloud-client-turn.js';
 import { bedrockModelId, bedrockProviderOptionsSchema, createBedrockClient, type BedrockProviderOptions } from './bedrock-client.js';
 
-const WRITE_FILE = {
-  name: 'write_file',
-  description: 'Write a file of the site.',
-  input_schema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
-};
-
-function buildTurn(options: BedrockProviderOptions, headers: Record<string, string> = {}): ModelRequest {
-  return {
-    model: bedrockModelId(options, 'claude-sonnet-4-6'),
-    maxTokens: 4096,
-    system: 'You build websites.',
-    messages: [{ role: 'user', content: 'Build a small site about lighthouses.' }],
-    tools: [WRITE_FILE],
-    toolChoice: { type: 'auto' },
-    stopSequences: [],
-    headers: { 'x-buildfleet-text-calls': 'off', ...headers },
-  };
-}
-
-async function failureOf(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).not.toBeNull();
-  return describeModelError(error);
+function turnFor(options: BedrockProviderOptions, headers: Record<string, string> = {}) {
+  return buildTurn({ model: bedrockModelId(options, 'claude-sonnet-4-6'), headers });
 }
 
 describe('createBedrockClient against the simulator', () => {
@@ -48,18 +25,12 @@ describe('createBedrockClient against the simulator', () => {
 
   it('streams a build turn through callModel: text and tool_use, usage, Bedrock wire shapes', async () => {
     const client = createBedrockClient(options, { connectTimeoutMs: 10_000 });
-    const result = await callModel(client, buildTurn(options), { idleTimeoutMs: 10_000 });
-    expect(result.response.stop_reason).toBe('tool_use');
-    const types = result.response.content.map((block) => block.type);
-    expect(types[0]).toBe('text');
-    expect(types.slice(1).every((type) => type === 'tool_use') && types.length > 1).toBe(true);
+    const result = await callModel(client, turnFor(options), { idleTimeoutMs: 10_000 });
+    // No anthropic-ratelimit-* headers among them: the admission limiter learns from 429s only.
+    expectBuildTurnAnswer(result);
     const toolUse = result.response.content.find((block) => block.type === 'tool_use');
     expect(toolUse).toMatchObject({ name: 'write_file', input: { path: expect.any(String), content: expect.any(String) } });
-    expect(result.response.usage.input_tokens).toBeGreaterThan(0);
-    expect(result.response.usage.output_tokens).toBeGreaterThan(0);
-    // Bedrock sends no anthropic-ratelimit-* headers: the admission limiter learns from 429s only.
     expect(result.headers?.get('content-type')).toContain('text/event-stream'); // the SDK's transcoded view
-    expect([...(result.headers?.keys() ?? [])].filter((name) => name.startsWith('anthropic-ratelimit-'))).toEqual([]);
 
     const sent = simulator.requests.at(-1)!;
     expect(sent.path).toBe('/model/anthropic.claude-sonnet-4-6/invoke-with-response-stream');
@@ -82,7 +53,7 @@ describe('createBedrockClient against the simulator', () => {
 
   it('surfaces a 429 as ThrottlingException, an APIError the classifier treats as a rate limit', async () => {
     const client = createBedrockClient(options, { connectTimeoutMs: 10_000 });
-    const failure = await failureOf(callModel(client, buildTurn(options, { 'x-buildfleet-fault': 'rate_limit:3' }), { idleTimeoutMs: 10_000 }));
+    const failure = await failureOf(callModel(client, turnFor(options, { 'x-buildfleet-fault': 'rate_limit:3' }), { idleTimeoutMs: 10_000 }));
     expect(failure.status).toBe(429);
     expect((failure.headers as Headers).get('x-amzn-errortype')).toMatch(/^ThrottlingException:/);
     // Bedrock sends no retry-after, so the fleet backs off on its own schedule.
@@ -91,7 +62,7 @@ describe('createBedrockClient against the simulator', () => {
 
   it('surfaces an overload (the simulator 529) as a 503 ServiceUnavailableException, classified as overloaded', async () => {
     const client = createBedrockClient(options, { connectTimeoutMs: 10_000 });
-    const failure = await failureOf(callModel(client, buildTurn(options, { 'x-buildfleet-fault': 'overloaded' }), { idleTimeoutMs: 10_000 }));
+    const failure = await failureOf(callModel(client, turnFor(options, { 'x-buildfleet-fault': 'overloaded' }), { idleTimeoutMs: 10_000 }));
     expect(failure.status).toBe(503);
     expect((failure.headers as Headers).get('x-amzn-errortype')).toMatch(/^ServiceUnavailableException:/);
     expect(classifyModelError(failure)).toEqual({ kind: 'overloaded' });
@@ -99,10 +70,10 @@ describe('createBedrockClient against the simulator', () => {
 
   it('surfaces exception frames in the middle of a stream as the matching error events', async () => {
     const client = createBedrockClient(options, { connectTimeoutMs: 10_000 });
-    const overloaded = await failureOf(callModel(client, buildTurn(options, { 'x-buildfleet-fault': 'stream_error' }), { idleTimeoutMs: 10_000 }));
+    const overloaded = await failureOf(callModel(client, turnFor(options, { 'x-buildfleet-fault': 'stream_error' }), { idleTimeoutMs: 10_000 }));
     expect(overloaded).toMatchObject({ status: undefined, errorType: 'serviceUnavailableException' });
     expect(classifyModelError(overloaded)).toEqual({ kind: 'overloaded' });
-    const throttled = await failureOf(callModel(client, buildTurn(options, { 'x-buildfleet-fault': 'stream_error:0:rate_limit_error' }), { idleTimeoutMs: 10_000 }));
+    const throttled = await failureOf(callModel(client, turnFor(options, { 'x-buildfleet-fault': 'stream_error:0:rate_limit_error' }), { idleTimeoutMs: 10_000 }));
     expect(throttled).toMatchObject({ status: undefined, errorType: 'throttlingException' });
     expect(classifyModelError(throttled)).toEqual({ kind: 'rate_limited_backoff' });
   });

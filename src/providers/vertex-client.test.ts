@@ -2,36 +2,13 @@
 // loopback: rawPredict / streamRawPredict with a Bearer token, Vertex's errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyModelError } from '../model/classify-model-error.js';
-import { callModel, describeModelError, type ModelRequest } from '../model/model-client.js';
+import { callModel } from '../model/model-client.js';
 import { startSimulator, type RunningSimulator } from '../sim/simulator-server.js';
+import { buildTurn, expectBuildTurnAnswer, failureOf } from './testing/cloud-client-turn.js';
 import { createVertexClient, vertexModelId, type VertexProviderOptions } from './vertex-client.js';
 
-const WRITE_FILE = {
-  name: 'write_file',
-  description: 'Write a file of the site.',
-  input_schema: { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'] },
-};
-
-function buildTurn(options: VertexProviderOptions, headers: Record<string, string> = {}): ModelRequest {
-  return {
-    model: vertexModelId(options, 'claude-sonnet-4-5'),
-    maxTokens: 4096,
-    system: 'You build websites.',
-    messages: [{ role: 'user', content: 'Build a small site about lighthouses.' }],
-    tools: [WRITE_FILE],
-    toolChoice: { type: 'auto' },
-    stopSequences: [],
-    headers: { 'x-buildfleet-text-calls': 'off', ...headers },
-  };
-}
-
-async function failureOf(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).not.toBeNull();
-  return describeModelError(error);
+function turnFor(options: VertexProviderOptions, headers: Record<string, string> = {}) {
+  return buildTurn({ model: vertexModelId(options, 'claude-sonnet-4-5'), headers });
 }
 
 describe('createVertexClient against the simulator', () => {
@@ -49,15 +26,9 @@ describe('createVertexClient against the simulator', () => {
 
   it('streams a build turn through callModel: text and tool_use, usage, Vertex wire shapes', async () => {
     const client = createVertexClient(options, { connectTimeoutMs: 10_000 });
-    const result = await callModel(client, buildTurn(options), { idleTimeoutMs: 10_000 });
-    expect(result.response.stop_reason).toBe('tool_use');
-    const types = result.response.content.map((block) => block.type);
-    expect(types[0]).toBe('text');
-    expect(types.slice(1).every((type) => type === 'tool_use') && types.length > 1).toBe(true);
-    expect(result.response.usage.input_tokens).toBeGreaterThan(0);
-    expect(result.response.usage.output_tokens).toBeGreaterThan(0);
-    // Vertex sends no anthropic-ratelimit-* headers: the admission limiter learns from 429s only.
-    expect([...(result.headers?.keys() ?? [])].filter((name) => name.startsWith('anthropic-ratelimit-'))).toEqual([]);
+    const result = await callModel(client, turnFor(options), { idleTimeoutMs: 10_000 });
+    // No anthropic-ratelimit-* headers among them: the admission limiter learns from 429s only.
+    expectBuildTurnAnswer(result);
 
     const sent = simulator.requests.at(-1)!;
     expect(sent.path).toBe('/v1/projects/fleet-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict');
@@ -75,7 +46,7 @@ describe('createVertexClient against the simulator', () => {
 
   it('surfaces a 429 as Google RESOURCE_EXHAUSTED, classified as a rate limit', async () => {
     const client = createVertexClient(options, { connectTimeoutMs: 10_000 });
-    const failure = await failureOf(callModel(client, buildTurn(options, { 'x-buildfleet-fault': 'rate_limit:3' }), { idleTimeoutMs: 10_000 }));
+    const failure = await failureOf(callModel(client, turnFor(options, { 'x-buildfleet-fault': 'rate_limit:3' }), { idleTimeoutMs: 10_000 }));
     expect(failure.status).toBe(429);
     expect(failure.message).toMatch(/^Quota exceeded for aiplatform.googleapis.com/);
     expect(classifyModelError(failure)).toEqual({ kind: 'rate_limited_backoff' });
@@ -83,7 +54,7 @@ describe('createVertexClient against the simulator', () => {
 
   it('passes the model overloaded 529 through, classified as overloaded', async () => {
     const client = createVertexClient(options, { connectTimeoutMs: 10_000 });
-    const failure = await failureOf(callModel(client, buildTurn(options, { 'x-buildfleet-fault': 'overloaded' }), { idleTimeoutMs: 10_000 }));
+    const failure = await failureOf(callModel(client, turnFor(options, { 'x-buildfleet-fault': 'overloaded' }), { idleTimeoutMs: 10_000 }));
     expect(failure).toMatchObject({ status: 529, errorType: 'overloaded_error' });
     expect(classifyModelError(failure)).toEqual({ kind: 'overloaded' });
   });

@@ -23,11 +23,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ZodError } from 'zod';
+import { admitRequest } from './admit-request.js';
 import { createApiErrorBody, errorTypeForStatus, type ApiErrorType } from './api-error.js';
 import { createAssistantMessage, type AssistantMessageBody, type RenderedMessage } from './assistant-message.js';
 import { hashTranscript } from './deterministic-random.js';
 import { streamErrorAnswer, streamErrorPlanOf } from './stream-error-fault.js';
-import { streamMessage, type StreamErrorPlan, type StreamStallPlan } from './stream-message.js';
+import { streamMessage, type StreamErrorPlan } from './stream-message.js';
+import type { StreamStallPlan } from './paced-stream.js';
 import { ThinkingSigner } from './thinking-signature.js';
 import {
   drawAnswerTiming,
@@ -339,22 +341,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const textFormat = parseTextFormatHeader(headerValue(incoming, HEADER_TEXT_FORMAT));
     if (!textFormat.ok) return errorAnswer(400, 'invalid_request_error', textFormat.message, requestId);
 
-    // Admission: what the prompt cache would read and write decides the input tokens that count
-    // toward the input-tokens-per-minute limit (rate-limiter.ts); nothing is cached or spent on a 429.
-    const apiKey = apiKeyOf(incoming);
-    const { modelDescription } = parsed.request;
-    const cachePlan = promptCache.plan({ apiKey, model: modelDescription, blocks: parsed.request.promptBlocks });
+    // Admission (admit-request.ts): the prompt cache decides the input tokens; nothing is cached or spent on a 429.
+    const { cachePlan, admission } = admitRequest({ request: parsed.request, apiKey: apiKeyOf(incoming), promptCache, rateLimiter });
     const promptUsage = cachePlan.usage;
-    const admission = rateLimiter.admit({
-      apiKey,
-      rateLimitClass: modelDescription.rateLimitClass,
-      model: modelDescription.id,
-      inputTokens:
-        promptUsage.input_tokens +
-        promptUsage.cache_creation_input_tokens +
-        (modelDescription.cacheReadsCountTowardInputLimit ? promptUsage.cache_read_input_tokens : 0),
-      maxOutputTokens: parsed.request.maxTokens,
-    });
     if (!admission.admitted) {
       const answer = errorAnswer(429, 'rate_limit_error', admission.message, requestId);
       return { ...answer, headers: { ...admission.headers, 'retry-after': String(admission.retryAfterSeconds) } };

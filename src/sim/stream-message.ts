@@ -8,8 +8,8 @@
 // stream would otherwise be silent for PING_INTERVAL_MS. A redacted_thinking block arrives whole in
 // its content_block_start, as the real API sends it.
 //
-// Deltas are paced over the answer's generation time (timing-profile.ts): the first content after
-// the time to first token, the rest spread by output written. A scripted `stream_error` fault ends
+// Deltas are paced over the answer's generation time (paced-stream.ts, timing-profile.ts): the first
+// content after the time to first token, the rest spread by output written. A scripted `stream_error` fault ends
 // the stream early with `event: error` (the real API's mid-stream error, which the SDK turns into
 // an APIError carrying `error.type`, see its core/streaming.ts).
 //
@@ -24,11 +24,11 @@
 // generated (split-tool-input-json.ts), and while a long one (a page's `content`) is generated the
 // stream carries only pings. Time passes the same either way.
 import type { ServerResponse } from 'node:http';
-import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createApiErrorBody, type ApiErrorType } from './api-error.js';
 import type { RenderedMessage } from './assistant-message.js';
-import { millisecondsForTokens, type AnswerTiming } from './timing-profile.js';
+import { writePacedStream, type StreamOutcome, type StreamStallPlan } from './paced-stream.js';
+import type { AnswerTiming } from './timing-profile.js';
+import { splitIntoDeltas } from './split-into-deltas.js';
 import { splitToolInputJson } from './split-tool-input-json.js';
 import { outputCharactersOf, type WireBlock } from './wire-block.js';
 
@@ -36,17 +36,6 @@ import { outputCharactersOf, type WireBlock } from './wire-block.js';
 export const PING_INTERVAL_MS = 5_000;
 /** A ping after every this many output tokens, whatever the pace. */
 export const PING_EVERY_TOKENS = 500;
-/** Characters per delta, cycled: real deltas carry a few tokens each, of varying size. */
-const CHUNK_SIZES = [12, 20, 28, 16, 24, 36, 8, 32];
-/** Waits shorter than this are not slept: writes are batched instead. */
-const MINIMUM_SLEEP_MS = 4;
-
-/** A `stream_stall` fault: the stream goes silent (no pings either) after this many events. */
-export interface StreamStallPlan {
-  afterEvents: number;
-  stallMs: number;
-}
-
 export interface StreamErrorPlan {
   errorType: ApiErrorType;
   message: string;
@@ -56,24 +45,11 @@ export interface StreamErrorPlan {
   afterEvents?: number;
 }
 
-export type StreamOutcome = 'completed' | 'errored' | 'aborted';
-
 interface PlannedEvent {
   name: string;
   data: unknown;
   /** Output characters written once this event is out, for pacing and `afterTokens`. */
   charactersAt: number;
-}
-
-function chunks(text: string): string[] {
-  const parts: string[] = [];
-  let offset = 0;
-  for (let index = 0; offset < text.length; index += 1) {
-    const size = CHUNK_SIZES[index % CHUNK_SIZES.length] ?? 16;
-    parts.push(text.slice(offset, offset + size));
-    offset += size;
-  }
-  return parts;
 }
 
 function startBlockOf(block: WireBlock): Record<string, unknown> {
@@ -94,10 +70,10 @@ function startBlockOf(block: WireBlock): Record<string, unknown> {
 function deltasOf(block: WireBlock, eagerInputTools: ReadonlySet<string>): Array<{ delta: Record<string, unknown>; characters: number }> {
   switch (block.type) {
     case 'text':
-      return chunks(block.text).map((text) => ({ delta: { type: 'text_delta', text }, characters: text.length }));
+      return splitIntoDeltas({ text: block.text }).map((text) => ({ delta: { type: 'text_delta', text }, characters: text.length }));
     case 'thinking':
       return [
-        ...chunks(block.thinking).map((thinking) => ({ delta: { type: 'thinking_delta', thinking }, characters: thinking.length })),
+        ...splitIntoDeltas({ text: block.thinking }).map((thinking) => ({ delta: { type: 'thinking_delta', thinking }, characters: thinking.length })),
         // A block cut off by max_tokens has no signature: the stream ended before it (cut-at-max-tokens.ts).
         ...(block.signature === '' ? [] : [{ delta: { type: 'signature_delta', signature: block.signature }, characters: 0 }]),
       ];
@@ -107,7 +83,7 @@ function deltasOf(block: WireBlock, eagerInputTools: ReadonlySet<string>): Array
       // Buffered: one delta per top-level parameter; a call cut by max_tokens sends its incomplete
       // last parameter as it stands when the block ends, so the SDK reads the same input as the
       // JSON answer carries (wire-block.ts toolInputOf).
-      const pieces = eagerInputTools.has(block.name) ? chunks(block.inputJson) : splitToolInputJson({ json: block.inputJson });
+      const pieces = eagerInputTools.has(block.name) ? splitIntoDeltas({ text: block.inputJson }) : splitToolInputJson({ json: block.inputJson });
       return pieces.map((partial_json) => ({ delta: { type: 'input_json_delta', partial_json }, characters: partial_json.length }));
     }
     default:
@@ -187,62 +163,21 @@ export async function streamMessage({
   /** Tools whose input streams as generated (eager_input_streaming); the others' is buffered per parameter. */
   eagerInputTools?: readonly string[];
 }): Promise<StreamOutcome> {
-  const events = planEvents(rendered, new Set(eagerInputTools));
-  const totalCharacters = events[events.length - 1]?.charactersAt ?? 0;
-  const generationMs = millisecondsForTokens({ timing, outputTokens: rendered.body.usage.output_tokens });
-  // Due time of an event: TTFT before the first content, then spread by output written.
-  const dueMs = (event: PlannedEvent, index: number) =>
-    index === 0 ? 0 : timing.ttftMs + (totalCharacters === 0 ? generationMs : (event.charactersAt / totalCharacters) * generationMs);
-
-  const disconnected = new AbortController();
-  outgoing.once('close', () => disconnected.abort());
-  const stop = AbortSignal.any([signal, disconnected.signal]);
-
-  outgoing.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
-  outgoing.flushHeaders();
-  const started = Date.now();
-  let stalledMs = 0;
-  let pending = '';
-  const flush = async () => {
-    if (pending === '') return;
-    const ok = outgoing.write(pending);
-    pending = '';
-    if (!ok) await once(outgoing, 'drain', { signal: stop });
-  };
-
-  try {
-    for (const [index, event] of events.entries()) {
-      if (streamError && errorIsDue(streamError, index, event)) {
-        pending += encode('error', createApiErrorBody({ type: streamError.errorType, message: streamError.message, requestId }));
-        await flush();
-        outgoing.end();
-        return 'errored';
-      }
-      if (stall && index === stall.afterEvents) {
-        await flush();
-        await sleep(stall.stallMs, undefined, { signal: stop });
-        stalledMs = stall.stallMs;
-      }
-      let waitMs = dueMs(event, index) + stalledMs - (Date.now() - started);
-      if (waitMs >= MINIMUM_SLEEP_MS) await flush();
-      while (waitMs >= MINIMUM_SLEEP_MS) {
-        await sleep(Math.min(waitMs, PING_INTERVAL_MS), undefined, { signal: stop });
-        waitMs = dueMs(event, index) + stalledMs - (Date.now() - started);
-        if (waitMs >= MINIMUM_SLEEP_MS) {
-          pending += encode('ping', { type: 'ping' });
-          await flush();
-        }
-      }
-      pending += encode(event.name, event.data);
-    }
-    await flush();
-    outgoing.end();
-    return 'completed';
-  } catch (error) {
-    if (!stop.aborted) throw error;
-    outgoing.destroy();
-    return 'aborted';
-  }
+  return writePacedStream({
+    outgoing,
+    headers,
+    items: planEvents(rendered, new Set(eagerInputTools)),
+    encode: (event) => encode(event.name, event.data),
+    timing,
+    outputTokens: rendered.body.usage.output_tokens,
+    stall,
+    failure: streamError && {
+      isDue: (event, index) => errorIsDue(streamError, index, event),
+      encoded: encode('error', createApiErrorBody({ type: streamError.errorType, message: streamError.message, requestId })),
+    },
+    keepAlive: { intervalMs: PING_INTERVAL_MS, encoded: encode('ping', { type: 'ping' }) },
+    signal,
+  });
 }
 
 function errorIsDue(plan: StreamErrorPlan, index: number, event: PlannedEvent): boolean {

@@ -9,15 +9,11 @@ import type { HistoryStore } from '../history/history-store.js';
 import type { SiteStore } from '../sites/site-store.js';
 import type { ArchiveJobData } from '../jobs/job-catalog.js';
 import type { WorkerFleet } from './worker-fleet.js';
+import { runWorkerWithSweep, type RunningWorkerWithSweep } from './run-worker-with-sweep.js';
 import { startArchiveWorker } from './archive-worker.js';
 import { ArchiveSweeper } from './archive-sweeper.js';
 
-export interface RunningArchiving {
-  worker: Worker<ArchiveJobData>;
-  sweeper: ArchiveSweeper;
-  /** Stops the sweep and the worker (force: abandons jobs in progress; they are retried). */
-  close(force?: boolean): Promise<void>;
-}
+export type RunningArchiving = RunningWorkerWithSweep<Worker<ArchiveJobData>, ArchiveSweeper>;
 
 export interface ArchivingOptions {
   history: HistoryStore;
@@ -46,13 +42,5 @@ export function startArchiving(fleet: WorkerFleet, options: ArchivingOptions): R
   const sweepIntervalMs = options.sweepIntervalMs ?? fleet.config.BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS;
   const worker = startArchiveWorker(fleet, { history: options.history, ...(options.sites ? { sites: options.sites } : {}), retentionMs });
   const sweeper = new ArchiveSweeper({ store: fleet.store, queues: fleet.queues, logger: fleet.logger }, { intervalMs: sweepIntervalMs, graceMs: sweepIntervalMs });
-  sweeper.start();
-  return {
-    worker,
-    sweeper,
-    async close(force = false) {
-      await sweeper.stop();
-      await worker.close(force);
-    },
-  };
+  return runWorkerWithSweep({ worker, sweeper });
 }

@@ -5,15 +5,11 @@
 import type { Worker } from 'bullmq';
 import type { WebhookJobData } from '../jobs/job-catalog.js';
 import type { WorkerFleet } from './worker-fleet.js';
+import { runWorkerWithSweep, type RunningWorkerWithSweep } from './run-worker-with-sweep.js';
 import { startWebhookWorker, type WebhookWorkerOptions } from './webhook-worker.js';
 import { WebhookSweeper } from './webhook-sweeper.js';
 
-export interface RunningWebhookDelivery {
-  worker: Worker<WebhookJobData>;
-  sweeper: WebhookSweeper;
-  /** Stops the sweep and the worker (force: abandons deliveries in progress; they are retried). */
-  close(force?: boolean): Promise<void>;
-}
+export type RunningWebhookDelivery = RunningWorkerWithSweep<Worker<WebhookJobData>, WebhookSweeper>;
 
 export interface WebhookDeliveryOptions extends WebhookWorkerOptions {
   /** Default BUILDFLEET_WEBHOOK_SWEEP_INTERVAL_MS; 0: no sweep in this process. */
@@ -26,13 +22,5 @@ export function startWebhookDelivery(fleet: WorkerFleet, options: WebhookDeliver
   const worker = startWebhookWorker(fleet, workerOptions);
   // The grace is one interval: an end's own enqueue is long done by then, unless it was lost.
   const sweeper = new WebhookSweeper(fleet, { intervalMs: sweepIntervalMs, graceMs: sweepIntervalMs });
-  sweeper.start();
-  return {
-    worker,
-    sweeper,
-    async close(force = false) {
-      await sweeper.stop();
-      await worker.close(force);
-    },
-  };
+  return runWorkerWithSweep({ worker, sweeper });
 }

@@ -8,6 +8,7 @@
 // and the request log are the server's own, shared with the Messages endpoint.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { admitRequest } from '../admit-request.js';
 import { createAssistantMessage } from '../assistant-message.js';
 import { hashTranscript } from '../deterministic-random.js';
 import type { FaultController } from '../fault-controller.js';
@@ -209,20 +210,8 @@ async function answer({
   const textFormat = chatTextFormat({ header: headerValue(incoming, HEADER_TEXT_FORMAT), model: chatRequest.model, request, seed: context.seed });
 
   // Admission by the shared buckets, as on /v1/messages: the prompt cache decides the input tokens.
-  const apiKey = apiKeyOf(incoming);
-  const { modelDescription } = request;
-  const cachePlan = context.promptCache.plan({ apiKey, model: modelDescription, blocks: request.promptBlocks });
+  const { cachePlan, admission } = admitRequest({ request, apiKey: apiKeyOf(incoming), promptCache: context.promptCache, rateLimiter: context.rateLimiter });
   const promptUsage = cachePlan.usage;
-  const admission = context.rateLimiter.admit({
-    apiKey,
-    rateLimitClass: modelDescription.rateLimitClass,
-    model: modelDescription.id,
-    inputTokens:
-      promptUsage.input_tokens +
-      promptUsage.cache_creation_input_tokens +
-      (modelDescription.cacheReadsCountTowardInputLimit ? promptUsage.cache_read_input_tokens : 0),
-    maxOutputTokens: request.maxTokens,
-  });
   setRateLimitHeaders(openAIRateLimitHeaders({ anthropicHeaders: admission.headers, now: context.clock() }));
   if (!admission.admitted) {
     return { kind: 'json', ...rateLimitedAnswer({ model: request.model, limiterMessage: admission.message, retryAfterSeconds: admission.retryAfterSeconds }) };

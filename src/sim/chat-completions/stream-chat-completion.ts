@@ -9,23 +9,18 @@
 // []` carries the usage ("An additional chunk will be streamed before the data: [DONE] message");
 // then `data: [DONE]`. No keep-alive comments: neither OpenAI nor vLLM send any.
 //
-// Pacing is the Messages stream's (stream-message.ts, timing-profile.ts): the first chunk at once,
+// Pacing is the Messages stream's (paced-stream.ts, timing-profile.ts): the first chunk at once,
 // the rest spread over the generation time by output written. A `stream_error` fault ends the stream
 // with `data: {"error": {...}}` and no `[DONE]`, what an OpenAI server sends when it fails midway;
 // openai-node throws `APIError` from such a line (core/streaming.ts: `if (data && data.error) throw
 // new APIError(undefined, data.error, undefined, response.headers)`).
 import type { ServerResponse } from 'node:http';
-import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { StreamErrorPlan, StreamOutcome, StreamStallPlan } from '../stream-message.js';
-import { millisecondsForTokens, type AnswerTiming } from '../timing-profile.js';
+import { writePacedStream, type StreamOutcome, type StreamStallPlan } from '../paced-stream.js';
+import { splitIntoDeltas } from '../split-into-deltas.js';
+import type { StreamErrorPlan } from '../stream-message.js';
+import type { AnswerTiming } from '../timing-profile.js';
 import type { ChatAnswer } from './chat-completion-answer.js';
 import { openAIErrorFor } from './openai-error-answer.js';
-
-/** Characters per delta, cycled: real deltas carry a token or a few. */
-const CHUNK_SIZES = [12, 20, 28, 16, 24, 36, 8, 32];
-/** Waits shorter than this are not slept: writes are batched instead. */
-const MINIMUM_SLEEP_MS = 4;
 
 interface PlannedChunk {
   data: unknown;
@@ -33,17 +28,6 @@ interface PlannedChunk {
   charactersAt: number;
   /** The chunk carrying finish_reason. */
   finishes?: boolean;
-}
-
-function pieces(text: string): string[] {
-  const parts: string[] = [];
-  let offset = 0;
-  for (let index = 0; offset < text.length; index += 1) {
-    const size = CHUNK_SIZES[index % CHUNK_SIZES.length] ?? 16;
-    parts.push(text.slice(offset, offset + size));
-    offset += size;
-  }
-  return parts;
 }
 
 function planChunks(answer: ChatAnswer, includeUsage: boolean): PlannedChunk[] {
@@ -60,7 +44,7 @@ function planChunks(answer: ChatAnswer, includeUsage: boolean): PlannedChunk[] {
   let characters = 0;
   for (const part of answer.parts) {
     if (part.kind === 'text') {
-      for (const content of pieces(part.text)) {
+      for (const content of splitIntoDeltas({ text: part.text })) {
         characters += content.length;
         chunks.push({ data: chunk({ content }), charactersAt: characters });
       }
@@ -71,7 +55,7 @@ function planChunks(answer: ChatAnswer, includeUsage: boolean): PlannedChunk[] {
       data: chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
       charactersAt: characters,
     });
-    for (const fragment of pieces(call.arguments)) {
+    for (const fragment of splitIntoDeltas({ text: call.arguments })) {
       characters += fragment.length;
       chunks.push({ data: chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }), charactersAt: characters });
     }
@@ -113,57 +97,21 @@ export async function streamChatCompletion({
   stall: StreamStallPlan | undefined;
   signal: AbortSignal;
 }): Promise<StreamOutcome> {
-  const chunks = planChunks(answer, includeUsage);
-  const totalCharacters = chunks[chunks.length - 1]?.charactersAt ?? 0;
-  const generationMs = millisecondsForTokens({ timing, outputTokens });
-  const dueMs = (chunk: PlannedChunk, index: number) =>
-    index === 0 ? 0 : timing.ttftMs + (totalCharacters === 0 ? generationMs : (chunk.charactersAt / totalCharacters) * generationMs);
-
-  const disconnected = new AbortController();
-  outgoing.once('close', () => disconnected.abort());
-  const stop = AbortSignal.any([signal, disconnected.signal]);
-
-  outgoing.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...headers });
-  outgoing.flushHeaders();
-  const started = Date.now();
-  let stalledMs = 0;
-  let pending = '';
-  const flush = async () => {
-    if (pending === '') return;
-    const ok = outgoing.write(pending);
-    pending = '';
-    if (!ok) await once(outgoing, 'drain', { signal: stop });
-  };
-
-  try {
-    for (const [index, chunk] of chunks.entries()) {
-      if (streamError && errorIsDue(streamError, index, chunk)) {
-        pending += encode({ error: openAIErrorFor({ type: streamError.errorType, message: streamError.message }) });
-        await flush();
-        outgoing.end();
-        return 'errored';
-      }
-      if (stall && index === stall.afterEvents) {
-        await flush();
-        await sleep(stall.stallMs, undefined, { signal: stop });
-        stalledMs = stall.stallMs;
-      }
-      const waitMs = dueMs(chunk, index) + stalledMs - (Date.now() - started);
-      if (waitMs >= MINIMUM_SLEEP_MS) {
-        await flush();
-        await sleep(waitMs, undefined, { signal: stop });
-      }
-      pending += encode(chunk.data);
-    }
-    pending += 'data: [DONE]\n\n';
-    await flush();
-    outgoing.end();
-    return 'completed';
-  } catch (error) {
-    if (!stop.aborted) throw error;
-    outgoing.destroy();
-    return 'aborted';
-  }
+  return writePacedStream({
+    outgoing,
+    headers,
+    items: planChunks(answer, includeUsage),
+    encode: (chunk) => encode(chunk.data),
+    timing,
+    outputTokens,
+    stall,
+    failure: streamError && {
+      isDue: (chunk, index) => errorIsDue(streamError, index, chunk),
+      encoded: encode({ error: openAIErrorFor({ type: streamError.errorType, message: streamError.message }) }),
+    },
+    trailer: 'data: [DONE]\n\n',
+    signal,
+  });
 }
 
 function errorIsDue(plan: StreamErrorPlan, index: number, chunk: PlannedChunk): boolean {
