@@ -1087,7 +1087,8 @@ export class RunEngine {
    * stored (an earlier result, and no new events, if this call was answered before). */
   async recordToolResult(runId: string, result: StoredToolResult, trail: TrailEntry, events: RunEvent[] = []): Promise<StoredToolResult> {
     const encoded = events.map((event) => this.encode(event));
-    const json = JSON.stringify(redactValue(result));
+    const safe = redactValue(result);
+    const json = JSON.stringify(safe);
     const stored = await this.scripts.bfRecordToolResult(
       this.keys.results(runId),
       this.keys.trail(runId),
@@ -1098,8 +1099,11 @@ export class RunEngine {
       encoded.length,
       ...encoded.map((event) => event.json),
     );
-    if (stored === json) this.emitted(encoded);
-    return parseToolResult(stored);
+    if (stored !== json) return parseToolResult(stored);
+    // Stored now: what was stored is `safe`, so it is not parsed back from its JSON (up to 32 KB of
+    // envelope and the output beside it, per call).
+    this.emitted(encoded);
+    return safe;
   }
 
   // ---- trail (what the tools did, for the finish gate) --------------------------------------

@@ -76,23 +76,30 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   const trail = { tool: data.name, phase: run.phase, turn: data.turn, toolUseId: data.toolUseId };
   // Tool output is data, and so is an error that quotes an upstream: what looks like an injected
   // instruction is kept (the envelope marks it untrusted) and flagged in the run's events and the
-  // metric. `source` says whether it was in an output or in an error result.
-  const flagInjection = async (value: unknown, source: 'output' | 'error') => {
+  // metric. `source` says whether it was in an output or in an error result. Returns the event
+  // rather than appending it, so that it goes into the stream with the ledger entry (one round
+  // trip instead of an XADD of its own; it still precedes tool-call-end).
+  const flagInjection = (value: unknown, source: 'output' | 'error'): RunEvent[] => {
     const patterns = detectInjectionInValue(value);
-    if (patterns.length === 0) return;
+    if (patterns.length === 0) return [];
     deps.hooks?.onInjectionFlagged?.(data.name, patterns);
     deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, patterns, source }, 'tool result looks like an injected instruction');
-    await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool-output-injection-flagged', tool: data.name, tool_use_id: data.toolUseId, patterns, ...(source === 'error' ? { source } : {}) });
+    return [{ run_id: data.runId, step: data.turn, event: 'tool-output-injection-flagged', tool: data.name, tool_use_id: data.toolUseId, patterns, ...(source === 'error' ? { source } : {}) }];
+  };
+  // For the rarer paths that append events on their own, in order.
+  const appendEach = async (events: readonly RunEvent[]) => {
+    for (const item of events) await store.appendEvent(item);
   };
   const fail = async (code: string, message: string, durationMs = 0) => {
     const cause = REFUSAL_CODES[code];
     if (cause) deps.hooks?.onWriteRefused?.(data.name, cause);
-    await flagInjection(message, 'error');
+    const flagged = flagInjection(message, 'error');
     // Error results are wrapped like outputs: their messages quote upstream strings (URLs,
     // headers, network errors), and the model must read all of it as data.
     const result: StoredToolResult = { content: wrapToolError({ toolName: data.name, label: code, message }), is_error: true, error_code: code };
     const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: false, detail: code }, [
-      event('tool-call-end', { ok: false, error_code: code, message, duration_ms: Math.round(durationMs) }),
+      ...flagged,
+      event('tool-call-end', { ok: false, tool_result_status: 'error', parse_mode: data.parseMode, error_code: code, message, duration_ms: Math.round(durationMs) }),
     ]);
     deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status: 'error', durationMs, errorCode: code });
     return { kind: 'recorded', result: stored, cached: false } as const;
@@ -127,17 +134,20 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     }
   }
 
-  // Records a validated outcome in the kill switch's windows (fleet, tenant, upstream); reports on
-  // this run every scope it tripped or settled, each with its scope.
-  const recordOutcome = async (valid: boolean, reason = '') => {
-    if (!deps.killSwitch) return;
+  // Records a validated outcome in the kill switch's windows (fleet, tenant, upstream); returns the
+  // events that report on this run every scope it tripped or settled, each with its scope. The
+  // caller appends them with its next write of the run (the ledger entry on the success path), not
+  // one XADD each: the kill switch's keys are fleet-wide and the run's carry its hash tag, so the
+  // two cannot share a script on Redis Cluster, but the events can ride along with the run's own.
+  const recordOutcome = async (valid: boolean, reason = ''): Promise<RunEvent[]> => {
+    if (!deps.killSwitch) return [];
     const record = await deps.killSwitch.recordOutcome({ tool: data.name, valid, reason, probeToken, ...killSwitchSubject });
     if (probeToken) probeSettled = true;
     const settings = deps.killSwitch.settings;
-    for (const change of record.changes) {
+    return record.changes.map((change): RunEvent => {
       const scope = { scope: change.scope.kind, scope_id: change.scopeId };
       if (change.outcome === 'tripped') {
-        await store.appendEvent({
+        return {
           run_id: data.runId,
           step: data.turn,
           event: 'killswitch-trip',
@@ -153,24 +163,23 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
           min_volume: settings.minVolume,
           at_ms: change.atMs,
           summary: change.reason,
-        });
-      } else {
-        await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'killswitch-probe', tool: data.name, outcome: change.outcome, mode: change.mode, ...scope });
+        };
       }
-    }
+      return { run_id: data.runId, step: data.turn, event: 'killswitch-probe', tool: data.name, outcome: change.outcome, mode: change.mode, ...scope };
+    });
   };
 
   const invalidOutput = async (error: ToolOutputInvalid, durationMs: number): Promise<ToolJobResult> => {
     const { reason } = error;
     deps.hooks?.onToolOutputInvalid?.(data.name, reason);
-    await recordOutcome(false, reason);
+    await appendEach(await recordOutcome(false, reason));
     const mode = resolveToolOutputMode({ tool: toolName, defaultMode: definition.output.mode, configured: deps.config.BUILDFLEET_TOOL_OUTPUT_MODES });
     deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, reason, mode, err: error.message }, 'tool output invalid');
     await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool_result', tool: data.name, tool_use_id: data.toolUseId, ok: false, error: TOOL_OUTPUT_INVALID_CODE, reason });
-    await flagInjection(error.message, 'error');
+    await appendEach(flagInjection(error.message, 'error'));
     const trailEntry = { ...trail, ok: false, detail: `${TOOL_OUTPUT_INVALID_CODE}:${reason}` };
     const finish = async (result: StoredToolResult, extra: Record<string, unknown>, endRunFirst?: (endEvent: RunEvent) => Promise<boolean>) => {
-      const endEvent = event('tool-call-end', { ok: false, error_code: TOOL_OUTPUT_INVALID_CODE, reason, mode, ...extra, duration_ms: Math.round(durationMs) });
+      const endEvent = event('tool-call-end', { ok: false, tool_result_status: 'error', parse_mode: data.parseMode, error_code: TOOL_OUTPUT_INVALID_CODE, reason, mode, ...extra, duration_ms: Math.round(durationMs) });
       // A run that ends here takes the call's end event into its own end step (run-end stays
       // last); a run that had ended already gets it with the ledger entry.
       const endedNow = endRunFirst ? await endRunFirst(endEvent) : false;
@@ -233,7 +242,13 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     phase: run.phase,
     store,
     config: deps.config,
-    logger: deps.logger.child({ run_id: data.runId, step: data.turn, tool: data.name }),
+    // Made on first use: a pino child serialises (and redacts) its bindings when it is created,
+    // and most tools never log.
+    get logger() {
+      const logger = deps.logger.child({ run_id: data.runId, step: data.turn, tool: data.name });
+      Object.defineProperty(context, 'logger', { value: logger });
+      return logger;
+    },
     signal: controller.signal,
     publicBaseUrl: deps.publicBaseUrl,
     ...(definition.writes ? { writeFence: { tool: data.name, probeToken } } : {}),
@@ -270,21 +285,40 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
       if (ToolOutputInvalid.isInstance(error)) return await invalidOutput(error, durationMs);
       throw error;
     }
-    await recordOutcome(true);
+    // The outcome (kill switch, fleet-wide keys) and the last-known-good copy (its own key) are
+    // independent, so they go out together and are awaited together: one round trip of waiting,
+    // not two. Not one pipeline or script: their keys are in different Cluster slots, and the
+    // ledger entry must wait for the outcome's events anyway. The outcome is still recorded after
+    // validation and before the ledger entry, as before (a crash in between re-records it on the
+    // retry rather than losing it).
     const scope = lastKnownGoodScopeOf({ writes: definition.writes, scope: definition.output.lastKnownGood });
-    if (scope !== 'never') {
-      const key = lastKnownGoodKey({ keys: store.keys, tool: data.name, input: parsed.data, runId: data.runId, scope });
-      await saveLastKnownGood({ redis: store.redis, key, output: value });
-    }
-    await flagInjection(value, 'output');
+    const [outcomeEvents] = await Promise.all([
+      recordOutcome(true),
+      scope === 'never'
+        ? undefined
+        : saveLastKnownGood({ redis: store.redis, key: lastKnownGoodKey({ keys: store.keys, tool: data.name, input: parsed.data, runId: data.runId, scope }), output: value }),
+      startWrite,
+    ]);
+    const flagged = flagInjection(value, 'output');
 
     // The cap applies inside the envelope, so the closing tag always survives (32,000 in all).
     const content = wrapToolOutput(data.name, value, { maxCharacters: MAX_ENVELOPE_BODY_CHARACTERS });
     const result: StoredToolResult = { content, is_error: false, output: value };
-    await startWrite;
-    const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: true }, [event('tool-call-end', { ok: true, duration_ms: Math.round(durationMs) })]);
+    // The scopes this outcome tripped or settled and the injection flag go into the stream with
+    // the ledger entry, in the order they used to be appended one by one, before tool-call-end.
+    // (Were this call answered already by a concurrent attempt, the script writes none of them,
+    // like tool-call-end; the kill switch has still logged the trip.)
+    // tool_result_status and parse_mode: the text-recovery telemetry's last two fields, on the
+    // call's own end event, so a recovered call's result can be told from a native one's per run
+    // (the same values as buildfleet_tool_calls_total's labels).
     const empty = value === null || value === undefined || (typeof value === 'object' && Object.keys(value as object).length === 0);
-    deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status: empty ? 'empty' : 'ok', durationMs });
+    const status = empty ? 'empty' : 'ok';
+    const stored = await store.recordToolResult(data.runId, result, { ...trail, ok: true }, [
+      ...outcomeEvents,
+      ...flagged,
+      event('tool-call-end', { ok: true, tool_result_status: status, parse_mode: data.parseMode, duration_ms: Math.round(durationMs) }),
+    ]);
+    deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status, durationMs });
     return { kind: 'recorded', result: stored, cached: false };
   } finally {
     // A probe that produced no validated output (a tool error, a crash to be retried) hands the
