@@ -55,8 +55,10 @@ export const configSchema = z.object({
   BUILDFLEET_MODEL: z.string().min(1).default('claude-sonnet-4-6'),
   /** The model providers besides the implicit `anthropic` (docs/providers.md): JSON, provider
    * name → {kind: anthropic | bedrock | vertex | openai_compatible, ...that kind's options}. Each
-   * kind's options are checked where the provider is built (src/providers/provider-settings.ts),
-   * when a worker or the API starts. */
+   * kind's options are checked against that kind's schema (src/providers/provider-settings.ts,
+   * which this layer cannot import) when a model worker builds its providers and when the API
+   * process starts (src/api/api-process.ts); other processes (the tool worker, the CLI) read only
+   * the names. */
   BUILDFLEET_PROVIDERS: z
     .string()
     .default('')

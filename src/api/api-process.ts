@@ -14,6 +14,7 @@ import { buildApiServer } from './api-server.js';
 import { buildSitesServer } from './sites-server.js';
 import { buildConsoleServer } from '../console/console-server.js';
 import type { FleetMetrics } from '../fleet/fleet-metrics.js';
+import { readProviderSettings } from '../providers/provider-settings.js';
 
 export interface RunningApi {
   url: string;
@@ -46,6 +47,10 @@ function countRequests(metrics: FleetMetrics) {
 
 /** Starts the API server of a fleet process. */
 export async function startApiProcess(fleet: FleetContext, options: { metrics?: FleetMetrics } = {}): Promise<RunningApi> {
+  // The API builds no provider, but it accepts runs and tenant policies naming them: a declaration
+  // whose options are wrong (BUILDFLEET_PROVIDERS.<name>.<field>) stops it at start, as it stops
+  // every worker, rather than letting it accept runs no worker can call.
+  readProviderSettings(fleet.config);
   const metrics = options.metrics;
   const app = await buildApiServer(fleet, {
     logger: true,

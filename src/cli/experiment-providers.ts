@@ -2,9 +2,15 @@
 // profile and per open-model text format (issue #19). Each profile is a provider declared in the
 // in-process fleet's BUILDFLEET_PROVIDERS, pointing at the simulator over loopback:
 //   - `anthropic`: the Messages API, its models drifting into text calls by the simulator's table;
+//   - `bedrock`, `vertex`: Claude through Bedrock's InvokeModelWithResponseStream and Vertex's
+//     streamRawPredict (the SDKs' own clients), drifting by the same table;
 //   - `sim-native`: OpenAI-compatible chat completions with native tool_calls (text calls off);
-//   - `sim-<format>`: OpenAI-compatible, a server without a tool parser, so every call the model
-//     chooses to make arrives as text in that format (text calls always, format pinned).
+//   - `sim-<format>`: OpenAI-compatible, a server without a tool parser (`x-buildfleet-tool-parser:
+//     none`, which refuses tool_choice auto as vLLM does) and a provider declared `toolParser: false`,
+//     which sends `none` on turns left to the model: every call the model chooses to make arrives as
+//     text in that format (format pinned);
+//   - `sim-parser-leak`: a server with a parser that misses every call of an auto turn, so it leaks
+//     into content (text calls always, `tool_call_tag`).
 // Every arm offers the tiered tool lists. Recovery is on in every arm, and off in a comparison arm
 // for anthropic, native and the first text format. Counted as experiment-arm-tally.ts says, plus
 // each text arm's parse-mode check: its recovered calls' parse_mode is TEXT_FORMAT_PARSE_MODES[F].
@@ -39,17 +45,23 @@ const SERVED_MODEL_OF_FORMAT: Readonly<Record<OpenModelTextFormat, string>> = {
 };
 const NATIVE_SERVED_MODEL = 'Qwen/Qwen2.5-7B-Instruct';
 const NATIVE_PROVIDER = 'sim-native';
+const BEDROCK_PROVIDER = 'bedrock';
+const VERTEX_PROVIDER = 'vertex';
+const PARSER_LEAK_PROVIDER = 'sim-parser-leak';
+/** The format a leaking parser's server writes: Qwen's, whose vLLM parser is `hermes`. */
+const PARSER_LEAK_FORMAT: OpenModelTextFormat = 'tool_call_tag';
 const providerOfFormat = (format: OpenModelTextFormat) => `sim-${format}`;
 
 export interface ProviderArm {
   name: string;
   provider: string;
-  /** The pinned text format of an open-model profile without a tool parser; null otherwise. */
+  /** The pinned text format of an open-model profile whose calls arrive as text; null otherwise. */
   format: OpenModelTextFormat | null;
   recovery: boolean;
 }
 
-/** The arms for these formats: anthropic and native on and off, each format on, the first also off. */
+/** The arms for these formats: anthropic and native on and off, bedrock and vertex on, each format
+ * on (the first also off), and a parser that leaks calls on. */
 export function providerArms(formats: readonly OpenModelTextFormat[]): ProviderArm[] {
   const arms: ProviderArm[] = [];
   const both = (arm: Omit<ProviderArm, 'name' | 'recovery'>, label: string, withOff: boolean) => {
@@ -57,23 +69,39 @@ export function providerArms(formats: readonly OpenModelTextFormat[]): ProviderA
     if (withOff) arms.push({ ...arm, name: `${label}, recovery off`, recovery: false });
   };
   both({ provider: IMPLICIT_PROVIDER, format: null }, 'anthropic (messages, drift by table)', true);
+  both({ provider: BEDROCK_PROVIDER, format: null }, 'bedrock (invoke stream, drift by table)', false);
+  both({ provider: VERTEX_PROVIDER, format: null }, 'vertex (raw predict, drift by table)', false);
   both({ provider: NATIVE_PROVIDER, format: null }, 'openai_compatible native', true);
   formats.forEach((format, index) => both({ provider: providerOfFormat(format), format }, `openai_compatible text ${format}`, index === 0));
+  both({ provider: PARSER_LEAK_PROVIDER, format: PARSER_LEAK_FORMAT }, `openai_compatible parser leak ${PARSER_LEAK_FORMAT}`, false);
   return arms;
 }
 
-/** BUILDFLEET_PROVIDERS for the arms, every one at the simulator's chat completions endpoint. */
+/** BUILDFLEET_PROVIDERS for the arms, every one at the simulator: Bedrock and Vertex at its
+ * endpoints of theirs (credentials it does not check, as test/integration/cloud-providers.test.ts
+ * declares them), the OpenAI-compatible ones at its chat completions endpoint. */
 export function providerDeclarations({ simulatorUrl, fleetModel, formats }: { simulatorUrl: string; fleetModel: string; formats: readonly OpenModelTextFormat[] }): string {
   const baseUrl = `${simulatorUrl}/v1`;
   const declarations: Record<string, unknown> = {
+    [BEDROCK_PROVIDER]: { kind: 'bedrock', region: 'us-west-2', baseUrl: simulatorUrl, awsAccessKey: 'AKIDEXPERIMENT', awsSecretKey: 'not-a-secret' },
+    [VERTEX_PROVIDER]: { kind: 'vertex', region: 'us-east5', projectId: 'experiment-project', baseUrl, accessToken: 'ya29.experiment' },
     [NATIVE_PROVIDER]: { kind: 'openai_compatible', baseUrl, modelIds: { [fleetModel]: NATIVE_SERVED_MODEL }, headers: { 'x-buildfleet-text-calls': 'off' } },
+    [PARSER_LEAK_PROVIDER]: {
+      kind: 'openai_compatible',
+      baseUrl,
+      modelIds: { [fleetModel]: SERVED_MODEL_OF_FORMAT[PARSER_LEAK_FORMAT] },
+      headers: { 'x-buildfleet-text-calls': 'always', 'x-buildfleet-text-format': PARSER_LEAK_FORMAT },
+    },
   };
   for (const format of formats) {
+    // The setup real vLLM accepts without `--enable-auto-tool-choice --tool-call-parser`: the
+    // provider sends `none` where the model chooses, the server renders the tools and parses nothing.
     declarations[providerOfFormat(format)] = {
       kind: 'openai_compatible',
       baseUrl,
       modelIds: { [fleetModel]: SERVED_MODEL_OF_FORMAT[format] },
-      headers: { 'x-buildfleet-text-calls': 'always', 'x-buildfleet-text-format': format },
+      toolParser: false,
+      headers: { 'x-buildfleet-tool-parser': 'none', 'x-buildfleet-text-format': format },
     };
   }
   return JSON.stringify(declarations);

@@ -15,15 +15,18 @@ export type ProviderKind = (typeof PROVIDER_KINDS)[number];
  * providers existed, and what a run stored before then was made with). */
 export const IMPLICIT_PROVIDER = 'anthropic';
 
+const PROVIDER_NAME_RULE = 'lowercase letters, digits, _ and -, at most 64, starting with a letter or digit';
+
 /** A provider name as runs, tenant policies and the configuration spell it. */
-export const providerNameSchema = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'lowercase letters, digits, _ and -, at most 64, starting with a letter or digit');
+export const providerNameSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, PROVIDER_NAME_RULE);
 
 const declarationSchema = z.looseObject({ kind: z.enum(PROVIDER_KINDS) });
 export type ProviderDeclaration = z.infer<typeof declarationSchema>;
 
-const declarationsSchema = z.record(providerNameSchema, declarationSchema);
+// A bad key would otherwise read "VLLM: Invalid key in record" (zod's record message), not the rule.
+const declarationsSchema = z.record(providerNameSchema, declarationSchema, {
+  error: (issue) => (issue.code === 'invalid_key' ? `is no provider name (${PROVIDER_NAME_RULE})` : undefined),
+});
 export type ProviderDeclarations = Readonly<Record<string, ProviderDeclaration>>;
 
 /** Parses BUILDFLEET_PROVIDERS ('' = none declared); throws an Error naming what is wrong. */

@@ -80,6 +80,20 @@ export function isSpendLimitMessage(message: string): boolean {
   return SPEND_LIMIT_MESSAGE.test(message.trim());
 }
 
+/**
+ * A prompt over the model's context window, which no retry fixes (the transcript only grows): the
+ * Messages API's 400 invalid_request_error "prompt is too long: 208310 tokens > 200000 maximum"
+ * (build-with-claude/context-windows; src/sim/parse-messages-request.ts) and Bedrock's
+ * ValidationException "Input is too long for requested model." (as reported in
+ * aws-samples/assessment-generator#2, and mid-stream in aws-samples/bedrock-chat#95).
+ */
+const PROMPT_TOO_LONG_MESSAGE = /\bprompt is too long: \d+ tokens > \d+ maximum|\binput is too long for requested model/i;
+
+/** Whether a failure's message says the prompt exceeds the context window (PROMPT_TOO_LONG_MESSAGE). */
+export function isPromptTooLongMessage(message: string): boolean {
+  return PROMPT_TOO_LONG_MESSAGE.test(message);
+}
+
 const TRANSIENT_STATUSES = new Set([408, 409, 500, 502, 503, 504]);
 /** The longest a single retry-after may hold the whole queue. */
 export const MAX_RATE_LIMIT_WAIT_MS = 120_000;
@@ -114,8 +128,9 @@ export function classifyModelError(failure: ModelCallFailure, now = Date.now()):
     return { kind: 'spend_cap', message: failure.message };
   }
   if (status === 400 && isSpendLimitMessage(failure.message)) return { kind: 'spend_cap', message: failure.message };
-  // OpenAI-compatible servers (src/providers/openai-error.ts): a prompt over the context window is
-  // a 400 that no retry fixes, and the run's transcript only grows; an exhausted quota is a 429
+  // A prompt over the context window (OpenAI-compatible servers: src/providers/openai-error.ts; the
+  // Messages API and Bedrock: model-client.ts describeModelError) is a 400 that no retry fixes, and
+  // the run's transcript only grows. On OpenAI-compatible servers an exhausted quota is a 429
   // that retrying cannot help ("You exceeded your current quota", OpenAI guides/error-codes).
   if (failure.errorCode === 'context_length_exceeded') return { kind: 'fatal', code: 'context_window_exceeded', message: failure.message };
   if (status === 429 && failure.errorCode === 'insufficient_quota') return { kind: 'fatal', code: 'model_billing_error', message: failure.message };

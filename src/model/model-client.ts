@@ -5,7 +5,7 @@
 // between two stream events after them. Neither bounds the length of an answer.
 import Anthropic from '@anthropic-ai/sdk';
 import type { Config } from '../config.js';
-import type { ModelCallFailure } from './classify-model-error.js';
+import { isPromptTooLongMessage, type ModelCallFailure } from './classify-model-error.js';
 import type { AssistantBlock, ModelResponse, TranscriptMessage } from '../domain/model-message.js';
 import type { ToolChoice } from '../domain/tool-choice.js';
 import { usageFromApi, type UsageByClass } from '../domain/usage.js';
@@ -229,12 +229,15 @@ export function describeModelError(error: unknown): ModelCallFailure {
     // A mid-stream `error` event arrives as an APIError without a status, its body the event's
     // data ({type: 'error', error: {type, message}}) and its headers those of the stream.
     const body = (error.error ?? {}) as { error?: { type?: string; message?: string; details?: { error_code?: string } } };
+    const message = body.error?.message ?? error.message;
     return {
       status: error.status,
       headers: error.headers as Headers | undefined,
       errorType: body.error?.type ?? error.type ?? undefined,
-      errorCode: body.error?.details?.error_code,
-      message: body.error?.message ?? error.message,
+      // A prompt over the context window is told by its message alone (no code of its own): the
+      // same code as an OpenAI-compatible server's, which classifyModelError ends the run with.
+      errorCode: body.error?.details?.error_code ?? (isPromptTooLongMessage(message) ? 'context_length_exceeded' : undefined),
+      message,
       requestId: error.requestID ?? null,
     };
   }

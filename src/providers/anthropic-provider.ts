@@ -4,6 +4,7 @@
 // callModel serves them; only the model id differs (Bedrock and Vertex name models their own way:
 // bedrock-client.ts bedrockModelId, vertex-client.ts vertexModelId).
 import { callModel, describeModelError, type AnthropicFamilyClient } from '../model/model-client.js';
+import { describeBedrockError } from './describe-bedrock-error.js';
 import type { ModelProvider } from './model-provider.js';
 
 export type AnthropicFamilyKind = 'anthropic' | 'bedrock' | 'vertex';
@@ -29,7 +30,8 @@ export function createAnthropicProvider({
     limiterIdentity,
     call: (request, options) => callModel(client, { ...request, model: modelId(request.model) }, options),
     // The Bedrock and Vertex SDKs throw the base SDK's error classes (they extend BaseAnthropic and
-    // reuse its APIError hierarchy), so one description serves the three.
-    describeError: describeModelError,
+    // reuse its APIError hierarchy). Vertex answers the model's errors in the Anthropic envelope;
+    // Bedrock names its own exceptions, read by describeBedrockError.
+    describeError: kind === 'bedrock' ? describeBedrockError : describeModelError,
   };
 }

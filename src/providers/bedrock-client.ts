@@ -3,13 +3,14 @@
 // binary event stream back into the Messages SSE stream, so `callModel` works on it unchanged.
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { z } from 'zod';
+import { httpUrlSchema } from './http-url-schema.js';
 
 export const bedrockProviderOptionsSchema = z
   .object({
     /** The AWS region of the bedrock-runtime endpoint (and of the SigV4 signature). */
     region: z.string().min(1),
     /** Replaces `https://bedrock-runtime.{region}.amazonaws.com` (the simulator in tests, a VPC endpoint). */
-    baseUrl: z.url().optional(),
+    baseUrl: httpUrlSchema.optional(),
     /** Static credentials; without them the AWS default credential chain (env, profile, SSO, IMDS…). */
     awsAccessKey: z.string().min(1).optional(),
     awsSecretKey: z.string().min(1).optional(),

@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { addChatChunk, emptyChatAnswer, parseToolArguments, toModelResponseOfChat } from './openai-chat-answer.js';
-import { mapFinishReason, OPENAI_FINISH_REASONS, UNKNOWN_FINISH_REASON_PREFIX } from './openai-finish-reason.js';
+import { isAbortedFinish, mapFinishReason, OPENAI_FINISH_REASONS, UNKNOWN_FINISH_REASON_PREFIX } from './openai-finish-reason.js';
 
 type Delta = OpenAI.Chat.ChatCompletionChunk.Choice.Delta;
 const chunk = (delta: Delta, finish: string | null = null, extra: Record<string, unknown> = {}): OpenAI.Chat.ChatCompletionChunk =>
@@ -67,7 +67,71 @@ describe('a streamed chat completion as the canonical answer', () => {
   });
 });
 
+describe('tool calls streamed the way servers other than OpenAI stream them', () => {
+  it('keeps Ollama’s parallel calls, each at index 0 with its own id, apart (ollama/ollama#15457)', () => {
+    const response = answerOf([
+      chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'write_file', arguments: '{"path":"a.html"}' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_b', type: 'function', function: { name: 'write_file', arguments: '{"path":"b.html"}' } }] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(response?.content).toEqual([
+      { type: 'tool_use', id: 'call_a', name: 'write_file', input: { path: 'a.html' } },
+      { type: 'tool_use', id: 'call_b', name: 'write_file', input: { path: 'b.html' } },
+    ]);
+    expect(response?.stop_reason).toBe('tool_use');
+  });
+
+  it('starts a call at a used index on a different function name when no id tells them apart', () => {
+    const response = answerOf([
+      chunk({ tool_calls: [{ index: 0, type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }] }),
+      chunk({ tool_calls: [{ index: 0, type: 'function', function: { name: 'list_files', arguments: '{}' } }] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(response?.content.map((block) => (block.type === 'tool_use' ? [block.name, block.input] : null))).toEqual([
+      ['read_file', { path: 'a' }],
+      ['list_files', {}],
+    ]);
+  });
+
+  it('still joins one call’s pieces when a server repeats its id or name on every delta', () => {
+    const response = answerOf([
+      chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'write_file', arguments: '{"path":' } }] }),
+      chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'write_file', arguments: '"a.html"}' } }] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(response?.content).toEqual([{ type: 'tool_use', id: 'call_a', name: 'write_file', input: { path: 'a.html' } }]);
+  });
+
+  it('appends calls without an index (Ollama before 0.4.7, ollama/ollama#7881) after the last, their later pieces to it', () => {
+    const withoutIndex = (call: Record<string, unknown>) => chunk({ tool_calls: [call as never] });
+    const response = answerOf([
+      withoutIndex({ id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '{"path":' } }),
+      withoutIndex({ function: { arguments: '"a"}' } }),
+      withoutIndex({ id: 'call_b', type: 'function', function: { name: 'read_file', arguments: '{"path":"b"}' } }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(response?.content).toEqual([
+      { type: 'tool_use', id: 'call_a', name: 'read_file', input: { path: 'a' } },
+      { type: 'tool_use', id: 'call_b', name: 'read_file', input: { path: 'b' } },
+    ]);
+  });
+});
+
+describe('finish reasons that do not mean what they say', () => {
+  it('reads tool_calls with no call (vLLM, vllm-project/vllm#53255) as end_turn, the text kept for recovery', () => {
+    const response = answerOf([chunk({ content: '<tool_call>{"name":"list_files","arguments":{}}</tool_call>' }, 'tool_calls')]);
+    expect(response).toMatchObject({ stop_reason: 'end_turn', content: [{ type: 'text', text: expect.stringContaining('<tool_call>') }] });
+    expect(mapFinishReason({ finishReason: 'tool_calls', matchedStop: null, stopSequences: STOPS, hasToolCalls: true }).stop_reason).toBe('tool_use');
+  });
+
+  it('reads vLLM’s and SGLang’s abort as no answer (the provider throws ModelStreamIncompleteError)', () => {
+    expect(isAbortedFinish('abort')).toBe(true);
+    expect(answerOf([chunk({ content: 'half an ans' }), chunk({}, 'abort')])).toBeNull();
+  });
+});
+
 describe('finish_reason → stop_reason', () => {
+  // With calls in the answer when the reason says so (tool_calls, function_call), without otherwise.
   const expected: Record<(typeof OPENAI_FINISH_REASONS)[number], string> = {
     stop: 'end_turn',
     length: 'max_tokens',
@@ -76,9 +140,10 @@ describe('finish_reason → stop_reason', () => {
     function_call: 'tool_use',
   };
   it.each(OPENAI_FINISH_REASONS)('%s', (reason) => {
-    expect(mapFinishReason({ finishReason: reason, matchedStop: null, stopSequences: STOPS, hasToolCalls: false }).stop_reason).toBe(expected[reason]);
+    const hasToolCalls = reason === 'tool_calls' || reason === 'function_call';
+    expect(mapFinishReason({ finishReason: reason, matchedStop: null, stopSequences: STOPS, hasToolCalls }).stop_reason).toBe(expected[reason]);
   });
   it('an unknown one is named, for the handler to end the run unexpected_stop', () => {
-    expect(mapFinishReason({ finishReason: 'abort', matchedStop: null, stopSequences: STOPS, hasToolCalls: false }).stop_reason).toBe(`${UNKNOWN_FINISH_REASON_PREFIX}abort`);
+    expect(mapFinishReason({ finishReason: 'eos_token', matchedStop: null, stopSequences: STOPS, hasToolCalls: false }).stop_reason).toBe(`${UNKNOWN_FINISH_REASON_PREFIX}eos_token`);
   });
 });

@@ -7,7 +7,7 @@
 import type OpenAI from 'openai';
 import type { AssistantBlock, ModelResponse } from '../domain/model-message.js';
 import type { UsageByClass } from '../domain/usage.js';
-import { mapFinishReason } from './openai-finish-reason.js';
+import { isAbortedFinish, mapFinishReason } from './openai-finish-reason.js';
 
 interface ToolCallSoFar {
   id: string | null;
@@ -21,7 +21,10 @@ export interface ChatAnswerSoFar {
   model: string | null;
   chunks: number;
   text: string;
-  toolCalls: Map<number, ToolCallSoFar>;
+  /** The tool calls in the order they started. */
+  toolCalls: ToolCallSoFar[];
+  /** The call each wire `index` last started: later deltas of that index continue it. */
+  callAtIndex: Map<number, ToolCallSoFar>;
   /** The deprecated single function call (`delta.function_call`), kept as a tool call. */
   functionCall: { name: string; arguments: string } | null;
   finishReason: string | null;
@@ -31,7 +34,7 @@ export interface ChatAnswerSoFar {
 }
 
 export function emptyChatAnswer(): ChatAnswerSoFar {
-  return { id: null, model: null, chunks: 0, text: '', toolCalls: new Map(), functionCall: null, finishReason: null, matchedStop: null, usage: null };
+  return { id: null, model: null, chunks: 0, text: '', toolCalls: [], callAtIndex: new Map(), functionCall: null, finishReason: null, matchedStop: null, usage: null };
 }
 
 /** Adds one chunk (choice 0: the fleet asks for one choice). Returns what the chunk added, for
@@ -53,11 +56,7 @@ export function addChatChunk(answer: ChatAnswerSoFar, chunk: OpenAI.Chat.ChatCom
       characters += delta.content.length;
     }
     for (const call of delta.tool_calls ?? []) {
-      let known = answer.toolCalls.get(call.index);
-      if (!known) {
-        known = { id: null, name: '', arguments: '' };
-        answer.toolCalls.set(call.index, known);
-      }
+      const known = toolCallOfDelta(answer, call);
       // The id and name come with a call's first delta; its arguments stream in pieces after.
       if (call.id) known.id ??= call.id;
       if (call.function?.name && known.name === '') {
@@ -85,6 +84,29 @@ export function addChatChunk(answer: ChatAnswerSoFar, chunk: OpenAI.Chat.ChatCom
   return { characters, toolStarted };
 }
 
+/**
+ * The call a streamed tool-call delta belongs to, started anew when the delta starts one. OpenAI
+ * keys a call by `index` and sends its `id` and name once, in its first delta (api-reference/
+ * chat-streaming, ChoiceDeltaToolCall). Other servers do not: Ollama streams every call of a
+ * parallel answer as one delta at `index: 0`, each with its own id (ollama/ollama#15457, #15497),
+ * and before 0.4.7 sent no `index` at all (#7881). So a delta whose id differs from the call at
+ * its index, or that names a different function than that call already has, starts a new call;
+ * a delta without an index continues (or, when it starts one, follows) the last call.
+ */
+function toolCallOfDelta(answer: ChatAnswerSoFar, call: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall): ToolCallSoFar {
+  const index = typeof call.index === 'number' ? call.index : null;
+  const current = index === null ? answer.toolCalls.at(-1) : answer.callAtIndex.get(index);
+  const id = call.id || null;
+  const name = call.function?.name || null;
+  const startsAnother =
+    current !== undefined && ((id !== null && current.id !== null && id !== current.id) || (name !== null && current.name !== '' && name !== current.name && (id === null || id !== current.id)));
+  if (current !== undefined && !startsAnother) return current;
+  const started: ToolCallSoFar = { id: null, name: '', arguments: '' };
+  answer.toolCalls.push(started);
+  if (index !== null) answer.callAtIndex.set(index, started);
+  return started;
+}
+
 /** The answer's usage by class: prompt_tokens includes the cached part
  * (`prompt_tokens_details.cached_tokens`, api-reference/chat/object usage), which is a cache read;
  * nothing is a cache write (OpenAI-compatible servers bill none). Without a usage chunk (a server
@@ -93,7 +115,7 @@ export function addChatChunk(answer: ChatAnswerSoFar, chunk: OpenAI.Chat.ChatCom
 export function usageOfChatAnswer(answer: Pick<ChatAnswerSoFar, 'usage' | 'text' | 'toolCalls' | 'functionCall'>, estimatedPromptTokens: number): UsageByClass {
   const usage = answer.usage;
   if (!usage) {
-    const written = answer.text.length + [...answer.toolCalls.values()].reduce((sum, call) => sum + call.name.length + call.arguments.length, 0) + (answer.functionCall?.arguments.length ?? 0);
+    const written = answer.text.length + answer.toolCalls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0) + (answer.functionCall?.arguments.length ?? 0);
     return { input_tokens: estimatedPromptTokens, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: Math.ceil(written / 4) };
   }
   const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
@@ -121,7 +143,8 @@ export function parseToolArguments(text: string): unknown {
   }
 }
 
-/** The canonical answer of a finished stream (finishReason set), or null when it never finished. */
+/** The canonical answer of a finished stream (finishReason set), or null when it never finished
+ * or the server aborted it (openai-finish-reason.ts isAbortedFinish): either is incomplete. */
 export function toModelResponseOfChat({
   answer,
   stopSequences,
@@ -133,12 +156,12 @@ export function toModelResponseOfChat({
   estimatedPromptTokens: number;
   fallbackModel: string;
 }): ModelResponse | null {
-  if (answer.finishReason === null) return null;
+  if (answer.finishReason === null || isAbortedFinish(answer.finishReason)) return null;
   const id = answer.id ?? 'chatcmpl-unknown';
   const content: AssistantBlock[] = [];
   if (answer.text !== '') content.push({ type: 'text', text: answer.text });
-  const calls = [...answer.toolCalls.entries()].sort(([left], [right]) => left - right);
-  for (const [index, call] of calls) {
+  const calls = answer.toolCalls;
+  for (const [index, call] of calls.entries()) {
     // Ids are answered verbatim (openai-chat-request.ts); a server that sent none gets one made
     // from the answer's id, stable for this answer.
     content.push({ type: 'tool_use', id: call.id ?? `call_${id}_${index}`, name: call.name, input: parseToolArguments(call.arguments) });

@@ -69,7 +69,7 @@ describe('the canonical request as a chat completion', () => {
   });
 
   it('merges a provider’s extraBody at the top level, the fleet’s own fields always winning', () => {
-    const extra = toChatCompletionRequest(base, 'm', { skip_special_tokens: false, model: 'other', stream: false });
+    const extra = toChatCompletionRequest(base, 'm', { extraBody: { skip_special_tokens: false, model: 'other', stream: false } });
     expect(extra).toMatchObject({ skip_special_tokens: false, model: 'm', stream: true });
     expect(toChatCompletionRequest(base, 'm')).not.toHaveProperty('skip_special_tokens');
   });
@@ -79,5 +79,16 @@ describe('the canonical request as a chat completion', () => {
     expect(toChatToolChoice({ type: 'none' })).toBe('none');
     expect(toChatToolChoice({ type: 'any' })).toBe('required');
     expect(toChatToolChoice({ type: 'tool', name: 'todo_write' })).toEqual({ type: 'function', function: { name: 'todo_write' } });
+  });
+
+  it('without a tool parser on the server, sends a turn left to the model as none, the tools kept, forced turns unchanged', () => {
+    const noParser = toChatCompletionRequest(base, 'm', { toolParser: false });
+    expect(noParser.tool_choice).toBe('none');
+    expect(noParser.tools).toEqual(body.tools);
+    expect(toChatToolChoice({ type: 'auto' }, false)).toBe('none');
+    expect(toChatToolChoice({ type: 'none' }, false)).toBe('none');
+    expect(toChatToolChoice({ type: 'any' }, false)).toBe('required');
+    expect(toChatToolChoice({ type: 'tool', name: 'todo_write' }, false)).toEqual({ type: 'function', function: { name: 'todo_write' } });
+    expect(toChatCompletionRequest(base, 'm', { toolParser: true }).tool_choice).toBe('auto');
   });
 });

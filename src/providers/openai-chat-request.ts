@@ -35,21 +35,44 @@ export const FLEET_SET_BODY_FIELDS = [
   'n',
 ] as const;
 
+/** The body field the output limit goes in: `max_tokens`, which every open server reads (vLLM,
+ * llama.cpp's server, SGLang, and Ollama, whose compatibility layer lists no other: docs.ollama.com
+ * api/openai-compatibility, "Supported request fields"), or `max_completion_tokens`, OpenAI's newer
+ * name, the only one its reasoning models take (o-series, gpt-5: "max_tokens … is not compatible
+ * with o-series models", api-reference/chat/create `max_tokens`; they answer 400
+ * `unsupported_parameter`). The provider option `maxTokensField` picks it. */
+export const MAX_TOKENS_FIELDS = ['max_tokens', 'max_completion_tokens'] as const;
+export type MaxTokensField = (typeof MAX_TOKENS_FIELDS)[number];
+
 /** A tool choice the Messages API has and the fleet may send one day (`any`: some tool). */
 export type RequestToolChoice = ToolChoice | { type: 'any' };
 
+/** How a provider's server is to be asked (its options, openai-compatible-provider.ts). */
+export interface ChatRequestSettings {
+  /** A server's own parameters (none of FLEET_SET_BODY_FIELDS), merged in at the top level. */
+  extraBody?: Readonly<Record<string, unknown>>;
+  /** The field the output limit goes in (MAX_TOKENS_FIELDS); default `max_tokens`. */
+  maxTokensField?: MaxTokensField;
+  /** Whether the server turns the model's calls into `tool_calls` (vLLM `--enable-auto-tool-choice
+   * --tool-call-parser`); default true. Without one, a turn left to the model goes out as
+   * `tool_choice: "none"` (toChatToolChoice). */
+  toolParser?: boolean;
+}
+
 /** The body of one streamed chat completion; `extraBody` (a provider's option, none of
- * FLEET_SET_BODY_FIELDS) is merged in at the top level, as a server's own parameters go. */
-export function toChatCompletionRequest(request: ModelRequest, model: string, extraBody: Readonly<Record<string, unknown>> = {}): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
+ * FLEET_SET_BODY_FIELDS) is merged in at the top level, as a server's own parameters go, and the
+ * output limit goes in `maxTokensField` (MAX_TOKENS_FIELDS). */
+export function toChatCompletionRequest(
+  request: ModelRequest,
+  model: string,
+  { extraBody = {}, maxTokensField = 'max_tokens', toolParser = true }: ChatRequestSettings = {},
+): OpenAI.Chat.ChatCompletionCreateParamsStreaming {
   const system = typeof request.system === 'string' ? request.system : request.system.map((block) => block.text).join('\n\n');
   return {
     // First, so the fleet's own fields win even if a caller skipped the option's schema.
     ...extraBody,
     model,
-    // max_tokens, not max_completion_tokens: the latter is OpenAI's newer name, which vLLM and
-    // llama.cpp accept too but Ollama's compatibility layer does not list (docs.ollama.com
-    // api/openai-compatibility, "Supported request fields": max_tokens); every server takes max_tokens.
-    max_tokens: request.maxTokens,
+    [maxTokensField]: request.maxTokens,
     messages: [...(system === '' ? [] : [{ role: 'system' as const, content: system }]), ...request.messages.flatMap(toChatMessages)],
     ...(request.tools.length > 0
       ? {
@@ -59,7 +82,7 @@ export function toChatCompletionRequest(request: ModelRequest, model: string, ex
             type: 'function' as const,
             function: { name: tool.name, description: tool.description, parameters: tool.input_schema as Record<string, unknown> },
           })),
-          tool_choice: toChatToolChoice(request.toolChoice),
+          tool_choice: toChatToolChoice(request.toolChoice, toolParser),
         }
       : {}),
     // The first four only: OpenAI refuses a fifth (MAX_STOP_SEQUENCES). The fleet sends two
@@ -73,11 +96,16 @@ export function toChatCompletionRequest(request: ModelRequest, model: string, ex
 }
 
 /** tool_choice: auto → auto, none → none, a named tool → that function, any → required
- * (api-reference/chat/create, `tool_choice`). */
-export function toChatToolChoice(choice: RequestToolChoice): OpenAI.Chat.ChatCompletionToolChoiceOption {
+ * (api-reference/chat/create, `tool_choice`). Without a tool parser on the server, auto → none:
+ * vLLM refuses `auto` there with 400 `"auto" tool choice requires --enable-auto-tool-choice and
+ * --tool-call-parser to be set` (serving_chat.py), while `none` still renders the tools into the
+ * prompt (docs.vllm.ai features/tool_calling, "None Function Calling"), so the model writes its
+ * call as text and the fleet's text recovery reads it; `required` and a named tool need no parser
+ * (structured outputs, same page: "Named Function Calling", "Required Function Calling"). */
+export function toChatToolChoice(choice: RequestToolChoice, toolParser = true): OpenAI.Chat.ChatCompletionToolChoiceOption {
   switch (choice.type) {
     case 'auto':
-      return 'auto';
+      return toolParser ? 'auto' : 'none';
     case 'none':
       return 'none';
     case 'any':

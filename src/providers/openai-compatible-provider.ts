@@ -1,24 +1,27 @@
 // OpenAI-compatible chat completions behind the provider interface: vLLM, llama.cpp's server,
-// Ollama, SGLang (or OpenAI itself), through the `openai` SDK. Like the Anthropic client
+// Ollama, SGLang, and OpenAI itself with `maxTokensField: 'max_completion_tokens'` for its
+// reasoning models and no `extraBody` (docs/providers.md), through the `openai` SDK. Like the Anthropic client
 // (model-client.ts): the SDK's retries are off so every retry goes through the queue, its timeout
 // bounds the wait for the response headers only (client.ts fetchWithTimeout clears it when fetch
 // resolves), and the streamed answer is judged by silence (stream-idle-watchdog.ts), never length.
 import OpenAI from 'openai';
 import { z } from 'zod';
+import { httpUrlSchema } from './http-url-schema.js';
 import { estimatePromptTokens } from '../model/estimate-prompt-tokens.js';
 import { ModelStreamIdleError, ModelStreamIncompleteError, notePaidUsageOfFailedCall, type ModelStreamProgress } from '../model/model-client.js';
 import { createStreamIdleWatchdog } from '../model/stream-idle-watchdog.js';
 import type { ModelProvider } from './model-provider.js';
 import { addChatChunk, emptyChatAnswer, toModelResponseOfChat, usageOfChatAnswer } from './openai-chat-answer.js';
-import { FLEET_SET_BODY_FIELDS, toChatCompletionRequest } from './openai-chat-request.js';
+import { FLEET_SET_BODY_FIELDS, MAX_TOKENS_FIELDS, toChatCompletionRequest } from './openai-chat-request.js';
 import { describeOpenAiCompatibleError } from './openai-error.js';
+import { nestTopLevelErrorBody } from './nest-top-level-error-body.js';
 import { normalizeOpenAiHeaders } from './openai-rate-limit-headers.js';
 
 export const openAiCompatibleProviderOptionsSchema = z
   .object({
     /** The server's OpenAI API root, `/v1` included (vLLM `http://host:8000/v1`, Ollama
      * `http://host:11434/v1`, llama.cpp's server `http://host:8080/v1`). */
-    baseUrl: z.url(),
+    baseUrl: httpUrlSchema,
     /** Sent as `Authorization: Bearer`; local servers ignore it (vLLM checks it only with --api-key). */
     apiKey: z.string().min(1).optional(),
     /** Fleet model id → the id the server serves (`--served-model-name`, Ollama's tag…). */
@@ -35,6 +38,16 @@ export const openAiCompatibleProviderOptionsSchema = z
         }
       })
       .optional(),
+    /** The body field of the output limit (openai-chat-request.ts MAX_TOKENS_FIELDS): `max_tokens`
+     * (default; Ollama reads no other) or `max_completion_tokens` (OpenAI's o-series and gpt-5
+     * refuse `max_tokens`). */
+    maxTokensField: z.enum(MAX_TOKENS_FIELDS).default('max_tokens'),
+    /** Whether the server turns the model's calls into native `tool_calls` (vLLM started with
+     * `--enable-auto-tool-choice --tool-call-parser <name>`; default true). false: a turn the fleet
+     * leaves to the model is sent as `tool_choice: "none"`, the tools still in the prompt, and the
+     * model's calls come back as text for the fleet's recovery (docs/providers.md, "Servers without
+     * a tool parser"); vLLM refuses `auto` without a parser. */
+    toolParser: z.boolean().default(true),
   })
   .strict();
 export type OpenAiCompatibleProviderOptions = z.infer<typeof openAiCompatibleProviderOptionsSchema>;
@@ -78,8 +91,8 @@ export function createOpenAiCompatibleProvider({
       const model = openAiCompatibleModelId(options, request.model);
       const watchdog = createStreamIdleWatchdog({ idleTimeoutMs: callOptions.idleTimeoutMs, outer: request.signal });
       // The SDK has no middleware: a client copy per call whose fetch hands the response to this
-      // call's watchdog (withOptions shares everything else).
-      const watched = client.withOptions({ fetch: async (input, init) => watchdog.watch(await baseFetch(input, init)) });
+      // call's watchdog (withOptions shares everything else), an error body nested first.
+      const watched = client.withOptions({ fetch: async (input, init) => watchdog.watch(await nestTopLevelErrorBody(await baseFetch(input, init))) });
       const estimatedPromptTokens = estimatePromptTokens({ system: request.system, tools: request.tools, messages: request.messages });
       const answer = emptyChatAnswer();
       const progress = createChatProgress(callOptions.progressIntervalMs ?? 2000);
@@ -89,7 +102,7 @@ export function createOpenAiCompatibleProvider({
       try {
         // Every simulator and gateway header (x-buildfleet-*) rides on the request as on Claude's.
         const { data: stream, response, request_id } = await watched.chat.completions
-          .create(toChatCompletionRequest(request, model, options.extraBody), { headers: request.headers, signal: watchdog.signal })
+          .create(toChatCompletionRequest(request, model, options), { headers: request.headers, signal: watchdog.signal })
           .withResponse();
         requestId = request_id ?? null;
         headers = normalizeOpenAiHeaders(response.headers);
@@ -111,8 +124,12 @@ export function createOpenAiCompatibleProvider({
       }
       const response = toModelResponseOfChat({ answer, stopSequences: request.stopSequences, estimatedPromptTokens, fallbackModel: model });
       if (!response) {
-        // The connection closed cleanly without a finish_reason: the answer is incomplete.
-        const incomplete = new ModelStreamIncompleteError('The chat completion stream ended without a finish_reason.', requestId);
+        // The connection closed cleanly without a finish_reason, or the server aborted the request
+        // (finish_reason `abort`): the answer is incomplete, and another attempt may complete it.
+        const incomplete = new ModelStreamIncompleteError(
+          answer.finishReason === null ? 'The chat completion stream ended without a finish_reason.' : `The server aborted the chat completion (finish_reason ${JSON.stringify(answer.finishReason)}).`,
+          requestId,
+        );
         if (answer.chunks > 0) notePaidUsageOfFailedCall(incomplete, usageOfChatAnswer(answer, estimatedPromptTokens));
         throw incomplete;
       }

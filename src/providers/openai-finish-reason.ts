@@ -14,6 +14,21 @@ export type OpenAiFinishReason = (typeof OPENAI_FINISH_REASONS)[number];
  * handler ends the run `unexpected_stop`, naming it, rather than guess what it meant. */
 export const UNKNOWN_FINISH_REASON_PREFIX = 'openai_finish_reason:';
 
+/**
+ * Finish reasons outside the API's list that say the server gave up on the request, not that the
+ * model finished: vLLM's `abort` (vllm/v1/engine/__init__.py FinishReason: stop, length, abort;
+ * sent when the engine shuts down, sleeps or scales down mid-request, vllm-project/vllm#57082) and
+ * SGLang's (its `FINISH_ABORT`). The answer is incomplete, like a stream that ended without a
+ * finish_reason, so the provider throws ModelStreamIncompleteError: retried as `transient`, what
+ * was generated charged.
+ */
+const ABORTED_FINISH_REASONS: ReadonlySet<string> = new Set(['abort']);
+
+/** Whether a finish_reason says the server abandoned the answer (ABORTED_FINISH_REASONS). */
+export function isAbortedFinish(finishReason: string | null): boolean {
+  return finishReason !== null && ABORTED_FINISH_REASONS.has(finishReason);
+}
+
 export interface MappedStop {
   stop_reason: string;
   stop_sequence: string | null;
@@ -35,7 +50,10 @@ export function mapFinishReason({
 }: {
   finishReason: string;
   /** Whether the answer carries tool calls: some servers finish a call with `stop` (vLLM with a
-   * named tool_choice, older Ollama), and calls read as end_turn would be dropped unanswered. */
+   * named tool_choice, older Ollama), and calls read as end_turn would be dropped unanswered; and
+   * some say `tool_calls` with none (vLLM when its tool parser found no call in what the model
+   * wrote, vllm-project/vllm#53255, #50889), which read as tool_use would end the run
+   * `tool_use_without_calls` although the text may hold a call that text recovery can read. */
   hasToolCalls: boolean;
   /** vLLM's `stop_reason`: the matched stop string, a stop token id (a number), or null. */
   matchedStop: unknown;
@@ -56,7 +74,8 @@ export function mapFinishReason({
     case 'tool_calls':
     // The deprecated single function call is read as a tool call (openai-chat-answer.ts keeps it).
     case 'function_call':
-      return { stop_reason: 'tool_use', stop_sequence: null };
+      // Without a call the answer is text, finished: end_turn sends it through text recovery.
+      return { stop_reason: hasToolCalls ? 'tool_use' : 'end_turn', stop_sequence: null };
     case 'content_filter':
       return { stop_reason: 'refusal', stop_sequence: null };
     default: {

@@ -3,6 +3,7 @@
 // implicit `anthropic` provider is today's configuration (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
 // BUILDFLEET_SIMULATOR_URL), so a fleet that declares nothing behaves as before.
 import { z } from 'zod';
+import { httpUrlSchema } from './http-url-schema.js';
 import type { Config } from '../config.js';
 import { IMPLICIT_PROVIDER } from '../domain/provider-declarations.js';
 import { bedrockProviderOptionsSchema, type BedrockProviderOptions } from './bedrock-client.js';
@@ -13,7 +14,7 @@ import { vertexProviderOptionsSchema, type VertexProviderOptions } from './verte
 export const anthropicProviderOptionsSchema = z
   .object({
     apiKey: z.string().min(1).optional(),
-    baseUrl: z.url().optional(),
+    baseUrl: httpUrlSchema.optional(),
   })
   .strict();
 export type AnthropicProviderOptions = z.infer<typeof anthropicProviderOptionsSchema>;

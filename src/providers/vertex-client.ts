@@ -4,6 +4,7 @@
 import { AnthropicVertex } from '@anthropic-ai/vertex-sdk';
 import { OAuth2Client } from 'google-auth-library';
 import { z } from 'zod';
+import { httpUrlSchema } from './http-url-schema.js';
 
 export const vertexProviderOptionsSchema = z
   .object({
@@ -11,7 +12,7 @@ export const vertexProviderOptionsSchema = z
     region: z.string().min(1),
     projectId: z.string().min(1),
     /** Replaces `https://{region}-aiplatform.googleapis.com/v1` (the simulator in tests, a proxy). */
-    baseUrl: z.url().optional(),
+    baseUrl: httpUrlSchema.optional(),
     /** A ready OAuth access token; without it Google's Application Default Credentials. */
     accessToken: z.string().min(1).optional(),
     /** Fleet model id → Vertex model id, over the built-in table. */

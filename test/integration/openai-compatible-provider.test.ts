@@ -1,8 +1,11 @@
 // Builds through the OpenAI-compatible provider (src/providers/openai-compatible-provider.ts)
 // against the simulator's /v1/chat/completions, through the real queue: once with native
-// tool_calls, and once per text tool-call format the simulator writes (x-buildfleet-text-calls:
-// always + x-buildfleet-text-format), where every call reaches the fleet as text and the gated
-// two-phase recovery (src/parsing) must turn it into a call that runs. Each provider is declared
+// tool_calls; once per text tool-call format through a server without a tool parser (the provider's
+// `toolParser: false`, the simulator's `x-buildfleet-tool-parser: none` + `x-buildfleet-text-format`),
+// where every call the model chooses reaches the fleet as text and the gated two-phase recovery
+// (src/parsing) must turn it into a call that runs; once through a server whose parser misses the
+// calls (x-buildfleet-text-calls: always with a parser); and once misconfigured (a provider that
+// expects a parser against a server without one), which must fail loudly. Each provider is declared
 // as an operator would (BUILDFLEET_PROVIDERS), its simulator headers in its `headers` option.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRunId } from '../../src/engine/run-engine.js';
@@ -29,9 +32,13 @@ beforeAll(async () => {
   const common = { kind: 'openai_compatible', baseUrl, modelIds: { [harness.config.BUILDFLEET_MODEL]: SERVED_MODEL } };
   const declarations: Record<string, Record<string, unknown>> = {
     'sim-native': { ...common, headers: { 'x-buildfleet-text-calls': 'off' } },
+    // A parser that misses every call of a turn left to the model: the call leaks into content.
+    'sim-parser-leak': { ...common, headers: { 'x-buildfleet-text-calls': 'always', 'x-buildfleet-text-format': 'tool_call_tag' } },
+    // The provider expects a parser (the default toolParser: true); the server has none.
+    'sim-misconfigured': { ...common, headers: { 'x-buildfleet-tool-parser': 'none' } },
   };
   for (const format of TEXT_TOOL_CALL_FORMATS) {
-    declarations[providerOf(format)] = { ...common, headers: { 'x-buildfleet-text-calls': 'always', 'x-buildfleet-text-format': format } };
+    declarations[providerOf(format)] = { ...common, toolParser: false, headers: { 'x-buildfleet-tool-parser': 'none', 'x-buildfleet-text-format': format } };
   }
   const config = { ...harness.config, BUILDFLEET_PROVIDERS: declarations as never };
   harness.workers.push(startModelWorker(harness.fleet, { providers: createProviderRegistry({ config }), recover: createTextRecovery() }));
@@ -79,15 +86,55 @@ describe('a build through the OpenAI-compatible provider', () => {
     // their tool results ok.
     const expectedMode = TEXT_FORMAT_PARSE_MODES[format];
     expect(recovered.map((event) => event.parse_mode)).toContain(expectedMode);
-    const ends = new Map(events.filter((event) => event.event === 'tool-call-end').map((event) => [event.tool_use_id, event.ok]));
+    const ends = new Map(events.filter((event) => event.event === 'tool-call-end').map((event) => [event.tool_use_id, event]));
     const recoveredIds = recovered.map((event) => event.tool_use_id);
-    expect(recoveredIds.filter((id) => ends.get(id) === true).length).toBeGreaterThan(0);
+    const recoveredEnds = recoveredIds.map((id) => ends.get(id)).filter((end) => end !== undefined);
+    expect(recoveredEnds.filter((end) => end.ok === true).length).toBeGreaterThan(0);
+    // The telemetry's last fields: each recovered call's result status, under its format's mode.
+    for (const end of recoveredEnds) {
+      expect(end).toMatchObject({ parse_mode: expectedMode, tool_result_status: expect.stringMatching(/^(ok|empty|error)$/) });
+      expect(end.tool_result_status === 'error').toBe(end.ok === false);
+    }
     // Native calls came only where the turn forced a tool (the plan's todo_write): a server
     // constrains a named tool_choice to a real call (vLLM guided decoding); every other call was text.
     const forcedSteps = new Set(events.filter((event) => event.event === 'turn-start' && event.tool_choice === 'tool').map((event) => event.step));
     const nativeSteps = events.filter((event) => event.event === 'tool-call-dispatch' && event.parse_mode === 'native').map((event) => event.step);
     expect(nativeSteps.filter((step) => !forcedSteps.has(step))).toEqual([]);
   }, 120_000);
+
+  it('sends tool_choice none on turns left to the model when the server has no parser, required/named on forced turns', async () => {
+    const runId = newRunId();
+    await harness.submit({ runId, provider: providerOf('tool_call_tag') });
+    expect((await harness.waitForRun(runId, 90_000)).status).toBe('succeeded');
+    const choices = chatRequestsOf(runId).map((request) => (request.body as { tool_choice?: unknown }).tool_choice);
+    expect(choices).not.toContain('auto');
+    expect(choices).toContain('none');
+    expect(choices[0]).toEqual({ type: 'function', function: { name: 'todo_write' } });
+  }, 120_000);
+
+  it('recovers a call a server’s parser leaked into content (text calls always, with a parser)', async () => {
+    const runId = newRunId();
+    await harness.submit({ runId, provider: 'sim-parser-leak' });
+    const run = await harness.waitForRun(runId, 90_000);
+    expect(run.status).toBe('succeeded');
+    const choices = chatRequestsOf(runId).map((request) => (request.body as { tool_choice?: unknown }).tool_choice);
+    expect(choices).toContain('auto');
+    const recovered = (await harness.fleet.store.readEvents(runId)).filter((event) => event.event === 'tool-call-recover');
+    expect(recovered.length).toBeGreaterThan(3);
+    expect(recovered.every((event) => event.parse_mode === 'tool_call_tag')).toBe(true);
+  }, 120_000);
+
+  it('fails the run at once, naming the problem, when the provider expects a tool parser the server lacks', async () => {
+    const runId = newRunId();
+    await harness.submit({ runId, provider: 'sim-misconfigured' });
+    const run = await harness.waitForRun(runId, 60_000);
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('model_invalid_request_error');
+    expect(run.error?.message).toContain('"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set');
+    // Fatal: the plan turn (named tool_choice) passed, the first auto turn was refused once, never retried.
+    const requests = chatRequestsOf(runId);
+    expect(requests.map((request) => request.status)).toEqual([200, 400]);
+  }, 90_000);
 
   it('asks for a native re-emit of a call cut inside an open fence (open_fence), and never runs it', async () => {
     const runId = newRunId();

@@ -30,6 +30,7 @@ import { chatErrorAnswerOf, rateLimitedAnswer } from './openai-error-answer.js';
 import { ChatRequestRefused, createOpenAIErrorBody } from './openai-error.js';
 import { openAIRateLimitHeaders } from './openai-rate-limit-headers.js';
 import { chatTextFormat, HEADER_TEXT_FORMAT } from './chat-text-format.js';
+import { HEADER_TOOL_PARSER, parseToolParserHeader, toolParserTurn } from './chat-tool-parser.js';
 import { parseChatCompletionsRequest } from './parse-chat-completions-request.js';
 import { streamChatCompletion } from './stream-chat-completion.js';
 
@@ -198,7 +199,15 @@ async function answer({
         'please contact us through our help center at help.openai.com.)',
     );
   }
-  const chatRequest = parseChatCompletionsRequest({ body: json });
+  const parsedRequest = parseChatCompletionsRequest({ body: json });
+  // The server's tool parser (x-buildfleet-tool-parser) may refuse the tool_choice, as vLLM does
+  // without one, or leave the model free to call with every call written as text.
+  const parserTurn = toolParserTurn({
+    setting: parseToolParserHeader(headerValue(incoming, HEADER_TOOL_PARSER)),
+    toolChoice: parsedRequest.toolChoice,
+    toolCount: parsedRequest.tools.length,
+  });
+  const chatRequest = { ...parsedRequest, toolChoice: parserTurn.toolChoice };
   const request = buildMessagesRequest({ request: chatRequest });
   if (fault?.kind === 'stream_error' && !request.stream) return { kind: 'json', ...chatErrorAnswerOf({ answer: streamErrorAnswer({ fault, requestId }) }) };
 
@@ -221,7 +230,8 @@ async function answer({
   const plan = respondToMessages({
     request,
     scenario: scenarioHeader,
-    textCallMode: modeHeader as TextCallMode,
+    // Without a parser every call the model makes is text; x-buildfleet-text-calls is then moot.
+    textCallMode: parserTurn.callsAsText ? 'always' : (modeHeader as TextCallMode),
     textCallTable: context.textCallTable,
     textFormat,
     seed: context.seed,
