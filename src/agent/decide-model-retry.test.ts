@@ -36,14 +36,13 @@ describe('decideModelRetry', () => {
     expect(decideModelRetry({ ...base, failure: { kind: 'rate_limited', waitMs: 3000 }, rateLimitCycles: 21 })).toMatchObject({ kind: 'fail_run', code: 'rate_limit_exhausted' });
   });
 
-  it('backs off a 429 that names no wait (Bedrock, Vertex, most OpenAI-compatible servers) without spending an attempt, until the cycles run out', () => {
+  it('backs off a 429 that names no wait (Bedrock, Vertex, most OpenAI-compatible servers) in this job only, without spending an attempt, until the cycles run out', () => {
     const backoff = { ...base, failure: { kind: 'rate_limited_backoff' as const } };
-    // Full jitter at its top (random 1): the rate-limit base doubled per cycle, capped.
-    expect(decideModelRetry({ ...backoff, rateLimitCycles: 1, attemptsMade: 4 })).toEqual({ kind: 'retry', delayMs: 5000, spendsAttempt: false });
-    expect(decideModelRetry({ ...backoff, rateLimitCycles: 2 })).toEqual({ kind: 'retry', delayMs: 10_000, spendsAttempt: false });
-    expect(decideModelRetry({ ...backoff, rateLimitCycles: 20 })).toEqual({ kind: 'retry', delayMs: 30_000, spendsAttempt: false });
-    // A fleet-wide pause longer than the backoff is waited out in full.
-    expect(decideModelRetry({ ...backoff, rateLimitCycles: 1, pauseRemainingMs: 12_000 })).toEqual({ kind: 'retry', delayMs: 12_000, spendsAttempt: false });
+    // Full jitter at its top (random 1): the rate-limit base doubled per cycle, capped. jobOnly:
+    // the queue-wide rate limit would stall every other provider's turns.
+    expect(decideModelRetry({ ...backoff, rateLimitCycles: 1, attemptsMade: 4 })).toEqual({ kind: 'retry', delayMs: 5000, spendsAttempt: false, jobOnly: true });
+    expect(decideModelRetry({ ...backoff, rateLimitCycles: 2 })).toEqual({ kind: 'retry', delayMs: 10_000, spendsAttempt: false, jobOnly: true });
+    expect(decideModelRetry({ ...backoff, rateLimitCycles: 20 })).toEqual({ kind: 'retry', delayMs: 30_000, spendsAttempt: false, jobOnly: true });
     expect(decideModelRetry({ ...backoff, rateLimitCycles: 21 })).toMatchObject({ kind: 'fail_run', code: 'rate_limit_exhausted' });
   });
 

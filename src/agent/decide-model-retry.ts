@@ -73,11 +73,14 @@ export function decideModelRetry(input: RetryInput): RetryDecision {
       // (RESOURCE_EXHAUSTED) and most OpenAI-compatible servers, not an Anthropic oddity. A storm of
       // them is the provider's limit, not the call failing, so like a retry-after cycle it spends no
       // attempt (five in a row would otherwise end the run) and is bounded by the same cycle count;
-      // the wait grows with the cycles on the rate-limit base, jittered.
+      // the wait grows with the cycles on the rate-limit base, jittered. It is this job's own wait
+      // (jobOnly: moveToDelayed), never the queue's rate limit: that one is queue-wide, so one
+      // provider's throttling would stall every provider's turns, and each run's backoff would
+      // overwrite the others' (BullMQ Worker.rateLimit sets one PX key for the queue).
       if (input.rateLimitCycles > input.maxRateLimitCycles) {
         return { kind: 'fail_run', code: 'rate_limit_exhausted', message: `The model stayed rate limited for ${input.rateLimitCycles} backoff cycles: ${input.message}` };
       }
-      return wait(Math.max(backoffDelay(Math.max(1, input.rateLimitCycles), failure, input.backoff, input.random), input.pauseRemainingMs));
+      return { kind: 'retry', delayMs: backoffDelay(Math.max(1, input.rateLimitCycles), failure, input.backoff, input.random), spendsAttempt: false, jobOnly: true };
     case 'fatal':
       return { kind: 'fail_run', code: failure.code, message: input.message };
     case 'spend_cap':

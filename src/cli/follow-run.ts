@@ -92,7 +92,8 @@ export function describeEvent(event: Record<string, unknown>): string | null {
     case 'finish-suspect':
       return `  ! the model stopped early; still missing: ${(event.missing as string[] | undefined)?.join('; ') ?? ''}`;
     case 'model-rate-limit':
-      return `  … rate limited, the fleet waits ${String(event.wait_ms)} ms`;
+      // A retry-after is waited out by the whole model queue; a 429 naming no wait (backoff) by this run only.
+      return event.backoff ? `  … rate limited, this run backs off ${String(event.wait_ms)} ms` : `  … rate limited, the fleet waits ${String(event.wait_ms)} ms`;
     case 'model-progress': {
       // A long answer streaming: what is being written and how far it has got.
       const what = event.tool ? `writing ${String(event.tool)}` : `writing ${String(event.block ?? 'the answer')}`;

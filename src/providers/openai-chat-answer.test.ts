@@ -102,6 +102,28 @@ describe('tool calls streamed the way servers other than OpenAI stream them', ()
     expect(response?.content).toEqual([{ type: 'tool_use', id: 'call_a', name: 'write_file', input: { path: 'a.html' } }]);
   });
 
+  it('joins one call whose every delta brings a fresh id, with or without its name (poolsideai/pool#9)', () => {
+    for (const repeatName of [false, true]) {
+      const fragment = (id: string, args: string) => chunk({ tool_calls: [{ index: 0, id, type: 'function', function: { ...(repeatName ? { name: 'read_file' } : {}), arguments: args } }] });
+      const response = answerOf([
+        chunk({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'read_file', arguments: '' } }] }),
+        fragment('call_b', '{"path":'),
+        fragment('call_c', '"x"}'),
+        chunk({}, 'tool_calls'),
+      ]);
+      expect(response?.content).toEqual([{ type: 'tool_use', id: 'call_a', name: 'read_file', input: { path: 'x' } }]);
+    }
+  });
+
+  it('keeps two complete calls of one function at index 0 without ids apart', () => {
+    const response = answerOf([
+      chunk({ tool_calls: [{ index: 0, type: 'function', function: { name: 'read_file', arguments: '{"path":"a"}' } }] }),
+      chunk({ tool_calls: [{ index: 0, type: 'function', function: { name: 'read_file', arguments: '{"path":"b"}' } }] }),
+      chunk({}, 'tool_calls'),
+    ]);
+    expect(response?.content.map((block) => (block.type === 'tool_use' ? block.input : null))).toEqual([{ path: 'a' }, { path: 'b' }]);
+  });
+
   it('appends calls without an index (Ollama before 0.4.7, ollama/ollama#7881) after the last, their later pieces to it', () => {
     const withoutIndex = (call: Record<string, unknown>) => chunk({ tool_calls: [call as never] });
     const response = answerOf([

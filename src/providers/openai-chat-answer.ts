@@ -90,21 +90,33 @@ export function addChatChunk(answer: ChatAnswerSoFar, chunk: OpenAI.Chat.ChatCom
  * chat-streaming, ChoiceDeltaToolCall). Other servers do not: Ollama streams every call of a
  * parallel answer as one delta at `index: 0`, each with its own id (ollama/ollama#15457, #15497),
  * and before 0.4.7 sent no `index` at all (#7881). So a delta whose id differs from the call at
- * its index, or that names a different function than that call already has, starts a new call;
- * a delta without an index continues (or, when it starts one, follows) the last call.
+ * its index starts a new call when it is the head of one — it carries a function name — and the
+ * call so far is complete (its arguments parse as JSON) and not the same id. Neither signal alone
+ * will do: some servers send a fresh id on every delta of one call, the name repeated or not
+ * (poolsideai/pool#9, mlx-openai-server before #216), and some repeat the same id and name on every
+ * fragment; a fragment never completes the JSON of the call before it. A delta without an index
+ * continues (or, when it starts one, follows) the last call.
  */
 function toolCallOfDelta(answer: ChatAnswerSoFar, call: OpenAI.Chat.ChatCompletionChunk.Choice.Delta.ToolCall): ToolCallSoFar {
   const index = typeof call.index === 'number' ? call.index : null;
   const current = index === null ? answer.toolCalls.at(-1) : answer.callAtIndex.get(index);
   const id = call.id || null;
   const name = call.function?.name || null;
-  const startsAnother =
-    current !== undefined && ((id !== null && current.id !== null && id !== current.id) || (name !== null && current.name !== '' && name !== current.name && (id === null || id !== current.id)));
+  const startsAnother = current !== undefined && name !== null && current.name !== '' && (id === null || current.id === null || id !== current.id) && isCompleteJson(current.arguments);
   if (current !== undefined && !startsAnother) return current;
   const started: ToolCallSoFar = { id: null, name: '', arguments: '' };
   answer.toolCalls.push(started);
   if (index !== null) answer.callAtIndex.set(index, started);
   return started;
+}
+
+function isCompleteJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The answer's usage by class: prompt_tokens includes the cached part
