@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import { loadConfig } from '../config.js';
 import { createKeySpace } from '../engine/keys.js';
-import { freePort, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
+import { freePorts, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../dev/private-postgres.js';
 import { migrateHistory } from '../history/migrate-history.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
@@ -93,16 +93,19 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
       simulatorUrl = (await simulator.waitForLine(/simulator listening on (http:\/\/\S+)/))[1] ?? null;
       baseEnv.ANTHROPIC_BASE_URL = simulatorUrl ?? undefined;
     }
-    if (!baseEnv.BUILDFLEET_API_PORT) baseEnv.BUILDFLEET_API_PORT = String(await freePort());
+    // The API, its sites origin and the console each need a port of their own: chosen together,
+    // so two of them are never the same one (freePorts).
+    const [apiPort, sitesPort, consolePort] = (await freePorts(3)) as [number, number, number];
+    if (!baseEnv.BUILDFLEET_API_PORT) baseEnv.BUILDFLEET_API_PORT = String(apiPort);
     const apiUrl = `http://${baseEnv.BUILDFLEET_API_HOST ?? '127.0.0.1'}:${baseEnv.BUILDFLEET_API_PORT}`;
     if (!baseEnv.BUILDFLEET_PUBLIC_URL) baseEnv.BUILDFLEET_PUBLIC_URL = apiUrl;
     // Sites get their own origin: another port of the API process (src/api/api-process.ts).
-    if (!baseEnv.BUILDFLEET_SITES_PORT) baseEnv.BUILDFLEET_SITES_PORT = String(await freePort());
+    if (!baseEnv.BUILDFLEET_SITES_PORT) baseEnv.BUILDFLEET_SITES_PORT = String(sitesPort);
     // A dev fleet is this machine: a wildcard sites host is reached on loopback (listenerBaseUrl).
     const sitesUrl = listenerBaseUrl({ publicUrl: baseEnv.BUILDFLEET_SITES_PUBLIC_URL || undefined, host: baseEnv.BUILDFLEET_SITES_HOST ?? '127.0.0.1', port: Number(baseEnv.BUILDFLEET_SITES_PORT) });
     baseEnv.BUILDFLEET_SITES_PUBLIC_URL = sitesUrl;
     // And the run console a third one (docs/console.md), so `npm run demo` and `dev` can be watched.
-    if (!baseEnv.BUILDFLEET_CONSOLE_PORT) baseEnv.BUILDFLEET_CONSOLE_PORT = String(await freePort());
+    if (!baseEnv.BUILDFLEET_CONSOLE_PORT) baseEnv.BUILDFLEET_CONSOLE_PORT = String(consolePort);
     const consoleUrl = listenerBaseUrl({ publicUrl: baseEnv.BUILDFLEET_CONSOLE_PUBLIC_URL || undefined, host: baseEnv.BUILDFLEET_CONSOLE_HOST ?? '127.0.0.1', port: Number(baseEnv.BUILDFLEET_CONSOLE_PORT) });
     baseEnv.BUILDFLEET_CONSOLE_PUBLIC_URL = consoleUrl;
     const api = spawnRole({ name: 'api', args: ['api'], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry });

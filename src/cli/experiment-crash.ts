@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { createKeySpace } from '../engine/keys.js';
 import { RunEngine } from '../engine/run-engine.js';
 import { auditRunEffects, type EffectAudit } from '../engine/audit-run-effects.js';
-import { freePort, startPrivateRedis } from '../dev/private-redis.js';
+import { freePorts, startPrivateRedis } from '../dev/private-redis.js';
 import { ApiClient } from './api-client.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
 
@@ -43,8 +43,7 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
   const dataDir = mkdtempSync(join(tmpdir(), 'buildfleet-crash-'));
   const redis = await startPrivateRedis({ dataDir });
   const prefix = 'crash';
-  const apiPort = await freePort();
-  const sitesPort = await freePort();
+  const [apiPort, sitesPort] = (await freePorts(2)) as [number, number];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     REDIS_URL: redis.url,

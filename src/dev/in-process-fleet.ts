@@ -19,7 +19,7 @@ import { startSimulator, type RunningSimulator, type SimulatorOptions } from '..
 import type { RunRecord } from '../engine/run-types.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import { submitRun, type SubmitRunInput } from '../fleet/run-commands.js';
-import { freePort } from './private-redis.js';
+import { freePorts } from './private-redis.js';
 import type { Logger } from 'pino';
 import type { FleetMetrics } from '../fleet/fleet-metrics.js';
 import { archiveOnRunEnd, startArchiving, type RunningArchiving } from '../workers/start-archiving.js';
@@ -66,9 +66,9 @@ export interface InProcessFleetOptions {
 
 export async function startInProcessFleet(options: InProcessFleetOptions): Promise<InProcessFleet> {
   const simulator = await startSimulator(options.simulator ?? {});
-  const apiPort = await freePort();
-  // Sites get an origin of their own, as in every fleet (src/api/api-process.ts).
-  const sitesPort = await freePort();
+  // Sites get an origin of their own, as in every fleet (src/api/api-process.ts): two ports chosen
+  // together, so they are never the same one.
+  const [apiPort, sitesPort] = (await freePorts(2)) as [number, number];
   // Sites are stored in a directory of their own unless the env names one; removed with the keys.
   const ownSitesDir = options.env?.BUILDFLEET_SITES_DIR ? null : await mkdtemp(join(tmpdir(), 'bf-sites-fleet-'));
   const config = loadConfig({

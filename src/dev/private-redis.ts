@@ -29,6 +29,29 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** `count` distinct free ports: every listener is held open until all are chosen, since ports
+ * asked for one after another may come back the same once the first is closed (the kernel hands a
+ * just-freed ephemeral port out again). */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => {
+    const address = server.address();
+    return typeof address === 'object' && address ? address.port : 0;
+  });
+  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  return ports;
+}
+
 async function waitForPing(url: string, deadlineMs: number): Promise<void> {
   const started = Date.now();
   for (;;) {
