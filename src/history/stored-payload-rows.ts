@@ -5,23 +5,13 @@
 import { z } from 'zod';
 import { archivedToolCallSchema, archivedTurnSchema, type ArchivedToolCall, type ArchivedTurn } from './run-archive.js';
 import { StoredHistoryRowInvalid } from './history-errors.js';
-import { usageOfRow } from './stored-run-row.js';
-
-const int8 = z
-  .union([z.string().regex(/^\d+$/), z.number().int().nonnegative()])
-  .transform((value) => Number(value))
-  .refine((value) => Number.isSafeInteger(value), 'beyond a safe integer');
+import { usageColumns, usageOfRow } from './stored-run-row.js';
 const durationMs = z.int().nonnegative().nullable();
 
 const storedTurnRowSchema = z.object({
   step: z.int().nonnegative(),
   stop_reason: z.string().nullable(),
-  input_tokens: int8,
-  cache_write_5m_input_tokens: int8,
-  cache_write_1h_input_tokens: int8,
-  cache_read_input_tokens: int8,
-  output_tokens: int8,
-  cost_micro_usd: int8,
+  ...usageColumns,
   model_duration_ms: durationMs,
   turn_duration_ms: durationMs,
   request: archivedTurnSchema.shape.request,

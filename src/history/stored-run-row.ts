@@ -9,10 +9,21 @@ import { runBudgetSchema } from '../domain/run-budget.js';
 import { archivedFileSchema, archivedMetaSchema, archivedQuestionSchema, archivedTodoSchema, type ArchivedRun } from './run-archive.js';
 import { StoredHistoryRowInvalid } from './history-errors.js';
 
-const int8 = z
+/** A bigint column as node-postgres returns it (a string), checked and made a number. */
+export const int8 = z
   .union([z.string().regex(/^\d+$/), z.number().int().nonnegative()])
   .transform((value) => Number(value))
   .refine((value) => Number.isSafeInteger(value), 'beyond a safe integer');
+
+/** The usage-by-class and cost columns a `runs` and a `turns` row both hold (read by usageOfRow). */
+export const usageColumns = {
+  input_tokens: int8,
+  cache_write_5m_input_tokens: int8,
+  cache_write_1h_input_tokens: int8,
+  cache_read_input_tokens: int8,
+  output_tokens: int8,
+  cost_micro_usd: int8,
+};
 const timestamp = z.date().transform((date) => date.toISOString());
 
 const storedRunRowSchema = z.object({
@@ -28,12 +39,7 @@ const storedRunRowSchema = z.object({
   prompt: z.string(),
   phase: z.enum(PHASES),
   turns: z.int().nonnegative(),
-  input_tokens: int8,
-  cache_write_5m_input_tokens: int8,
-  cache_write_1h_input_tokens: int8,
-  cache_read_input_tokens: int8,
-  output_tokens: int8,
-  cost_micro_usd: int8,
+  ...usageColumns,
   budget: runBudgetSchema.nullable(),
   result: z.string().nullable(),
   latest_deploy: z.string().nullable(),
