@@ -25,8 +25,9 @@ const LAYERS = [
   },
   {
     name: 'base',
-    path: '^src/(parsing|telemetry)/|^src/config\\.ts$',
-    why: 'the parser, logging/tracing/metric names and the configuration are used by every process and know nothing of runs, jobs or tools',
+    // src/redis: connections to one Redis server or a Redis Cluster, and the scans that span it.
+    path: '^src/(parsing|telemetry|redis)/|^src/config\\.ts$',
+    why: 'the parser, logging/tracing/metric names, the configuration and Redis connections are used by every process and know nothing of runs, jobs or tools',
   },
   {
     name: 'state',

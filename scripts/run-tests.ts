@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrivateRedis, type PrivateRedis } from '../src/dev/private-redis.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../src/dev/private-postgres.js';
+import { startLocalRedisCluster, type LocalRedisCluster } from '../src/dev/local-redis-cluster.js';
 
 // A few seconds; before Redis starts, so a layer violation is the first thing on screen.
 const dependencyCheck = spawnSync(process.execPath, ['scripts/check-dependencies.mjs'], { stdio: 'inherit' });
@@ -40,6 +41,16 @@ if (startedPostgres) {
   console.log(`[test] private PostgreSQL on ${postgres.url}`);
 }
 
+// BUILDFLEET_TEST_REDIS_CLUSTER=1: a local Redis Cluster (3 primaries, 3 replicas) beside the
+// server, and the fleets the tests start run on it (test/support/redis.ts testRedisEnv).
+let cluster: LocalRedisCluster | null = null;
+const clusterDir = mkdtempSync(join(tmpdir(), 'buildfleet-test-cluster-'));
+if (process.env.BUILDFLEET_TEST_REDIS_CLUSTER === '1' && !process.env.BUILDFLEET_REDIS_CLUSTER_NODES) {
+  cluster = await startLocalRedisCluster({ dataDir: clusterDir });
+  process.env.BUILDFLEET_REDIS_CLUSTER_NODES = cluster.seeds;
+  console.log(`[test] local Redis Cluster on ${cluster.seeds}`);
+}
+
 const vitest = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...process.argv.slice(2)], {
   stdio: 'inherit',
   env: process.env,
@@ -48,7 +59,8 @@ const forward = (signal: NodeJS.Signals) => vitest.kill(signal);
 process.on('SIGINT', forward);
 process.on('SIGTERM', forward);
 const code: number = await new Promise((resolve) => vitest.on('exit', (exitCode) => resolve(exitCode ?? 1)));
-await Promise.all([redis?.stop(), postgres?.stop()]);
+await Promise.all([redis?.stop(), postgres?.stop(), cluster?.stop()]);
 rmSync(dataDir, { recursive: true, force: true });
+rmSync(clusterDir, { recursive: true, force: true });
 if (!dependenciesPass) console.error('[test] the dependency check failed (printed before the tests): npm run depcheck');
 process.exit(code !== 0 ? code : dependenciesPass ? 0 : 1);

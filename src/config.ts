@@ -9,6 +9,8 @@ import { resolveRunModelSettings } from './domain/resolve-run-model-settings.js'
 import { tenantPolicyOverridesSchema, type TenantPolicyDefaults } from './domain/tenant-policy.js';
 import { isUnspecifiedHost, listenerBaseUrl } from './domain/listener-base-url.js';
 import { IMPLICIT_PROVIDER, parseProviderDeclarations, providerNameSchema } from './domain/provider-declarations.js';
+import { parseClusterSeeds } from './domain/redis-target.js';
+import { MAX_QUEUE_SHARDS } from './domain/queue-shards.js';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -35,6 +37,20 @@ const admissionLimits = z
 
 export const configSchema = z.object({
   REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+  /** A Redis Cluster instead of one server (docs/scaling.md#redis-cluster): comma-separated seed
+   * URLs, `redis://[user:password@]host:port` or `rediss://` for TLS. Set, it wins over REDIS_URL. */
+  BUILDFLEET_REDIS_CLUSTER_NODES: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      if (text === undefined || text.trim() === '') return undefined;
+      try {
+        return parseClusterSeeds(text);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+        return z.NEVER;
+      }
+    }),
   /** PostgreSQL for run history (docs/history.md). Unset: the processes that need it start a
    * private one (src/dev/private-postgres.ts); `buildfleet migrate` requires it. */
   DATABASE_URL: z
@@ -46,6 +62,12 @@ export const configSchema = z.object({
     .string()
     .regex(/^[a-zA-Z0-9_-]{1,32}$/, 'letters, digits, _ and - only')
     .default('bf'),
+  /** How many queue shards the fleet has (docs/scaling.md#queue-shards): the processes that create
+   * runs spread them over this many; every process that reads queues (admin counts, the reaper,
+   * the console) looks at all of them. The same value on every process of the fleet. */
+  BUILDFLEET_QUEUE_SHARDS: z.coerce.number().int().min(1).max(MAX_QUEUE_SHARDS).default(1),
+  /** The shard whose jobs this worker process takes (0 … BUILDFLEET_QUEUE_SHARDS − 1). */
+  BUILDFLEET_QUEUE_SHARD: z.coerce.number().int().min(0).max(MAX_QUEUE_SHARDS - 1).default(0),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: z.string().url().optional(),
   // The simulator to call when no ANTHROPIC_API_KEY is set (ANTHROPIC_BASE_URL still wins): lets
@@ -330,6 +352,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
+  }
+  if (parsed.data.BUILDFLEET_QUEUE_SHARD >= parsed.data.BUILDFLEET_QUEUE_SHARDS) {
+    throw new ConfigError(`Invalid environment: BUILDFLEET_QUEUE_SHARD: ${parsed.data.BUILDFLEET_QUEUE_SHARD} is not one of the ${parsed.data.BUILDFLEET_QUEUE_SHARDS} shards BUILDFLEET_QUEUE_SHARDS names (0 … ${parsed.data.BUILDFLEET_QUEUE_SHARDS - 1})`);
   }
   if (parsed.data.BUILDFLEET_PROVIDER !== IMPLICIT_PROVIDER && !Object.hasOwn(parsed.data.BUILDFLEET_PROVIDERS, parsed.data.BUILDFLEET_PROVIDER)) {
     throw new ConfigError(`Invalid environment: BUILDFLEET_PROVIDER: ${JSON.stringify(parsed.data.BUILDFLEET_PROVIDER)} is neither \`${IMPLICIT_PROVIDER}\` nor a provider BUILDFLEET_PROVIDERS declares`);

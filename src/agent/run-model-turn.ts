@@ -44,7 +44,7 @@ import { DEFAULT_RUN_PRIORITY } from '../domain/run-priority.js';
 import type { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
 import { classifyModelError, type RetryOutcome } from '../model/classify-model-error.js';
 import type { ModelResponse, TranscriptMessage, UserMessage } from '../domain/model-message.js';
-import type { FleetQueues } from '../jobs/fleet-queues.js';
+import type { QueueShards } from '../jobs/queue-shards.js';
 import type { ModelJobData, ToolJobData } from '../jobs/job-catalog.js';
 type ToolParseMode = ToolJobData['parseMode'];
 import type { RunEngine, RunEvent, StoredToolResult, TrailEntry, TurnView } from '../engine/run-engine.js';
@@ -64,7 +64,7 @@ export interface ToolsOffered {
 
 export interface ModelTurnDependencies {
   store: RunEngine;
-  queues: FleetQueues;
+  queues: Pick<QueueShards, 'of'>;
   /** The worker's providers (src/providers/provider-registry.ts): each run's calls go through the
    * one its record names. */
   providers: Pick<ProviderRegistry, 'get'>;
@@ -574,8 +574,10 @@ async function dispatch(deps: ModelTurnDependencies, run: RunRecord, turn: numbe
   const toolJobs = outcome.dispatch
     .filter((call) => call.name !== 'ask_user')
     .map((call) => ({ ...call, parseMode: call.parseMode as ToolParseMode, trace: toolTrace }));
-  if (toolJobs.length > 0) await deps.queues.enqueueToolFanOut(next, toolJobs, { mayExist: options.replay });
-  else await deps.queues.enqueueTurn(next);
+  // The run's own shard, for life (docs/scaling.md#queue-shards).
+  const queues = deps.queues.of(run.queueShard);
+  if (toolJobs.length > 0) await queues.enqueueToolFanOut(next, toolJobs, { mayExist: options.replay });
+  else await queues.enqueueTurn(next);
 }
 
 /**

@@ -188,8 +188,12 @@ export const runPageSchema = z
 
 const jobCountsSchema = z.record(z.string(), z.int()).describe('Jobs per BullMQ state');
 
+const fleetQueueCountsSchema = z.object({ model: jobCountsSchema, tool: jobCountsSchema, webhook: jobCountsSchema, archive: jobCountsSchema });
 export const queueCountsSchema = z
-  .object({ queues: z.object({ model: jobCountsSchema, tool: jobCountsSchema, webhook: jobCountsSchema, archive: jobCountsSchema }) })
+  .object({
+    queues: fleetQueueCountsSchema.describe('Every shard added up'),
+    shards: z.array(z.object({ shard: z.int().min(0), queues: fleetQueueCountsSchema })).describe('Each queue shard on its own (BUILDFLEET_QUEUE_SHARDS, docs/scaling.md#queue-shards)'),
+  })
   .describe('Job counts of every queue of the fleet: model turns, tool calls, webhook deliveries and run archives');
 
 const UINT64_MAX = 2n ** 64n - 1n;

@@ -9,7 +9,8 @@
 //   {prefix}:apikeys:bootstrap  string: id of the key `buildfleet keys bootstrap` created (set once,
 //                               never cleared, so a deployment gets exactly one bootstrap key)
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
+import { moveLegacyKeys } from '../redis/move-legacy-keys.js';
 import { z } from 'zod';
 import type { KeySpace } from '../engine/keys.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
@@ -94,13 +95,35 @@ function newKey({ tenant, scopes, name }: { tenant: string; scopes: readonly Api
   return { id, token, hash, record };
 }
 
+/** The names the keys had before their hash tag (keys.ts), moved to the new names once. */
+function legacyKeyMoves(keys: KeySpace): Array<readonly [string, string]> {
+  return [
+    [`${keys.prefix}:apikeys`, keys.apiKeys()],
+    [`${keys.prefix}:apikeys:byhash`, keys.apiKeyHashes()],
+    [`${keys.prefix}:apikeys:bootstrap`, bootstrapMarkerKey(keys)],
+  ];
+}
+
 export class ApiKeyStore {
-  constructor(private readonly options: { redis: Redis; keys: KeySpace }) {}
+  private moved: Promise<number> | null = null;
+
+  constructor(private readonly options: { redis: RedisClient; keys: KeySpace }) {}
+
+  /** Moves the keys of a deployment that ran before the hash tag, once per store; a failed move is
+   * tried again by the next call. */
+  private async ready(): Promise<void> {
+    this.moved ??= moveLegacyKeys(this.options.redis, legacyKeyMoves(this.options.keys)).catch((error: unknown) => {
+      this.moved = null;
+      throw error;
+    });
+    await this.moved;
+  }
 
   /** Creates a key; the returned token is shown once and cannot be recovered later. */
   async create({ tenant, scopes, name = null }: { tenant: string; scopes: readonly ApiKeyScope[]; name?: string | null }): Promise<{ id: string; token: string }> {
     const { id, token, hash, record } = newKey({ tenant, scopes, name });
     const { redis, keys } = this.options;
+    await this.ready();
     await redis.multi().hset(keys.apiKeys(), id, JSON.stringify(record)).hset(keys.apiKeyHashes(), hash, id).exec();
     return { id, token };
   }
@@ -113,6 +136,7 @@ export class ApiKeyStore {
   async createBootstrap({ tenant, scopes, name }: { tenant: string; scopes: readonly ApiKeyScope[]; name: string }): Promise<BootstrapOutcome> {
     const { id, token, hash, record } = newKey({ tenant, scopes, name });
     const { redis, keys } = this.options;
+    await this.ready();
     const existingId = await redis.eval(CREATE_BOOTSTRAP_SCRIPT, 3, keys.apiKeys(), keys.apiKeyHashes(), bootstrapMarkerKey(keys), id, JSON.stringify(record), hash);
     if (existingId === null) return { created: true, id, token };
     // State read back from Redis: a marker that is not a key id means someone else wrote it.
@@ -127,6 +151,7 @@ export class ApiKeyStore {
   async verify(token: string): Promise<VerifiedApiKey | null> {
     if (!API_KEY_PATTERN.test(token)) return null;
     const { redis, keys } = this.options;
+    await this.ready();
     const presented = hashApiKey(token);
     const keyId = await redis.hget(keys.apiKeyHashes(), presented);
     if (keyId === null) return null;
@@ -143,6 +168,7 @@ export class ApiKeyStore {
   /** Every key (optionally of one tenant), oldest first, without secrets. */
   async list({ tenant }: { tenant?: string } = {}): Promise<ApiKeyInfo[]> {
     const { redis, keys } = this.options;
+    await this.ready();
     const entries = await redis.hgetall(keys.apiKeys());
     const infos: ApiKeyInfo[] = [];
     for (const [id, raw] of Object.entries(entries)) {
@@ -157,6 +183,7 @@ export class ApiKeyStore {
   async revoke(keyId: string): Promise<'revoked' | 'already_revoked' | 'not_found'> {
     if (!KEY_ID_PATTERN.test(keyId)) return 'not_found';
     const { redis, keys } = this.options;
+    await this.ready();
     const record = parseRecord(await redis.hget(keys.apiKeys(), keyId));
     if (!record) return 'not_found';
     if (record.revoked !== null) return 'already_revoked';

@@ -4,7 +4,8 @@
 // worker, each its own process — and a state file the other commands read.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Redis } from 'ioredis';
+import { redisTargetOf } from '../domain/redis-target.js';
+import { connectRedis, type RedisClient } from '../redis/redis-connection.js';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import { loadConfig } from '../config.js';
 import { createKeySpace } from '../engine/keys.js';
@@ -59,7 +60,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
   const stateFile = options.stateFile ?? DEV_STATE_FILE;
   let redis: PrivateRedis | null = null;
   let postgres: PrivatePostgres | null = null;
-  let devKey: { store: ApiKeyStore; connection: Redis; id: string } | null = null;
+  let devKey: { store: ApiKeyStore; connection: RedisClient; id: string } | null = null;
   const stop = async () => {
     await Promise.all([...roles].reverse().map((role) => role.stop('SIGTERM', 20_000)));
     if (devKey) {
@@ -122,7 +123,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     await Promise.all(workers.map((worker) => worker.waitForLine(/worker started/)));
     // The dev key: what `buildfleet submit/status/…` (through dev.json) and the demo call with.
     const config = loadConfig(baseEnv);
-    const connection = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
+    const connection = connectRedis(redisTargetOf(config), 'api');
     connection.on('error', () => undefined);
     const store = new ApiKeyStore({ redis: connection, keys: createKeySpace(config.BUILDFLEET_PREFIX) });
     const created = await store.create({ tenant: 'dev', scopes: ['runs:read', 'runs:write', 'admin'], name: 'buildfleet dev' });

@@ -72,7 +72,7 @@ function toolCaller(fleet: InProcessFleet) {
   return async (runId: string, name: string, input: unknown, timeoutMs = 15_000): Promise<StoredToolResult> => {
     const toolUseId = `toolu_${randomBytes(8).toString('hex')}`;
     const data = toolJobSchema.parse({ runId, turn: 1, toolUseId, name, input, parseMode: 'native', trace: {} });
-    await fleet.fleet.queues.tool.add(name, data, { jobId: jobIds.tool(runId, toolUseId), attempts: 3, backoff: { type: 'exponential', delay: 100 } });
+    await fleet.fleet.queues.own.tool.add(name, data, { jobId: jobIds.tool(runId, toolUseId), attempts: 3, backoff: { type: 'exponential', delay: 100 } });
     for (const deadline = Date.now() + timeoutMs; ; await sleep(10)) {
       const stored = await fleet.fleet.store.getStoredToolResult(runId, toolUseId);
       if (stored) return stored;

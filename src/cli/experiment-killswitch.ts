@@ -161,7 +161,7 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
     const loadJob = async (runId: string, name: string, input: unknown) => {
       const toolUseId = `toolu_${randomBytes(8).toString('hex')}`;
       const data = toolJobSchema.parse({ runId, turn: 1, toolUseId, name, input, parseMode: 'native', trace: {} });
-      await fleet.fleet.queues.tool.add(name, data, { jobId: jobIds.tool(runId, toolUseId), attempts: 3, backoff: { type: 'exponential', delay: 200 } });
+      await fleet.fleet.queues.own.tool.add(name, data, { jobId: jobIds.tool(runId, toolUseId), attempts: 3, backoff: { type: 'exponential', delay: 200 } });
     };
     const load = (async () => {
       if (loadRate <= 0) return;
@@ -206,7 +206,7 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
     // Let the queue drain and the builds settle.
     const settleDeadline = Date.now() + 60_000;
     for (;;) {
-      const counts = await fleet.fleet.queues.tool.getJobCounts('wait', 'active', 'delayed', 'prioritized');
+      const counts = await fleet.fleet.queues.own.tool.getJobCounts('wait', 'active', 'delayed', 'prioritized');
       const pending = Object.values(counts).reduce((sum, count) => sum + count, 0);
       const runsOpen = (await Promise.all(runIds.map((id) => store.getRun(id)))).filter((run) => run && !isTerminal(run.status) && run.status !== 'waiting_for_input').length;
       if ((pending === 0 && runsOpen === 0) || Date.now() > settleDeadline) break;
@@ -249,7 +249,7 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
     const probeRun = await store.createRun({ tenant: tenantOf(0), prompt: 'after reset', model: 'load', maxTurns: 1, maxTokens: 1, options: {} });
     await store.updateRun(probeRun.id, { status: 'running', phase: 'building' });
     const probeId = `toolu_${randomBytes(8).toString('hex')}`;
-    await fleet.fleet.queues.tool.add('write_file', toolJobSchema.parse({ runId: probeRun.id, turn: 1, toolUseId: probeId, name: 'write_file', input: { path: 'index.html', content: '<h1>Back</h1>' }, parseMode: 'native', trace: {} }), {
+    await fleet.fleet.queues.own.tool.add('write_file', toolJobSchema.parse({ runId: probeRun.id, turn: 1, toolUseId: probeId, name: 'write_file', input: { path: 'index.html', content: '<h1>Back</h1>' }, parseMode: 'native', trace: {} }), {
       jobId: jobIds.tool(probeRun.id, probeId),
     });
     let resetWriteSucceeded = false;

@@ -4,7 +4,8 @@
 // key to begin with.
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
+import { redisTargetOf } from '../domain/redis-target.js';
+import { connectRedis } from '../redis/redis-connection.js';
 import { API_KEY_SCOPES, parseScopes } from '../auth/api-key-scopes.js';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
@@ -59,7 +60,7 @@ export async function runKeysCommand({
       throw new KeysUsageError(`invalid tenant "${values.tenant}": 1-64 letters, digits, _ and -`);
     }
     const config = loadConfig({ ...environment, REDIS_URL: redisUrlFor(environment) });
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 5_000 });
+    const redis = connectRedis(redisTargetOf(config), 'cli');
     redis.on('error', () => undefined);
     const keys = createKeySpace(config.BUILDFLEET_PREFIX);
     const store = new ApiKeyStore({ redis, keys });

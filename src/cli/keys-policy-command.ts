@@ -3,7 +3,7 @@
 // and checks as PUT /v1/admin/tenants/:tenant/policy, and like the other `keys` commands it talks
 // to Redis directly. `set` merges `field=value` pairs into the tenant's overrides (`field=` removes
 // one), so a limit can be changed without restating the others.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { providerNames, providersTheFleetLacks } from '../domain/provider-declarations.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
 import { tenantPolicyDefaults, type Config } from '../config.js';
@@ -90,7 +90,7 @@ export async function runPolicyCommand({
   positionals: readonly string[];
   json: boolean;
   config: Config;
-  redis: Redis;
+  redis: RedisClient;
   keys: KeySpace;
   print: (line: string) => void;
 }): Promise<number> {

@@ -33,13 +33,14 @@ export async function mountBullBoard({
   refusalOf,
 }: {
   app: FastifyInstance;
-  queues: readonly Queue[];
+  /** Each queue with what goes before its name on the board (the shard, when there are several). */
+  queues: ReadonlyArray<{ queue: Queue; label: string }>;
   refusalOf: (request: FastifyRequest, reply: FastifyReply) => Promise<ConsoleError | null>;
 }): Promise<void> {
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(BULL_BOARD_PATH);
   createBullBoard({
-    queues: queues.map((queue) => new BullMQAdapter(queue, { readOnlyMode: true })),
+    queues: queues.map(({ queue, label }) => new BullMQAdapter(queue, { readOnlyMode: true, prefix: label })),
     serverAdapter,
     options: { uiConfig: { boardTitle: 'buildfleet queues', miscLinks: [{ text: 'Run console', url: '/' }] } },
   });

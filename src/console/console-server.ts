@@ -159,10 +159,13 @@ export async function buildConsoleServer(options: ConsoleServerOptions): Promise
     });
   });
 
-  // Bull Board for admin sessions (bull-board.ts): the fleet's four queues, read-only.
+  // Bull Board for admin sessions (bull-board.ts): the fleet's four queues of every shard, read-only.
   await mountBullBoard({
     app,
-    queues: [fleet.queues.model, fleet.queues.tool, fleet.queues.webhook, fleet.queues.archive],
+    queues: fleet.queues.all().flatMap((shard, index, shards) =>
+      // Shard 0 alone keeps the plain names; with shards, each name says its shard.
+      [shard.model, shard.tool, shard.webhook, shard.archive].map((queue) => ({ queue, label: shards.length > 1 ? `shard ${index} · ` : '' })),
+    ),
     async refusalOf(request, reply) {
       const found = await sessionOf(request);
       if (!found) {

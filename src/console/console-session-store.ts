@@ -7,7 +7,7 @@
 // the id (seal-secret.ts). Sessions are console state, not run state, so they sit beside the API
 // keys under the fleet's prefix rather than in the run engine's key space.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { z } from 'zod';
 import { API_KEY_SCOPES } from '../auth/api-key-scopes.js';
 import { sealSecret, unsealSecret } from './seal-secret.js';
@@ -38,7 +38,7 @@ export class StoredConsoleSessionInvalid extends Error {
 }
 
 export class ConsoleSessionStore {
-  constructor(private readonly options: { redis: Redis; prefix: string; ttlSeconds: number }) {}
+  constructor(private readonly options: { redis: RedisClient; prefix: string; ttlSeconds: number }) {}
 
   private keyOf(sessionId: string): string {
     return `${this.options.prefix}:console:session:${createHash('sha256').update(sessionId, 'utf8').digest('hex')}`;

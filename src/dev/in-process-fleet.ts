@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Worker } from 'bullmq';
 import { loadConfig, type Config } from '../config.js';
 import { createFleetContext, type FleetContext } from '../fleet/fleet-context.js';
+import { unlinkKeysMatching } from '../redis/redis-scan.js';
 import { createProviderRegistry } from '../providers/provider-registry.js';
 import { startModelWorker, type ModelWorkerOptions } from '../workers/model-worker.js';
 import { startToolWorker, type ToolWorkerOptions } from '../workers/tool-worker.js';
@@ -23,7 +24,7 @@ import { freePorts } from './private-redis.js';
 import type { Logger } from 'pino';
 import type { FleetMetrics } from '../fleet/fleet-metrics.js';
 import { archiveOnRunEnd, startArchiving, type RunningArchiving } from '../workers/start-archiving.js';
-import { startWebhookDelivery, type WebhookDeliveryOptions } from '../workers/start-webhook-delivery.js';
+import { startWebhookDelivery, type RunningWebhookDelivery, type WebhookDeliveryOptions } from '../workers/start-webhook-delivery.js';
 
 export interface InProcessFleet {
   config: Config;
@@ -71,7 +72,7 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
   const [apiPort, sitesPort] = (await freePorts(2)) as [number, number];
   // Sites are stored in a directory of their own unless the env names one; removed with the keys.
   const ownSitesDir = options.env?.BUILDFLEET_SITES_DIR ? null : await mkdtemp(join(tmpdir(), 'bf-sites-fleet-'));
-  const config = loadConfig({
+  const environment: NodeJS.ProcessEnv = {
     ...(ownSitesDir ? { BUILDFLEET_SITES_DIR: ownSitesDir } : {}),
     REDIS_URL: options.redisUrl,
     BUILDFLEET_PREFIX: options.prefix ?? `bf${randomBytes(4).toString('hex')}`,
@@ -81,8 +82,14 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
     BUILDFLEET_SITES_PUBLIC_URL: `http://127.0.0.1:${sitesPort}`,
     LOG_LEVEL: 'silent',
     ...options.env,
-  });
+  };
+  const config = loadConfig(environment);
   const fleet = createFleetContext(config, 'in-process', options.logger);
+  // With queue shards, every shard gets workers of its own, each on a context bound to its shard
+  // (BUILDFLEET_QUEUE_SHARD), as a sharded deployment runs one set of worker processes per shard.
+  const shardFleets = Array.from({ length: config.BUILDFLEET_QUEUE_SHARDS }, (_, shard) =>
+    shard === fleet.queues.ownShard ? fleet : createFleetContext(loadConfig({ ...environment, BUILDFLEET_QUEUE_SHARD: String(shard) }), 'in-process', options.logger),
+  );
   const metrics = options.metrics;
   if (metrics && !metrics.queues) metrics.queues = fleet.queues;
   // The fleet's one engine: every run end of this process is counted once.
@@ -96,36 +103,43 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
   // One registry for every model worker of the process, as one worker process has one.
   const providers = createProviderRegistry({ config });
   const workers: Worker[] = [];
-  for (let index = 0; index < (options.modelWorkers ?? 1); index += 1) {
-    workers.push(
-      startModelWorker(fleet, {
-        // A test's own client or registry (options.modelWorker) replaces the shared registry.
-        ...(options.modelWorker?.client || options.modelWorker?.providers ? {} : { providers }),
-        recover: createTextRecovery(),
-        ...(metrics ? { hooks: metrics.modelTurnHooks(), onJobDone: (ms: number) => metrics.jobDuration.observe({ queue: 'model' }, ms / 1000) } : {}),
-        ...options.modelWorker,
-      }),
-    );
-  }
-  for (let index = 0; index < (options.toolWorkers ?? 1); index += 1) {
-    workers.push(
-      startToolWorker(fleet, {
-        ...(metrics ? { hooks: metrics.toolJobHooks(), onJobDone: (ms: number) => metrics.jobDuration.observe({ queue: 'tool' }, ms / 1000) } : {}),
-        ...options.toolWorker,
-      }),
-    );
+  for (const shardFleet of shardFleets) {
+    for (let index = 0; index < (options.modelWorkers ?? 1); index += 1) {
+      workers.push(
+        startModelWorker(shardFleet, {
+          // A test's own client or registry (options.modelWorker) replaces the shared registry.
+          ...(options.modelWorker?.client || options.modelWorker?.providers ? {} : { providers }),
+          recover: createTextRecovery(),
+          ...(metrics ? { hooks: metrics.modelTurnHooks(), onJobDone: (ms: number) => metrics.jobDuration.observe({ queue: 'model' }, ms / 1000) } : {}),
+          ...options.modelWorker,
+        }),
+      );
+    }
+    for (let index = 0; index < (options.toolWorkers ?? 1); index += 1) {
+      workers.push(
+        startToolWorker(shardFleet, {
+          ...(metrics ? { hooks: metrics.toolJobHooks(), onJobDone: (ms: number) => metrics.jobDuration.observe({ queue: 'tool' }, ms / 1000) } : {}),
+          ...options.toolWorker,
+        }),
+      );
+    }
   }
   // Run history as the worker processes run it (src/fleet/start-roles.ts): every run end enqueued,
   // and the archive worker and sweep beside the other workers.
   // Webhook deliveries, as the tool worker role delivers them (src/fleet/start-roles.ts); the
   // fleet context enqueues them at every run end and park, and the sweep what such an enqueue lost.
-  const webhooks = startWebhookDelivery(fleet, options.webhookWorker);
-  workers.push(webhooks.worker);
-  let archiving: RunningArchiving | null = null;
-  if (fleet.history && options.archive !== false) {
-    archiveOnRunEnd(fleet);
-    archiving = startArchiving(fleet, { history: fleet.history });
-    workers.push(archiving.worker);
+  const webhooks: RunningWebhookDelivery[] = [];
+  const archiving: RunningArchiving[] = [];
+  for (const shardFleet of shardFleets) {
+    const delivery = startWebhookDelivery(shardFleet, options.webhookWorker);
+    webhooks.push(delivery);
+    workers.push(delivery.worker);
+    if (shardFleet.history && options.archive !== false) {
+      archiveOnRunEnd(shardFleet);
+      const started = startArchiving(shardFleet, { history: shardFleet.history });
+      archiving.push(started);
+      workers.push(started.worker);
+    }
   }
   return {
     config,
@@ -146,25 +160,18 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
       }
     },
     async close() {
-      await archiving?.sweeper.stop();
-      await webhooks.sweeper.stop();
+      await Promise.all([...archiving, ...webhooks].map((running) => running.sweeper.stop()));
       await Promise.all(workers.map((worker) => worker.close(true)));
       await api.close();
       await simulator.close();
       if (options.cleanUp !== false) await deletePrefix(fleet, config.BUILDFLEET_PREFIX);
-      await fleet.close();
+      await Promise.all(shardFleets.map((shardFleet) => shardFleet.close()));
       if (ownSitesDir && options.cleanUp !== false) await rm(ownSitesDir, { recursive: true, force: true });
     },
   };
 }
 
 async function deletePrefix(fleet: FleetContext, prefix: string): Promise<void> {
-  for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
-    let cursor = '0';
-    do {
-      const [next, keys] = await fleet.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await fleet.redis.unlink(...keys);
-    } while (cursor !== '0');
-  }
+  // Run keys, shard 0's queues ({prefix}) and every other shard's ({prefix.N}).
+  for (const pattern of [`${prefix}:*`, `{${prefix}}:*`, `{${prefix}.*}:*`]) await unlinkKeysMatching(fleet.redis, pattern);
 }

@@ -17,6 +17,18 @@ export interface PrivateRedis {
   restart(): Promise<void>;
 }
 
+/** How every private server runs (one server or a cluster's nodes): AOF with appendfsync everysec,
+ * as production is documented to, no RDB snapshots, no eviction, in the foreground, quiet. */
+// prettier-ignore
+export const DURABLE_SERVER_FLAGS = [
+  '--appendonly', 'yes',
+  '--appendfsync', 'everysec',
+  '--save', '',
+  '--maxmemory-policy', 'noeviction',
+  '--daemonize', 'no',
+  '--loglevel', 'warning',
+] as const;
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -87,12 +99,7 @@ export async function startPrivateRedis(options: { dataDir: string; port?: numbe
         '--port', String(port),
         '--bind', '127.0.0.1',
         '--dir', options.dataDir,
-        '--appendonly', 'yes',
-        '--appendfsync', 'everysec',
-        '--save', '',
-        '--maxmemory-policy', 'noeviction',
-        '--daemonize', 'no',
-        '--loglevel', 'warning',
+        ...DURABLE_SERVER_FLAGS,
       ],
       { stdio: options.quiet === false ? 'inherit' : 'ignore' },
     );

@@ -3,7 +3,7 @@
 // expired (its retention, docs/history.md#retention) that would leave an event stream with no
 // TTL and no run, which nothing ever removes. Checking the record first, in the same script, rules
 // that out; while the keys are expiring the stream keeps its TTL (XADD does not clear one).
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { defineLuaCommands } from './define-lua-commands.js';
 
 /**
@@ -22,6 +22,6 @@ interface AppendEventIfRunExistsCommands {
   bfAppendEventIfRunExists(runKey: string, eventsKey: string, eventJson: string): Promise<number>;
 }
 
-export function defineAppendEventIfRunExistsScript(redis: Redis): AppendEventIfRunExistsCommands {
+export function defineAppendEventIfRunExistsScript(redis: RedisClient): AppendEventIfRunExistsCommands {
   return defineLuaCommands<AppendEventIfRunExistsCommands>(redis, { bfAppendEventIfRunExists: { numberOfKeys: 2, lua: APPEND_EVENT_IF_RUN_EXISTS } });
 }

@@ -6,9 +6,17 @@
 // statuses (lua-vocabulary.ts).
 //
 // The write fence. Every write script starts with the same five keys and two arguments:
-//   KEYS[1] the fleet kill switch hash (`<prefix>:killswitch`), KEYS[2] the run hash, KEYS[3] the
+//   KEYS[1] the fleet kill switch hash (keys.ts killSwitch()), KEYS[2] the run hash, KEYS[3] the
 //   run's write journal list, KEYS[4] the kill switch's scopes hash, KEYS[5] the run's upstreams
-//   (kill-switch-keys.ts); ARGV[1] the half-open probe token ('' for none), ARGV[2] the tool name.
+//   (kill-switch-keys.ts); ARGV[1] the switch input, JSON, ARGV[2] the tool name. The switch input:
+//   {"probe": token}     one server: the switch is judged here, in the write's own step, from
+//                        KEYS[1] and KEYS[4] (token: the half-open probe token, '' for none)
+//   {"blocking": [ids]}  Redis Cluster: the switch's keys are in another slot, so it was read just
+//                        before on its own slot (bfKillSwitchFenceState) and ARGV[1] lists the
+//                        scopes that refuse this write ('fleet', 'tenant:<t>', 'upstream:…');
+//                        KEYS[1] and KEYS[4] are then the run hash again, never read. Which of
+//                        them cover this run (its tenant, the upstreams in KEYS[5]) is judged here.
+//                        Why the split and what it costs: src/engine/effects/write-fence.ts.
 // and refuses, writing nothing, with
 //   'killswitch_read_only'   a scope that covers this write is read_only, or half_open and this
 //                            write is not its probe: the fleet, the run's tenant, or an upstream
@@ -16,35 +24,63 @@
 //   'run_ended'              the run is terminal
 //   'safe_mode_skip_writes'  the run is in skip_writes safe mode
 // Otherwise it writes and appends {at_ms (Redis TIME), tool, kind, target} to the journal in the
-// same step, so "no write landed after the trip" can be checked from the journal alone. (On Redis
-// Cluster the kill switch key is in another slot: see src/safety/kill-switch.ts.)
+// same step, so "no write landed after the trip" can be checked from the journal alone (on one
+// server; on a cluster, within the bound write-fence.ts states).
 import { defineLuaCommands } from './define-lua-commands.js';
 import { LUA_HSET_JSON, LUA_IS_TERMINAL } from './lua-vocabulary.js';
-import { LUA_RUN_UPSTREAM_SCOPES } from './run-upstream-scopes-lua.js';
-import type { Redis } from 'ioredis';
+import { LUA_RUN_UPSTREAM_SCOPES, RUN_READ_EVERY_UPSTREAM } from './run-upstream-scopes-lua.js';
+import type { RedisClient } from '../redis/redis-connection.js';
 
-const WRITE_FENCE = LUA_IS_TERMINAL + LUA_HSET_JSON + LUA_RUN_UPSTREAM_SCOPES + `
+// Does a scope in this state refuse a write holding probe token `probe` ('' for none)? Shared by
+// the fence's one-server check and bfKillSwitchFenceState, so both judge alike.
+const LUA_SCOPE_REFUSES = `
+local function scope_refuses(mode, holder, probe)
+  if mode == 'read_only' then return true end
+  return mode == 'half_open' and (probe == '' or holder ~= probe)
+end
+`;
+
+const WRITE_FENCE = LUA_IS_TERMINAL + LUA_HSET_JSON + LUA_RUN_UPSTREAM_SCOPES + LUA_SCOPE_REFUSES + `
+local switch_input = cjson.decode(ARGV[1])
 local function scope_blocks(raw)
   if not raw then return false end
   local state = cjson.decode(raw)
-  if state.mode == 'read_only' then return true end
-  return state.mode == 'half_open' and (ARGV[1] == '' or state.probe ~= ARGV[1])
+  return scope_refuses(state.mode, state.probe, switch_input.probe)
 end
-local function write_refusal()
+local function redis_now()
+  local clock = redis.call('TIME')
+  return tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+end
+-- One server: the switch's keys are here, judged in this step.
+local function switch_refuses_here()
   local mode = redis.call('HGET', KEYS[1], 'mode')
-  if mode == 'read_only' then return 'killswitch_read_only' end
-  if mode == 'half_open' and (ARGV[1] == '' or redis.call('HGET', KEYS[1], 'probe') ~= ARGV[1]) then
-    return 'killswitch_read_only'
-  end
+  if scope_refuses(mode, mode == 'half_open' and redis.call('HGET', KEYS[1], 'probe') or nil, switch_input.probe) then return true end
   -- The run's tenant scope, then every upstream scope the run depends on until now (the smaller
   -- of the run's upstreams and the tripped scopes is walked: run-upstream-scopes-lua.ts).
   local tenant = redis.call('HGET', KEYS[2], 'tenant')
-  if tenant and scope_blocks(redis.call('HGET', KEYS[4], 'tenant:' .. tenant)) then return 'killswitch_read_only' end
-  local clock = redis.call('TIME')
-  local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-  if each_run_upstream_scope(KEYS[4], KEYS[5], now, function(_, raw) return scope_blocks(raw) end) then
-    return 'killswitch_read_only'
+  if tenant and scope_blocks(redis.call('HGET', KEYS[4], 'tenant:' .. tenant)) then return true end
+  return each_run_upstream_scope(KEYS[4], KEYS[5], redis_now(), function(_, raw) return scope_blocks(raw) end) ~= nil
+end
+-- A cluster: the scopes that refuse this write were read on the switch's slot; those that cover
+-- this run refuse it (bounded by the tripped scopes, one ZSCORE each).
+local function switch_refused_before()
+  local tenant = redis.call('HGET', KEYS[2], 'tenant')
+  local now = redis_now()
+  local every_until = tonumber(redis.call('ZSCORE', KEYS[5], '${RUN_READ_EVERY_UPSTREAM}') or '')
+  for _, id in ipairs(switch_input.blocking) do
+    if id == 'fleet' or (tenant and id == 'tenant:' .. tenant) then return true end
+    if string.sub(id, 1, 9) == 'upstream:' then
+      if every_until ~= nil and every_until >= now then return true end
+      local until_ms = tonumber(redis.call('ZSCORE', KEYS[5], id) or '')
+      if until_ms ~= nil and until_ms >= now then return true end
+    end
   end
+  return false
+end
+local function write_refusal()
+  local refuses
+  if switch_input.blocking then refuses = switch_refused_before() else refuses = switch_refuses_here() end
+  if refuses then return 'killswitch_read_only' end
   local status = redis.call('HGET', KEYS[2], 'status')
   if is_terminal(status) then return 'run_ended' end
   if redis.call('HGET', KEYS[2], 'safeMode') == 'skip_writes' then return 'safe_mode_skip_writes' end
@@ -242,6 +278,29 @@ redis.call('HSET', KEYS[1], 'todos', encoded)
 return encoded
 `;
 
+/**
+ * bfKillSwitchFenceState — on Redis Cluster, the write fence's first step, on the switch's slot:
+ * which scopes refuse a write holding this probe token.
+ * KEYS[1] the fleet kill switch hash, KEYS[2] the scopes hash. ARGV[1] probe token ('' for none).
+ * Returns the refusing scope ids: {'fleet'} when the fleet refuses, else every tenant and upstream
+ * scope that does (the scopes hash holds only tripped, half-open or recently reset scopes, so the
+ * list is bounded by the trips); the write's step judges which of them cover its run.
+ */
+const KILL_SWITCH_FENCE_STATE =
+  LUA_SCOPE_REFUSES +
+  `
+local probe = ARGV[1]
+local mode = redis.call('HGET', KEYS[1], 'mode')
+if scope_refuses(mode, mode == 'half_open' and redis.call('HGET', KEYS[1], 'probe') or nil, probe) then return {'fleet'} end
+local refusing = {}
+local flat = redis.call('HGETALL', KEYS[2])
+for index = 1, #flat, 2 do
+  local state = cjson.decode(flat[index + 1])
+  if scope_refuses(state.mode, state.probe, probe) then refusing[#refusing + 1] = flat[index] end
+end
+return refusing
+`;
+
 /** What the write fence refuses with (the Lua above returns exactly these). */
 export const WRITE_REFUSALS = ['killswitch_read_only', 'run_ended', 'safe_mode_skip_writes'] as const;
 export type WriteRefusalOutcome = (typeof WRITE_REFUSALS)[number];
@@ -250,7 +309,7 @@ export type WriteWorkspaceFileOutcome = 'ok' | 'stale' | 'file_too_large' | 'wor
 
 /** The fence's keys and arguments, in script order. */
 export type FenceKeys = [switchKey: string, runKey: string, journalKey: string, scopesKey: string, runUpstreamsKey: string];
-export type FenceArgs = [probeToken: string, tool: string];
+export type FenceArgs = [switchInput: string, tool: string];
 
 export interface ToolScripts {
   bfWriteWorkspaceFile(
@@ -280,6 +339,7 @@ export interface ToolScripts {
   bfSetHashField(...args: [...FenceKeys, hashKey: string, ...FenceArgs, field: string, value: string | Buffer, kind: string]): Promise<'ok' | WriteRefusalOutcome>;
   bfUpdateTheme(...args: [...FenceKeys, themeKey: string, ...FenceArgs, field: string, value: string]): Promise<['ok', number] | [WriteRefusalOutcome]>;
   bfCompleteTodo(runKey: string, todoId: string): Promise<string | null>;
+  bfKillSwitchFenceState(switchKey: string, scopesKey: string, probeToken: string): Promise<string[]>;
 }
 
 const definitions = {
@@ -292,9 +352,10 @@ const definitions = {
   bfSetHashField: { numberOfKeys: 6, lua: SET_HASH_FIELD },
   bfUpdateTheme: { numberOfKeys: 6, lua: UPDATE_THEME },
   bfCompleteTodo: { numberOfKeys: 1, lua: COMPLETE_TODO },
+  bfKillSwitchFenceState: { numberOfKeys: 2, lua: KILL_SWITCH_FENCE_STATE },
 } as const;
 
 /** Registers the scripts on a connection (idempotent) and returns them typed. */
-export function defineToolScripts(redis: Redis): ToolScripts {
+export function defineToolScripts(redis: RedisClient): ToolScripts {
   return defineLuaCommands<ToolScripts>(redis, definitions);
 }

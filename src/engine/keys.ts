@@ -4,7 +4,6 @@
 
 export interface KeySpace {
   prefix: string;
-  queuePrefix: string;
   run(runId: string): string;
   messages(runId: string): string;
   events(runId: string): string;
@@ -62,7 +61,6 @@ export function createKeySpace(prefix: string): KeySpace {
   const runKey = (runId: string, suffix = '') => `${prefix}:run:{${runId}}${suffix}`;
   return {
     prefix,
-    queuePrefix: `{${prefix}}`,
     run: (runId) => runKey(runId),
     messages: (runId) => runKey(runId, ':messages'),
     events: (runId) => runKey(runId, ':events'),
@@ -74,10 +72,17 @@ export function createKeySpace(prefix: string): KeySpace {
     trail: (runId) => runKey(runId, ':trail'),
     idempotency: (tenant, key) => `${prefix}:idem:${tenant}:${key}`,
     runsByTenant: (tenant) => `${prefix}:tenant:${tenant}:runs`,
-    killSwitch: () => `${prefix}:killswitch`,
-    toolOutcomes: () => `${prefix}:toolout`,
-    apiKeys: () => `${prefix}:apikeys`,
-    apiKeyHashes: () => `${prefix}:apikeys:byhash`,
+    // One hash tag for every fleet-wide kill switch key (this hash, the fleet window and every key
+    // kill-switch-keys.ts derives from the two), so each kill switch script stays in one slot
+    // (Cluster). Before the tag they were `${prefix}:killswitch…` and `${prefix}:toolout…`
+    // (moved once on one server: kill-switch-legacy-keys.ts).
+    killSwitch: () => `${prefix}:{${prefix}-killswitch}`,
+    toolOutcomes: () => `${prefix}:{${prefix}-killswitch}:toolout`,
+    // One hash tag: the bootstrap script writes the keys, their hash index and its marker in one
+    // step (Cluster). Before the tag they were `${prefix}:apikeys` and `…:byhash`
+    // (LEGACY_API_KEY_NAMES: moved once by the key store).
+    apiKeys: () => `${prefix}:{${prefix}-apikeys}`,
+    apiKeyHashes: () => `${prefix}:{${prefix}-apikeys}:byhash`,
     // The tenant as hash tag: run admission checks and updates both in one Lua step (Cluster).
     activeRuns: (tenant) => `${prefix}:tenant:{${tenant}}:active`,
     runCreations: (tenant) => `${prefix}:tenant:{${tenant}}:created`,

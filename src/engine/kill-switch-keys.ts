@@ -3,6 +3,11 @@
 // (effect-scripts.ts) reads two of them inside every guarded write; the switch itself
 // (src/safety/kill-switch.ts) writes them.
 //
+// Every key here but the run's upstreams carries the kill switch's hash tag (through keys.ts
+// killSwitch()/toolOutcomes()), so each kill switch script stays in one slot on Redis Cluster. The
+// run's upstreams carry the run's tag instead: they are kept with the run's keys, and the scripts
+// that need both are split on a cluster (write-fence.ts, src/safety/kill-switch.ts say how).
+//
 // A scope id names one scope: `fleet`, `tenant:<tenant>` or `upstream:<tool>:<host>`
 // (src/safety/kill-switch-scope.ts parses them). Tenants match TENANT_PATTERN (no `:`); tool names
 // have none either, so the host is everything after the second `:` (ports and IPv6 included).

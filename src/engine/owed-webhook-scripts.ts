@@ -4,7 +4,7 @@
 // owed-webhook index. Once the delivery's job exists, the record is settled; the index entry goes
 // after, and only if it still names the end it was added for — a run resumed and ended again
 // meanwhile owes a new delivery, which neither step may erase.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { defineLuaCommands } from './define-lua-commands.js';
 
 /**
@@ -36,7 +36,7 @@ interface OwedWebhookCommands {
   bfForgetOwedWebhook(indexKey: string, runId: string, score: string): Promise<number>;
 }
 
-export function defineOwedWebhookScripts(redis: Redis): OwedWebhookCommands {
+export function defineOwedWebhookScripts(redis: RedisClient): OwedWebhookCommands {
   return defineLuaCommands<OwedWebhookCommands>(redis, {
     bfSettleOwedWebhook: { numberOfKeys: 1, lua: SETTLE_OWED_WEBHOOK },
     bfForgetOwedWebhook: { numberOfKeys: 1, lua: FORGET_OWED_WEBHOOK },

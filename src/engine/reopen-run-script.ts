@@ -1,7 +1,7 @@
 // bfReopenRun: the one transition out of a terminal state. `POST /v1/runs/:id/resume` takes a run
 // that failed for a reason outside it (resumable-run-errors.ts) back to `running` at the turn that
 // failed, in one step, so two resumes at once reopen it once and a late worker cannot race it.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { defineLuaCommands } from './define-lua-commands.js';
 import { LUA_APPEND_EVENTS } from './lua-vocabulary.js';
 
@@ -58,6 +58,6 @@ interface ReopenRunCommands {
 }
 
 /** Registers bfReopenRun on the connection (idempotent). */
-export function defineReopenRunScript(redis: Redis): ReopenRunCommands {
+export function defineReopenRunScript(redis: RedisClient): ReopenRunCommands {
   return defineLuaCommands<ReopenRunCommands>(redis, { bfReopenRun: { lua: REOPEN_RUN } });
 }

@@ -7,7 +7,9 @@
 // trips; the transcript is cached per run in this process (transcript-cache.ts) and only its new
 // tail is read each turn.
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
+import { execPipeline, readEach, readEachSettled } from '../redis/redis-pipelines.js';
+import { scanKeys } from '../redis/redis-scan.js';
 import type { Logger } from 'pino';
 import { PHASES, type Phase } from '../domain/profile.js';
 import { z } from 'zod';
@@ -17,7 +19,8 @@ import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 import { defineRunScripts, type RunScripts } from './run-scripts.js';
 import { defineToolScripts, type WriteRefusalOutcome } from './effect-scripts.js';
 import { assetsKey, screenshotsKey, themeKey, writesKey } from './effect-keys.js';
-import { killSwitchScopesKey, runUpstreamsKey } from './kill-switch-keys.js';
+import { runUpstreamsKey } from './kill-switch-keys.js';
+import { fenceArgs, fenceKeys } from './effects/write-fence.js';
 import { fromFields, pairsToFields, StoredRunInvalid, toFields } from './run-record.js';
 import { decodeRunStatus, decodeRunSummary, RUN_SUMMARY_FIELDS, type RunReading, type RunSummaryRecord } from './run-summary.js';
 import { TranscriptCache } from './transcript-cache.js';
@@ -69,6 +72,8 @@ export interface CreateRunInput {
   model: string;
   /** The run's provider (docs/providers.md). Default: `anthropic`. */
   provider?: string;
+  /** The run's queue shard (src/domain/queue-shards.ts). Default: 0. */
+  queueShard?: number;
   maxTurns: number;
   maxTokens: number;
   /** Default: maxTokens (never raised). */
@@ -148,6 +153,8 @@ export interface RunProgress {
   turn: number;
   /** The run's last transition (ISO; '' on a record that never had one). */
   updatedAt: string;
+  /** The run's queue shard (0 on a record stored before shards). */
+  queueShard: number;
 }
 
 /** A run at a turn, as the reaper judges it (bfInspectTurn): what the turn and its jobs should be. */
@@ -204,7 +211,7 @@ export class RunEngine {
   private readonly tenantSpendScripts: ReturnType<typeof defineTenantSpendScripts>;
 
   constructor(
-    readonly redis: Redis,
+    readonly redis: RedisClient,
     readonly keys: KeySpace,
     options: RunEngineOptions = {},
   ) {
@@ -279,11 +286,12 @@ export class RunEngine {
    * one bad stream does not stop the others. Empty when the wait ends with nothing, or when another
    * connection ends it early (CLIENT UNBLOCK). The wait holds its connection, so the caller passes
    * one of its own (a `duplicate()`), never the engine's shared one, and owns it: it may disconnect
-   * it to cut the wait short, which rejects this call. Each run's keys have a slot of their own: on
-   * Redis Cluster this call would have to be made per node (the fleet uses one Redis server).
+   * it to cut the wait short, which rejects this call. One server only: each run's keys have a
+   * slot of their own, so on Redis Cluster the XREAD would be refused (CROSSSLOT) and a connection
+   * blocked on one node could not wait for the others' streams — use readEventsOfRuns there.
    */
   async readEventsOfRunsBlocking(
-    connection: Redis,
+    connection: RedisClient,
     cursors: ReadonlyArray<{ runId: string; afterId: string }>,
     blockMs: number,
     count = 1000,
@@ -306,6 +314,30 @@ export class RunEngine {
     return events;
   }
 
+  /**
+   * Like readEventsOfRunsBlocking without the wait, for Redis Cluster: one XREAD (COUNT, no BLOCK)
+   * per run, sent together through the engine's client, which routes each to its run's node (one
+   * XREAD cannot name streams of different slots). Returns the runs that have new events; a run
+   * whose read fails or whose events do not decode gets the error instead, so one failing node or
+   * bad stream does not stop the others.
+   */
+  async readEventsOfRuns(cursors: ReadonlyArray<{ runId: string; afterId: string }>, count = 1000): Promise<Map<string, StoredEvent[] | Error>> {
+    if (new Set(cursors.map((cursor) => cursor.runId)).size !== cursors.length) throw new Error('readEventsOfRuns: one cursor per run');
+    const events = new Map<string, StoredEvent[] | Error>();
+    await Promise.all(
+      cursors.map(async ({ runId, afterId }) => {
+        try {
+          const reply = await this.redis.xread('COUNT', count, 'STREAMS', this.keys.events(runId), afterId === '-' ? '0-0' : afterId);
+          const entries = reply?.[0]?.[1] ?? [];
+          if (entries.length > 0) events.set(runId, entries.map(parseStoredEvent));
+        } catch (error) {
+          events.set(runId, error instanceof Error ? error : new Error(String(error)));
+        }
+      }),
+    );
+    return events;
+  }
+
   // ---- create, read, update, end ------------------------------------------------------------
 
   /** Creates the run record, its tenant index entry and its run-create event in one step. */
@@ -321,6 +353,7 @@ export class RunEngine {
       prompt: input.prompt,
       model: input.model,
       provider: input.provider ?? IMPLICIT_PROVIDER,
+      queueShard: input.queueShard ?? 0,
       maxTurns: input.maxTurns,
       maxTokens: input.maxTokens,
       maxTokensCeiling: Math.max(input.maxTokensCeiling ?? input.maxTokens, input.maxTokens),
@@ -350,13 +383,15 @@ export class RunEngine {
     // In the live-run index before the record exists: a crash in between leaves an entry the
     // reaper drops (no record), never a run the reaper cannot find.
     await this.redis.zadd(this.keys.liveRuns(), Date.now(), id);
+    // Scored by the record's own createdAt, so the listing's position of a run (creation ms, id)
+    // is the same whether it is read from this index or from history (src/api/run-reader.ts).
+    // Before the record, for the same reason as the live-run index (the tenant's index is in
+    // another Cluster slot than the run's keys): a listing skips an entry whose record is missing.
+    await this.redis.zadd(this.keys.runsByTenant(input.tenant), Date.parse(now), id);
     const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking_budget_tokens: record.thinkingBudgetTokens, ...(record.budget ? { budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens } : {}), ...(record.traceId ? { trace_id: record.traceId } : {}) });
     await this.redis
       .multi()
       .hset(this.keys.run(id), toFields(record))
-      // Scored by the record's own createdAt, so the listing's position of a run (creation ms,
-      // id) is the same whether it is read from this index or from history (src/api/run-reader.ts).
-      .zadd(this.keys.runsByTenant(input.tenant), Date.parse(now), id)
       .xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', event.json)
       .exec();
     this.emitted([event]);
@@ -377,6 +412,17 @@ export class RunEngine {
     return entries;
   }
 
+  /** The queue shard of a run (src/domain/queue-shards.ts), or null when it has no record: one
+   * field, for what acts on a run it knows only by id (its end, the archive sweep). */
+  async queueShardOf(runId: string): Promise<number | null> {
+    const [id, shard] = await this.redis.hmget(this.keys.run(runId), 'id', 'queueShard');
+    if (!id) return null;
+    if (shard === null || shard === '') return 0;
+    const value = Number(shard);
+    if (!Number.isInteger(value) || value < 0) throw new StoredRunInvalid(runId, 'queueShard', `not a shard: ${JSON.stringify(shard)}`);
+    return value;
+  }
+
   /** The run, validated (StoredRunInvalid when its hash does not decode), or null. */
   async getRun(runId: string): Promise<RunRecord | null> {
     const fields = await this.redis.hgetall(this.keys.run(runId));
@@ -389,9 +435,7 @@ export class RunEngine {
    * error on any of them throws (the store failed; nothing is known about the run). */
   async runStatuses(runIds: readonly string[]): Promise<Array<RunReading<RunStatus>>> {
     if (runIds.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const runId of runIds) pipeline.hget(this.keys.run(runId), 'status');
-    const replies = await execPipeline(pipeline, runIds.length);
+    const replies = await readEach(this.redis, runIds, (pipeline, runId) => pipeline.hget(this.keys.run(runId), 'status'));
     // HGET answers a string or nil; the pipeline only loses the type.
     return runIds.map((runId, index) => decodeRunStatus(runId, replies[index] as string | null));
   }
@@ -400,9 +444,7 @@ export class RunEngine {
    * the run has no record, invalid when its fields do not decode. A Redis error throws. */
   async runSummaries(runIds: readonly string[]): Promise<Array<RunReading<RunSummaryRecord>>> {
     if (runIds.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const runId of runIds) pipeline.hmget(this.keys.run(runId), ...RUN_SUMMARY_FIELDS);
-    const replies = await execPipeline(pipeline, runIds.length);
+    const replies = await readEach(this.redis, runIds, (pipeline, runId) => pipeline.hmget(this.keys.run(runId), ...RUN_SUMMARY_FIELDS));
     // HMGET answers one string or nil per field; the pipeline only loses the type.
     return runIds.map((runId, index) => decodeRunSummary(runId, replies[index] as Array<string | null>));
   }
@@ -627,15 +669,10 @@ export class RunEngine {
   }): Promise<number> {
     if (await this.redis.exists(marker)) return 0;
     let added = 0;
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.keys.prefix}:run:{*}`, 'COUNT', 1000);
-      cursor = next;
+    for await (const keys of scanKeys(this.redis, `${this.keys.prefix}:run:{*}`)) {
       const runKeys = keys.filter((key) => key.endsWith('}'));
       if (runKeys.length === 0) continue;
-      const pipeline = this.redis.pipeline();
-      for (const key of runKeys) pipeline.hmget(key, 'id', 'status', ...fields);
-      const replies = (await pipeline.exec()) ?? [];
+      const replies = await readEachSettled(this.redis, runKeys, (pipeline, key) => pipeline.hmget(key, 'id', 'status', ...fields));
       const entries: Array<string | number> = [];
       replies.forEach(([error, reply]) => {
         // A key of another type under the pattern is not a run; it is skipped, not an error.
@@ -647,7 +684,7 @@ export class RunEngine {
         if (score !== null) entries.push(score, id);
       });
       if (entries.length > 0) added += await this.redis.zadd(index, 'NX', ...entries);
-    } while (cursor !== '0');
+    }
     await this.redis.set(marker, new Date().toISOString());
     return added;
   }
@@ -655,16 +692,16 @@ export class RunEngine {
   /** Status, turn and last transition of each run, in order, in one round trip. */
   async runProgress(runIds: readonly string[]): Promise<Array<RunReading<RunProgress>>> {
     if (runIds.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const runId of runIds) pipeline.hmget(this.keys.run(runId), 'status', 'turn', 'updatedAt');
-    const replies = await execPipeline(pipeline, runIds.length);
+    const replies = await readEach(this.redis, runIds, (pipeline, runId) => pipeline.hmget(this.keys.run(runId), 'status', 'turn', 'updatedAt', 'queueShard'));
     return runIds.map((runId, index) => {
-      const [status = null, turn = null, updatedAt = null] = replies[index] as Array<string | null>;
+      const [status = null, turn = null, updatedAt = null, queueShard = null] = replies[index] as Array<string | null>;
       const reading = decodeRunStatus(runId, status);
       if (reading.state !== 'found') return reading;
       const decodedTurn = turn === null || turn === '' ? 0 : Number(turn);
       if (!Number.isInteger(decodedTurn) || decodedTurn < 0) return { state: 'invalid', error: new StoredRunInvalid(runId, 'turn', `not a non-negative integer: ${JSON.stringify(turn)}`) };
-      return { state: 'found', value: { status: reading.value, turn: decodedTurn, updatedAt: updatedAt ?? '' } };
+      const decodedShard = queueShard === null || queueShard === '' ? 0 : Number(queueShard);
+      if (!Number.isInteger(decodedShard) || decodedShard < 0) return { state: 'invalid', error: new StoredRunInvalid(runId, 'queueShard', `not a shard: ${JSON.stringify(queueShard)}`) };
+      return { state: 'found', value: { status: reading.value, turn: decodedTurn, updatedAt: updatedAt ?? '', queueShard: decodedShard } };
     });
   }
 
@@ -1142,16 +1179,11 @@ export class RunEngine {
   ): Promise<{ created: boolean; files: string[] } | { refused: WriteRefusalOutcome }> {
     const keys = this.keys;
     const reply = await defineToolScripts(this.redis).bfSnapshotDeployment(
-      keys.killSwitch(),
-      keys.run(runId),
-      writesKey(keys, runId),
-      killSwitchScopesKey(keys),
-      runUpstreamsKey(keys, runId),
+      ...fenceKeys(this, runId),
       keys.files(runId),
       keys.deployment(runId, deployId),
       keys.deployments(runId),
-      fence.probeToken,
-      fence.tool,
+      ...(await fenceArgs(this, fence)),
       deployId,
       new Date().toISOString(),
     );
@@ -1408,17 +1440,6 @@ function parseToolResult(raw: string): StoredToolResult {
   const value = JSON.parse(raw) as StoredToolResult;
   if (typeof value?.content !== 'string' || typeof value.is_error !== 'boolean') throw new Error(`A stored tool result does not decode: ${raw.slice(0, 120)}`);
   return value;
-}
-
-/** The replies of a pipeline of `count` commands; the first command error is thrown, as a single
- * command's would be (ioredis resolves exec with an [error, reply] pair per command). */
-async function execPipeline(pipeline: ReturnType<Redis['pipeline']>, count: number): Promise<unknown[]> {
-  const results = (await pipeline.exec()) ?? [];
-  if (results.length !== count) throw new Error(`A pipeline of ${count} commands answered ${results.length} replies`);
-  return results.map(([error, reply]) => {
-    if (error) throw error;
-    return reply;
-  });
 }
 
 // The shape every event has once encode() stored it; the API documents the same (storedEventSchema).

@@ -11,6 +11,7 @@ const record: RunRecord = {
   prompt: 'Build a bakery site',
   model: 'claude-sonnet-4-6',
   provider: 'anthropic',
+  queueShard: 0,
   maxTurns: 40,
   maxTokens: 8192,
   maxTokensCeiling: 16384,

@@ -103,6 +103,7 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     model: text('model'),
     // Records written before providers existed were made with the Anthropic API.
     provider: fields.provider ? (providerNameSchema.safeParse(fields.provider).success ? fields.provider : fail('provider', `not a provider name: ${JSON.stringify(fields.provider)}`)) : IMPLICIT_PROVIDER,
+    queueShard: integer('queueShard', 0),
     maxTurns: integer('maxTurns'),
     maxTokens,
     // Records written before the ceiling was stored could not be raised past their maxTokens.

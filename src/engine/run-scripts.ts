@@ -3,7 +3,7 @@
 // are appended by the same script, so the stream never says something the state does not (and a
 // step costs one round trip). All keys of one run share its hash tag (keys.ts): every script here
 // is slot-safe on Redis Cluster. Registered with ioredis defineCommand: EVALSHA after the first call.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { defineLuaCommands } from './define-lua-commands.js';
 import { LUA_APPEND_EVENTS, LUA_HSET_JSON, LUA_IS_TERMINAL } from './lua-vocabulary.js';
 
@@ -428,6 +428,6 @@ const definitions = {
 } as const;
 
 /** Registers the scripts on a connection (idempotent) and returns them typed. */
-export function defineRunScripts(redis: Redis): RunScripts {
+export function defineRunScripts(redis: RedisClient): RunScripts {
   return defineLuaCommands<RunScripts>(redis, definitions);
 }

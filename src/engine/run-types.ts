@@ -98,6 +98,9 @@ export interface RunRecord {
   /** The provider every call of the run goes through (src/providers/, docs/providers.md); a record
    * stored before providers existed reads as `anthropic`, the provider it was made with. */
   provider: string;
+  /** The queue shard every job of the run goes to (src/domain/queue-shards.ts), chosen when it was
+   * created; a record stored before shards existed reads as 0, where its jobs always were. */
+  queueShard: number;
   maxTurns: number;
   /** max_tokens of the run's next call: raised after a truncation, for the rest of the run. */
   maxTokens: number;

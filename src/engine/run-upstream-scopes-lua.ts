@@ -25,6 +25,10 @@ export const RUN_READ_EVERY_UPSTREAM = '*';
  *   and returns the first truthy value `visit` returns (nil when none). It walks whichever is
  *   smaller — the run's live upstreams (HGET each) or the scopes hash's entries (ZSCORE each) —
  *   and every upstream entry when the run read from every upstream.
+ * `each_listed_upstream_scope(scopes_key, listed, visit)`: the same over a list of upstream ids
+ *   read from the run's upstreams zset in an earlier step (`run_live_upstreams`; on Redis Cluster
+ *   the zset is in the run's slot, the scopes hash in the switch's): `{'*'}` stands for every upstream.
+ * `run_live_upstreams(run_upstreams_key, now)`: the upstreams the run depends on at `now` (or `{'*'}`).
  */
 export const LUA_RUN_UPSTREAM_SCOPES = `
 local function note_run_upstream(run_upstreams_key, upstream_id, until_ms, now, ttl_ms)
@@ -72,5 +76,33 @@ local function each_run_upstream_scope(scopes_key, run_upstreams_key, now, visit
     end
   end
   return nil
+end
+local function each_listed_upstream_scope(scopes_key, listed, visit)
+  local every = false
+  for _, id in ipairs(listed) do
+    if id == '${RUN_READ_EVERY_UPSTREAM}' then every = true end
+  end
+  if every then
+    for _, id in ipairs(redis.call('HKEYS', scopes_key)) do
+      if string.sub(id, 1, 9) == 'upstream:' then
+        local result = visit(id, redis.call('HGET', scopes_key, id))
+        if result then return result end
+      end
+    end
+    return nil
+  end
+  for _, id in ipairs(listed) do
+    local raw = redis.call('HGET', scopes_key, id)
+    if raw then
+      local result = visit(id, raw)
+      if result then return result end
+    end
+  end
+  return nil
+end
+local function run_live_upstreams(run_upstreams_key, now)
+  local every_until = tonumber(redis.call('ZSCORE', run_upstreams_key, '${RUN_READ_EVERY_UPSTREAM}') or '')
+  if every_until ~= nil and every_until >= now then return {'${RUN_READ_EVERY_UPSTREAM}'} end
+  return redis.call('ZRANGEBYSCORE', run_upstreams_key, now, '+inf')
 end
 `;

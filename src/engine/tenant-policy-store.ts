@@ -2,7 +2,7 @@
 // JSON string per tenant under the tenant's hash tag (keys.ts). Read back like every other stored
 // state: an override that does not decode throws naming the key, so a damaged policy is never
 // mistaken for "no limits".
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { tenantPolicyOverridesSchema, type TenantPolicyOverrides } from '../domain/tenant-policy.js';
 import type { KeySpace } from './keys.js';
 
@@ -16,7 +16,7 @@ export class StoredTenantPolicyInvalid extends Error {
 
 export class TenantPolicyStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly keys: KeySpace,
   ) {}
 

@@ -6,7 +6,7 @@
 // script below, and then deletes the pending entry. The script records each answer's marker (run id
 // and turn) in a set of the day, so adding the same spend twice — a worker that died between the
 // two steps, whose retried job finds the pending entry when it loads the turn — adds it once.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { z } from 'zod';
 import { USAGE_CLASSES, usageByClassSchema, type UsageByClass } from '../domain/usage.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
@@ -82,7 +82,7 @@ interface TenantSpendScripts {
   bfAddTenantSpend(day: string, month: string, applied: string, marker: string, dayTtl: number, monthTtl: number, markerTtl: number, ...pairs: Array<string | number>): Promise<number>;
 }
 
-export function defineTenantSpendScripts(redis: Redis): TenantSpendScripts {
+export function defineTenantSpendScripts(redis: RedisClient): TenantSpendScripts {
   return defineLuaCommands<TenantSpendScripts>(redis, { bfAddTenantSpend: { numberOfKeys: 3, lua: ADD_TENANT_SPEND } });
 }
 

@@ -1,6 +1,6 @@
 // What every process of the fleet shares: config, logger, one Redis connection for commands,
 // the run store and the queues. Blocking BullMQ workers open their own connections.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { apiBaseUrlOf, sitesBaseUrlOf, type Config } from '../config.js';
@@ -8,19 +8,23 @@ import { createKeySpace } from '../engine/keys.js';
 import { RunEngine } from '../engine/run-engine.js';
 import { HistoryStore } from '../history/history-store.js';
 import { FleetQueues } from '../jobs/fleet-queues.js';
-import { connectRedis } from '../jobs/redis-connection.js';
+import { QueueShards } from '../jobs/queue-shards.js';
+import { redisTargetOf } from '../domain/redis-target.js';
+import { connectRedis } from '../redis/redis-connection.js';
 import { createLogger } from '../telemetry/logger.js';
 import { registerSecretsFromEnvironment } from '../telemetry/redact-secrets.js';
 import { addSpanEvent } from '../telemetry/tracing.js';
-import { workerIdentity } from '../jobs/redis-connection.js';
+import { workerIdentity } from '../redis/redis-connection.js';
 import { enqueueWebhooksOnRunEvents } from '../workers/enqueue-webhooks.js';
 
 export interface FleetContext {
   config: Config;
   logger: Logger;
-  redis: Redis;
+  redis: RedisClient;
   store: RunEngine;
-  queues: FleetQueues;
+  /** The queue shards (src/jobs/queue-shards.ts): `of(run.queueShard)` for a run's jobs, `own` for
+   * the jobs this process takes. */
+  queues: QueueShards;
   /** Run history in PostgreSQL (DATABASE_URL, docs/history.md): finished runs are read from it once
    * Redis no longer holds them. null without DATABASE_URL: every read is Redis-only. */
   history: HistoryStore | null;
@@ -44,7 +48,7 @@ const HISTORY_STATEMENT_TIMEOUT_MS = 30_000;
 export function createFleetContext(config: Config, role: string, logger?: Logger): FleetContext {
   registerSecretsFromEnvironment(process.env);
   const resolvedLogger = (logger ?? createLogger({ level: config.LOG_LEVEL, role })).child({ worker: workerIdentity(role) });
-  const redis = connectRedis(config.REDIS_URL, role === 'api' ? 'api' : 'worker');
+  const redis = connectRedis(redisTargetOf(config), role === 'api' ? 'api' : 'worker');
   redis.on('error', (error) => resolvedLogger.warn({ err: error.message }, 'redis connection error'));
   const keys = createKeySpace(config.BUILDFLEET_PREFIX);
   const store = new RunEngine(redis, keys, { logger: resolvedLogger, transcriptCacheBytes: config.BUILDFLEET_TRANSCRIPT_CACHE_MB * 1024 * 1024 });
@@ -63,7 +67,12 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
       return attributes;
     });
   });
-  const queues = new FleetQueues(redis, keys, config.BUILDFLEET_MODEL_ATTEMPTS, config.BUILDFLEET_COMPLETED_JOBS_KEPT);
+  const queues = new QueueShards(
+    (queuePrefix) => new FleetQueues(redis, { queuePrefix }, config.BUILDFLEET_MODEL_ATTEMPTS, config.BUILDFLEET_COMPLETED_JOBS_KEPT),
+    config.BUILDFLEET_PREFIX,
+    config.BUILDFLEET_QUEUE_SHARDS,
+    config.BUILDFLEET_QUEUE_SHARD,
+  );
   // Here, in every process that can end or park a run (API, workers, CLI experiments), so none of
   // them misses a run's webhook (docs/webhooks.md); runs without one cost a record read per end.
   enqueueWebhooksOnRunEvents({ store, queues, logger: resolvedLogger, config });

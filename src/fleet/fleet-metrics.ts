@@ -5,7 +5,7 @@ import type { ModelTurnHooks } from '../agent/run-model-turn.js';
 import type { AdmissionObservation } from '../model/model-rate-limiter.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { ToolJobHooks } from '../tools/run-tool-job.js';
-import type { FleetQueues } from '../jobs/fleet-queues.js';
+import type { QueueShards } from '../jobs/queue-shards.js';
 import { METRICS } from '../telemetry/metric-names.js';
 import { USAGE_CLASSES } from '../domain/usage.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
@@ -55,9 +55,9 @@ export class FleetMetrics {
   /** Stops feeding eventLoopDelay. */
   readonly stopEventLoopDelay: () => void = () => undefined;
   /** Read at scrape time for the queue depth gauge. */
-  queues: FleetQueues | null;
+  queues: QueueShards | null;
 
-  constructor(input: { role: string; queues?: FleetQueues; defaultMetrics?: boolean }) {
+  constructor(input: { role: string; queues?: QueueShards; defaultMetrics?: boolean }) {
     const registers = [this.registry];
     this.registry.setDefaultLabels({ role: input.role });
     if (input.defaultMetrics !== false) {
@@ -150,9 +150,10 @@ export class FleetMetrics {
       registers,
       async collect() {
         if (!metrics.queues) return;
-        for (const queue of [metrics.queues.model, metrics.queues.tool]) {
-          const counts = await queue.getJobCounts(...QUEUE_STATES);
-          for (const state of QUEUE_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+        // Added up over the shards: a shard is where jobs wait, not what they are.
+        const shards = await Promise.all(metrics.queues.all().map((shard) => Promise.all([shard.model, shard.tool].map((queue) => queue.getJobCounts(...QUEUE_STATES)))));
+        for (const [index, name] of [metrics.queues.own.model.name, metrics.queues.own.tool.name].entries()) {
+          for (const state of QUEUE_STATES) this.set({ queue: name, state }, shards.reduce((sum, counts) => sum + (counts[index]![state] ?? 0), 0));
         }
       },
     });

@@ -1,5 +1,6 @@
 // What a client can do to a run — submit, answer a question, cancel, resume — as functions over the
 // store and queues, so the API, the CLI and the tests share one implementation.
+import { assignQueueShard } from '../domain/queue-shards.js';
 import type { FleetContext } from './fleet-context.js';
 import { jobIds, QUEUE_NAMES, type ModelJobData, type ToolJobData } from '../jobs/job-catalog.js';
 import type { PlannedDispatch } from '../engine/turn-outcome.js';
@@ -56,6 +57,8 @@ async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { r
     prompt: input.prompt,
     model: settings.model,
     provider: input.provider ?? fleet.config.BUILDFLEET_PROVIDER,
+    // For life: every later job of the run goes to this shard (docs/scaling.md#queue-shards).
+    queueShard: assignQueueShard(input.runId, fleet.config.BUILDFLEET_QUEUE_SHARDS),
     maxTurns: input.maxTurns ?? fleet.config.BUILDFLEET_MAX_TURNS,
     maxTokens: settings.maxTokens,
     maxTokensCeiling: settings.maxTokensCeiling,
@@ -69,7 +72,7 @@ async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { r
     webhook: input.webhook ?? null,
   });
   try {
-    await fleet.queues.enqueueTurn({ runId: run.id, turn: 0, trace: input.traceContext ?? {} });
+    await fleet.queues.of(run.queueShard).enqueueTurn({ runId: run.id, turn: 0, trace: input.traceContext ?? {} });
   } catch (error) {
     await endUnstartedRun(fleet, run, error);
     throw error;
@@ -121,7 +124,7 @@ export async function answerQuestion(fleet: FleetContext, run: RunRecord, text: 
   if (outcome === 'terminal') return 'run_ended';
   if (outcome === 'no_open_question') return 'no_open_question';
   if (outcome === 'resume') {
-    await fleet.queues.enqueueTurn(
+    await fleet.queues.of(run.queueShard).enqueueTurn(
       { runId: run.id, turn: question.turn, trace: run.traceContext },
       jobIds.modelResume(run.id, question.turn, question.toolUseId),
     );
@@ -163,12 +166,13 @@ export async function resumeRun(fleet: FleetContext, runId: string): Promise<Res
     // Should this enqueue fail, the run is `running` with no job: the reaper finds it after its
     // grace (the claim names this job, which it sees lost) and resumes the turn or ends the run.
     const next: ModelJobData = { runId, turn: outcome.run.turn, trace: outcome.run.traceContext };
-    const calls = await undispatchedCalls(fleet, runId, next.turn);
+    const queues = fleet.queues.of(outcome.run.queueShard);
+    const calls = await undispatchedCalls(fleet, outcome.run, next.turn);
     if (calls.length === 0) {
-      await fleet.queues.enqueueTurn(next, outcome.jobId);
+      await queues.enqueueTurn(next, outcome.jobId);
     } else {
       fleet.logger.info({ run_id: runId, step: next.turn, job_id: outcome.jobId, tool_use_ids: calls.map((call) => call.toolUseId) }, 'resume hands out calls never dispatched');
-      await fleet.queues.enqueueToolFanOut(next, calls.map((call) => toolJobOf(call, next.trace)), { parentJobId: outcome.jobId });
+      await queues.enqueueToolFanOut(next, calls.map((call) => toolJobOf(call, next.trace)), { parentJobId: outcome.jobId });
     }
     return { kind: 'resumed', run: outcome.run, jobId: outcome.jobId };
   }
@@ -184,11 +188,12 @@ export async function resumeRun(fleet: FleetContext, runId: string): Promise<Res
  * left to the ledger; one whose job exists, failed for good included, is left to that job (a tool
  * failure is data). The job ids are the calls' deterministic ones, so a call is never queued twice.
  */
-async function undispatchedCalls(fleet: FleetContext, runId: string, turn: number): Promise<PlannedDispatch[]> {
+async function undispatchedCalls(fleet: FleetContext, run: RunRecord, turn: number): Promise<PlannedDispatch[]> {
+  const runId = run.id;
   const inspection = await fleet.store.inspectTurn(runId, turn);
   if (typeof inspection === 'string' || inspection.inputCommitted) return [];
   const unrecorded = inspection.calls.filter(({ call, recorded }) => !recorded && call.name !== 'ask_user').map(({ call }) => call);
-  const states = await Promise.all(unrecorded.map((call) => fleet.queues.jobState(QUEUE_NAMES.tool, jobIds.tool(runId, call.toolUseId))));
+  const states = await Promise.all(unrecorded.map((call) => fleet.queues.of(run.queueShard).jobState(QUEUE_NAMES.tool, jobIds.tool(runId, call.toolUseId))));
   return unrecorded.filter((_, index) => states[index] === 'unknown');
 }
 

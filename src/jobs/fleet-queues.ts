@@ -1,6 +1,6 @@
 // The fleet's queues and the one place that turns "what should run next" into BullMQ jobs.
 import { FlowProducer, Queue, type JobState, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import {
   ARCHIVE_QUEUE_NAME,
   QUEUE_NAMES,
@@ -76,11 +76,11 @@ export type FleetQueueName = (typeof FLEET_QUEUE_NAMES)[number];
 export class FleetQueues {
   private readonly modelJobOptions: JobsOptions;
   private readonly toolJobOptions: JobsOptions;
-  private readonly options: { connection: Redis; prefix: string };
+  private readonly options: { connection: RedisClient; prefix: string };
   private created: { model?: Queue<ModelJobData>; tool?: Queue<ToolJobData>; archive?: Queue<ArchiveJobData>; webhook?: Queue<WebhookJobData>; flows?: FlowProducer } = {};
 
   constructor(
-    connection: Redis,
+    connection: RedisClient,
     // Structural (the engine's KeySpace has it): the job protocol sits below the run engine, which
     // enqueues jobs, so it names only the queue prefix it needs.
     readonly keys: { queuePrefix: string },

@@ -1,11 +1,11 @@
 // The fleet-wide pause on real Redis: extend-only, growing through an overload episode, reset by a
 // successful call.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../test/support/redis.js';
 import { ModelCallPause } from './model-call-pause.js';
 
-let redis: Redis;
+let redis: RedisClient;
 const prefix = uniquePrefix('pause');
 beforeAll(() => {
   redis = connectTestRedis();

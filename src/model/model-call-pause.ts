@@ -5,7 +5,7 @@
 // overloaded" — a property of the API, not of one request, so every worker backs off together
 // rather than each retrying on its own). Both are written by one Lua step that only ever extends
 // the pause, so a shorter wait seen later (or two workers writing at once) never cuts a longer one.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { defineLuaCommands } from '../engine/define-lua-commands.js';
 
 /**
@@ -99,7 +99,7 @@ export class ModelCallPause {
   private readonly commands: PauseCommands;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     prefix: string,
     private readonly settings: ModelCallPauseSettings,
   ) {

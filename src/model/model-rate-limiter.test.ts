@@ -5,7 +5,7 @@
 // through the real SDK. The limiter's clock is a test clock (Redis TIME otherwise), so every wait
 // is asserted as a number, never by sleeping.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import Anthropic from '@anthropic-ai/sdk';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../test/support/redis.js';
 import { startSimulator, type RunningSimulator } from '../sim/simulator-server.js';
@@ -14,8 +14,8 @@ import { ModelRateLimiter, limiterIdentity, type AdmissionProvider, type ModelRa
 import { readRateLimitHeaders } from './rate-limit-headers.js';
 
 const prefix = uniquePrefix('admission');
-let first: Redis;
-let second: Redis;
+let first: RedisClient;
+let second: RedisClient;
 beforeAll(() => {
   first = connectTestRedis();
   second = connectTestRedis();

@@ -5,7 +5,7 @@
 // every answer, honouring run priority. The rules are in the Lua (model-rate-limiter-scripts.ts)
 // and docs/admission.md; this module is their typed face.
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { z } from 'zod';
 import { defineLuaCommands } from '../engine/define-lua-commands.js';
 import { IMPLICIT_PROVIDER } from '../domain/provider-declarations.js';
@@ -222,7 +222,7 @@ export class ModelRateLimiter {
   private readonly keyLifetimeMs: number;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly prefix: string,
     private readonly settings: ModelRateLimiterSettings,
     private readonly observe?: (observation: AdmissionObservation) => void,

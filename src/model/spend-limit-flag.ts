@@ -5,7 +5,7 @@
 // `model_spend_limit_reached`) until the flag expires (BUILDFLEET_SPEND_LIMIT_PAUSE_MS) or an
 // admin clears it (POST /v1/admin/spend-limit/clear). Runs admitted before still make their call.
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 
@@ -38,7 +38,7 @@ export class SpendLimitFlagStore {
   private readonly pauseMs: number;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     config: Config,
   ) {
     this.keyId = modelKeyIdOf(config);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../test/support/redis.js';
 import { createKeySpace, type KeySpace } from '../engine/keys.js';
 import { KillSwitch, type KillSwitchSettings } from './kill-switch.js';
@@ -11,7 +11,7 @@ const subject = { runId: 'run_seed', tenant: 'default' };
 const image = { ...subject, upstream: { tool: 'fetch_image', host: 'cdn.example' } };
 const page = { ...subject, upstream: { tool: 'fetch_url_live', host: 'cdn.example' } };
 
-let redis: Redis;
+let redis: RedisClient;
 const prefixes: string[] = [];
 
 beforeAll(() => {

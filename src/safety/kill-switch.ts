@@ -28,17 +28,29 @@
 // (api/routes/kill-switch-routes.ts); with a cool-down configured each scope also half-opens by
 // itself and lets one probe write through.
 //
-// Redis Cluster: the kill switch keys carry no run hash tag, so the write scripts' in-script check
-// is cross-slot there. On Cluster the fallback is the claimWrite check right before the write (not
-// atomic with it: a write claimed in the last milliseconds before a trip may still land), and the
-// switch's keys must share a slot.
+// Redis Cluster: every fleet-wide key of the switch carries one hash tag (keys.ts), so each of its
+// scripts is in one slot. The run's upstreams zset is a key of the run (its slot): on one server
+// the record and the claim keep and read it in their own step, as ever; on a cluster each is split
+// in two — the record first notes the upstream on the run's slot (bfNoteRunUpstream), then records
+// the outcome; the claim first reads the run's live upstreams (bfRunLiveUpstreams), then judges
+// them on the switch's slot. What a split costs: an upstream the run starts depending on between
+// the claim's two steps is not judged by that claim (the write fence judges it again at the write,
+// from the run's own zset), and noting before recording keeps the record's side safe (the run
+// depends on the upstream before its outcome can trip it). Clocks: zset scores are Redis TIME of
+// the run's node, judged against the switch node's TIME — windows are minutes, clocks agree to
+// milliseconds. The write scripts' own check is split the same way (src/engine/effects/write-fence.ts).
+//
+// Keys of a deployment from before the hash tag are moved once, before a process first uses the
+// switch (src/engine/kill-switch-legacy-keys.ts).
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { KeySpace } from '../engine/keys.js';
 import { killSwitchScopesKey, killSwitchTripsKey, runUpstreamsKey, scopeFailingTenantsKey, scopeTenantsKey, scopeWindowKey } from '../engine/kill-switch-keys.js';
+import { ensureKillSwitchKeyLayout } from '../engine/kill-switch-legacy-keys.js';
+import { isCluster } from '../redis/redis-connection.js';
 import { defineKillSwitchScripts, readWindowFigures, type KillSwitchScripts } from './kill-switch-scripts.js';
 import { isKillSwitchMode, KILL_SWITCH_TRIP_CAUSES, type KillSwitchMode, type KillSwitchTripCause } from './kill-switch-mode.js';
 import { describeScope, outcomeWindowIdOf, parseScopeId, scopeIdOf, type KillSwitchScope, type KillSwitchScopeKind, type ToolUpstream } from './kill-switch-scope.js';
@@ -265,7 +277,7 @@ export class KillSwitch implements KillSwitchScopeSource {
 
   constructor(
     private readonly options: {
-      redis: Redis;
+      redis: RedisClient;
       keys: KeySpace;
       settings: KillSwitchSettings;
       logger?: Logger;
@@ -277,7 +289,7 @@ export class KillSwitch implements KillSwitchScopeSource {
   }
 
   /** A switch over a fleet's Redis and config. */
-  static forFleet(fleet: { redis: Redis; store: { keys: KeySpace }; config: Config; logger?: Logger }, hooks?: SwitchHooks): KillSwitch {
+  static forFleet(fleet: { redis: RedisClient; store: { keys: KeySpace }; config: Config; logger?: Logger }, hooks?: SwitchHooks): KillSwitch {
     return new KillSwitch({
       redis: fleet.redis,
       keys: fleet.store.keys,
@@ -289,6 +301,11 @@ export class KillSwitch implements KillSwitchScopeSource {
 
   get settings(): KillSwitchSettings {
     return this.options.settings;
+  }
+
+  /** The switch's keys under their current names (moves a pre-tag deployment's once). */
+  private ready(): Promise<void> {
+    return ensureKillSwitchKeyLayout(this.options.redis, this.options.keys);
   }
 
   private observe(mode: string): KillSwitchMode {
@@ -311,8 +328,12 @@ export class KillSwitch implements KillSwitchScopeSource {
     tenant,
     upstream,
   }: { tool: string; valid: boolean; reason?: string; probeToken?: string } & KillSwitchSubject): Promise<OutcomeRecord> {
-    const { keys, settings } = this.options;
+    const { keys, settings, redis } = this.options;
     const upstreamId = outcomeWindowIdOf(upstream);
+    await this.ready();
+    // On a cluster the run's upstreams zset is in another slot: noted first, in a step of its own.
+    const split = isCluster(redis);
+    if (split && upstreamId.startsWith('upstream:')) await this.scripts.bfNoteRunUpstream(runUpstreamsKey(keys, runId), upstreamId, settings.windowMs);
     const [fleetMode, total, invalid, sinceMs, ...rawChanges] = await this.scripts.bfKillSwitchRecord(
       keys.killSwitch(),
       keys.toolOutcomes(),
@@ -324,7 +345,7 @@ export class KillSwitch implements KillSwitchScopeSource {
       scopeTenantsKey(keys, upstreamId),
       scopeFailingTenantsKey(keys, upstreamId),
       scopeWindowKey(keys, `${upstreamId}:tenant:${tenant}`),
-      runUpstreamsKey(keys, runId),
+      split ? killSwitchScopesKey(keys) : runUpstreamsKey(keys, runId),
       valid ? '1' : '0',
       settings.windowMs,
       settings.threshold,
@@ -337,6 +358,7 @@ export class KillSwitch implements KillSwitchScopeSource {
       settings.fleetMinTenants,
       settings.upstreamMinTenants,
       runId,
+      split ? '0' : '1',
     );
     const changes = rawChanges.map((raw): ScopeChange => {
       const change = changeSchema.parse(JSON.parse(raw));
@@ -378,7 +400,11 @@ export class KillSwitch implements KillSwitchScopeSource {
   /** Asked before a write tool starts: allow, refuse (saying which scope), or let it through as
    * the half-open probe of every half-open scope that covers it. */
   async claimWrite({ runId, tenant }: Pick<KillSwitchSubject, 'runId' | 'tenant'>): Promise<WriteClaim> {
-    const { keys, settings } = this.options;
+    const { keys, settings, redis } = this.options;
+    await this.ready();
+    // On a cluster the run's upstreams zset is in another slot: read first, judged as a list.
+    const split = isCluster(redis);
+    const listedUpstreams = split ? JSON.stringify(await this.scripts.bfRunLiveUpstreams(runUpstreamsKey(keys, runId))) : '';
     // randomUUID draws from a cached entropy pool; randomBytes(8) went to the system's CSPRNG on
     // every write claim, a measurable share of the claim's CPU.
     const token = `probe_${randomUUID()}`;
@@ -386,11 +412,12 @@ export class KillSwitch implements KillSwitchScopeSource {
     const [verdict, fleetMode, nowMs, reason, scopeId, scopeMode] = await this.scripts.bfKillSwitchClaimWrite(
       keys.killSwitch(),
       killSwitchScopesKey(keys),
-      runUpstreamsKey(keys, runId),
+      split ? killSwitchScopesKey(keys) : runUpstreamsKey(keys, runId),
       settings.cooldownMs,
       token,
       lease,
       tenant,
+      listedUpstreams,
     );
     this.observe(fleetMode);
     const redisTimeMs = Number(nowMs);
@@ -402,6 +429,7 @@ export class KillSwitch implements KillSwitchScopeSource {
 
   /** Hands back every probe a write held that produced no validated output. */
   async releaseProbe(probeToken: string): Promise<void> {
+    await this.ready();
     await this.scripts.bfKillSwitchReleaseProbe(this.options.keys.killSwitch(), killSwitchScopesKey(this.options.keys), probeToken);
   }
 
@@ -409,6 +437,7 @@ export class KillSwitch implements KillSwitchScopeSource {
    * until reset; read_write resets it and restarts its window. */
   async setMode({ mode, reason, source = 'operator', scope = { kind: 'fleet' } }: { mode: 'read_only' | 'read_write'; reason: string; source?: string; scope?: KillSwitchScope }): Promise<KillSwitchState> {
     const { keys } = this.options;
+    await this.ready();
     const scopeId = scopeIdOf(scope);
     const [previous] =
       scope.kind === 'fleet'
@@ -432,6 +461,7 @@ export class KillSwitch implements KillSwitchScopeSource {
    * the last trips. */
   async getState(): Promise<KillSwitchState> {
     const { keys, settings, redis } = this.options;
+    await this.ready();
     const [flat, total, invalid, , scopeFlat, tripsRaw, spiking] = await this.scripts.bfKillSwitchRead(
       keys.killSwitch(),
       keys.toolOutcomes(),
@@ -557,6 +587,7 @@ export class KillSwitch implements KillSwitchScopeSource {
   /** Every scope that is read_only or half_open now, by kind and mode (for the scopes gauge). */
   async countScopes(): Promise<KillSwitchScopeCount[]> {
     const { redis, keys } = this.options;
+    await this.ready();
     const [fleetMode, entries] = await Promise.all([redis.hget(keys.killSwitch(), 'mode'), redis.hgetall(killSwitchScopesKey(keys))]);
     const counts = new Map<string, KillSwitchScopeCount>();
     const add = (scope: KillSwitchScopeKind, mode: KillSwitchMode) => {

@@ -15,6 +15,11 @@ describe('secret redaction', () => {
     });
   });
 
+  it('knows the password of every Redis Cluster seed', () => {
+    registerSecretsFromEnvironment({ BUILDFLEET_REDIS_CLUSTER_NODES: 'redis://:clusterpass-9a8b@10.0.0.1:7000, redis://:clusterpass-9a8b@10.0.0.2:7000' });
+    expect(redactText('NOAUTH clusterpass-9a8b refused')).toBe('NOAUTH [redacted] refused');
+  });
+
   it('redacts a URL’s password for printing, whatever its length, and keeps the rest', () => {
     expect(redactUrl('redis://:pw@127.0.0.1:6379')).toBe('redis://:[redacted]@127.0.0.1:6379');
     expect(redactUrl('redis://admin:hunter2hunter2@redis.internal:6380/2')).toBe('redis://admin:[redacted]@redis.internal:6380/2');

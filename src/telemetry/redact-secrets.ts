@@ -20,6 +20,8 @@ export function registerSecretsFromEnvironment(environment: NodeJS.ProcessEnv = 
     if (!value) continue;
     if (SECRET_NAME.test(name)) registerSecret(value);
     if (/_URL$/.test(name)) for (const password of urlPasswordsOf(value)) registerSecret(password);
+    // A Redis Cluster's seeds: comma-separated URLs, each of which may carry the password.
+    if (name === 'BUILDFLEET_REDIS_CLUSTER_NODES') for (const seed of value.split(',')) for (const password of urlPasswordsOf(seed.trim())) registerSecret(password);
   }
   return secrets.size;
 }

@@ -13,7 +13,8 @@
 // On its first sweep per prefix it seeds the index with runs that ended before the index existed.
 import type { Logger } from 'pino';
 import type { RunEngine } from '../engine/run-engine.js';
-import type { FleetQueues } from '../jobs/fleet-queues.js';
+import type { QueueShards } from '../jobs/queue-shards.js';
+import { queuesOfRun } from './queues-of-run.js';
 import { ReaperLock } from './reaper-lock.js';
 import { LockedSweep } from './locked-sweep.js';
 
@@ -32,7 +33,7 @@ export interface ArchiveSweeperSettings {
 
 export interface ArchiveSweeperContext {
   store: RunEngine;
-  queues: FleetQueues;
+  queues: QueueShards;
   logger: Logger;
 }
 
@@ -113,7 +114,9 @@ export class ArchiveSweeper {
   }
 
   private async ensureArchiveJob(runId: string, now: number, report: ArchiveSweepReport): Promise<void> {
-    const { queues } = this.context;
+    const queues = await queuesOfRun(this.context, runId);
+    // No record: nothing to archive (its keys expired, so it was archived before).
+    if (!queues) return;
     const job = await queues.archiveJob(runId);
     if (job.state === 'unknown') {
       await queues.enqueueArchive(runId);

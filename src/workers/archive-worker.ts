@@ -8,12 +8,13 @@
 // sets the same TTL again. It runs in the tool worker processes, which mount the sites volume
 // (start-archiving.ts).
 import { Worker, type Job } from 'bullmq';
-import type { WorkerFleet } from './worker-fleet.js';
+import { shardRole, type WorkerFleet } from './worker-fleet.js';
 import type { RunArchiveSource, RunEngine } from '../engine/run-engine.js';
 import type { HistoryStore } from '../history/history-store.js';
-import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
+import { redisTargetOf } from '../domain/redis-target.js';
+import { connectRedis, workerIdentity } from '../redis/redis-connection.js';
 import { ARCHIVE_QUEUE_NAME, QUEUE_NAMES, archiveJobSchema, jobIds, type ArchiveJobData } from '../jobs/job-catalog.js';
-import type { FleetQueues } from '../jobs/fleet-queues.js';
+import type { QueueShards } from '../jobs/queue-shards.js';
 import { runArchiveOf } from './run-archive-of.js';
 import type { SiteStore } from '../sites/site-store.js';
 import { siteStoreOf } from '../sites/site-store-of-config.js';
@@ -62,12 +63,12 @@ async function unfinishedJobsOf(deps: ArchiveDependencies, source: RunArchiveSou
   const pending: string[] = [];
   if (!source.turns.some((turn) => turn.turn === run.turn && turn.response !== null)) {
     const claimant = await deps.store.turnClaimant(run.id, run.turn);
-    if (claimant && UNFINISHED_JOB_STATES.has(await deps.queues.jobState(QUEUE_NAMES.model, claimant))) pending.push(`model job ${claimant}`);
+    if (claimant && UNFINISHED_JOB_STATES.has(await deps.queues.of(run.queueShard).jobState(QUEUE_NAMES.model, claimant))) pending.push(`model job ${claimant}`);
   }
   for (const call of runArchiveOf(source).toolCalls) {
     if (call.status !== 'unanswered') continue;
     const jobId = jobIds.tool(run.id, call.toolUseId);
-    if (UNFINISHED_JOB_STATES.has(await deps.queues.jobState(QUEUE_NAMES.tool, jobId))) pending.push(`tool job ${jobId}`);
+    if (UNFINISHED_JOB_STATES.has(await deps.queues.of(run.queueShard).jobState(QUEUE_NAMES.tool, jobId))) pending.push(`tool job ${jobId}`);
   }
   return pending;
 }
@@ -75,7 +76,7 @@ async function unfinishedJobsOf(deps: ArchiveDependencies, source: RunArchiveSou
 export interface ArchiveDependencies {
   store: RunEngine;
   /** Where the run's jobs are looked up: the archive waits for those still running. */
-  queues: Pick<FleetQueues, 'jobState'>;
+  queues: Pick<QueueShards, 'of'>;
   history: HistoryStore;
   /** Where the run's sites must be before its keys expire (siteStoreOf(config)). */
   sites: SiteStore;
@@ -118,7 +119,7 @@ export interface ArchiveWorkerOptions {
 export function startArchiveWorker(fleet: WorkerFleet, options: ArchiveWorkerOptions): Worker<ArchiveJobData> {
   const deps: ArchiveDependencies = { store: fleet.store, queues: fleet.queues, history: options.history, sites: options.sites ?? siteStoreOf(fleet.config), retentionMs: options.retentionMs };
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
-  const connection = connectRedis(fleet.config.REDIS_URL);
+  const connection = connectRedis(redisTargetOf(fleet.config));
   const worker = new Worker<ArchiveJobData>(
     ARCHIVE_QUEUE_NAME,
     async (job: Job<ArchiveJobData>) => {
@@ -129,8 +130,8 @@ export function startArchiveWorker(fleet: WorkerFleet, options: ArchiveWorkerOpt
     },
     {
       connection,
-      prefix: fleet.store.keys.queuePrefix,
-      name: workerIdentity('archive'),
+      prefix: fleet.queues.own.keys.queuePrefix,
+      name: workerIdentity(shardRole(fleet, 'archive')),
       concurrency: options.concurrency ?? 2,
       lockDuration: fleet.config.BUILDFLEET_LOCK_DURATION_MS,
       stalledInterval: fleet.config.BUILDFLEET_STALLED_INTERVAL_MS,

@@ -35,5 +35,5 @@ async function enqueueRunWaiting(fleet: EnqueueFleet, park: RunPark): Promise<vo
   if (!run?.webhook) return;
   const deliveryId = jobIds.webhookWaitingForInput(run.id, park.toolUseId);
   const payload = webhookPayloadOf({ run: { ...run, status: 'waiting_for_input' }, event: 'run.waiting_for_input', deliveryId, question: park.question });
-  await fleet.queues.enqueueWebhook({ runId: run.id, turn: park.turn, url: run.webhook.url, payload }, retryOf(fleet.config));
+  await fleet.queues.of(run.queueShard).enqueueWebhook({ runId: run.id, turn: park.turn, url: run.webhook.url, payload }, retryOf(fleet.config));
 }

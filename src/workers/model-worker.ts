@@ -3,11 +3,12 @@
 import { Worker, DelayedError, RateLimitError, type Job } from 'bullmq';
 import type Anthropic from '@anthropic-ai/sdk';
 import { runModelTurn, type ModelTurnDependencies, type ModelTurnHooks } from '../agent/run-model-turn.js';
-import type { WorkerFleet } from './worker-fleet.js';
+import { shardRole, type WorkerFleet } from './worker-fleet.js';
 import { ConcurrencyGovernor, type ConcurrencyChange } from './concurrency-governor.js';
 import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
-import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
+import { redisTargetOf } from '../domain/redis-target.js';
+import { connectRedis, workerIdentity } from '../redis/redis-connection.js';
 import { ModelCallPause } from '../model/model-call-pause.js';
 import { ModelRateLimiter } from '../model/model-rate-limiter.js';
 import { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
@@ -80,7 +81,7 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
       : {}),
   };
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
-  const connection = connectRedis(fleet.config.REDIS_URL);
+  const connection = connectRedis(redisTargetOf(fleet.config));
   const governor = new ConcurrencyGovernor({
     ceiling: options.concurrency ?? fleet.config.BUILDFLEET_MODEL_CONCURRENCY,
     targetDelayMs: fleet.config.BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS,
@@ -129,9 +130,9 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
     },
     {
       connection,
-      prefix: fleet.store.keys.queuePrefix,
+      prefix: fleet.queues.own.keys.queuePrefix,
       // Recorded on each job as processedBy, so a run can be traced to the worker that ran it.
-      name: workerIdentity('model'),
+      name: workerIdentity(shardRole(fleet, 'model')),
       concurrency: governor.initialConcurrency,
       // Locks: a worker killed mid-turn loses its lock after lockDuration; the stalled check
       // then hands the job to another worker (at most maxStalledCount times).

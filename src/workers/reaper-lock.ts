@@ -3,7 +3,7 @@
 // the Redis docs' "SET" page, "Patterns": a lock that only its owner removes). A holder that dies
 // leaves a lock that expires after its TTL.
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis/redis-connection.js';
 
 const EXTEND = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
@@ -12,7 +12,7 @@ export class ReaperLock {
   private token: string | null = null;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly key: string,
     private readonly ttlMs: number,
   ) {}

@@ -16,6 +16,7 @@
 import type { Logger } from 'pino';
 import type { RunEngine, TurnInspection } from '../engine/run-engine.js';
 import type { FleetQueues } from '../jobs/fleet-queues.js';
+import type { QueueShards } from '../jobs/queue-shards.js';
 import { jobIds, QUEUE_NAMES, type ModelJobData, type ToolJobData } from '../jobs/job-catalog.js';
 import type { PlannedDispatch } from '../engine/turn-outcome.js';
 import { assertNever } from '../domain/profile.js';
@@ -37,7 +38,8 @@ export interface RunReaperSettings {
 
 export interface RunReaperContext {
   store: RunEngine;
-  queues: FleetQueues;
+  /** Every shard's queues: each run's jobs are looked up and enqueued in its own shard. */
+  queues: QueueShards;
   logger: Logger;
 }
 
@@ -90,7 +92,7 @@ export class RunReaper {
   async sweep(now = Date.now()): Promise<SweepReport> {
     const { store, queues } = this.context;
     // A paused queue holds every job where it is: nothing is lost, and nothing would move if resumed.
-    if (await queues.anyPaused()) return emptyReport('paused');
+    if ((await Promise.all(queues.all().map((shard) => shard.anyPaused()))).some(Boolean)) return emptyReport('paused');
     const report = emptyReport(null);
     await store.seedLiveRuns();
     let cursor = '0';
@@ -100,19 +102,19 @@ export class RunReaper {
       const readings = await store.runProgress(page.runIds);
       const forget: string[] = [];
       const ended: string[] = [];
-      const stale: Array<{ runId: string; turn: number }> = [];
+      const stale: Array<{ runId: string; turn: number; queues: FleetQueues }> = [];
       for (const [index, runId] of page.runIds.entries()) {
         const reading = readings[index]!;
         if (reading.state === 'missing') forget.push(runId);
         else if (reading.state === 'invalid') this.context.logger.warn({ run_id: runId, err: reading.error.message }, 'reaper skips a run whose record does not decode');
         else if (isTerminal(reading.value.status)) ended.push(runId);
-        else if (reading.value.status !== 'waiting_for_input' && this.isStale(reading.value.updatedAt, now)) stale.push({ runId, turn: reading.value.turn });
+        else if (reading.value.status !== 'waiting_for_input' && this.isStale(reading.value.updatedAt, now)) stale.push({ runId, turn: reading.value.turn, queues: queues.of(reading.value.queueShard) });
       }
       // A page's runs are judged side by side: their commands share the connection's pipeline.
       report.examined += stale.length;
       await Promise.all(
-        stale.map(({ runId, turn }) =>
-          this.examine(runId, turn, now, report).catch((error: unknown) =>
+        stale.map(({ runId, turn, queues: runQueues }) =>
+          this.examine(runId, turn, runQueues, now, report).catch((error: unknown) =>
             this.context.logger.error({ run_id: runId, err: error instanceof Error ? error.message : String(error) }, 'reaper could not judge a run'),
           ),
         ),
@@ -135,8 +137,8 @@ export class RunReaper {
     return !Number.isFinite(at) || now - at >= this.settings.graceMs;
   }
 
-  private async examine(runId: string, turn: number, now: number, report: SweepReport): Promise<void> {
-    const { store, queues } = this.context;
+  private async examine(runId: string, turn: number, queues: FleetQueues, now: number, report: SweepReport): Promise<void> {
+    const { store } = this.context;
     // The common case first, in one round trip: the turn's own job waits its turn or runs (a long
     // queue, a long call). Only a run without one is read in full.
     const ownState = (await queues.jobState(QUEUE_NAMES.model, jobIds.modelTurn(runId, turn))) as ObservedJobState;
@@ -144,13 +146,12 @@ export class RunReaper {
     const inspection = await store.inspectTurn(runId, turn);
     if (inspection === 'moved' || inspection === 'missing') return;
     if (inspection.status === 'waiting_for_input' || !this.isStale(inspection.updatedAt, now)) return;
-    const decision = decideStalledRun(await this.observe(runId, inspection));
-    await this.act(runId, inspection, decision, report);
+    const decision = decideStalledRun(await this.observe(runId, inspection, queues));
+    await this.act(runId, inspection, decision, queues, report);
   }
 
   /** The states of every job that may carry the turn, and of the previous turn's tool jobs. */
-  private async observe(runId: string, inspection: TurnInspection) {
-    const { queues } = this.context;
+  private async observe(runId: string, inspection: TurnInspection, queues: FleetQueues) {
     const { turn } = inspection;
     const ownJobId = jobIds.modelTurn(runId, turn);
     const askUser = inspection.calls.find(({ call }) => call.name === 'ask_user');
@@ -176,8 +177,8 @@ export class RunReaper {
     };
   }
 
-  private async act(runId: string, inspection: TurnInspection, decision: StalledRunDecision, report: SweepReport): Promise<void> {
-    const { store, queues } = this.context;
+  private async act(runId: string, inspection: TurnInspection, decision: StalledRunDecision, queues: FleetQueues, report: SweepReport): Promise<void> {
+    const { store } = this.context;
     const seen = { turn: inspection.turn, updatedAt: inspection.updatedAt, recoveries: inspection.recoveries };
     const next: ModelJobData = { runId, turn: inspection.turn, trace: inspection.traceContext };
     switch (decision.kind) {

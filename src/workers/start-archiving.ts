@@ -9,6 +9,7 @@ import type { HistoryStore } from '../history/history-store.js';
 import type { SiteStore } from '../sites/site-store.js';
 import type { ArchiveJobData } from '../jobs/job-catalog.js';
 import type { WorkerFleet } from './worker-fleet.js';
+import { queuesOfRun } from './queues-of-run.js';
 import { runWorkerWithSweep, type RunningWorkerWithSweep } from './run-worker-with-sweep.js';
 import { startArchiveWorker } from './archive-worker.js';
 import { ArchiveSweeper } from './archive-sweeper.js';
@@ -30,7 +31,7 @@ export interface ArchivingOptions {
  * died first) is the sweep's to find: the run stays in the unarchived-run index until archived. */
 export function archiveOnRunEnd(fleet: Pick<WorkerFleet, 'store' | 'queues' | 'logger'>): void {
   fleet.store.observeRunEnds(({ runId }) => {
-    fleet.queues.enqueueArchive(runId).catch((error: unknown) => {
+    queuesOfRun(fleet, runId).then((queues) => queues?.enqueueArchive(runId)).catch((error: unknown) => {
       fleet.logger.warn({ run_id: runId, err: error instanceof Error ? error.message : String(error) }, 'archive job not enqueued at run end; the archive sweep enqueues it');
     });
   });
@@ -44,3 +45,4 @@ export function startArchiving(fleet: WorkerFleet, options: ArchivingOptions): R
   const sweeper = new ArchiveSweeper({ store: fleet.store, queues: fleet.queues, logger: fleet.logger }, { intervalMs: sweepIntervalMs, graceMs: sweepIntervalMs });
   return runWorkerWithSweep({ worker, sweeper });
 }
+

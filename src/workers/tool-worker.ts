@@ -1,12 +1,13 @@
 // The tool worker: takes tool-call jobs; each records exactly one tool_result in the ledger.
 import { Worker, type Job } from 'bullmq';
-import type { WorkerFleet } from './worker-fleet.js';
+import { shardRole, type WorkerFleet } from './worker-fleet.js';
 import { ConcurrencyGovernor, type ConcurrencyChange } from './concurrency-governor.js';
 import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 import { KillSwitch } from '../safety/kill-switch.js';
 import { runToolJob, type ToolJobDependencies } from '../tools/run-tool-job.js';
-import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
+import { redisTargetOf } from '../domain/redis-target.js';
+import { connectRedis, workerIdentity } from '../redis/redis-connection.js';
 import { QUEUE_NAMES, toolJobSchema, type ToolJobData } from '../jobs/job-catalog.js';
 import { isFinalFailure } from './end-run-of-failed-job.js';
 
@@ -36,7 +37,7 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
     ...(killSwitch ? { killSwitch } : {}),
   };
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
-  const connection = connectRedis(fleet.config.REDIS_URL);
+  const connection = connectRedis(redisTargetOf(fleet.config));
   const governor = new ConcurrencyGovernor({
     ceiling: options.concurrency ?? fleet.config.BUILDFLEET_TOOL_CONCURRENCY,
     targetDelayMs: fleet.config.BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS,
@@ -74,9 +75,9 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
     },
     {
       connection,
-      prefix: fleet.store.keys.queuePrefix,
+      prefix: fleet.queues.own.keys.queuePrefix,
       // Recorded on each job as processedBy, so a run can be traced to the worker that ran it.
-      name: workerIdentity('tool'),
+      name: workerIdentity(shardRole(fleet, 'tool')),
       concurrency: governor.initialConcurrency,
       lockDuration: fleet.config.BUILDFLEET_LOCK_DURATION_MS,
       stalledInterval: fleet.config.BUILDFLEET_STALLED_INTERVAL_MS,

@@ -6,8 +6,9 @@
 // backoff, UnrecoverableError ends the delivery. It runs in the tool worker processes, the role
 // whose network egress is already the SSRF guard's (src/fleet/start-roles.ts).
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { WorkerFleet } from './worker-fleet.js';
-import { connectRedis, workerIdentity } from '../jobs/redis-connection.js';
+import { shardRole, type WorkerFleet } from './worker-fleet.js';
+import { redisTargetOf } from '../domain/redis-target.js';
+import { connectRedis, workerIdentity } from '../redis/redis-connection.js';
 import { WEBHOOK_QUEUE_NAME, webhookJobSchema, type WebhookJobData } from '../jobs/job-catalog.js';
 import type { HostResolver } from '../safety/ssrf-guard.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
@@ -72,11 +73,11 @@ export async function deliverWebhookJob(
 
 export function startWebhookWorker(fleet: WorkerFleet, options: WebhookWorkerOptions = {}): Worker<WebhookJobData> {
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
-  const connection = connectRedis(fleet.config.REDIS_URL);
+  const connection = connectRedis(redisTargetOf(fleet.config));
   const worker = new Worker<WebhookJobData>(WEBHOOK_QUEUE_NAME, async (job: Job<WebhookJobData>) => deliverWebhookJob(fleet, job, options), {
     connection,
-    prefix: fleet.store.keys.queuePrefix,
-    name: workerIdentity('webhook'),
+    prefix: fleet.queues.own.keys.queuePrefix,
+    name: workerIdentity(shardRole(fleet, 'webhook')),
     concurrency: options.concurrency ?? 8,
     lockDuration: fleet.config.BUILDFLEET_LOCK_DURATION_MS,
     stalledInterval: fleet.config.BUILDFLEET_STALLED_INTERVAL_MS,

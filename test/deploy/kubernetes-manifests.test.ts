@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { PROJECT_ROOT } from '../../src/cli/spawn-role.js';
 import { configSchema, loadConfig } from '../../src/config.js';
 import { createKeySpace } from '../../src/engine/keys.js';
+import { queuePrefixOf } from '../../src/domain/queue-shards.js';
 import { QUEUE_NAMES } from '../../src/jobs/job-catalog.js';
 import { kubectlVersion, renderKustomization, type KubernetesDocument } from './support/render-kustomization.js';
 import { findUnknownFields, schemaErrors } from './support/kubernetes-schemas.js';
@@ -289,7 +290,7 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
       expect(named(documents, 'Deployment', role), role).toBeDefined();
       const trigger = scaled?.spec.triggers.find((candidate) => candidate.type === 'redis');
       // BullMQ 5: the waiting jobs of a queue are the list `<prefix>:<queue>:wait`.
-      expect(trigger?.metadata.listName, role).toBe(`${keys.queuePrefix}:${queue}:wait`);
+      expect(trigger?.metadata.listName, role).toBe(`${queuePrefixOf(keys.prefix, 0)}:${queue}:wait`);
       expect(Number(trigger?.metadata.listLength), role).toBeGreaterThan(0);
     }
     // The HPA overlays replace KEDA rather than fight it over the same Deployment.

@@ -92,7 +92,7 @@ describe('the compiled build (what the image runs)', () => {
     const builtins = new Set(builtinModules);
     // Loaded only by `buildfleet dev`/`demo` and the tests (a private redis-server and PostgreSQL),
     // never by an image role: the image sets REDIS_URL and DATABASE_URL.
-    const devOnly = new Set(['src/dev/private-redis.js -> ../../scripts/redis-binary.mjs', 'src/dev/private-postgres.js -> ../../scripts/postgres-binary.mjs']);
+    const devOnly = new Set(['src/dev/private-redis.js -> ../../scripts/redis-binary.mjs', 'src/dev/local-redis-cluster.js -> ../../scripts/redis-binary.mjs', 'src/dev/private-postgres.js -> ../../scripts/postgres-binary.mjs']);
     const problems: string[] = [];
     for (const file of filesUnder(join(build.root, 'dist')).filter((path) => path.endsWith('.js'))) {
       const source = readFileSync(file, 'utf8');

@@ -24,8 +24,8 @@ describe('GET /v1/admin/queues', () => {
     // One archive job and one webhook delivery (no worker takes them here): the console's admin
     // view shows the depths of these queues too.
     const now = new Date().toISOString();
-    await harness.fleet.queues.enqueueArchive('run_admincounts');
-    await harness.fleet.queues.enqueueWebhook(
+    await harness.fleet.queues.own.enqueueArchive('run_admincounts');
+    await harness.fleet.queues.own.enqueueWebhook(
       {
         runId: 'run_admincounts',
         turn: 1,

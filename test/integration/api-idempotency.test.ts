@@ -79,7 +79,7 @@ describe('POST /v1/runs with one Idempotency-Key, 100 times at once', () => {
     expect(responses.filter((response) => response.headers['idempotent-replayed'] === 'true')).toHaveLength(99);
     expect(await harness.fleet.redis.zcard(harness.fleet.store.keys.runsByTenant('stampede'))).toBe(1);
     const [id] = [...ids];
-    expect(await harness.fleet.queues.model.getJob(`${id}-turn-0`)).toBeTruthy();
+    expect(await harness.fleet.queues.own.model.getJob(`${id}-turn-0`)).toBeTruthy();
 
     const conflict = await harness.app.inject({ method: 'POST', url: '/v1/runs', headers, payload: { ...body, maxTurns: 8 } });
     expect(conflict.statusCode).toBe(422);

@@ -144,14 +144,14 @@ describe('concurrent runs (BUILDFLEET_MAX_CONCURRENT_RUNS)', () => {
 
   it('frees the slot when creating the run fails after admission, and ends the run it created', async () => {
     const tenant = await keyFor(harness, 'flaky');
-    const original = harness.fleet.queues.enqueueTurn.bind(harness.fleet.queues);
-    harness.fleet.queues.enqueueTurn = async () => {
+    const original = harness.fleet.queues.own.enqueueTurn.bind(harness.fleet.queues.own);
+    harness.fleet.queues.own.enqueueTurn = async () => {
       throw new Error('queue unavailable');
     };
     try {
       expect((await create(harness, tenant)).statusCode).toBe(500);
     } finally {
-      harness.fleet.queues.enqueueTurn = original;
+      harness.fleet.queues.own.enqueueTurn = original;
     }
     expect(await harness.fleet.redis.scard(harness.fleet.store.keys.activeRuns('flaky'))).toBe(0);
     // The run was written before the enqueue failed: it ended, so nothing can start it without a slot.

@@ -8,7 +8,8 @@ import { buildApiServer } from '../../src/api/api-server.js';
 import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
 import { uniquePrefix } from '../support/redis.js';
 import { FleetQueues } from '../../src/jobs/fleet-queues.js';
-import { connectRedis } from '../../src/jobs/redis-connection.js';
+import { QueueShards } from '../../src/jobs/queue-shards.js';
+import { connectRedis } from '../../src/redis/redis-connection.js';
 import { RunReaper } from '../../src/workers/run-reaper.js';
 
 let harness: ApiTestHarness;
@@ -44,7 +45,7 @@ describe('POST /v1/runs', () => {
     expect(body).toEqual({ id: expect.stringMatching(/^run_[a-zA-Z0-9]{8,64}$/), status: 'queued' });
     expect(response.headers.location).toBe(`/v1/runs/${body.id}`);
 
-    const job = await harness.fleet.queues.model.getJob(`${body.id}-turn-0`);
+    const job = await harness.fleet.queues.own.model.getJob(`${body.id}-turn-0`);
     expect(job?.data).toMatchObject({ runId: body.id, turn: 0 });
     const run = await harness.fleet.store.getRun(body.id);
     expect(run).toMatchObject({ tenant: 'default', prompt: 'Build a site for a bakery', maxTurns: 12, options: { scenario: 'happy_path' } });
@@ -153,7 +154,7 @@ describe('Idempotency-Key', () => {
     expect(ids.size).toBe(1);
     expect(await countRuns()).toBe(before + 1);
     const [id] = [...ids];
-    expect(await harness.fleet.queues.model.getJob(`${id}-turn-0`)).toBeTruthy();
+    expect(await harness.fleet.queues.own.model.getJob(`${id}-turn-0`)).toBeTruthy();
   });
 
   it('creates separate runs for different keys and for no key', async () => {
@@ -171,7 +172,7 @@ describe('Idempotency-Key', () => {
     const closed = connectRedis(harness.fleet.config.REDIS_URL);
     await closed.quit();
     const healthy = harness.fleet.queues;
-    const broken = new FleetQueues(closed, harness.fleet.store.keys);
+    const broken = new QueueShards((queuePrefix) => new FleetQueues(closed, { queuePrefix }), harness.fleet.config.BUILDFLEET_PREFIX, 1, 0);
     harness.fleet.queues = broken;
     let failed;
     try {
@@ -193,14 +194,14 @@ describe('Idempotency-Key', () => {
     expect(retried.headers['idempotent-replayed']).toBeUndefined();
     const liveId = retried.json().id as string;
     expect(liveId).not.toBe(endedId);
-    expect(await harness.fleet.queues.model.getJob(`${liveId}-turn-0`)).toBeTruthy();
+    expect(await harness.fleet.queues.own.model.getJob(`${liveId}-turn-0`)).toBeTruthy();
 
     // A reaper sweeping long after the grace resumes neither: one run is live, the other ended.
     const reaper = new RunReaper({ store: harness.fleet.store, queues: harness.fleet.queues, logger: harness.fleet.logger }, { intervalMs: 0, graceMs: 500, maxRecoveries: 3 });
     const report = await reaper.sweep(Date.now() + 3_600_000);
     expect(report.resumed).not.toContain(endedId);
     expect(report.resumed).not.toContain(liveId);
-    expect(await harness.fleet.queues.jobState('model', `${endedId}-turn-0`)).toBe('unknown');
+    expect(await harness.fleet.queues.own.jobState('model', `${endedId}-turn-0`)).toBe('unknown');
     expect((await harness.fleet.store.getRun(endedId))?.status).toBe('failed');
   });
 
@@ -332,7 +333,7 @@ describe('POST /v1/runs/:id/input', () => {
     expect(response.json()).toEqual({ id: run.id, status: 'running' });
     const stored = await harness.fleet.store.getStoredToolResult(run.id, 'toolu_ask1');
     expect(stored?.output).toEqual({ answer: 'Blue, please' });
-    expect(await harness.fleet.queues.model.getJob(`${run.id}-turn-2-resume-toolu_ask1`)).toBeTruthy();
+    expect(await harness.fleet.queues.own.model.getJob(`${run.id}-turn-2-resume-toolu_ask1`)).toBeTruthy();
 
     const again = await post(`/v1/runs/${run.id}/input`, { text: 'Red' });
     expect(again.statusCode).toBe(409);

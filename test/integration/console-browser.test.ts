@@ -307,7 +307,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     await until("the failed run's stream to end", async () => (await page.getByTestId('stream-state').textContent()) === 'ended');
     // The resumed turn's job waits in the paused model queue, so the run stays `running` until the
     // page has shown it, however long the page takes to look.
-    await fleet.fleet.queues.model.pause();
+    await fleet.fleet.queues.own.model.pause();
     try {
       const resumed = await fetch(`${fleet.apiUrl}/v1/runs/${runId}/resume`, { method: 'POST', headers: { authorization: `Bearer ${fleet.apiKey}` } });
       expect(resumed.status).toBe(202);
@@ -315,7 +315,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
       expect(await page.getByTestId('resume').count()).toBe(0);
       await until('the stream followed again', async () => (await page.getByTestId('stream-state').textContent()) === 'live');
     } finally {
-      await fleet.fleet.queues.model.resume();
+      await fleet.fleet.queues.own.model.resume();
     }
     await untilStatus('succeeded');
     const timeline = page.getByTestId('timeline');
@@ -511,7 +511,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     await depths.locator('tr[data-queue="model"]').waitFor({ timeout: SLOW });
     const completed = Number(await depths.locator('tr[data-queue="model"] td[data-state="completed"]').textContent());
     expect(completed).toBeGreaterThan(0);
-    expect(completed).toBe((await fleet.fleet.queues.model.getJobCounts('completed')).completed);
+    expect(completed).toBe((await fleet.fleet.queues.own.model.getJobCounts('completed')).completed);
     expect(await depths.locator('tr[data-queue="model"] [data-testid="worker-count"]').textContent()).toBe('1');
     expect(await depths.locator('tr[data-queue="tool"] [data-testid="worker-count"]').textContent()).toBe('1');
     expect(await page.getByTestId('workers').textContent()).toContain(`:${process.pid}:model`);

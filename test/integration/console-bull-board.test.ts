@@ -76,7 +76,7 @@ describe('Bull Board on the console origin', () => {
   it('keeps the queues read-only: an action on a job or a queue is refused by the server', async () => {
     const paused = await fetch(`${consoleUrl}/queues/api/queues/model/pause`, { method: 'PUT', headers: { cookie: adminCookie, origin: consoleUrl } });
     expect(paused.status).toBe(405);
-    expect(await fleet.fleet.queues.model.isPaused()).toBe(false);
+    expect(await fleet.fleet.queues.own.model.isPaused()).toBe(false);
     // An action from another origin does not reach the board at all (CSRF).
     const crossOrigin = await fetch(`${consoleUrl}/queues/api/queues/model/pause`, { method: 'PUT', headers: { cookie: adminCookie, origin: 'http://127.0.0.1:1' } });
     expect(crossOrigin.status).toBe(403);

@@ -91,7 +91,7 @@ describe('a build job end to end', () => {
 
   it('treats a second enqueue of the same turn as a no-op', async () => {
     const created = await harness.submit({});
-    await harness.fleet.queues.enqueueTurn({ runId: created.id, turn: 0, trace: {} });
+    await harness.fleet.queues.own.enqueueTurn({ runId: created.id, turn: 0, trace: {} });
     const run = await harness.waitForRun(created.id);
     expect(run.status).toBe('succeeded');
     const turnZeroCalls = harness.simulator.requests.filter(

@@ -117,7 +117,8 @@ describe('the archive sweep', () => {
   });
 
   it('archives a run whose end was never followed by an archive enqueue, and one whose process died before its end’s bookkeeping', async () => {
-    const { store, queues } = harness.fleet;
+    const { store } = harness.fleet;
+    const queues = harness.fleet.queues.own;
     const first = await harness.waitForRun((await harness.submit({})).id, 120_000);
     const second = await harness.waitForRun((await harness.submit({})).id, 120_000);
     expect(first.status).toBe('succeeded');
@@ -129,7 +130,7 @@ describe('the archive sweep', () => {
     // is still in the live-run index and not in the unarchived one.
     await harness.fleet.redis.zrem(store.keys.unarchivedRuns(), second.id);
     await harness.fleet.redis.zadd(store.keys.liveRuns(), Date.now(), second.id);
-    const reaper = new RunReaper({ store, queues, logger: silent }, { intervalMs: 0, graceMs: 60_000, maxRecoveries: 3 });
+    const reaper = new RunReaper({ store, queues: harness.fleet.queues, logger: silent }, { intervalMs: 0, graceMs: 60_000, maxRecoveries: 3 });
     const reaped = await reaper.sweepLocked();
     expect(reaped.skipped).toBeNull();
     expect(await unarchived(harness, second.id)).toBe(true);

@@ -41,7 +41,7 @@ async function newRun(tenant: string): Promise<string> {
 /** One tool call through the tool queue, as the model worker sends it; waits for its result. */
 async function callTool(runId: string, name: string, input: unknown): Promise<StoredToolResult> {
   const toolUseId = `toolu_${randomBytes(8).toString('hex')}`;
-  await harness.fleet.queues.tool.add(name, toolJobSchema.parse({ runId, turn: 1, toolUseId, name, input, parseMode: 'native', trace: {} }), { jobId: jobIds.tool(runId, toolUseId) });
+  await harness.fleet.queues.own.tool.add(name, toolJobSchema.parse({ runId, turn: 1, toolUseId, name, input, parseMode: 'native', trace: {} }), { jobId: jobIds.tool(runId, toolUseId) });
   for (const deadline = Date.now() + 15_000; ; await new Promise((resolve) => setTimeout(resolve, 10))) {
     const stored = await harness.fleet.store.getStoredToolResult(runId, toolUseId);
     if (stored) return stored;

@@ -132,12 +132,17 @@ describe('the kill switch', () => {
     expect(refused).toBeGreaterThan(0);
     expect(landed).toBeGreaterThanOrEqual(15);
     let journaled = 0;
+    let afterTrip = 0;
     for (const run of runs) {
       for (const entry of await harness.journal(run.id)) {
         journaled += 1;
-        expect(entry.at_ms).toBeLessThanOrEqual(tripped.sinceMs ?? 0);
+        if (entry.at_ms > (tripped.sinceMs ?? 0)) afterTrip += 1;
       }
     }
+    // One server: the switch is judged in each write's own step, so none lands after the trip. A
+    // cluster splits that check (src/engine/effects/write-fence.ts): at most the writes in flight
+    // at the trip (2 workers x BUILDFLEET_TOOL_CONCURRENCY 2), each past its switch step, land.
+    expect(afterTrip).toBeLessThanOrEqual(process.env.BUILDFLEET_REDIS_CLUSTER_NODES ? 4 : 0);
     // Every write that reported success is in the journal; no refused one is.
     expect(journaled).toBe(landed);
     await harness.killSwitch.setMode({ mode: 'read_write', reason: 'race over' });

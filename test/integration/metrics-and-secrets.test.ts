@@ -100,7 +100,7 @@ describe('secrets', () => {
     // A request carrying the canary in a header and in the URL.
     await fetch(`${harness.apiUrl}/v1/runs/${run.id}?token=${CANARY}`, { headers: { authorization: `Bearer ${CANARY}`, 'x-api-key': CANARY } });
     // A tool whose result names the canary (the URL it fetched, which answers 404).
-    await harness.fleet.queues.tool.add('fetch_url_live', {
+    await harness.fleet.queues.own.tool.add('fetch_url_live', {
       runId: run.id,
       turn: 99,
       toolUseId: 'toolu_canary',

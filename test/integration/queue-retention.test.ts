@@ -18,7 +18,7 @@ describe('completed-job retention', () => {
   it('gives every model and tool job the configured count and the 24 h age as its completed-job retention (BullMQ trims by them)', async () => {
     const run = await harness.waitForRun((await harness.submit({ prompt: 'Build a small bakery website.' })).id);
     expect(run.status).toBe('succeeded');
-    const { queues } = harness.fleet;
+    const queues = harness.fleet.queues.own;
     const completed = [...(await queues.model.getJobs(['completed'], 0, 5)), ...(await queues.tool.getJobs(['completed'], 0, 5))];
     expect(completed.some((job) => job.queueName === 'model')).toBe(true);
     expect(completed.some((job) => job.queueName === 'tool')).toBe(true);

@@ -182,7 +182,7 @@ describe('usage by class and cost of a build', () => {
     const created = await harness.submit({ tenant });
     // The commit's tenant step fails the attempt; its retry finds the counter damaged, keeps the
     // spend pending on the turn and goes on: the run is not held up by its tenant's counter.
-    const firstTurn = await poll(() => harness.fleet.queues.model.getJob(jobIds.modelTurn(created.id, 0)), (job) => (job?.attemptsMade ?? 0) > 0, 'a failed attempt');
+    const firstTurn = await poll(() => harness.fleet.queues.own.model.getJob(jobIds.modelTurn(created.id, 0)), (job) => (job?.attemptsMade ?? 0) > 0, 'a failed attempt');
     expect(firstTurn?.failedReason).toMatch(/WRONGTYPE|not a hash/);
     const run = await harness.waitForRun(created.id, 60_000);
     expect(run.status).toBe('succeeded');

@@ -45,7 +45,7 @@ describe('the run engine', () => {
     expect(waiting.status).toBe('waiting_for_input');
     // Deliberately what production never writes: a todo list that is not JSON.
     await harness.fleet.redis.hset(harness.fleet.store.keys.run(waiting.id), 'todos', '{not json');
-    await harness.fleet.queues.enqueueTurn({ runId: waiting.id, turn: waiting.turn, trace: {} }, `${waiting.id}-corrupt-probe`);
+    await harness.fleet.queues.own.enqueueTurn({ runId: waiting.id, turn: waiting.turn, trace: {} }, `${waiting.id}-corrupt-probe`);
     const fields = await poll(() => harness.fleet.redis.hgetall(harness.fleet.store.keys.run(waiting.id)), (value) => value.status === 'failed', 'the run to end');
     expect(JSON.parse(fields.error ?? '{}')).toMatchObject({ code: 'stored_run_invalid', message: expect.stringContaining('"todos"') });
   });

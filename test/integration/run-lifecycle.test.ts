@@ -74,7 +74,7 @@ describe('cancellation', () => {
     expect(await cancelRun(harness.fleet, waiting)).toBe(true);
     expect(await answerQuestion(harness.fleet, waiting, 'late')).toBe('run_ended');
     const before = requestsOf(created.id).length;
-    await harness.fleet.queues.enqueueTurn({ runId: created.id, turn: 99, trace: {} });
+    await harness.fleet.queues.own.enqueueTurn({ runId: created.id, turn: 99, trace: {} });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(requestsOf(created.id)).toHaveLength(before);
     expect((await harness.fleet.store.getRun(created.id))?.status).toBe('cancelled');

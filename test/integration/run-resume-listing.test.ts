@@ -63,7 +63,7 @@ describe('the listing of a run resumed after its archive', () => {
     const resumed = await fetch(`${harness.apiUrl}/v1/runs/${runId}/resume`, { method: 'POST', headers: { authorization: `Bearer ${harness.apiKey}` } });
     expect(resumed.status).toBe(202);
     // Running again: turn 0 answered and handed out its tool calls, which no tool worker takes yet.
-    await until('the resumed run waiting for its tools', async () => (await harness.fleet.queues.jobState(QUEUE_NAMES.model, jobIds.modelTurn(runId, 1))) === 'waiting-children');
+    await until('the resumed run waiting for its tools', async () => (await harness.fleet.queues.own.jobState(QUEUE_NAMES.model, jobIds.modelTurn(runId, 1))) === 'waiting-children');
     expect((await harness.fleet.store.getRun(runId))!.status).toBe('running');
     expect(await history.getRun(runId)).toMatchObject({ status: 'failed' });
     expect(await listed(runId, 'failed')).toEqual([]);

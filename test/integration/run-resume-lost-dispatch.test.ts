@@ -40,7 +40,7 @@ const toolResultsOf = (request: { body: unknown }) => {
 describe('resume of a run whose turn failed while handing out its committed calls', () => {
   it('hands out the calls that never ran, leaves the ones that ran to the ledger, and finishes the run', async () => {
     const store = harness.fleet.store;
-    const queues = harness.fleet.queues;
+    const queues = harness.fleet.queues.own;
     const original = queues.enqueueToolFanOut.bind(queues);
     const refused: ToolJobData[][] = [];
     // The dispatch of turn 1 (its calls, with turn 2 as their flow parent) is refused by the queue

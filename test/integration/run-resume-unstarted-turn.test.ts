@@ -38,11 +38,11 @@ describe('resume of a run whose next turn’s job failed before the turn started
     const store = harness.fleet.store;
     const run = await harness.submit({});
     const failingJobId = jobIds.modelTurn(run.id, 1);
-    await until('the turn-1 flow waiting for its tools', async () => (await harness.fleet.queues.jobState(QUEUE_NAMES.model, failingJobId)) === 'waiting-children');
+    await until('the turn-1 flow waiting for its tools', async () => (await harness.fleet.queues.own.jobState(QUEUE_NAMES.model, failingJobId)) === 'waiting-children');
     // Data that does not decode (the job catalog's schema is strict): every attempt of the job
     // fails in the worker before the turn is loaded, let alone started. It still names its run
     // and turn, so the last failure ends the run.
-    const job = (await harness.fleet.queues.model.getJob(failingJobId))!;
+    const job = (await harness.fleet.queues.own.model.getJob(failingJobId))!;
     await job.updateData({ ...job.data, injectedFault: 'data that does not decode' } as typeof job.data);
     toolWorker = startToolWorker(harness.fleet, {});
 
@@ -50,7 +50,7 @@ describe('resume of a run whose next turn’s job failed before the turn started
     expect(failed.status).toBe('failed');
     expect(failed.error?.code).toBe('job_attempts_exhausted');
     expect(failed.error?.message).toContain(`The model job ${failingJobId} (turn 1) failed for good after 2 attempt(s)`);
-    expect(await harness.fleet.queues.jobState(QUEUE_NAMES.model, failingJobId)).toBe('failed');
+    expect(await harness.fleet.queues.own.jobState(QUEUE_NAMES.model, failingJobId)).toBe('failed');
     // Turn 1 never started: one model call so far, turn 0's.
     expect(requestsOf(run.id)).toHaveLength(1);
     const toolEndsBefore = (await store.readEvents(run.id, '-', 10_000)).filter((event) => event.event === 'tool-call-end');
@@ -68,7 +68,7 @@ describe('resume of a run whose next turn’s job failed before the turn started
     // The turn was carried by the resume's own job, not the failed one (which stays failed).
     const reopens = events.filter((event) => event.event === 'run-reopen');
     expect(reopens).toEqual([expect.objectContaining({ step: 1, error_code: 'job_attempts_exhausted', reopen: 1, job_id: jobIds.modelReopen(run.id, 1, 1) })]);
-    expect(await harness.fleet.queues.jobState(QUEUE_NAMES.model, failingJobId)).toBe('failed');
+    expect(await harness.fleet.queues.own.jobState(QUEUE_NAMES.model, failingJobId)).toBe('failed');
     expect(events.filter((event) => event.event === 'run-end').map((event) => event.status)).toEqual(['failed', 'succeeded']);
 
     // No turn paid twice: every answered call carries a transcript of its own length, and each

@@ -2,11 +2,12 @@
 // jobs deleted from Redis behind the fleet's back, jobs that fail for good, and the reaper's own
 // limits (parked runs, paused queues, runs that moved on, runs it cannot resume).
 import type { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/redis/redis-connection.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIds, QUEUE_NAMES } from '../../src/jobs/job-catalog.js';
 import { FleetQueues, TOOL_JOB_ATTEMPTS } from '../../src/jobs/fleet-queues.js';
-import { connectRedis } from '../../src/jobs/redis-connection.js';
+import { QueueShards } from '../../src/jobs/queue-shards.js';
+import { connectRedis } from '../../src/redis/redis-connection.js';
 import { MISSING_RESULT_CONTENT } from '../../src/agent/turn-input.js';
 import { submitRun } from '../../src/fleet/run-commands.js';
 import { newRunId } from '../../src/engine/run-engine.js';
@@ -27,7 +28,7 @@ const FAST_REAPER = { BUILDFLEET_REAPER_INTERVAL_MS: '200', BUILDFLEET_REAPER_GR
  * list and set of its queue that names it, and nothing BullMQ would do on a removal (a removed
  * child updates its parent; a lost one does not). Raw Redis on purpose: production never does this.
  */
-async function loseJob(redis: Redis, queuePrefix: string, queue: string, jobId: string): Promise<void> {
+async function loseJob(redis: RedisClient, queuePrefix: string, queue: string, jobId: string): Promise<void> {
   const base = `${queuePrefix}:${queue}`;
   const key = `${base}:${jobId}`;
   await redis
@@ -61,7 +62,7 @@ function toolResultOf(messages: unknown[], toolUseId: string): Record<string, un
 async function runWaitingForTools(harness: InProcessFleet) {
   const run = await harness.submit({});
   const parentId = jobIds.modelTurn(run.id, 1);
-  await until('the turn-1 flow', async () => (await harness.fleet.queues.jobState(QUEUE_NAMES.model, parentId)) === 'waiting-children');
+  await until('the turn-1 flow', async () => (await harness.fleet.queues.own.jobState(QUEUE_NAMES.model, parentId)) === 'waiting-children');
   const inspection = await harness.fleet.store.inspectTurn(run.id, 1);
   if (typeof inspection === 'string') throw new Error(`run ${run.id} is ${inspection}`);
   return { run, parentId, toolJobIds: inspection.calls.map(({ call }) => jobIds.tool(run.id, call.toolUseId)) };
@@ -82,7 +83,7 @@ describe('tool_use ids of any shape', () => {
     // Every call with a hostile id ran on a tool worker under a safe job id, and was answered.
     const hostile = hostileToolUseId(0);
     expect(await harness.fleet.store.getStoredToolResult(run.id, hostile)).not.toBeNull();
-    const job = await harness.fleet.queues.tool.getJob(jobIds.tool(run.id, hostile));
+    const job = await harness.fleet.queues.own.tool.getJob(jobIds.tool(run.id, hostile));
     expect(job?.id).toMatch(/-tool-sha256\.[0-9a-f]{64}$/);
     expect(await job?.getState()).toBe('completed');
     const ended = (await eventsOf(harness, run.id)).filter((event) => event.event === 'run-end');
@@ -94,7 +95,7 @@ describe('tool_use ids of any shape', () => {
     expect(run.status).toBe('succeeded');
     const long = longToolUseId(0);
     expect((await harness.fleet.store.getStoredToolResult(run.id, long))?.is_error).toBe(false);
-    expect(await harness.fleet.queues.jobState(QUEUE_NAMES.tool, jobIds.tool(run.id, long))).toBe('completed');
+    expect(await harness.fleet.queues.own.jobState(QUEUE_NAMES.tool, jobIds.tool(run.id, long))).toBe('completed');
   });
 });
 
@@ -111,7 +112,7 @@ describe('jobs deleted from Redis behind the fleet’s back', () => {
 
   it('a lost tool job is added again under its waiting turn, and the run succeeds', async () => {
     const { run, parentId, toolJobIds } = await runWaitingForTools(harness);
-    for (const jobId of toolJobIds) await loseJob(harness.fleet.redis, harness.fleet.store.keys.queuePrefix, QUEUE_NAMES.tool, jobId);
+    for (const jobId of toolJobIds) await loseJob(harness.fleet.redis, harness.fleet.queues.own.keys.queuePrefix, QUEUE_NAMES.tool, jobId);
     toolWorker = startToolWorker(harness.fleet, {});
     const ended = await harness.waitForRun(run.id, 30_000);
     expect(ended.status).toBe('succeeded');
@@ -124,7 +125,7 @@ describe('jobs deleted from Redis behind the fleet’s back', () => {
 
   it('a lost model turn is added again with its own id once its tools finished, and the run succeeds', async () => {
     const { run, parentId, toolJobIds } = await runWaitingForTools(harness);
-    await loseJob(harness.fleet.redis, harness.fleet.store.keys.queuePrefix, QUEUE_NAMES.model, parentId);
+    await loseJob(harness.fleet.redis, harness.fleet.queues.own.keys.queuePrefix, QUEUE_NAMES.model, parentId);
     toolWorker = startToolWorker(harness.fleet, {});
     const ended = await harness.waitForRun(run.id, 30_000);
     expect(ended.status).toBe('succeeded');
@@ -132,7 +133,7 @@ describe('jobs deleted from Redis behind the fleet’s back', () => {
     expect(resumes).toHaveLength(1);
     expect(resumes[0]).toMatchObject({ reason: 'model_job_missing', job_id: parentId, step: 1 });
     // The tool jobs ran once, before the turn that reads their results was added again.
-    for (const jobId of toolJobIds) expect(await harness.fleet.queues.jobState(QUEUE_NAMES.tool, jobId)).toBe('completed');
+    for (const jobId of toolJobIds) expect(await harness.fleet.queues.own.jobState(QUEUE_NAMES.tool, jobId)).toBe('completed');
     const todoWrites = (await harness.fleet.store.getTrail(run.id)).filter((entry) => entry.tool === 'todo_write');
     expect(todoWrites).toHaveLength(1);
     await toolWorker.close();
@@ -149,7 +150,7 @@ describe('the reaper ends what it cannot resume', () => {
 
   it('a run whose turn and tool jobs are all lost ends run_stalled, once', async () => {
     const { run, parentId, toolJobIds } = await runWaitingForTools(harness);
-    const prefix = harness.fleet.store.keys.queuePrefix;
+    const prefix = harness.fleet.queues.own.keys.queuePrefix;
     await loseJob(harness.fleet.redis, prefix, QUEUE_NAMES.model, parentId);
     for (const jobId of toolJobIds) await loseJob(harness.fleet.redis, prefix, QUEUE_NAMES.tool, jobId);
     const ended = await harness.waitForRun(run.id, 30_000);
@@ -184,14 +185,14 @@ describe('what the reaper leaves alone', () => {
   });
 
   it('every run while an operator paused a queue', async () => {
-    await harness.fleet.queues.model.pause();
+    await harness.fleet.queues.own.model.pause();
     try {
       const run = await harness.submit({});
       const report = await reaper.sweep(later());
       expect(report.skipped).toBe('paused');
       expect((await harness.fleet.store.getRun(run.id))?.status).toBe('queued');
     } finally {
-      await harness.fleet.queues.model.resume();
+      await harness.fleet.queues.own.model.resume();
     }
   });
 
@@ -274,7 +275,7 @@ describe('a job that fails for good', () => {
       const missing = events.filter((event) => event.event === 'tool-result-missing');
       expect(missing).toHaveLength(1);
       const [toolUseId] = missing[0]!.tool_use_ids as string[];
-      const job = await harness.fleet.queues.tool.getJob(jobIds.tool(run.id, toolUseId!));
+      const job = await harness.fleet.queues.own.tool.getJob(jobIds.tool(run.id, toolUseId!));
       expect(job?.name).toBe('deploy');
       expect(await job?.getState()).toBe('failed');
       expect(job?.attemptsMade).toBe(TOOL_JOB_ATTEMPTS);
@@ -305,7 +306,7 @@ describe('a run whose first turn cannot be enqueued', () => {
     // fleet's own connection, its turn-0 job cannot be (BullMQ: "Connection is closed.").
     const closed = connectRedis(harness.fleet.config.REDIS_URL);
     await closed.quit();
-    const brokenQueues = new FleetQueues(closed, harness.fleet.store.keys);
+    const brokenQueues = new QueueShards((queuePrefix) => new FleetQueues(closed, { queuePrefix }), harness.fleet.config.BUILDFLEET_PREFIX, 1, 0);
     const runId = newRunId();
     await expect(submitRun({ ...harness.fleet, queues: brokenQueues }, { tenant: 'default', prompt: 'Build a bakery site', runId })).rejects.toThrow('Connection is closed');
 
@@ -323,7 +324,7 @@ describe('a run whose first turn cannot be enqueued', () => {
     const reaper = new RunReaper({ store: harness.fleet.store, queues: harness.fleet.queues, logger: harness.fleet.logger }, { intervalMs: 0, graceMs: 500, maxRecoveries: 3 });
     const report = await reaper.sweep(Date.now() + 3_600_000);
     expect(report.resumed).not.toContain(runId);
-    expect(await harness.fleet.queues.jobState(QUEUE_NAMES.model, jobIds.modelTurn(runId, 0))).toBe('unknown');
+    expect(await harness.fleet.queues.own.jobState(QUEUE_NAMES.model, jobIds.modelTurn(runId, 0))).toBe('unknown');
     expect((await harness.fleet.store.getRun(runId))?.status).toBe('failed');
     await brokenQueues.close().catch(() => undefined);
   });

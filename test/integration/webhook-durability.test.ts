@@ -7,7 +7,7 @@
 // its settlement, posts nothing more.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/redis/redis-connection.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createKeySpace } from '../../src/engine/keys.js';
@@ -18,7 +18,7 @@ import { connectTestRedis, deletePrefix, testRedisUrl, uniquePrefix } from '../s
 import { until } from '../support/until.js';
 
 const prefix = uniquePrefix('whdurable');
-let redis: Redis;
+let redis: RedisClient;
 /** The engine of the process that "dies": it ends runs and has no webhook observer. */
 let crashedEngine: RunEngine;
 let fleet: FleetContext;
@@ -85,7 +85,7 @@ describe('a run end whose webhook enqueue was lost', () => {
     const owed = await crashedEngine.readOwedWebhook(run.id);
     expect(owed?.owed).toMatchObject({ status: 'succeeded', endedAt: owed!.run.updatedAt });
     expect(await owedIndex()).toEqual([run.id]);
-    expect(await fleet.queues.webhook.getJobCountByTypes('waiting', 'active', 'delayed', 'completed', 'failed')).toBe(0);
+    expect(await fleet.queues.own.webhook.getJobCountByTypes('waiting', 'active', 'delayed', 'completed', 'failed')).toBe(0);
 
     // The tool worker role starts: its webhook worker and sweep (grace and interval 100 ms).
     delivery = startWebhookDelivery(fleet, { sweepIntervalMs: 100 });
@@ -111,14 +111,14 @@ describe('a run end whose webhook enqueue was lost', () => {
     const owed = (await crashedEngine.readOwedWebhook(run.id))!.owed!;
     await until('the owed delivery to be posted', async () => deliveriesTo('/settle').length > 0);
     const deliveryId = deliveriesTo('/settle')[0]!.id;
-    await until('the delivery job to complete', async () => (await fleet.queues.webhook.getJobState(deliveryId)) === 'completed');
+    await until('the delivery job to complete', async () => (await fleet.queues.own.webhook.getJobState(deliveryId)) === 'completed');
 
     // As if the enqueue had happened and its settlement had not: the record and the entry are back.
     await redis.hset(crashedEngine.keys.run(run.id), 'webhookOwed', owed.raw);
     await redis.zadd(crashedEngine.keys.owedWebhooks(), Date.now() - 10_000, run.id);
     await until('the sweep to settle it again', async () => (await owedIndex()).length === 0 && (await crashedEngine.readOwedWebhook(run.id))?.owed === null);
     // The same end is the same delivery id: its kept job made the second enqueue a no-op.
-    expect(await fleet.queues.webhook.getJobState(deliveryId)).toBe('completed');
+    expect(await fleet.queues.own.webhook.getJobState(deliveryId)).toBe('completed');
     expect(deliveriesTo('/settle')).toHaveLength(1);
     expect(JSON.parse(deliveriesTo('/settle')[0]!.body)).toMatchObject({ status: 'failed', error: { code: 'model_error' } });
   });

@@ -5,7 +5,7 @@
 // the attacker points the name at: it must see no connection at all.
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/redis/redis-connection.js';
 import pino from 'pino';
 import { UnrecoverableError } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +21,7 @@ import { connectTestRedis, deletePrefix, uniquePrefix } from '../support/redis.j
 
 const prefix = uniquePrefix('whrebind');
 const PUBLIC_ADDRESS = '1.1.1.1';
-let redis: Redis;
+let redis: RedisClient;
 let store: RunEngine;
 let config: Config;
 let listener: Server;

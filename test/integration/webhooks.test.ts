@@ -123,8 +123,8 @@ describe('webhook deliveries', () => {
     await waitFor('the owed delivery to be settled', async () => ((await harness.fleet.store.readOwedWebhook(runId))?.owed === null ? true : undefined));
 
     // The same end enqueued again (an end reported twice) is the same delivery: nothing more is posted.
-    await harness.fleet.queues.enqueueWebhook({ runId, turn: run!.turn, url: `${receiverOrigin}/ended`, payload }, { attempts: 4, backoffMs: 50 });
-    expect(await harness.fleet.queues.webhook.getJobState(payload.id)).toBe('completed');
+    await harness.fleet.queues.own.enqueueWebhook({ runId, turn: run!.turn, url: `${receiverOrigin}/ended`, payload }, { attempts: 4, backoffMs: 50 });
+    expect(await harness.fleet.queues.own.webhook.getJobState(payload.id)).toBe('completed');
     expect(deliveriesTo('/ended')).toHaveLength(1);
   });
 
@@ -178,7 +178,7 @@ describe('webhook deliveries', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ event: 'webhook-failed', status: 410, attempt: 1, final: true, reason: 'http_410' });
     const deliveryId = String(events[0]!.delivery_id);
-    await waitFor('the job to fail', async () => ((await harness.fleet.queues.webhook.getJobState(deliveryId)) === 'failed' ? true : undefined));
+    await waitFor('the job to fail', async () => ((await harness.fleet.queues.own.webhook.getJobState(deliveryId)) === 'failed' ? true : undefined));
     expect(deliveriesTo('/gone')).toHaveLength(1);
   });
 });

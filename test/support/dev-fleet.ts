@@ -2,7 +2,7 @@
 // Redis, started before the file's tests and stopped (keys removed) after them.
 import { afterAll, beforeAll } from 'vitest';
 import { startDevFleet, type DevFleet } from '../../src/cli/dev-fleet.js';
-import { connectTestRedis, deletePrefix, testRedisUrl, uniquePrefix } from './redis.js';
+import { connectTestRedis, deletePrefix, testRedisEnv, uniquePrefix } from './redis.js';
 
 export interface DevFleetHandle {
   readonly prefix: string;
@@ -15,7 +15,7 @@ export function useDevFleet(options: { label: string; modelWorkers: number; tool
   beforeAll(async () => {
     fleet = await startDevFleet({
       // LOG_LEVEL info: the fleet waits for each worker's "worker started" log line.
-      env: { REDIS_URL: testRedisUrl(), BUILDFLEET_PREFIX: prefix, LOG_LEVEL: 'info', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', ...options.env },
+      env: { ...testRedisEnv(), BUILDFLEET_PREFIX: prefix, LOG_LEVEL: 'info', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', ...options.env },
       modelWorkers: options.modelWorkers,
       toolWorkers: options.toolWorkers,
       writeStateFile: false,

@@ -9,7 +9,7 @@
 // its own and a line of no interest is skipped.
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from '../../src/redis/redis-connection.js';
 
 /** The quoted arguments of one MONITOR line (`<time> [<db> <source>] "CMD" "arg" …`), unescaped
  * enough for the plain keys tests watch. */
@@ -21,7 +21,9 @@ function parseMonitorLine(line: string): { source: string; args: string[] } | nu
 }
 
 /** The commands (name and arguments) Lua scripts ran on `keys` while `action` ran. */
-export async function luaCommandsOnKeys(redis: Redis, keys: readonly string[], action: () => Promise<unknown>): Promise<string[][]> {
+export async function luaCommandsOnKeys(redis: RedisClient, keys: readonly string[], action: () => Promise<unknown>): Promise<string[][]> {
+  // MONITOR shows one server's commands, and the markers must reach the server the keys are on.
+  if (isCluster(redis)) throw new Error('luaCommandsOnKeys needs one Redis server, not a cluster');
   const watched = new Set(keys);
   const marker = `monitor-marker:${randomBytes(6).toString('hex')}`;
   const seen: string[][] = [];

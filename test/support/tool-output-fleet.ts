@@ -18,7 +18,7 @@ import { KillSwitch } from '../../src/safety/kill-switch.js';
 import type { KillSwitchMode } from '../../src/safety/kill-switch-mode.js';
 import type { ToolJobHooks } from '../../src/tools/run-tool-job.js';
 import { readWriteJournal, type WriteJournalEntry } from '../../src/engine/write-journal.js';
-import { deletePrefix, testRedisUrl, uniquePrefix } from './redis.js';
+import { deletePrefix, testRedisEnv, uniquePrefix } from './redis.js';
 
 export interface SafetyRecord {
   worker: number;
@@ -60,7 +60,7 @@ export async function startToolOutputFleet(options: {
   const sitesDir = await mkdtemp(join(tmpdir(), 'bf-sites-tool-output-'));
   const config = loadConfig({
     BUILDFLEET_SITES_DIR: sitesDir,
-    REDIS_URL: testRedisUrl(),
+    ...testRedisEnv(),
     BUILDFLEET_PREFIX: uniquePrefix(options.label),
     BUILDFLEET_FETCH_ALLOWLIST: upstream.origin,
     LOG_LEVEL: 'silent',
@@ -85,7 +85,7 @@ export async function startToolOutputFleet(options: {
   const enqueueTool: ToolOutputFleet['enqueueTool'] = async (runId, name, input, callOptions = {}) => {
     const toolUseId = callOptions.toolUseId ?? `toolu_${randomBytes(8).toString('hex')}`;
     const data = toolJobSchema.parse({ runId, turn: callOptions.turn ?? 1, toolUseId, name, input, parseMode: 'native', trace: {} });
-    await fleet.queues.tool.add(name, data, { jobId: jobIds.tool(runId, toolUseId), attempts: 3, backoff: { type: 'exponential', delay: 100 } });
+    await fleet.queues.own.tool.add(name, data, { jobId: jobIds.tool(runId, toolUseId), attempts: 3, backoff: { type: 'exponential', delay: 100 } });
     return toolUseId;
   };
   const waitForResult: ToolOutputFleet['waitForResult'] = async (runId, toolUseId, timeoutMs = 15_000) => {

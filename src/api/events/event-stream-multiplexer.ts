@@ -1,15 +1,16 @@
 // The event streams of one API process share a fixed number of Redis connections: each run's
 // stream is followed by one of `connections` shared readers (shared-event-reader.ts), picked by a
 // hash of the run id so every client of one run lands on the same XREAD. 200 clients of 200 runs
-// hold `connections` blocking connections, not 200.
-import type { Redis } from 'ioredis';
+// hold `connections` blocking connections, not 200 (on Redis Cluster the readers poll through the
+// cluster client and hold none: shared-event-reader.ts).
+import type { RedisClient } from '../../redis/redis-connection.js';
 import type { RunEngine } from '../../engine/run-engine.js';
 import { SharedEventReader, type EventSubscription } from './shared-event-reader.js';
 
 export interface EventStreamMultiplexerOptions {
   engine: RunEngine;
   /** The connection the readers duplicate (and send CLIENT UNBLOCK on). */
-  redis: Redis;
+  redis: RedisClient;
   /** How many blocking connections at most (BUILDFLEET_SSE_REDIS_CONNECTIONS). */
   connections: number;
   /** CLIENT LIST name of each blocking connection. */

@@ -3,7 +3,8 @@
 //
 // Following does not poll: the run is subscribed on the process's shared readers
 // (event-stream-multiplexer.ts), a few connections blocked in one XREAD over every followed run,
-// so a new event reaches the client at once and a follower costs Redis no connection of its own.
+// so a new event reaches the client at once and a follower costs Redis no connection of its own
+// (on Redis Cluster they poll each followed run instead: an event within one poll interval).
 // The subscription is taken only once the backlog is sent and the run is still going (replaying a
 // finished run takes none), and it is closed on return, on error and on abort. Each wake-up
 // re-reads the run's status, so a run that ends without writing an event is still noticed within

@@ -16,7 +16,20 @@
 //   any, so an API process with no open stream holds none.
 // - A failed XREAD (the connection dropped) fails the subscriptions then waiting: their streams end
 //   and clients reconnect with Last-Event-ID, as they would with a connection of their own.
-import type { Redis } from 'ioredis';
+//
+// On Redis Cluster the XREAD BLOCK cannot be shared: each run's stream is in a slot of its own, an
+// XREAD naming several slots is refused (CROSSSLOT), and a connection blocked on one node cannot
+// wait for streams on the others. There the reader polls instead (RunEngine.readEventsOfRuns): one
+// XREAD COUNT (no BLOCK) per followed run, sent together through the shared cluster client (no
+// connection of its own), and when none had new events a pause of `pollIntervalMs` before the next
+// round. What that costs: while idle, one XREAD per followed run per poll interval (200 followed
+// runs at 150 ms: ~1,300 commands/s spread over the nodes), against one blocked command on one
+// server; and a live event waits up to one interval. A new subscription (or one that needs an
+// earlier cursor, or a drained one coming back) ends the pause at once, as CLIENT UNBLOCK does on
+// one server; one arriving while a round's XREADs are out makes the next round start at once.
+// The bounded queue, the failure of the subscriptions whose read failed and the idle stop are the
+// same.
+import { duplicateConnection, isCluster, type RedisClient } from '../../redis/redis-connection.js';
 import type { RunEngine, StoredEvent } from '../../engine/run-engine.js';
 import { compareStreamIds } from './stream-ids.js';
 
@@ -26,6 +39,9 @@ const PAGE_SIZE = 500;
 // How often, and how long apart, UNBLOCK is retried while the XREAD is still on its way to Redis.
 const UNBLOCK_ATTEMPTS = 50;
 const UNBLOCK_RETRY_MS = 2;
+/** On Redis Cluster, the pause between rounds that found nothing: a live event's latency at most,
+ * against one XREAD per followed run per interval while idle. */
+export const CLUSTER_POLL_INTERVAL_MS = 150;
 
 /** What a follower reads a run's new events through. */
 export interface EventSubscription {
@@ -49,27 +65,39 @@ interface Subscription extends EventSubscription {
 
 export interface SharedEventReaderOptions {
   engine: RunEngine;
-  /** A connection to duplicate for the blocking reads. */
-  redis: Redis;
-  /** CLIENT LIST name of the blocking connection. */
+  /** A connection to duplicate for the blocking reads (one server), or the cluster client the
+   * polls go through (Redis Cluster). */
+  redis: RedisClient;
+  /** CLIENT LIST name of the blocking connection (one server). */
   connectionName: string;
+  /** Longest XREAD BLOCK (one server). */
   blockMs: number;
   idleCloseMs: number;
+  /** Pause between polls that found nothing (Redis Cluster); CLUSTER_POLL_INTERVAL_MS by default. */
+  pollIntervalMs?: number;
 }
 
 export class SharedEventReader {
   private readonly byRun = new Map<string, Set<Subscription>>();
-  private connection: Redis | null = null;
+  private connection: RedisClient | null = null;
   private running = false;
   private closed = false;
-  /** The cursors of the XREAD in flight, by run, and the client id of its connection. */
-  private inFlight: { cursors: Map<string, string>; clientId: Promise<number> } | null = null;
+  /** The cursors of the XREAD in flight (on a cluster: of the round being read or paused after), by
+   * run, and the client id of its connection (one server). */
+  private inFlight: { cursors: Map<string, string>; clientId: Promise<number> | null } | null = null;
   private unblocking = false;
   /** A change came while an UNBLOCK was on its way: look again when it is done. */
   private unblockAgain = false;
   private wakeIdle: (() => void) | null = null;
+  /** Cluster: ends the pause between rounds. */
+  private wakePoll: (() => void) | null = null;
+  /** Cluster: a change came while a round's XREADs were out: start the next round at once. */
+  private pollAgain = false;
+  private readonly polling: boolean;
 
-  constructor(private readonly options: SharedEventReaderOptions) {}
+  constructor(private readonly options: SharedEventReaderOptions) {
+    this.polling = isCluster(options.redis);
+  }
 
   /** Follows a run from after `afterId` ('-' = from the start). */
   subscribe({ runId, afterId }: { runId: string; afterId: string }): EventSubscription {
@@ -104,6 +132,7 @@ export class SharedEventReader {
     for (const subscriptions of this.byRun.values()) for (const subscription of subscriptions) subscription.wake?.();
     this.byRun.clear();
     this.wakeIdle?.();
+    this.wakePoll?.();
     this.disconnect();
   }
 
@@ -136,7 +165,7 @@ export class SharedEventReader {
     if (subscriptions?.size === 0) this.byRun.delete(subscription.runId);
     // With nothing left to follow, end the wait now, so the connection is given back after
     // idleCloseMs rather than after the block period.
-    if (this.byRun.size === 0 && this.inFlight) void this.unblock();
+    if (this.byRun.size === 0 && this.inFlight) this.interrupt();
   }
 
   /** A subscription of `runId` wants events after `cursor`: make sure a read covers it. */
@@ -150,8 +179,19 @@ export class SharedEventReader {
       this.wakeIdle();
       return;
     }
-    const inFlightCursor = this.inFlight?.cursors.get(runId);
-    if (this.inFlight && (inFlightCursor === undefined || compareStreamIds(cursor, inFlightCursor) < 0)) void this.unblock();
+    if (this.inFlight && this.needsUnblock(runId, cursor)) this.interrupt();
+  }
+
+  /** Ends the wait in flight (the blocked XREAD, or the pause between polls) so the next read
+   * includes what changed. */
+  private interrupt(): void {
+    if (!this.polling) {
+      void this.unblock();
+    } else if (this.wakePoll) {
+      this.wakePoll();
+    } else {
+      this.pollAgain = true;
+    }
   }
 
   /** One cursor per run: the earliest among its subscriptions that can take more events. */
@@ -180,6 +220,10 @@ export class SharedEventReader {
           if (this.cursors().length === 0) break;
           continue;
         }
+        if (this.polling) {
+          await this.poll(cursors);
+          continue;
+        }
         const connection = this.connect();
         const clientId = connection.client('ID') as Promise<number>;
         clientId.catch(() => undefined);
@@ -198,6 +242,38 @@ export class SharedEventReader {
       this.running = false;
       this.disconnect();
       if (!this.closed && this.cursors().length > 0) void this.run();
+    }
+  }
+
+  /** Cluster: one round of non-blocking reads, then (when it found nothing to read on) a pause of
+   * the poll interval, which a change cuts short. */
+  private async poll(cursors: ReadonlyArray<{ runId: string; afterId: string }>): Promise<void> {
+    this.inFlight = { cursors: new Map(cursors.map((cursor) => [cursor.runId, cursor.afterId])), clientId: null };
+    this.pollAgain = false;
+    try {
+      let reply: Map<string, StoredEvent[] | Error>;
+      try {
+        reply = await this.options.engine.readEventsOfRuns(cursors, PAGE_SIZE);
+      } catch (error) {
+        if (this.closed) return;
+        this.failWaiting(cursors, error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      this.deliver(reply);
+      // A full page may have more behind it: read again at once. Otherwise new events are read
+      // at the next round, so a busy run does not turn the pause into a loop over every run.
+      const backlog = [...reply.values()].some((events) => !(events instanceof Error) && events.length >= PAGE_SIZE);
+      if (backlog || this.pollAgain || this.closed) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => this.wakePoll?.(), this.options.pollIntervalMs ?? CLUSTER_POLL_INTERVAL_MS);
+        this.wakePoll = () => {
+          clearTimeout(timer);
+          this.wakePoll = null;
+          resolve();
+        };
+      });
+    } finally {
+      this.inFlight = null;
     }
   }
 
@@ -251,7 +327,7 @@ export class SharedEventReader {
     this.unblocking = true;
     try {
       const inFlight = this.inFlight;
-      if (!inFlight) return;
+      if (!inFlight?.clientId) return;
       const clientId = await inFlight.clientId;
       for (let attempt = 0; attempt < UNBLOCK_ATTEMPTS && this.inFlight === inFlight; attempt += 1) {
         if ((await this.options.redis.client('UNBLOCK', clientId)) === 1) return;
@@ -275,9 +351,9 @@ export class SharedEventReader {
     return inFlightCursor === undefined || compareStreamIds(afterId, inFlightCursor) < 0;
   }
 
-  private connect(): Redis {
+  private connect(): RedisClient {
     if (!this.connection) {
-      this.connection = this.options.redis.duplicate({ connectionName: this.options.connectionName });
+      this.connection = duplicateConnection(this.options.redis, this.options.connectionName);
       // Failures surface as rejected commands; the listener only keeps an 'error' event from
       // becoming an uncaught exception.
       this.connection.on('error', () => undefined);

@@ -5,7 +5,7 @@
 // (fleet default BUILDFLEET_MAX_CONCURRENT_RUNS) over the tenant's active-run set, which
 // RunEngine.finishRun shrinks when a run ends.
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis/redis-connection.js';
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { isTerminal } from '../../engine/run-types.js';
 import { apiErrors } from '../api-errors.js';
@@ -71,7 +71,7 @@ interface AdmissionCommands {
   ): Promise<[number, number]>;
 }
 
-function commandsOf(redis: Redis): AdmissionCommands {
+function commandsOf(redis: RedisClient): AdmissionCommands {
   const commands = redis as unknown as Record<string, unknown>;
   if (typeof commands.bfAdmitRun !== 'function') redis.defineCommand('bfAdmitRun', { numberOfKeys: 3, lua: ADMIT_RUN });
   return commands as unknown as AdmissionCommands;

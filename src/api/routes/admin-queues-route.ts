@@ -18,8 +18,17 @@ export function adminQueuesRoute({ fleet }: { fleet: FleetContext }) {
     responses: { 200: { description: 'Job counts per queue and state', schema: queueCountsSchema } },
     errors: [],
     async handler() {
-      const counts = await Promise.all(FLEET_QUEUE_NAMES.map((name) => fleet.queues.queue(name).getJobCounts(...JOB_STATES)));
-      return { queues: Object.fromEntries(FLEET_QUEUE_NAMES.map((name, index) => [name, counts[index]])) as Record<(typeof FLEET_QUEUE_NAMES)[number], Record<string, number>> };
+      // Every shard's queues (docs/scaling.md#queue-shards), each shard on its own and added up.
+      const shards = await Promise.all(
+        fleet.queues.all().map(async (queues) => {
+          const counts = await Promise.all(FLEET_QUEUE_NAMES.map((name) => queues.queue(name).getJobCounts(...JOB_STATES)));
+          return Object.fromEntries(FLEET_QUEUE_NAMES.map((name, index) => [name, counts[index]!])) as Record<(typeof FLEET_QUEUE_NAMES)[number], Record<string, number>>;
+        }),
+      );
+      const total = Object.fromEntries(
+        FLEET_QUEUE_NAMES.map((name) => [name, Object.fromEntries(JOB_STATES.map((state) => [state, shards.reduce((sum, shard) => sum + (shard[name][state] ?? 0), 0)]))]),
+      ) as Record<(typeof FLEET_QUEUE_NAMES)[number], Record<string, number>>;
+      return { queues: total, shards: shards.map((queues, shard) => ({ shard, queues })) };
     },
   });
 }

@@ -67,7 +67,8 @@ export function adminWorkersRoute({ fleet }: { fleet: FleetContext }) {
     responses: { 200: { description: 'Workers per queue', schema: queueWorkersSchema } },
     errors: [],
     async handler() {
-      const lists = await Promise.all(QUEUES.map((name) => workersOf(fleet.queues.queue(name))));
+      // Every shard's workers of a queue, one list (each worker names its process and role).
+      const lists = await Promise.all(QUEUES.map(async (name) => (await Promise.all(fleet.queues.all().map((shard) => workersOf(shard.queue(name))))).flat()));
       return { queues: Object.fromEntries(QUEUES.map((name, index) => [name, lists[index]])) };
     },
   });

@@ -28,7 +28,7 @@ export async function recordDeployment({ engine, runId, deployId, fence }: Deplo
   const reply = await defineToolScripts(engine.redis).bfRecordDeployment(
     ...fenceKeys(engine, runId),
     engine.keys.deployments(runId),
-    ...fenceArgs(fence),
+    ...(await fenceArgs(engine, fence)),
     deployId,
     new Date().toISOString(),
   );
@@ -44,7 +44,7 @@ export async function publishDeployment({ engine, runId, deployId, fence }: Depl
   const reply = await defineToolScripts(engine.redis).bfPublishDeployment(
     ...fenceKeys(engine, runId),
     engine.keys.deployments(runId),
-    ...fenceArgs(fence),
+    ...(await fenceArgs(engine, fence)),
     deployId,
     now,
     JSON.stringify(toFields({ liveDeploy: deployId, updatedAt: now })),

@@ -26,7 +26,7 @@ export async function updateRunFields({
   const kind = 'liveDeploy' in fields ? 'publish' : 'meta';
   return defineToolScripts(engine.redis).bfUpdateRunFields(
     ...fenceKeys(engine, runId),
-    ...fenceArgs(fence),
+    ...(await fenceArgs(engine, fence)),
     JSON.stringify(toFields({ ...fields, updatedAt: new Date().toISOString() })),
     kind,
   );

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis/redis-connection.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../../test/support/redis.js';
 import { createKeySpace } from '../keys.js';
@@ -10,7 +10,7 @@ import { deleteWorkspaceFile, writeWorkspaceFile } from './workspace-files.js';
 import { MAX_FILE_BYTES } from './workspace-limits.js';
 import { readWriteJournal } from '../write-journal.js';
 
-let redis: Redis;
+let redis: RedisClient;
 let prefix: string;
 let engine: RunEngine;
 

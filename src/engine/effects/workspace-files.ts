@@ -39,7 +39,7 @@ export async function writeWorkspaceFile({ engine, runId, path, content, fence, 
     // Unguarded writes name the files hash as the (unused) guard key: the script must be given a
     // key of the run's slot either way.
     guard ? themeKey(engine.keys, runId) : filesKey,
-    ...fenceArgs(fence),
+    ...(await fenceArgs(engine, fence)),
     path,
     content,
     MAX_WORKSPACE_FILES,
@@ -62,5 +62,5 @@ export async function deleteWorkspaceFile({
   path: string;
   fence?: WriteFence | undefined;
 }): Promise<'ok' | 'missing' | WriteRefusal> {
-  return defineToolScripts(engine.redis).bfDeleteWorkspaceFile(...fenceKeys(engine, runId), engine.keys.files(runId), ...fenceArgs(fence), path);
+  return defineToolScripts(engine.redis).bfDeleteWorkspaceFile(...fenceKeys(engine, runId), engine.keys.files(runId), ...(await fenceArgs(engine, fence)), path);
 }

@@ -4,7 +4,7 @@
 // Write tools never use it: their output describes an effect this call did not have.
 import { redactValue } from '../../telemetry/redact-secrets.js';
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis/redis-connection.js';
 import type { KeySpace } from '../../engine/keys.js';
 import type { LastKnownGoodScope } from './output-contract.js';
 
@@ -33,11 +33,11 @@ export function lastKnownGoodKey({ keys, tool, input, runId, scope }: { keys: Ke
   return `${keys.prefix}:lkg:${tool}:${createHash('sha256').update(material).digest('hex')}`;
 }
 
-export async function saveLastKnownGood({ redis, key, output }: { redis: Redis; key: string; output: unknown }): Promise<void> {
+export async function saveLastKnownGood({ redis, key, output }: { redis: RedisClient; key: string; output: unknown }): Promise<void> {
   await redis.set(key, JSON.stringify(redactValue(output)), 'PX', LAST_KNOWN_GOOD_TTL_MS);
 }
 
-export async function loadLastKnownGood({ redis, key }: { redis: Redis; key: string }): Promise<unknown | null> {
+export async function loadLastKnownGood({ redis, key }: { redis: RedisClient; key: string }): Promise<unknown | null> {
   const raw = await redis.get(key);
   return raw === null ? null : (JSON.parse(raw) as unknown);
 }

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../redis/redis-connection.js';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../../test/support/redis.js';
 import { configSchema, type Config } from '../../config.js';
 import { writeWorkspaceFile } from '../../engine/effects/workspace-files.js';
@@ -16,7 +16,7 @@ import type { RunRecord } from '../../engine/run-types.js';
 import type { ToolContext, ToolImplementation } from '../tool-types.js';
 
 export interface ToolTestHarness {
-  redis: Redis;
+  redis: RedisClient;
   store: RunEngine;
   prefix: string;
   /** Creates a run, optionally already in a later phase. */

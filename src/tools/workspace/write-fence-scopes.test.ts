@@ -103,7 +103,9 @@ describe('the write fence and the kill switch scopes', () => {
     await killSwitch.resetAll({ reason: 'test over' });
   });
 
-  it('checks the upstreams of a run that read many hosts with a bounded number of commands', async () => {
+  // MONITOR counts one server's commands (luaCommandsOnKeys); on a cluster the check is split
+  // (write-fence.ts) and bounded by the tripped scopes, one ZSCORE each.
+  it.skipIf(process.env.BUILDFLEET_REDIS_CLUSTER_NODES)('checks the upstreams of a run that read many hosts with a bounded number of commands', async () => {
     const killSwitch = switchWith({ minVolume: 1_000 });
     const reader = await runOf('fence-e');
     for (let index = 0; index < 200; index += 1) {
