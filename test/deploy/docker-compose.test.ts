@@ -1,13 +1,14 @@
 // docker-compose.yml, checked without Docker: the services, their health checks and restart
 // policies, that every fleet process gets a valid configuration from it, and that Prometheus
-// scrapes every fleet service.
+// scrapes every fleet service. docker-compose.shards.yml, laid over it as `docker compose -f … -f …`
+// would: every shard has its own workers and every process the same shard count.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { PROJECT_ROOT } from '../../src/cli/spawn-role.js';
 import { configSchema, loadConfig } from '../../src/config.js';
-import { durationMs, readComposeFile, type ComposeService } from './support/compose-file.js';
+import { durationMs, readComposeFile, readComposeFiles, type ComposeFile, type ComposeService } from './support/compose-file.js';
 
 const compose = readComposeFile(join(PROJECT_ROOT, 'docker-compose.yml'));
 const FLEET_ROLES = {
@@ -211,5 +212,84 @@ describe('docker-compose.yml', () => {
     }
     expect(prometheus.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
     expect(serviceOf('prometheus').volumes).toContain('./deploy/prometheus:/etc/prometheus:ro');
+  });
+});
+
+describe('docker-compose.shards.yml over docker-compose.yml (queue shards, issue #20)', () => {
+  const SHARDS = 3;
+  const sharded = readComposeFiles([join(PROJECT_ROOT, 'docker-compose.yml'), join(PROJECT_ROOT, 'docker-compose.shards.yml')]);
+  const environmentIn = (file: ComposeFile, name: string) =>
+    Object.fromEntries(Object.entries(file.services[name]?.environment ?? {}).map(([key, value]) => [key, value === null ? '' : String(value)]));
+  const fleetImage = serviceOf('api').image;
+  const fleetServiceNames = Object.keys(sharded.services).filter((name) => sharded.services[name]?.image === fleetImage);
+  const workersOf = (queue: 'model' | 'tool') =>
+    fleetServiceNames.filter((name) => JSON.stringify(sharded.services[name]?.command) === JSON.stringify(['worker', queue]));
+
+  it('keeps the base file’s services as shard 0 and adds model and tool workers for shards 1 and 2, each under a name of its own', () => {
+    expect(Object.keys(sharded.services).sort()).toEqual(
+      [...Object.keys(compose.services), 'model-worker-shard-1', 'model-worker-shard-2', 'tool-worker-shard-1', 'tool-worker-shard-2'].sort(),
+    );
+    for (const queue of ['model', 'tool'] as const) {
+      const workers = workersOf(queue);
+      const shards = workers.map((name) => loadConfig(environmentIn(sharded, name)).BUILDFLEET_QUEUE_SHARD);
+      // One service per shard, every shard served: no shard's jobs wait for a worker that never comes.
+      expect(shards.sort(), queue).toEqual([0, 1, 2]);
+      expect(workers.find((name) => loadConfig(environmentIn(sharded, name)).BUILDFLEET_QUEUE_SHARD === 0), queue).toBe(`${queue}-worker`);
+    }
+  });
+
+  it('gives every fleet process the same shard count, with a configuration the config schema accepts', () => {
+    expect(fleetServiceNames).toEqual(expect.arrayContaining(['migrate', 'simulator', 'api', 'model-worker', 'tool-worker']));
+    for (const name of fleetServiceNames) {
+      const environment = environmentIn(sharded, name);
+      const unknown = Object.keys(environment).filter((key) => !(key in configSchema.shape) && !/^(OTEL_|NODE_)/.test(key));
+      expect(unknown, name).toEqual([]);
+      const config = loadConfig(environment);
+      expect(config.BUILDFLEET_QUEUE_SHARDS, name).toBe(SHARDS);
+      // The base file's settings survive the override (environment merges by key).
+      expect(config.REDIS_URL, name).toBe('redis://redis:6379');
+      expect(config.BUILDFLEET_PREFIX, name).toBe(loadConfig(environmentOf('api')).BUILDFLEET_PREFIX);
+    }
+    // Without the override the fleet is the one shard it always was.
+    expect(loadConfig(environmentOf('api')).BUILDFLEET_QUEUE_SHARDS).toBe(1);
+  });
+
+  it('runs every shard’s workers like shard 0’s: same image, health check, grace period, lockdown and dependencies, free to scale', () => {
+    for (const queue of ['model', 'tool'] as const) {
+      const shardZero = serviceOf(`${queue}-worker`);
+      for (const name of workersOf(queue)) {
+        const service = sharded.services[name]!;
+        for (const field of ['image', 'build', 'healthcheck', 'stop_grace_period', 'read_only', 'cap_drop', 'security_opt', 'tmpfs', 'restart'] as const) {
+          expect(service[field], `${name} ${field}`).toEqual(shardZero[field]);
+        }
+        expect(service.depends_on, name).toEqual(shardZero.depends_on);
+        expect(service.container_name, name).toBeUndefined();
+        expect(service.ports, name).toBeUndefined();
+        const environment = environmentIn(sharded, name);
+        expect(environment.OTEL_SERVICE_NAME, name).toBe(environmentOf(`${queue}-worker`).OTEL_SERVICE_NAME);
+      }
+    }
+  });
+
+  it('mounts the sites volume, writable, in the tool workers of every shard (issue #21)', () => {
+    for (const name of workersOf('tool')) {
+      const directory = loadConfig(environmentIn(sharded, name)).BUILDFLEET_SITES_DIR;
+      expect(sharded.services[name]?.volumes, name).toContain(`sites-data:${directory}`);
+    }
+    expect(Object.keys(sharded.volumes ?? {})).toContain('sites-data');
+  });
+
+  it('has Prometheus scrape every shard’s workers under the shard-0 service’s job (a network alias of its DNS name)', () => {
+    const prometheus = parseYaml(readFileSync(join(PROJECT_ROOT, 'deploy/prometheus/prometheus.yml'), 'utf8')) as {
+      scrape_configs: Array<{ job_name: string; dns_sd_configs?: Array<{ names: string[] }> }>;
+    };
+    for (const queue of ['model', 'tool'] as const) {
+      const job = prometheus.scrape_configs.find((candidate) => candidate.job_name === `${queue}-worker`);
+      const discovered = job?.dns_sd_configs?.flatMap((discovery) => discovery.names) ?? [];
+      for (const name of workersOf(queue)) {
+        const dnsNames = [name, ...(sharded.services[name]?.networks?.default?.aliases ?? [])];
+        expect(dnsNames.some((dnsName) => discovered.includes(dnsName)), name).toBe(true);
+      }
+    }
   });
 });

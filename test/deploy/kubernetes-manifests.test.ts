@@ -1,7 +1,8 @@
 // k8s/ renders with kustomize (the default and every overlay), every rendered object validates
 // offline against the Kubernetes (and KEDA / Prometheus Operator CRD) schemas with no unknown
 // field, and the fleet's deployment rules hold: probes, grace periods, security context,
-// disruption budgets, KEDA on the BullMQ wait lists.
+// disruption budgets, KEDA on the BullMQ wait lists; overlays/queue-shards gives every queue shard
+// workers, budgets and ScaledObjects of its own, none selecting another shard's pods.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -14,11 +15,14 @@ import { QUEUE_NAMES } from '../../src/jobs/job-catalog.js';
 import { kubectlVersion, renderKustomization, type KubernetesDocument } from './support/render-kustomization.js';
 import { findUnknownFields, schemaErrors } from './support/kubernetes-schemas.js';
 
-const KUSTOMIZATIONS = ['k8s', 'k8s/overlays/hpa', 'k8s/overlays/simulator', 'k8s/overlays/prometheus-operator'] as const;
+const KUSTOMIZATIONS = ['k8s', 'k8s/overlays/hpa', 'k8s/overlays/simulator', 'k8s/overlays/prometheus-operator', 'k8s/overlays/queue-shards'] as const;
+const QUEUE_SHARDS_OVERLAY = 'k8s/overlays/queue-shards';
+const QUEUE_SHARD_LABEL = 'buildfleet/queue-shard';
 const kubectl = kubectlVersion();
 if (!kubectl) console.warn('[deploy] kubectl is not installed: skipping the k8s/ rendering checks (install kubectl to run them)');
 
 const labelOf = (document: KubernetesDocument) => `${document.kind}/${document.metadata.name}`;
+const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([key, value]) => labels[key] === value);
 
 interface Container {
   name: string;
@@ -120,7 +124,8 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
         expect(container.readinessProbe?.httpGet?.path, label).toBe('/readyz');
         expect(container.livenessProbe?.httpGet?.path, label).toBe('/healthz');
         const readinessPort = portNumber(container, container.readinessProbe?.httpGet?.port ?? -1);
-        const role = deployment.metadata.name;
+        // The role, whatever the name (a queue shard's workers are model-worker-shard-1 and so on).
+        const role = deployment.spec.template.metadata.labels['app.kubernetes.io/component'];
         if (role === 'api') expect(readinessPort, label).toBe(config.BUILDFLEET_API_PORT);
         else expect(readinessPort, label).toBe(config.BUILDFLEET_METRICS_PORT);
         expect(container.ports?.find((port) => port.name === 'metrics')?.containerPort, label).toBe(config.BUILDFLEET_METRICS_PORT);
@@ -211,6 +216,21 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
     for (const deployment of byKind(documents, 'Deployment') as Array<KubernetesDocument & DeploymentShape>) {
       const labels = deployment.spec.template.metadata.labels;
       expect(Object.entries(metrics.spec.selector).every(([key, value]) => labels[key] === value), labelOf(deployment)).toBe(true);
+    }
+  });
+
+  it.each(KUSTOMIZATIONS)('%s: no Deployment selects another’s pods, and exactly one PodDisruptionBudget covers each', (directory) => {
+    const documents = renderedOf(directory);
+    const deployments = byKind(documents, 'Deployment') as Array<KubernetesDocument & DeploymentShape>;
+    const budgets = byKind(documents, 'PodDisruptionBudget') as unknown as Array<KubernetesDocument & { spec: { selector: { matchLabels: Record<string, string> } } }>;
+    for (const deployment of deployments) {
+      const labels = deployment.spec.template.metadata.labels;
+      const owners = deployments.filter((candidate) => selects(candidate.spec.selector.matchLabels, labels)).map(labelOf);
+      expect(owners, labelOf(deployment)).toEqual([labelOf(deployment)]);
+      // The simulator overlay's simulator is a trial's stand-in for the model API: no budget.
+      if (labels['app.kubernetes.io/component'] === 'simulator') continue;
+      const covering = budgets.filter((budget) => selects(budget.spec.selector.matchLabels, labels)).map(labelOf);
+      expect(covering, labelOf(deployment)).toHaveLength(1);
     }
   });
 
@@ -328,6 +348,108 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
     expect(named(renderedOf('k8s'), 'StatefulSet', 'postgres')).toBeUndefined();
   });
 
+  describe('overlays/queue-shards (issue #20)', () => {
+    const SHARDS = 3;
+    type Worker = KubernetesDocument & DeploymentShape;
+    const documents = () => renderedOf(QUEUE_SHARDS_OVERLAY);
+    const configData = () => (byKind(documents(), 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data;
+    const workers = (component: string) =>
+      (byKind(documents(), 'Deployment') as Worker[]).filter((deployment) => deployment.spec.template.metadata.labels['app.kubernetes.io/component'] === component);
+    /** What the worker process loads: the ConfigMap, then the container's own env, which wins. */
+    const configOf = (deployment: Worker) => {
+      const container = deployment.spec.template.spec.containers[0]!;
+      return loadConfig({ ...configData(), ...Object.fromEntries((container.env ?? []).map((variable) => [variable.name, variable.value ?? ''])) });
+    };
+
+    it('tells every process the shard count through the one ConfigMap, never shadowed by a container’s env', () => {
+      expect(loadConfig(configData()).BUILDFLEET_QUEUE_SHARDS).toBe(SHARDS);
+      const configMapName = byKind(documents(), 'ConfigMap')[0]?.metadata.name;
+      for (const deployment of byKind(documents(), 'Deployment') as Worker[]) {
+        for (const container of deployment.spec.template.spec.containers) {
+          expect(container.envFrom?.some((source) => source.configMapRef?.name === configMapName), labelOf(deployment)).toBe(true);
+          expect(container.env?.map((variable) => variable.name) ?? [], labelOf(deployment)).not.toContain('BUILDFLEET_QUEUE_SHARDS');
+        }
+      }
+      // The default fleet stays on one shard, and its worker selectors carry no shard label, so
+      // applying k8s/ over an existing fleet changes no immutable selector.
+      const defaultFleet = renderedOf('k8s');
+      expect(loadConfig((byKind(defaultFleet, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data).BUILDFLEET_QUEUE_SHARDS).toBe(1);
+      for (const deployment of byKind(defaultFleet, 'Deployment') as Worker[]) expect(deployment.spec.selector.matchLabels[QUEUE_SHARD_LABEL], labelOf(deployment)).toBeUndefined();
+    });
+
+    it('runs model and tool workers for every shard, each Deployment under its own name, labelled and selected by the shard it serves', () => {
+      const names = new Set<string>();
+      for (const component of ['model-worker', 'tool-worker']) {
+        const deployments = workers(component);
+        const served = deployments.map((deployment) => {
+          const shard = configOf(deployment).BUILDFLEET_QUEUE_SHARD;
+          const label = String(shard);
+          expect(deployment.metadata.labels?.[QUEUE_SHARD_LABEL], labelOf(deployment)).toBe(label);
+          expect(deployment.spec.selector.matchLabels[QUEUE_SHARD_LABEL], labelOf(deployment)).toBe(label);
+          expect(deployment.spec.template.metadata.labels[QUEUE_SHARD_LABEL], labelOf(deployment)).toBe(label);
+          expect(deployment.metadata.name, labelOf(deployment)).toBe(shard === 0 ? component : `${component}-shard-${shard}`);
+          expect(deployment.spec.template.spec.containers[0]?.args, labelOf(deployment)).toEqual(['worker', component.replace('-worker', '')]);
+          names.add(deployment.metadata.name);
+          return shard;
+        });
+        expect(served.sort(), component).toEqual([0, 1, 2]);
+      }
+      expect(names.size).toBe(2 * SHARDS);
+      // The API is shared: one Deployment, no shard of its own.
+      const api = named(documents(), 'Deployment', 'api') as Worker;
+      expect(api.spec.template.metadata.labels[QUEUE_SHARD_LABEL]).toBeUndefined();
+    });
+
+    it('gives each shard’s workers their own disruption budgets, selecting that shard’s pods only', () => {
+      const budgets = byKind(documents(), 'PodDisruptionBudget') as unknown as Array<KubernetesDocument & { spec: { selector: { matchLabels: Record<string, string> } } }>;
+      for (const component of ['model-worker', 'tool-worker']) {
+        for (const deployment of workers(component)) {
+          const covering = budgets.filter((budget) => selects(budget.spec.selector.matchLabels, deployment.spec.template.metadata.labels));
+          expect(covering.map(labelOf), labelOf(deployment)).toEqual([`PodDisruptionBudget/${deployment.metadata.name}`]);
+          expect(covering[0]?.spec.selector.matchLabels[QUEUE_SHARD_LABEL], labelOf(deployment)).toBe(String(configOf(deployment).BUILDFLEET_QUEUE_SHARD));
+        }
+      }
+    });
+
+    it('scales each shard’s workers with a KEDA ScaledObject of their own, on that shard’s wait list', () => {
+      const keys = createKeySpace(loadConfig(configData()).BUILDFLEET_PREFIX);
+      const scaledObjects = byKind(documents(), 'ScaledObject') as unknown as Array<
+        KubernetesDocument & { spec: { scaleTargetRef: { name: string }; triggers: Array<{ type: string; metadata: Record<string, string> }> } }
+      >;
+      expect(new Set(scaledObjects.map((scaled) => scaled.metadata.name)).size).toBe(scaledObjects.length);
+      expect(scaledObjects).toHaveLength(2 * SHARDS);
+      for (const [component, queue] of [
+        ['model-worker', QUEUE_NAMES.model],
+        ['tool-worker', QUEUE_NAMES.tool],
+      ] as const) {
+        for (const deployment of workers(component)) {
+          const scaling = scaledObjects.filter((scaled) => scaled.spec.scaleTargetRef.name === deployment.metadata.name);
+          expect(scaling, labelOf(deployment)).toHaveLength(1);
+          const trigger = scaling[0]?.spec.triggers.find((candidate) => candidate.type === 'redis');
+          // BullMQ 5's wait list of the queue under the shard's prefix (src/domain/queue-shards.ts).
+          expect(trigger?.metadata.listName, labelOf(deployment)).toBe(`${queuePrefixOf(keys.prefix, configOf(deployment).BUILDFLEET_QUEUE_SHARD)}:${queue}:wait`);
+        }
+      }
+    });
+
+    it('mounts the sites volume in every shard’s tool workers (issue #21)', () => {
+      const sitesDirectory = loadConfig(configData()).BUILDFLEET_SITES_DIR;
+      for (const deployment of workers('tool-worker')) {
+        const pod = deployment.spec.template.spec as unknown as {
+          volumes?: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>;
+          containers: Array<{ volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }> }>;
+        };
+        const volume = pod.volumes?.find((candidate) => candidate.persistentVolumeClaim?.claimName === 'sites');
+        expect(volume, labelOf(deployment)).toBeDefined();
+        const mount = pod.containers[0]?.volumeMounts?.find((candidate) => candidate.name === volume?.name);
+        expect(mount?.mountPath, labelOf(deployment)).toBe(sitesDirectory);
+        expect(mount?.readOnly ?? false, labelOf(deployment)).toBe(false);
+      }
+      // One claim for the whole fleet: the shards' kustomizations reference it, never copy it.
+      expect(byKind(documents(), 'PersistentVolumeClaim').map(labelOf)).toEqual(['PersistentVolumeClaim/sites']);
+    });
+  });
+
   it('the ServiceMonitor selects the metrics Service by its labels and port', () => {
     const documents = renderedOf('k8s/overlays/prometheus-operator');
     const monitor = byKind(documents, 'ServiceMonitor')[0] as unknown as {
@@ -346,7 +468,7 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
 
 describe('k8s/ source files', () => {
   it('every kustomization names the buildfleet namespace', () => {
-    for (const directory of KUSTOMIZATIONS) {
+    for (const directory of [...KUSTOMIZATIONS, 'k8s/base/workers', `${QUEUE_SHARDS_OVERLAY}/shard-1`, `${QUEUE_SHARDS_OVERLAY}/shard-2`]) {
       const kustomization = parseYaml(readFileSync(join(PROJECT_ROOT, directory, 'kustomization.yaml'), 'utf8')) as { namespace?: string };
       expect(kustomization.namespace, directory).toBe('buildfleet');
     }
