@@ -19,6 +19,8 @@
 //                          process; memory per in-flight run, loop delay inside each worker
 //   8. history             Redis bytes per finished run before and after it is archived to
 //                          PostgreSQL and its keys expire; archive throughput (issue #21)
+//   9. shards              1, 2 and 3 queue shards on a local Redis Cluster (3 primaries, 3
+//                          replicas), one model and one tool process per shard (issue #20)
 //   +  targets             issue #17's "Done when" figures, each marked met / not met
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,6 +84,12 @@ const SIZES = {
   /** Section 8: finished runs whose Redis memory is measured, then archived to PostgreSQL. */
   historyRuns: envCount('BENCH_HISTORY_RUNS', 200, 20),
 };
+/** Section 9's shard counts: BENCH_SHARDS (comma-separated), else 1, 2 and 3. */
+const SHARD_COUNTS = (process.env.BENCH_SHARDS ?? (QUICK ? '1,3' : '1,2,3'))
+  .split(',')
+  .map((value) => Number(value.trim()))
+  .filter((value) => Number.isInteger(value) && value >= 1);
+
 const THROUGHPUT_WORKERS = (process.env.BENCH_THROUGHPUT_WORKERS ?? (QUICK ? '1' : '1,2,4'))
   .split(',')
   .map((part) => Number(part.trim()))
@@ -374,6 +382,57 @@ async function throughput(redisUrl: string, workers: number, runCount: number, c
     };
   } finally {
     admin.disconnect();
+    await fleet.stop();
+  }
+}
+
+// ---- 9. queue shards on a local Redis Cluster ------------------------------------------------
+
+/** Throughput of `shards` queue shards on a local cluster, one model and one tool worker process
+ * per shard: what the fleet can spread over a cluster's primaries on this machine's cores. */
+async function shardThroughput(shards: number, runCount: number, capMs: number) {
+  const fleet = await startDevFleet({
+    env: { ...FLEET_ENV, BUILDFLEET_AUTH: 'disabled', BUILDFLEET_PREFIX: `bfshard${shards}${randomBytes(3).toString('hex')}`, LOG_LEVEL: 'info', REDIS_URL: '' },
+    redisCluster: true,
+    shards,
+    modelWorkers: 1,
+    toolWorkers: 1,
+    writeStateFile: false,
+    ...(compiledCli ? { cliEntry: compiledCli } : {}),
+  });
+  const nodes = (fleet.redisClusterSeeds ?? '').split(',').map((url) => benchConnection(url));
+  const clusterCpu = async () => (await Promise.all(nodes.map((node) => redisCpuSeconds(node)))).reduce((sum, seconds) => sum + seconds, 0);
+  try {
+    const rest = createFleetRestClient({ baseUrl: fleet.apiUrl, apiKey: fleet.apiKey });
+    const warmUp = await submitRuns({ rest, count: 2 * shards, batchSize: 2 * shards, deadline: Date.now() + 30_000 });
+    if (warmUp.failures > 0) throw new Error(`warm-up: POST /v1/runs failed: ${warmUp.firstError}`);
+    await waitUntilQueuesDrain({ rest, deadline: Date.now() + 60_000, intervalMs: 200 });
+    const redisBefore = await clusterCpu();
+    const cpuBefore = cpuByRole(fleet);
+    const started = performance.now();
+    const deadline = Date.now() + capMs;
+    const submitted = await submitRuns({ rest, count: runCount, batchSize: runCount, deadline });
+    if (submitted.failures > 0) throw new Error(`${submitted.failures} POST /v1/runs failed: ${submitted.firstError}`);
+    const followed = await waitUntilQueuesDrain({ rest, deadline, intervalMs: 200, submitted: submitted.ids.length });
+    const cpuAfter = cpuByRole(fleet);
+    const seconds = (followed.endedAt - started) / 1000;
+    const outcomes = await readRunOutcomes({ rest, ids: submitted.ids });
+    const workerCpu = cpuAfter.model - cpuBefore.model + (cpuAfter.tool - cpuBefore.tool);
+    return {
+      shards,
+      runs: submitted.ids.length,
+      finished: outcomes.finished,
+      succeeded: outcomes.succeeded,
+      timedOut: followed.timedOut,
+      turns: outcomes.turns,
+      seconds,
+      turnsPerSecond: outcomes.turns / seconds,
+      workerCpuPercent: (workerCpu / seconds) * 100,
+      simulatorAndApiCpuPercent: ((cpuAfter.simulator - cpuBefore.simulator + (cpuAfter.api - cpuBefore.api)) / seconds) * 100,
+      clusterCpuPercent: (((await clusterCpu()) - redisBefore) / seconds) * 100,
+    };
+  } finally {
+    for (const node of nodes) node.disconnect();
     await fleet.stop();
   }
 }
@@ -902,6 +961,24 @@ async function main(): Promise<void> {
         row(name, `archive throughput (archiveFinishedRun, ${figures.archiveConcurrency} at a time, private PostgreSQL)`, `${fmt(figures.archivedPerSecond)} runs/s (${figures.runs} in ${fmt(figures.archiveSeconds)} s; ${Object.entries(figures.outcomes).map(([outcome, count]) => `${outcome} ${count}`).join(', ')})`);
       } finally {
         admin.disconnect();
+      }
+    });
+    await section('9 shards', 480_000, async () => {
+      const list: Array<Awaited<ReturnType<typeof shardThroughput>>> = [];
+      results.shards = list;
+      for (const shards of SHARD_COUNTS) {
+        try {
+          const figures = await shardThroughput(shards, SIZES.throughputRuns, 90_000);
+          list.push(figures);
+          row(
+            '9 shards',
+            `${shards} shard${shards > 1 ? 's' : ''} on a 3+3 Redis Cluster, 1 model + 1 tool proc each: ${figures.succeeded}/${figures.runs} runs, ${figures.turns} turns in ${fmt(figures.seconds)} s${figures.timedOut ? ' (cap hit)' : ''}`,
+            `${fmt(figures.turnsPerSecond)} turns/s`,
+          );
+          row('9 shards', `${shards} shard${shards > 1 ? 's' : ''}: CPU % of a core, workers / API + simulator / all cluster nodes`, `${fmt(figures.workerCpuPercent)} / ${fmt(figures.simulatorAndApiCpuPercent)} / ${fmt(figures.clusterCpuPercent)}`);
+        } catch (error) {
+          row('9 shards', `${shards} shards: ERROR`, (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 160));
+        }
       }
     });
   } finally {

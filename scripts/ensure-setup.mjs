@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findRedisServer } from './redis-binary.mjs';
+import { findRedisCli, findRedisServer } from './redis-binary.mjs';
 import { findPostgresBinDir } from './postgres-binary.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -101,6 +101,13 @@ function ensurePostgres() {
 
 if (process.env.REDIS_URL) process.exit(0);
 
+// redis-cli creates the local Redis Cluster of `npm test`'s cluster pass (src/dev/local-redis-cluster.ts);
+// Debian's redis-server depends on redis-tools, which ships it, but a server found elsewhere may
+// come without it.
+if (findRedisServer() && !findRedisCli() && isRoot) {
+  console.error('[setup] installing redis-tools (redis-cli) with apt-get');
+  aptInstall('redis-tools');
+}
 if (findRedisServer()) process.exit(0);
 
 if (!isRoot) {

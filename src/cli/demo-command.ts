@@ -2,6 +2,7 @@
 // site's URL (on the sites origin). With --once or CI=true it then exits (0 on success); otherwise
 // it keeps serving the site until Ctrl-C.
 import { parseArgs } from 'node:util';
+import { MAX_QUEUE_SHARDS } from '../domain/queue-shards.js';
 import { runSampleBuild } from './demo-sample-build.js';
 import { startDevFleet } from './dev-fleet.js';
 import { formatCacheHit, formatUsd } from './follow-run.js';
@@ -17,12 +18,18 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
       // The simulator's `fast` profile: a production model's pages and pacing at 10x speed, so the
       // demo shows a streamed answer advancing and a real-looking site in well under a minute.
       profile: { type: 'string', default: 'fast' },
+      // The same build on a local Redis Cluster (3 primaries, 3 replicas) and N queue shards.
+      'redis-cluster': { type: 'boolean', default: false },
+      shards: { type: 'string', default: '1' },
     },
   });
+  const shards = parseShardCount(values.shards);
   const once = values.once || process.env.CI === 'true' || process.env.CI === '1';
   const started = performance.now();
-  console.log('starting the dev fleet (redis-server, PostgreSQL, simulator, API with its sites origin, model worker, tool worker)…');
-  const fleet = await startDevFleet({ echo: values.verbose ? process.stderr : null, simulatorArgs: ['--profile', values.profile] });
+  const redisPart = values['redis-cluster'] ? 'a local Redis Cluster of 3 primaries and 3 replicas' : 'redis-server';
+  const workerPart = shards > 1 ? `a model worker and a tool worker for each of ${shards} queue shards` : 'model worker, tool worker';
+  console.log(`starting the dev fleet (${redisPart}, PostgreSQL, simulator, API with its sites origin, ${workerPart})…`);
+  const fleet = await startDevFleet({ echo: values.verbose ? process.stderr : null, simulatorArgs: ['--profile', values.profile], redisCluster: values['redis-cluster'], shards });
   let code = 1;
   try {
     console.log(`API: ${fleet.apiUrl}  (docs at ${fleet.apiUrl}/docs)  sites: ${fleet.sitesUrl}`);
@@ -49,4 +56,11 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
     await fleet.stop();
   }
   return code;
+}
+
+/** `--shards N`: a whole number of queue shards, 1 to MAX_QUEUE_SHARDS. */
+export function parseShardCount(text: string): number {
+  const shards = Number(text);
+  if (!Number.isInteger(shards) || shards < 1 || shards > MAX_QUEUE_SHARDS) throw new Error(`--shards: expected a whole number from 1 to ${MAX_QUEUE_SHARDS}, not ${JSON.stringify(text)}`);
+  return shards;
 }

@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { redactUrl } from '../telemetry/redact-secrets.js';
 import { startDevFleet, type DevFleet, type DevFleetOptions } from './dev-fleet.js';
+import { parseShardCount } from './demo-command.js';
 
 /** The lines `dev` prints on stderr once the fleet is up: where everything is, and no secret. */
 export function devFleetBanner(fleet: Pick<DevFleet, 'redisUrl' | 'databaseUrl' | 'simulatorUrl' | 'apiUrl' | 'sitesUrl' | 'consoleUrl' | 'stateFile'>): string[] {
@@ -39,13 +40,22 @@ function untilSignalled(): Promise<void> {
 export async function runDevCommand(argv: string[], io: DevCommandIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { 'model-workers': { type: 'string', default: '1' }, 'tool-workers': { type: 'string', default: '1' }, verbose: { type: 'boolean', default: false } },
+    options: {
+      'model-workers': { type: 'string', default: '1' },
+      'tool-workers': { type: 'string', default: '1' },
+      verbose: { type: 'boolean', default: false },
+      'redis-cluster': { type: 'boolean', default: false },
+      shards: { type: 'string', default: '1' },
+    },
   });
+  const shards = parseShardCount(values.shards);
   io.stderr.write('starting the dev fleet…\n');
   const fleet = await startDevFleet({
     ...io.fleetOptions,
     modelWorkers: Number(values['model-workers']),
     toolWorkers: Number(values['tool-workers']),
+    redisCluster: values['redis-cluster'],
+    shards,
     echo: values.verbose ? io.stderr : null,
   });
   for (const line of devFleetBanner(fleet)) io.stderr.write(`${line}\n`);

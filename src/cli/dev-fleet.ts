@@ -2,7 +2,8 @@
 // (when REDIS_URL is unset), a private PostgreSQL for run history (when DATABASE_URL is unset;
 // migrated either way), the simulator (when no API key is set), the API and one model and one tool
 // worker, each its own process — and a state file the other commands read.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { redisTargetOf } from '../domain/redis-target.js';
 import { connectRedis, type RedisClient } from '../redis/redis-connection.js';
@@ -11,6 +12,7 @@ import { loadConfig } from '../config.js';
 import { createKeySpace } from '../engine/keys.js';
 import { freePorts, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../dev/private-postgres.js';
+import { startLocalRedisCluster, type LocalRedisCluster } from '../dev/local-redis-cluster.js';
 import { migrateHistory } from '../history/migrate-history.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
 import { DEV_STATE_DIR, DEV_STATE_FILE } from './dev-state.js';
@@ -25,6 +27,8 @@ export interface DevFleet {
   /** The run console (its own port): sign in with an API key, e.g. the dev key of the state file. */
   consoleUrl: string;
   redisUrl: string;
+  /** The Redis Cluster's seeds (BUILDFLEET_REDIS_CLUSTER_NODES) when the roles run on one, else null. */
+  redisClusterSeeds: string | null;
   /** Run history (DATABASE_URL as given, else the private PostgreSQL started for this fleet). */
   databaseUrl: string;
   simulatorUrl: string | null;
@@ -48,6 +52,12 @@ export interface DevFleetOptions {
   stateFile?: string;
   /** Extra `buildfleet sim` arguments for the embedded simulator (e.g. `--profile realistic`). */
   simulatorArgs?: string[];
+  /** Start a local Redis Cluster (3 primaries, 3 replicas, src/dev/local-redis-cluster.ts) instead
+   * of one private server, unless BUILDFLEET_REDIS_CLUSTER_NODES names one; the roles run on it. */
+  redisCluster?: boolean;
+  /** Queue shards (docs/scaling.md#queue-shards): BUILDFLEET_QUEUE_SHARDS for every role, and
+   * modelWorkers model and toolWorkers tool worker processes for each shard. Default 1. */
+  shards?: number;
   /** Run the roles from a compiled build (`npm run build`'s dist/src/cli.js) instead of through
    * tsx, as the image does: what the benchmark measures CPU on. */
   cliEntry?: string;
@@ -59,6 +69,8 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
   const roles: SpawnedRole[] = [];
   const stateFile = options.stateFile ?? DEV_STATE_FILE;
   let redis: PrivateRedis | null = null;
+  let cluster: LocalRedisCluster | null = null;
+  let clusterDir: string | null = null;
   let postgres: PrivatePostgres | null = null;
   let devKey: { store: ApiKeyStore; connection: RedisClient; id: string } | null = null;
   const stop = async () => {
@@ -67,20 +79,27 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
       await devKey.store.revoke(devKey.id).catch(() => undefined);
       devKey.connection.disconnect();
     }
-    await Promise.all([redis?.stop(), postgres?.stop()]);
+    await Promise.all([redis?.stop(), postgres?.stop(), cluster?.stop()]);
+    if (clusterDir) rmSync(clusterDir, { recursive: true, force: true });
     if (options.writeStateFile !== false) rmSync(stateFile, { force: true });
   };
   try {
     // Both servers at once: initdb takes a few seconds, as long as the rest of the start together.
-    const [startedRedis, startedPostgres] = await Promise.allSettled([
-      baseEnv.REDIS_URL ? null : startPrivateRedis({ dataDir: options.dataDir ?? join(DEV_STATE_DIR, 'redis') }),
+    const wantsCluster = options.redisCluster === true && !baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES;
+    const [startedRedis, startedPostgres, startedCluster] = await Promise.allSettled([
+      baseEnv.REDIS_URL || wantsCluster || baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES ? null : startPrivateRedis({ dataDir: options.dataDir ?? join(DEV_STATE_DIR, 'redis') }),
       baseEnv.DATABASE_URL ? null : startPrivatePostgres(),
+      // A fresh cluster each time, like the private PostgreSQL: its data is the session's.
+      wantsCluster ? startLocalRedisCluster({ dataDir: (clusterDir = mkdtempSync(join(tmpdir(), 'buildfleet-dev-cluster-'))) }) : null,
     ]);
     if (startedRedis.status === 'fulfilled') redis = startedRedis.value;
     if (startedPostgres.status === 'fulfilled') postgres = startedPostgres.value;
-    if (startedRedis.status === 'rejected') throw startedRedis.reason;
-    if (startedPostgres.status === 'rejected') throw startedPostgres.reason;
+    if (startedCluster.status === 'fulfilled') cluster = startedCluster.value;
+    for (const started of [startedRedis, startedPostgres, startedCluster]) if (started.status === 'rejected') throw started.reason;
     if (redis) baseEnv.REDIS_URL = redis.url;
+    if (cluster) baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES = cluster.seeds;
+    const shards = options.shards ?? 1;
+    if (shards > 1) baseEnv.BUILDFLEET_QUEUE_SHARDS = String(shards);
     // Like Redis, the history is embedded unless the operator names a server; its schema is
     // applied here either way (as `buildfleet migrate` does), so a dev fleet archives from its
     // first run. The private server is started afresh each time: its history is the session's.
@@ -112,11 +131,16 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     const api = spawnRole({ name: 'api', args: ['api'], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry });
     roles.push(api);
     const workers: SpawnedRole[] = [];
-    for (let index = 0; index < (options.modelWorkers ?? 1); index += 1) {
-      workers.push(spawnRole({ name: `model-worker-${index + 1}`, args: ['worker', 'model'], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry }));
-    }
-    for (let index = 0; index < (options.toolWorkers ?? 1); index += 1) {
-      workers.push(spawnRole({ name: `tool-worker-${index + 1}`, args: ['worker', 'tool'], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry }));
+    // Each shard's own workers (BUILDFLEET_QUEUE_SHARD), as a sharded deployment runs them.
+    for (let shard = 0; shard < shards; shard += 1) {
+      const shardEnv = shards > 1 ? { ...baseEnv, BUILDFLEET_QUEUE_SHARD: String(shard) } : baseEnv;
+      const suffix = shards > 1 ? `-shard-${shard}` : '';
+      for (let index = 0; index < (options.modelWorkers ?? 1); index += 1) {
+        workers.push(spawnRole({ name: `model-worker-${index + 1}${suffix}`, args: ['worker', 'model'], env: shardEnv, echo: options.echo ?? null, cliEntry: options.cliEntry }));
+      }
+      for (let index = 0; index < (options.toolWorkers ?? 1); index += 1) {
+        workers.push(spawnRole({ name: `tool-worker-${index + 1}${suffix}`, args: ['worker', 'tool'], env: shardEnv, echo: options.echo ?? null, cliEntry: options.cliEntry }));
+      }
     }
     roles.push(...workers);
     await api.waitForLine(/api listening on (http:\/\/\S+)/);
@@ -137,7 +161,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
       );
     }
     const writtenStateFile = options.writeStateFile !== false ? stateFile : null;
-    return { apiUrl, sitesUrl, consoleUrl, redisUrl: baseEnv.REDIS_URL ?? '', databaseUrl, simulatorUrl, apiKey: created.token, stateFile: writtenStateFile, roles, stop };
+    return { apiUrl, sitesUrl, consoleUrl, redisUrl: baseEnv.REDIS_URL ?? '', redisClusterSeeds: baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES ?? null, databaseUrl, simulatorUrl, apiKey: created.token, stateFile: writtenStateFile, roles, stop };
   } catch (error) {
     await stop();
     throw error;

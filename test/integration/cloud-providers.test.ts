@@ -16,7 +16,7 @@ import type { RunRecord } from '../../src/engine/run-types.js';
 import { bedrockModelId } from '../../src/providers/bedrock-client.js';
 import { vertexModelId } from '../../src/providers/vertex-client.js';
 import type { RecordedRequest } from '../../src/sim/simulator-server.js';
-import { testRedisUrl, uniquePrefix } from '../support/redis.js';
+import { testRedisEnv, testRedisUrl, uniquePrefix } from '../support/redis.js';
 import type { InProcessFleet } from '../support/in-process-fleet.js';
 
 const AWS_ACCESS_KEY = 'AKIDFLEETBEDROCK';
@@ -46,6 +46,7 @@ beforeAll(async () => {
     prefix: uniquePrefix('cloudprov'),
     simulator: { port: simulatorPort },
     env: {
+      ...testRedisEnv(),
       BUILDFLEET_PROVIDERS: JSON.stringify(providers),
       BUILDFLEET_PROVIDER: 'bedrock',
       BUILDFLEET_RETRY_BASE_MS: '40',

@@ -7,7 +7,7 @@ import { QueueEvents, type Worker } from 'bullmq';
 import { HistoryStore } from '../../src/history/history-store.js';
 import { startArchiveWorker, type ArchiveOutcome } from '../../src/workers/archive-worker.js';
 import { ARCHIVE_QUEUE_NAME, jobIds, type ArchiveJobData } from '../../src/jobs/job-catalog.js';
-import { connectRedis } from '../../src/redis/redis-connection.js';
+import { connectTestRedis } from '../support/redis.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { runKeysLeft } from '../support/run-keys.js';
@@ -25,7 +25,7 @@ beforeAll(async () => {
   database = await createTestDatabase('archive');
   history = new HistoryStore(database.pool);
   archiveWorker = startArchiveWorker(harness.fleet, { history, retentionMs: RETENTION_MS });
-  queueEvents = new QueueEvents(ARCHIVE_QUEUE_NAME, { connection: connectRedis(harness.config.REDIS_URL), prefix: harness.fleet.queues.own.keys.queuePrefix });
+  queueEvents = new QueueEvents(ARCHIVE_QUEUE_NAME, { connection: connectTestRedis(), prefix: harness.fleet.queues.own.keys.queuePrefix });
   await queueEvents.waitUntilReady();
 });
 afterAll(async () => {

@@ -12,6 +12,7 @@ import { deployIdFor, deployTool } from '../../src/tools/build/deploy.js';
 import { publishTool } from '../../src/tools/ops/publish.js';
 import type { ToolContext } from '../../src/tools/tool-types.js';
 import type { RunRecord } from '../../src/engine/run-types.js';
+import { scanKeys } from '../../src/redis/redis-scan.js';
 
 let harness: ApiTestHarness;
 beforeAll(async () => {
@@ -38,9 +39,12 @@ async function contextFor(run: RunRecord, toolUseId: string): Promise<ToolContex
 
 /** Stands for retention: every Redis key of the run is deleted. */
 async function deleteRunKeys(runId: string): Promise<void> {
-  const keys = await harness.fleet.redis.keys(`${harness.fleet.store.keys.run(runId)}*`);
+  // Every primary's keys (KEYS and SCAN see one node of a cluster), one DEL each (a DEL of keys in
+  // several slots is refused there; a run's keys share one, but this does not rely on it).
+  const keys: string[] = [];
+  for await (const page of scanKeys(harness.fleet.redis, `${harness.fleet.store.keys.run(runId)}*`)) keys.push(...page);
   expect(keys.length).toBeGreaterThan(0);
-  await harness.fleet.redis.del(...keys);
+  await Promise.all(keys.map((key) => harness.fleet.redis.del(key)));
   expect(await harness.fleet.store.getRun(runId)).toBeNull();
 }
 

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFaultyUpstream, type FaultyUpstream } from '../../src/dev/faulty-upstream.js';
 import { startInProcessFleet, type InProcessFleet } from '../../src/dev/in-process-fleet.js';
-import { testRedisUrl, uniquePrefix } from '../support/redis.js';
+import { testRedisEnv, testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { bare } from '../support/tool-output-fleet.js';
 
 let upstream: FaultyUpstream;
@@ -20,7 +20,7 @@ async function fleetWith(label: string, env: Record<string, string> = {}): Promi
     redisUrl: testRedisUrl(),
     prefix: uniquePrefix(label),
     toolWorkers: 2,
-    env: { BUILDFLEET_SITES_PUBLIC_URL: upstream.origin, BUILDFLEET_KILLSWITCH_MIN_VOLUME: '1000000', ...env },
+    env: { ...testRedisEnv(), BUILDFLEET_SITES_PUBLIC_URL: upstream.origin, BUILDFLEET_KILLSWITCH_MIN_VOLUME: '1000000', ...env },
   });
 }
 

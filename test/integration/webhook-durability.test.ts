@@ -14,7 +14,7 @@ import { createKeySpace } from '../../src/engine/keys.js';
 import { RunEngine, type CreateRunInput } from '../../src/engine/run-engine.js';
 import { createFleetContext, type FleetContext } from '../../src/fleet/fleet-context.js';
 import { startWebhookDelivery, type RunningWebhookDelivery } from '../../src/workers/start-webhook-delivery.js';
-import { connectTestRedis, deletePrefix, testRedisUrl, uniquePrefix } from '../support/redis.js';
+import { connectTestRedis, deletePrefix, testRedisEnv, uniquePrefix } from '../support/redis.js';
 import { until } from '../support/until.js';
 
 const prefix = uniquePrefix('whdurable');
@@ -42,7 +42,7 @@ beforeAll(async () => {
   crashedEngine = new RunEngine(redis, createKeySpace(prefix));
   fleet = createFleetContext(
     loadConfig({
-      REDIS_URL: testRedisUrl(),
+      ...testRedisEnv(),
       BUILDFLEET_PREFIX: prefix,
       LOG_LEVEL: 'silent',
       BUILDFLEET_WEBHOOK_SECRET: 'test-webhook-fleet-secret-0123456789abcdef',

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { deletePrefix, testRedisUrl, uniquePrefix } from '../../../test/support/redis.js';
+import { deletePrefix, testRedisEnv, uniquePrefix } from '../../../test/support/redis.js';
 import type { ApiKeyScope } from '../../auth/api-key-scopes.js';
 import { ApiKeyStore } from '../../auth/api-key-store.js';
 import { loadConfig } from '../../config.js';
@@ -56,7 +56,7 @@ export async function createApiTestHarness({
   const sitesDir = await mkdtemp(join(tmpdir(), 'bf-sites-api-'));
   const config = loadConfig({
     BUILDFLEET_SITES_DIR: sitesDir,
-    REDIS_URL: testRedisUrl(),
+    ...testRedisEnv(),
     BUILDFLEET_PREFIX: prefix,
     LOG_LEVEL: 'silent',
     BUILDFLEET_PUBLIC_URL: 'https://fleet.example.test',
