@@ -33,6 +33,8 @@ export interface InProcessFleet {
   apiUrl: string;
   /** The sites origin's own address (BUILDFLEET_SITES_PUBLIC_URL unless the env names another). */
   sitesUrl: string;
+  /** The run console's address when it runs (`console: true` or BUILDFLEET_CONSOLE_PORT), else null. */
+  consoleUrl: string | null;
   /** An admin API key of tenant `default`, for calling the API. */
   apiKey: string;
   workers: Worker[];
@@ -60,6 +62,8 @@ export interface InProcessFleetOptions {
   /** The webhook worker's and sweep's options (they run beside the tool workers, as in the tool
    * worker role). */
   webhookWorker?: WebhookDeliveryOptions;
+  /** Starts the run console on a port of its own (docs/console.md). */
+  console?: boolean;
   /** Wires the turn and tool hooks and the API's /metrics to these metrics. */
   metrics?: FleetMetrics;
   logger?: Logger;
@@ -69,7 +73,9 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
   const simulator = await startSimulator(options.simulator ?? {});
   // Sites get an origin of their own, as in every fleet (src/api/api-process.ts): two ports chosen
   // together, so they are never the same one.
-  const [apiPort, sitesPort] = (await freePorts(2)) as [number, number];
+  // With a console, its port is chosen in the same call: ports asked for one after another may
+  // come back the same (freePorts).
+  const [apiPort, sitesPort, consolePort] = (await freePorts(options.console ? 3 : 2)) as [number, number, number | undefined];
   // Sites are stored in a directory of their own unless the env names one; removed with the keys.
   const ownSitesDir = options.env?.BUILDFLEET_SITES_DIR ? null : await mkdtemp(join(tmpdir(), 'bf-sites-fleet-'));
   const environment: NodeJS.ProcessEnv = {
@@ -80,6 +86,7 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
     BUILDFLEET_API_PORT: String(apiPort),
     BUILDFLEET_SITES_PORT: String(sitesPort),
     BUILDFLEET_SITES_PUBLIC_URL: `http://127.0.0.1:${sitesPort}`,
+    ...(consolePort ? { BUILDFLEET_CONSOLE_PORT: String(consolePort) } : {}),
     LOG_LEVEL: 'silent',
     ...options.env,
   };
@@ -147,6 +154,7 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
     simulator,
     apiUrl: api.url,
     sitesUrl: api.sitesUrl,
+    consoleUrl: api.consoleUrl,
     apiKey,
     workers,
     submit: (input) => submitRun(fleet, { tenant: 'default', prompt: 'Build a small bakery website.', ...input }),

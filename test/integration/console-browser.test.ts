@@ -11,12 +11,12 @@
 // screenshots docs/console-runs.png, docs/console-run.png and docs/console-admin.png.
 //
 // Skipped, with a printed reason, when no Chromium is installed (test/support/chromium.ts).
+import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
-import { freePort } from '../../src/dev/private-redis.js';
 import { newRunId } from '../../src/engine/run-engine.js';
 import { KillSwitch } from '../../src/safety/kill-switch.js';
 import { upstreamOf } from '../../src/safety/kill-switch-scope.js';
@@ -52,8 +52,6 @@ let tracing: { shutdown(): Promise<void> } | undefined;
 
 beforeAll(async () => {
   if (!binary) return;
-  const consolePort = await freePort();
-  consoleUrl = `http://127.0.0.1:${consolePort}`;
   receiver = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
@@ -61,16 +59,17 @@ beforeAll(async () => {
       response.writeHead(status, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  const receiverPort = await freePort();
-  await new Promise<void>((resolve) => receiver.listen(receiverPort, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${receiverPort}`;
+  // Port 0: the kernel's own choice, so no other listener of the test can be handed the same one.
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   // Tracing on, as in a deployment with a collector: a run the console submits gets the trace id
   // of the API's span (src/fleet/run-commands.ts), so its page links the trace.
   tracing = startTracing({ serviceName: 'buildfleet-console-test', endpoint: receiverUrl, exportDelayMs: 200 });
   fleet = await startInProcessFleet({
     label: 'consolebrowser',
+    // Its port chosen with the API's and the sites' (freePorts).
+    console: true,
     env: {
-      BUILDFLEET_CONSOLE_PORT: String(consolePort),
       BUILDFLEET_TRACE_URL_TEMPLATE: TRACE_TEMPLATE,
       BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0',
       BUILDFLEET_RETRY_BASE_MS: '50',
@@ -82,10 +81,10 @@ beforeAll(async () => {
     // Each model answer takes a moment, so a build lasts a few seconds: long enough to be watched.
     simulator: { latencyMs: { min: 250, max: 350 } },
   });
+  consoleUrl = fleet.consoleUrl!;
   otherOrigin = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>other origin</title>'));
-  const otherPort = await freePort();
-  await new Promise<void>((resolve) => otherOrigin.listen(otherPort, '127.0.0.1', resolve));
-  otherOriginUrl = `http://127.0.0.1:${otherPort}`;
+  await new Promise<void>((resolve) => otherOrigin.listen(0, '127.0.0.1', resolve));
+  otherOriginUrl = `http://127.0.0.1:${(otherOrigin.address() as AddressInfo).port}`;
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({ executablePath: binary, headless: true, chromiumSandbox: false, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
   page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
