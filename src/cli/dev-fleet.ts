@@ -156,7 +156,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
       mkdirSync(dirname(stateFile), { recursive: true });
       writeFileSync(
         stateFile,
-        JSON.stringify({ apiUrl, sitesUrl, redisUrl: baseEnv.REDIS_URL, simulatorUrl, devKey: created.token, pid: process.pid }, null, 2),
+        JSON.stringify({ apiUrl, sitesUrl, redisUrl: baseEnv.REDIS_URL, redisClusterSeeds: baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES ?? null, simulatorUrl, devKey: created.token, pid: process.pid }, null, 2),
         { mode: 0o600 },
       );
     }

@@ -26,14 +26,16 @@ class KeysUsageError extends Error {}
 /** The bootstrap key's tenant unless --tenant names another: runs submitted with it land there. */
 export const BOOTSTRAP_TENANT = 'admin';
 
-/** REDIS_URL when set, else the running dev fleet's Redis, else the configured default. */
-function redisUrlFor(environment: NodeJS.ProcessEnv): string {
-  if (environment.REDIS_URL) return environment.REDIS_URL;
+/** The Redis the environment names (REDIS_URL or BUILDFLEET_REDIS_CLUSTER_NODES), else the running
+ * dev fleet's (its server or its local cluster, from its state file), else the configured default. */
+function redisEnvironmentFor(environment: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (environment.REDIS_URL || environment.BUILDFLEET_REDIS_CLUSTER_NODES) return environment;
   if (existsSync(DEV_STATE_FILE)) {
-    const state = JSON.parse(readFileSync(DEV_STATE_FILE, 'utf8')) as { redisUrl?: string };
-    if (state.redisUrl) return state.redisUrl;
+    const state = JSON.parse(readFileSync(DEV_STATE_FILE, 'utf8')) as { redisUrl?: string; redisClusterSeeds?: string | null };
+    if (state.redisClusterSeeds) return { ...environment, BUILDFLEET_REDIS_CLUSTER_NODES: state.redisClusterSeeds };
+    if (state.redisUrl) return { ...environment, REDIS_URL: state.redisUrl };
   }
-  return loadConfig(environment).REDIS_URL;
+  return environment;
 }
 
 /** Runs a keys subcommand; returns the exit code. `print` receives stdout lines. */
@@ -59,7 +61,7 @@ export async function runKeysCommand({
     if (values.tenant !== undefined && !TENANT_PATTERN.test(values.tenant)) {
       throw new KeysUsageError(`invalid tenant "${values.tenant}": 1-64 letters, digits, _ and -`);
     }
-    const config = loadConfig({ ...environment, REDIS_URL: redisUrlFor(environment) });
+    const config = loadConfig(redisEnvironmentFor(environment));
     const redis = connectRedis(redisTargetOf(config), 'cli');
     redis.on('error', () => undefined);
     const keys = createKeySpace(config.BUILDFLEET_PREFIX);

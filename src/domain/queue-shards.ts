@@ -6,6 +6,11 @@
 
 export const MAX_QUEUE_SHARDS = 64;
 
+/** Whether a stored value can name a shard: a whole number below MAX_QUEUE_SHARDS. */
+export function isQueueShard(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value < MAX_QUEUE_SHARDS;
+}
+
 /** The BullMQ prefix of a shard. Shard 0 keeps the fleet's `{prefix}`, so a fleet of one shard —
  * and every run created before shards existed — is where it always was; shard N is `{prefix.N}`
  * (a dot, which BUILDFLEET_PREFIX cannot hold, so no prefix names another's shard). */

@@ -59,7 +59,12 @@ export function parseClusterSeeds(text: string): Extract<RedisTarget, { kind: 'c
 
 /** The seed as an error may print it: without its password. */
 function redactSeed(seed: string): string {
-  return seed.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+  // Everything between the scheme and the last '@' may be credentials (a password may hold '/').
+  const at = seed.lastIndexOf('@');
+  const start = seed.indexOf('//');
+  if (at === -1 || start === -1 || at < start) return seed;
+  const user = seed.slice(start + 2, at).split(':')[0];
+  return `${seed.slice(0, start + 2)}${user}:***${seed.slice(at)}`;
 }
 
 /** The target the configuration names: the cluster when its seeds are set, else REDIS_URL. */

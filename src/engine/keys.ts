@@ -80,7 +80,7 @@ export function createKeySpace(prefix: string): KeySpace {
     toolOutcomes: () => `${prefix}:{${prefix}-killswitch}:toolout`,
     // One hash tag: the bootstrap script writes the keys, their hash index and its marker in one
     // step (Cluster). Before the tag they were `${prefix}:apikeys` and `…:byhash`
-    // (LEGACY_API_KEY_NAMES: moved once by the key store).
+    // (moved once by the key store: api-key-store.ts legacyKeyMoves).
     apiKeys: () => `${prefix}:{${prefix}-apikeys}`,
     apiKeyHashes: () => `${prefix}:{${prefix}-apikeys}:byhash`,
     // The tenant as hash tag: run admission checks and updates both in one Lua step (Cluster).

@@ -30,6 +30,7 @@ import { countersSchema, usageSchema, type RunError, type RunOptions, type RunRe
 import { defineAppendEventIfRunExistsScript } from './append-event-if-run-exists-script.js';
 import { defineOwedWebhookScripts } from './owed-webhook-scripts.js';
 import { IMPLICIT_PROVIDER } from '../domain/provider-declarations.js';
+import { isQueueShard } from '../domain/queue-shards.js';
 import { EMPTY_USAGE } from '../domain/usage.js';
 import type { RunBudget } from '../domain/run-budget.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
@@ -419,7 +420,7 @@ export class RunEngine {
     if (!id) return null;
     if (shard === null || shard === '') return 0;
     const value = Number(shard);
-    if (!Number.isInteger(value) || value < 0) throw new StoredRunInvalid(runId, 'queueShard', `not a shard: ${JSON.stringify(shard)}`);
+    if (!isQueueShard(value)) throw new StoredRunInvalid(runId, 'queueShard', `not a shard: ${JSON.stringify(shard)}`);
     return value;
   }
 
@@ -700,7 +701,7 @@ export class RunEngine {
       const decodedTurn = turn === null || turn === '' ? 0 : Number(turn);
       if (!Number.isInteger(decodedTurn) || decodedTurn < 0) return { state: 'invalid', error: new StoredRunInvalid(runId, 'turn', `not a non-negative integer: ${JSON.stringify(turn)}`) };
       const decodedShard = queueShard === null || queueShard === '' ? 0 : Number(queueShard);
-      if (!Number.isInteger(decodedShard) || decodedShard < 0) return { state: 'invalid', error: new StoredRunInvalid(runId, 'queueShard', `not a shard: ${JSON.stringify(queueShard)}`) };
+      if (!isQueueShard(decodedShard)) return { state: 'invalid', error: new StoredRunInvalid(runId, 'queueShard', `not a shard: ${JSON.stringify(queueShard)}`) };
       return { state: 'found', value: { status: reading.value, turn: decodedTurn, updatedAt: updatedAt ?? '', queueShard: decodedShard } };
     });
   }

@@ -5,6 +5,7 @@ import { PHASES } from '../domain/profile.js';
 import { RUN_STATUSES } from '../domain/run-outcomes.js';
 import { EMPTY_USAGE } from '../domain/usage.js';
 import { IMPLICIT_PROVIDER, providerNameSchema } from '../domain/provider-declarations.js';
+import { isQueueShard, MAX_QUEUE_SHARDS } from '../domain/queue-shards.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
 import {
   countersSchema,
@@ -103,7 +104,7 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     model: text('model'),
     // Records written before providers existed were made with the Anthropic API.
     provider: fields.provider ? (providerNameSchema.safeParse(fields.provider).success ? fields.provider : fail('provider', `not a provider name: ${JSON.stringify(fields.provider)}`)) : IMPLICIT_PROVIDER,
-    queueShard: integer('queueShard', 0),
+    queueShard: ((shard) => (isQueueShard(shard) ? shard : fail('queueShard', `not a queue shard (0–${MAX_QUEUE_SHARDS - 1}): ${shard}`)))(integer('queueShard', 0)),
     maxTurns: integer('maxTurns'),
     maxTokens,
     // Records written before the ceiling was stored could not be raised past their maxTokens.

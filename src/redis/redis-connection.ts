@@ -21,7 +21,7 @@ export function connectRedis(target: RedisTarget | string, purpose: RedisPurpose
     ...(purpose === 'cli' ? { connectTimeout: 5_000 } : {}),
   };
   if (resolved.kind === 'single') return new Redis(resolved.url, nodeOptions);
-  return new Cluster(resolved.seeds, {
+  const cluster = new Cluster(resolved.seeds, {
     redisOptions: {
       ...nodeOptions,
       ...(resolved.username ? { username: resolved.username } : {}),
@@ -40,7 +40,16 @@ export function connectRedis(target: RedisTarget | string, purpose: RedisPurpose
     // Discovered nodes keep the seeds' TLS names: managed services announce IPs their
     // certificates name by host (ioredis README, "Special note: AWS ElastiCache Clusters with TLS").
     ...(resolved.tls ? { dnsLookup: (address: string, callback: (error: Error | null, address: string) => void) => callback(null, address) } : {}),
+    // The CLI gives up on a cluster it cannot reach (a wrong seed) after a few seconds, as it does
+    // on one server (maxRetriesPerRequest: 1): its pending commands are rejected, not kept forever.
+    ...(purpose === 'cli' ? { clusterRetryStrategy: (times: number) => (times > 5 ? null : Math.min(times * 200, 1000)) } : {}),
   });
+  // The API fails a request fast while the cluster is down (its single-server connection gives up
+  // after 3 retries, so /readyz and the routes tell the truth): once the cluster has been ready,
+  // commands are no longer queued while it reconnects (ioredis reads enableOfflineQueue per
+  // command); before that, startup commands wait for the first connection.
+  if (purpose !== 'worker') cluster.once('ready', () => (cluster.options.enableOfflineQueue = false));
+  return cluster;
 }
 
 export function isCluster(client: RedisClient): client is Cluster {

@@ -115,8 +115,12 @@ export class ArchiveSweeper {
 
   private async ensureArchiveJob(runId: string, now: number, report: ArchiveSweepReport): Promise<void> {
     const queues = await queuesOfRun(this.context, runId);
-    // No record: nothing to archive (its keys expired, so it was archived before).
-    if (!queues) return;
+    // No record: nothing left to archive (an entry left behind when its keys expired): forgotten,
+    // as the archive job would have done, so the sweep does not read it forever.
+    if (!queues) {
+      await this.context.store.forgetUnarchivedRun(runId);
+      return;
+    }
     const job = await queues.archiveJob(runId);
     if (job.state === 'unknown') {
       await queues.enqueueArchive(runId);

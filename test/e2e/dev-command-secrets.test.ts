@@ -30,9 +30,14 @@ function capture(): { stream: PassThrough; text: () => string } {
 
 describe('the dev banner', () => {
   it('names the state file instead of the key, and redacts the Redis and PostgreSQL passwords however short', () => {
-    const lines = devFleetBanner({ redisUrl: 'redis://:pw@h:1', databaseUrl: 'postgres://u:pg@d:5432/h', simulatorUrl: null, apiUrl: 'http://a', sitesUrl: 'http://s', consoleUrl: 'http://c', stateFile: '/x/dev.json' });
+    const lines = devFleetBanner({ redisUrl: 'redis://:pw@h:1', redisClusterSeeds: null, databaseUrl: 'postgres://u:pg@d:5432/h', simulatorUrl: null, apiUrl: 'http://a', sitesUrl: 'http://s', consoleUrl: 'http://c', stateFile: '/x/dev.json' });
     expect(lines[0]).toBe('redis: redis://:[redacted]@h:1  history: postgres://u:[redacted]@d:5432/h');
     expect(lines.at(-1)).toContain('"devKey" in /x/dev.json');
+  });
+
+  it('names a cluster by its seeds, each password redacted', () => {
+    const lines = devFleetBanner({ redisUrl: '', redisClusterSeeds: 'redis://:pw@h:1,redis://:pw@h:2', databaseUrl: 'postgres://d:5432/h', simulatorUrl: null, apiUrl: 'http://a', sitesUrl: 'http://s', consoleUrl: 'http://c', stateFile: null });
+    expect(lines[0]).toBe('redis: cluster redis://:[redacted]@h:1,redis://:[redacted]@h:2  history: postgres://d:5432/h');
   });
 });
 

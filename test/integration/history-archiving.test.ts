@@ -154,6 +154,11 @@ describe('the archive sweep', () => {
       // Nothing is left to sweep: a second sweep enqueues nothing.
       expect((await archiving.sweeper.sweepLocked()).enqueued).toEqual([]);
       expect(await queues.archiveJob(first.id)).toEqual({ state: 'unknown', finishedOn: null });
+      // An entry whose run has no record any more (its keys expired before the entry was removed)
+      // is dropped by the sweep, not read by every sweep for ever.
+      await harness.fleet.redis.zadd(store.keys.unarchivedRuns(), Date.now() - 60_000, 'run_0000000000gone');
+      await archiving.sweeper.sweepLocked();
+      expect(await unarchived(harness, 'run_0000000000gone')).toBe(false);
     } finally {
       await archiving.close();
     }
