@@ -50,11 +50,26 @@ if (startedPostgres) {
 // Left out of the pass, as they would only repeat the first run: the browser test (its Redis
 // traffic is the API's, which the API tests cover on the cluster) and the experiments whose
 // fleets run on a private server of their own.
+// The integration suite, and the unit tests whose steps differ on a cluster (the kill switch's
+// split steps, the write fence, claim durability with a replica, the polling event reader, the
+// legacy key moves).
+const CLUSTER_PASS_PATHS = [
+  'test/integration',
+  'src/safety',
+  'src/tools/workspace',
+  'src/tools/ops/claim-durability.test.ts',
+  'src/api/events',
+  'src/engine/kill-switch-legacy-keys.test.ts',
+  'src/auth',
+  'src/redis',
+];
 const CLUSTER_PASS_EXCLUDES = [
   'test/integration/console-browser.test.ts',
   'test/integration/cost-experiment.test.ts',
   'test/integration/kill-switch-experiment.test.ts',
   'test/integration/providers-experiment.test.ts',
+  // Starts a cluster of its own, whichever pass it is in.
+  'test/integration/crash-experiment-cluster.test.ts',
 ];
 const clusterOnly = process.env.BUILDFLEET_TEST_REDIS_CLUSTER === '1' && !process.env.BUILDFLEET_REDIS_CLUSTER_NODES;
 const clusterPass = !clusterOnly && process.argv.length <= 2 && process.env.BUILDFLEET_TEST_CLUSTER_PASS !== '0' && !process.env.BUILDFLEET_REDIS_CLUSTER_NODES;
@@ -89,7 +104,7 @@ try {
     if (clusterPass) {
       cluster = await clusterStart!;
       console.log(`[test] the integration suite again, on a local Redis Cluster (${cluster.seeds})`);
-      const clusterCode = await runVitest(['test/integration', ...CLUSTER_PASS_EXCLUDES.flatMap((path) => ['--exclude', path])], { ...process.env, BUILDFLEET_REDIS_CLUSTER_NODES: cluster.seeds });
+      const clusterCode = await runVitest([...CLUSTER_PASS_PATHS, ...CLUSTER_PASS_EXCLUDES.flatMap((path) => ['--exclude', path])], { ...process.env, BUILDFLEET_REDIS_CLUSTER_NODES: cluster.seeds });
       if (clusterCode !== 0) console.error('[test] the Redis Cluster pass failed (printed above)');
       code = code !== 0 ? code : clusterCode;
     }

@@ -51,6 +51,12 @@ export const configSchema = z.object({
         return z.NEVER;
       }
     }),
+  /** WAIT-based durability of the once-only effect claims (deploy's record, publish's step;
+   * docs/scaling.md#failover): replicas that must acknowledge a claim before its effect runs or is
+   * acknowledged. 0 = off (one server has none); 1 recommended on a cluster with replicas. */
+  BUILDFLEET_REDIS_WAIT_REPLICAS: z.coerce.number().int().min(0).max(16).default(0),
+  /** How long a claim waits for those replicas before it counts as not durable (the attempt fails, retried). */
+  BUILDFLEET_REDIS_WAIT_TIMEOUT_MS: positiveInt.default(1000),
   /** PostgreSQL for run history (docs/history.md). Unset: the processes that need it start a
    * private one (src/dev/private-postgres.ts); `buildfleet migrate` requires it. */
   DATABASE_URL: z

@@ -1,15 +1,27 @@
 // `buildfleet experiment crash`: builds run while model and tool worker processes are SIGKILLed
 // at random moments (and restarted), and Redis is killed and restarted once from its AOF
 // (appendfsync everysec). Then every run's workspace is audited for duplicated effects.
+//
+// `--cluster` (issue #20): the fleet runs on a local Redis Cluster of 3 primaries and 3 replicas
+// instead, and the Redis restart is replaced by failovers during the builds: a primary is
+// SIGKILLed (its replica is promoted by the cluster) and restarted (it rejoins as a replica), and
+// another primary is failed over by hand (CLUSTER FAILOVER). Besides lost runs and duplicated
+// effects it reports the writes the primaries acknowledged and the failovers lost
+// (acknowledged-write-audit.ts). The once-only effect claims wait for a replica
+// (BUILDFLEET_REDIS_WAIT_REPLICAS=1, src/engine/effects/claim-durability.ts). `--shards N` spreads
+// the runs over N queue shards with one model and one tool worker process per shard.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import { createKeySpace } from '../engine/keys.js';
 import { RunEngine } from '../engine/run-engine.js';
 import { auditRunEffects, type EffectAudit } from '../engine/audit-run-effects.js';
-import { freePorts, startPrivateRedis } from '../dev/private-redis.js';
+import { freePorts, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
+import { startLocalRedisCluster, type LocalRedisCluster } from '../dev/local-redis-cluster.js';
+import { parseClusterSeeds } from '../domain/redis-target.js';
+import { connectRedis } from '../redis/redis-connection.js';
+import { observeAcknowledgedWrites, type AcknowledgedWriteAudit } from './acknowledged-write-audit.js';
 import { ApiClient } from './api-client.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
 
@@ -25,13 +37,38 @@ export interface CrashExperimentResult {
   longestRecoveryMs: number;
   /** Turns the reaper handed to a new job (`run-resume` events: a job lost with Redis's last second). */
   reaperResumes: number;
+  /** Cluster mode: each failover, which primary, the replica promoted, and how long until the
+   * cluster served every slot again (a killed node's restart and rejoin come after, not counted). */
+  failovers: CrashFailover[];
+  /** Cluster mode: events the primaries acknowledged during the builds and lost in a failover. */
+  acknowledgedWrites: AcknowledgedWriteAudit | null;
+  /** Cluster mode: the claim durability the fleet ran with (BUILDFLEET_REDIS_WAIT_REPLICAS). */
+  waitReplicas: number;
   durationMs: number;
+}
+
+export interface CrashFailover {
+  kind: 'kill' | 'manual';
+  primaryPort: number;
+  promotedPort: number;
+  tookMs: number;
+  /** kill: how long the killed node took to restart and rejoin as a replica. */
+  rejoinMs?: number;
+  /** Runs not yet ended when the failover began: a failover with none proves nothing. */
+  runsInFlight: number;
 }
 
 export interface CrashExperimentOptions {
   runs: number;
   killIntervalMs: { min: number; max: number };
   timeoutMs: number;
+  /** A local Redis Cluster with primary failovers instead of one server with a restart. */
+  cluster?: boolean;
+  /** Cluster mode: queue shards, one model and one tool worker process each (default: no shards,
+   * two of each). */
+  shards?: number;
+  /** Cluster mode: BUILDFLEET_REDIS_WAIT_REPLICAS for the fleet (default 1). */
+  waitReplicas?: number;
   log?: (line: string) => void;
 }
 
@@ -41,12 +78,25 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
   const log = options.log ?? (() => undefined);
   const started = Date.now();
   const dataDir = mkdtempSync(join(tmpdir(), 'buildfleet-crash-'));
-  const redis = await startPrivateRedis({ dataDir });
+  const clusterMode = options.cluster === true;
+  const waitReplicas = clusterMode ? (options.waitReplicas ?? 1) : 0;
+  let redis: PrivateRedis | null = null;
+  let cluster: LocalRedisCluster | null = null;
+  if (clusterMode) cluster = await startLocalRedisCluster({ dataDir: join(dataDir, 'cluster') });
+  else redis = await startPrivateRedis({ dataDir });
   const prefix = 'crash';
   const [apiPort, sitesPort] = (await freePorts(2)) as [number, number];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    REDIS_URL: redis.url,
+    REDIS_URL: redis?.url ?? cluster!.nodeUrls[0]!,
+    ...(cluster
+      ? {
+          BUILDFLEET_REDIS_CLUSTER_NODES: cluster.seeds,
+          BUILDFLEET_REDIS_WAIT_REPLICAS: String(waitReplicas),
+          BUILDFLEET_REDIS_WAIT_TIMEOUT_MS: '1000',
+          ...(options.shards ? { BUILDFLEET_QUEUE_SHARDS: String(options.shards) } : {}),
+        }
+      : { BUILDFLEET_REDIS_CLUSTER_NODES: '' }),
     BUILDFLEET_PREFIX: prefix,
     BUILDFLEET_API_PORT: String(apiPort),
     BUILDFLEET_PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
@@ -70,7 +120,7 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
   };
   const roles: SpawnedRole[] = [];
   const workers = new Map<string, SpawnedRole>();
-  const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+  const connection = cluster ? connectRedis(parseClusterSeeds(cluster.seeds), 'worker') : connectRedis(redis!.url, 'worker');
   connection.on('error', () => undefined);
   const store = new RunEngine(connection, createKeySpace(prefix));
   try {
@@ -81,12 +131,18 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     const api = spawnRole({ name: 'api', args: ['api'], env });
     roles.push(api);
     await api.waitForLine(/api listening on/);
+    // With shards, slot `model-s1` is shard 1's model worker (BUILDFLEET_QUEUE_SHARD=1).
+    const shardOf = (slot: string) => /-s(\d+)$/.exec(slot)?.[1];
     const startWorker = async (slot: string) => {
-      const role = spawnRole({ name: slot, args: ['worker', slot.startsWith('model') ? 'model' : 'tool'], env });
+      const shard = shardOf(slot);
+      const role = spawnRole({ name: slot, args: ['worker', slot.startsWith('model') ? 'model' : 'tool'], env: shard === undefined ? env : { ...env, BUILDFLEET_QUEUE_SHARD: shard } });
       workers.set(slot, role);
       await role.waitForLine(/worker started/, 60_000);
     };
-    await Promise.all(['model-1', 'model-2', 'tool-1', 'tool-2'].map(startWorker));
+    const slots = options.shards
+      ? Array.from({ length: options.shards }, (_, shard) => [`model-s${shard}`, `tool-s${shard}`]).flat()
+      : ['model-1', 'model-2', 'tool-1', 'tool-2'];
+    await Promise.all(slots.map(startWorker));
 
     const client = new ApiClient(`http://127.0.0.1:${apiPort}`);
     const runIds: string[] = [];
@@ -95,9 +151,32 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
       runIds.push(created.id);
     }
     log(`submitted ${runIds.length} runs`);
+    const acknowledged = cluster ? observeAcknowledgedWrites({ store, runIds }) : null;
 
     let workerKills = 0;
     let redisRestarts = 0;
+    const failovers: CrashFailover[] = [];
+    // Cluster mode: the first round kills a primary (then restarts it), the third fails another
+    // over by hand; both while builds run (the loop below waits for them before calming down).
+    const failoverStep = async (kind: CrashFailover['kind']) => {
+      const runsInFlight = runIds.length - finals.size;
+      const topology = await cluster!.topology();
+      const used = new Set(failovers.map((failover) => failover.promotedPort));
+      const primaries = topology.filter((node) => node.role === 'primary' && node.slots > 0 && !used.has(node.port));
+      const primary = primaries[Math.floor(Math.random() * primaries.length)]!;
+      if (kind === 'kill') {
+        log(`SIGKILL primary ${primary.port}`);
+        const { promotedPort, tookMs } = await cluster!.killPrimary(primary.port);
+        log(`replica ${promotedPort} promoted; the cluster served again after ${tookMs} ms; restarting ${primary.port}`);
+        const rejoinStarted = Date.now();
+        await cluster!.restartNode(primary.port);
+        failovers.push({ kind, primaryPort: primary.port, promotedPort, tookMs, rejoinMs: Date.now() - rejoinStarted, runsInFlight });
+      } else {
+        log(`CLUSTER FAILOVER of primary ${primary.port}`);
+        const { promotedPort, tookMs } = await cluster!.failover(primary.port);
+        failovers.push({ kind, primaryPort: primary.port, promotedPort, tookMs, runsInFlight });
+      }
+    };
     let chaos = true;
     const chaosLoop = (async () => {
       let rounds = 0;
@@ -105,7 +184,11 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
         await new Promise((resolve) => setTimeout(resolve, randomBetween(options.killIntervalMs.min, options.killIntervalMs.max)));
         if (!chaos) break;
         rounds += 1;
-        if (rounds === 2 && redisRestarts === 0) {
+        if (cluster && (rounds === 1 || rounds === 3)) {
+          await failoverStep(rounds === 1 ? 'kill' : 'manual');
+          continue;
+        }
+        if (redis && rounds === 2 && redisRestarts === 0) {
           log('restarting redis-server (SIGKILL, then AOF reload)');
           await redis.restart();
           redisRestarts += 1;
@@ -123,18 +206,35 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     const deadline = Date.now() + options.timeoutMs;
     const terminal = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
     const finals = new Map<string, { status: string; error: { code: string } | null }>();
-    while (finals.size < runIds.length && Date.now() < deadline) {
+    // In cluster mode the loop also waits for both failovers (one that finds every run ended is
+    // reported as such, and fails the experiment: it proved nothing).
+    while ((finals.size < runIds.length || (cluster && failovers.length < 2)) && Date.now() < deadline) {
+      await acknowledged?.poll();
       for (const id of runIds) {
         if (finals.has(id)) continue;
         const run = await store.getRun(id).catch(() => null);
         if (run && terminal.has(run.status)) finals.set(id, { status: run.status, error: run.error });
       }
       // Chaos stops once most runs are done, so the last ones finish in calm.
-      if (finals.size >= runIds.length * 0.9) chaos = false;
+      // In cluster mode not before both failovers have happened: they are the experiment.
+      if (finals.size >= runIds.length * 0.9 && (!cluster || failovers.length >= 2)) chaos = false;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     chaos = false;
     await chaosLoop;
+    if (cluster) {
+      // A run seen terminal whose end a failover lost is open again until the reaper ends it: wait
+      // for every run to be terminal now (the table counts such ends among the lost writes).
+      for (;;) {
+        const views = await Promise.all(runIds.map(async (id) => [id, await store.getRun(id).catch(() => null)] as const));
+        const open = views.filter(([, run]) => !run || !terminal.has(run.status));
+        for (const [id, run] of views) if (run && terminal.has(run.status)) finals.set(id, { status: run.status, error: run.error });
+        for (const [id] of open) finals.delete(id);
+        if (open.length === 0 || Date.now() >= deadline) break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+    const acknowledgedWrites = acknowledged ? await acknowledged.audit() : null;
 
     let longestRecoveryMs = 0;
     let reaperResumes = 0;
@@ -170,12 +270,16 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
       redisRestarts,
       longestRecoveryMs,
       reaperResumes,
+      failovers,
+      acknowledgedWrites,
+      waitReplicas,
       durationMs: Date.now() - started,
     };
   } finally {
     await Promise.allSettled([...roles, ...workers.values()].map((role) => role.stop('SIGTERM', 10_000)));
     connection.disconnect();
-    await redis.stop();
+    await redis?.stop();
+    await cluster?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -186,7 +290,20 @@ export function formatCrashResult(result: CrashExperimentResult): string {
     `runs finished            ${result.finished}`,
     `runs lost                ${result.lost}${result.failed.length > 0 ? `  (${result.failed.map((run) => `${run.id}:${run.status}${run.error ? `/${run.error}` : ''}`).join(', ')})` : ''}`,
     `worker processes killed  ${result.workerKills} (SIGKILL, restarted)`,
-    `redis restarts           ${result.redisRestarts} (SIGKILL, AOF appendfsync everysec)`,
+    ...(result.acknowledgedWrites === null
+      ? [`redis restarts           ${result.redisRestarts} (SIGKILL, AOF appendfsync everysec)`]
+      : [
+          ...result.failovers.map(
+            (failover) =>
+              `failover                 ${failover.kind === 'kill' ? 'SIGKILL' : 'CLUSTER FAILOVER'} primary ${failover.primaryPort} -> replica ${failover.promotedPort} promoted, cluster ok after ${(failover.tookMs / 1000).toFixed(1)} s, ${failover.runsInFlight} runs in flight` +
+              (failover.rejoinMs !== undefined ? `; restarted, rejoined as replica in ${(failover.rejoinMs / 1000).toFixed(1)} s` : ''),
+          ),
+          `claim durability         WAIT ${result.waitReplicas} replica(s) (BUILDFLEET_REDIS_WAIT_REPLICAS)`,
+          `acknowledged, then lost  ${result.acknowledgedWrites.lost} of ${result.acknowledgedWrites.observed} events read during the builds` +
+            (result.acknowledgedWrites.lost > 0 ? `  (${Object.entries(result.acknowledgedWrites.lostByEvent).map(([name, count]) => `${name} ${count}`).join(', ')})` : ''),
+          `lost ledger entries      ${result.acknowledgedWrites.repaired} repaired (written again), ${result.acknowledgedWrites.unrepaired.length} not` +
+            (result.acknowledgedWrites.unrepaired.length > 0 ? `  (${result.acknowledgedWrites.unrepaired.slice(0, 5).join('; ')})` : ''),
+        ]),
     `write_file calls/writes  ${result.effects.writeCalls} / ${result.effects.writeEffects}`,
     `deploy calls/deployments ${result.effects.deployCalls} / ${result.effects.deployments}`,
     `publish calls/publishes  ${result.effects.publishCalls} / ${result.effects.publishEffects}`,
@@ -199,13 +316,26 @@ export function formatCrashResult(result: CrashExperimentResult): string {
 }
 
 export async function runCrashExperimentCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { runs: { type: 'string', default: '40' }, 'timeout-s': { type: 'string', default: '240' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { runs: { type: 'string', default: '40' }, 'timeout-s': { type: 'string', default: '240' }, cluster: { type: 'boolean', default: false }, shards: { type: 'string' } },
+  });
+  const shards = values.shards === undefined ? undefined : Number(values.shards);
+  if (shards !== undefined && (!values.cluster || !Number.isInteger(shards) || shards < 1)) {
+    console.error('--shards N needs --cluster and a whole number of at least 1');
+    return 2;
+  }
   const result = await runCrashExperiment({
     runs: Number(values.runs),
+    cluster: values.cluster,
+    ...(shards !== undefined ? { shards } : {}),
     killIntervalMs: { min: 400, max: 1500 },
     timeoutMs: Number(values['timeout-s']) * 1000,
     log: (line) => console.error(`[crash] ${line}`),
   });
   console.log(formatCrashResult(result));
-  return result.lost === 0 && result.duplicatedEffects === 0 ? 0 : 1;
+  const silentLosses = result.acknowledgedWrites?.unrepaired.length ?? 0;
+  const idleFailovers = result.failovers.filter((failover) => failover.runsInFlight === 0).length;
+  if (idleFailovers > 0) console.error(`[crash] ${idleFailovers} failover(s) began after every run had ended: run more builds (--runs)`);
+  return result.lost === 0 && result.duplicatedEffects === 0 && silentLosses === 0 && idleFailovers === 0 ? 0 : 1;
 }

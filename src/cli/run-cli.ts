@@ -28,7 +28,7 @@ Commands:
   experiment providers [--runs N] [--formats a,b] [--concurrency N]
                               the tiers measure per provider profile (anthropic, openai_compatible
                               native, each open-model text format): tool_use, recovery, verified
-  experiment crash [--runs N] SIGKILL workers and restart Redis during builds; audit effects
+  experiment crash [--runs N] [--cluster [--shards N]] SIGKILL workers and restart Redis (or fail over cluster primaries) during builds; audit effects
   experiment killswitch       one tenant's spike stays its own; a fleet-wide spike stops every write
   experiment production [--runs N] realistic model timing, long pages, thinking, overload and
                               rate-limit episodes; calls abandoned, paid twice, tokens by class

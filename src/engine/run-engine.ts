@@ -31,6 +31,7 @@ import { defineAppendEventIfRunExistsScript } from './append-event-if-run-exists
 import { defineOwedWebhookScripts } from './owed-webhook-scripts.js';
 import { IMPLICIT_PROVIDER } from '../domain/provider-declarations.js';
 import { isQueueShard } from '../domain/queue-shards.js';
+import { confirmClaimDurable, type ClaimDurability } from './effects/claim-durability.js';
 import { EMPTY_USAGE } from '../domain/usage.js';
 import type { RunBudget } from '../domain/run-budget.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
@@ -411,6 +412,19 @@ export class RunEngine {
       entries.push({ runId: flat[index]!, score });
     }
     return entries;
+  }
+
+  /**
+   * Confirms the ledger entry of a tool call on `durability.replicas` replicas (Redis WAIT on the
+   * run's primary; claim-durability.ts), or throws ClaimNotDurableError. For the calls of write
+   * tools: their job must not complete while its result could still be lost in a failover, since
+   * the queue (another slot, another primary) would then say done while the run's ledger, after
+   * the failover, says nothing — and the model, told the result is missing, would call the tool
+   * again under a new id, a second effect. Failed here, the job is retried under the same id, and
+   * its effect's claims make the retry find what the first attempt did.
+   */
+  async confirmToolResultDurable(runId: string, toolUseId: string, durability: ClaimDurability | undefined): Promise<void> {
+    await confirmClaimDurable({ redis: this.redis, durability, what: `the result of tool call ${toolUseId}`, readBack: { command: 'hexists', key: this.keys.results(runId), field: toolUseId } });
   }
 
   /** The queue shard of a run (src/domain/queue-shards.ts), or null when it has no record: one

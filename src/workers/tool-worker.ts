@@ -1,6 +1,8 @@
 // The tool worker: takes tool-call jobs; each records exactly one tool_result in the ledger.
 import { Worker, type Job } from 'bullmq';
 import { shardRole, type WorkerFleet } from './worker-fleet.js';
+import { claimDurabilityOf } from '../engine/effects/claim-durability.js';
+import { WRITE_TOOLS, type ToolName } from '../domain/profile.js';
 import { ConcurrencyGovernor, type ConcurrencyChange } from './concurrency-governor.js';
 import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
@@ -43,6 +45,7 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
     targetDelayMs: fleet.config.BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS,
     ...(options.onConcurrencyChange ? { onChange: options.onConcurrencyChange } : {}),
   });
+  const durability = claimDurabilityOf(fleet.config);
   const worker = new Worker<ToolJobData>(
     QUEUE_NAMES.tool,
     async (job: Job<ToolJobData>) => {
@@ -70,6 +73,9 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
           () => runToolJob(deps, data, { attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 }),
         ),
       );
+      // A write tool's result is on a replica before its job completes, when configured
+      // (BUILDFLEET_REDIS_WAIT_REPLICAS; RunEngine.confirmToolResultDurable says why).
+      if (result.kind === 'recorded' && WRITE_TOOLS.has(data.name as ToolName)) await fleet.store.confirmToolResultDurable(data.runId, data.toolUseId, durability);
       options.onJobDone?.(performance.now() - started);
       return result.kind === 'recorded' ? { is_error: result.result.is_error, cached: result.cached } : { skipped: result.reason };
     },

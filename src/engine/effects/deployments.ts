@@ -6,6 +6,8 @@
 import { defineToolScripts } from '../effect-scripts.js';
 import type { RunEngine } from '../run-engine.js';
 import { toFields } from '../run-record.js';
+import { writesKey } from '../effect-keys.js';
+import { confirmClaimDurable, type ClaimDurability } from './claim-durability.js';
 import { fenceArgs, fenceKeys, isWriteRefusal, type WriteFence, type WriteRefusal } from './write-fence.js';
 
 /** The whole workspace, path -> content, read in one command (so one consistent state). */
@@ -20,11 +22,13 @@ interface DeploymentStep {
   runId: string;
   deployId: string;
   fence?: WriteFence | undefined;
+  /** WAIT for replicas before the step counts as done (claim-durability.ts); absent or 0: no wait. */
+  durability?: ClaimDurability | undefined;
 }
 
 /** Records a deployment whose files are on the SiteStore: `created` false when it was recorded
  * already (nothing written), or the fence's refusal (nothing written). */
-export async function recordDeployment({ engine, runId, deployId, fence }: DeploymentStep): Promise<{ created: boolean } | { refused: WriteRefusal }> {
+export async function recordDeployment({ engine, runId, deployId, fence, durability }: DeploymentStep): Promise<{ created: boolean } | { refused: WriteRefusal }> {
   const reply = await defineToolScripts(engine.redis).bfRecordDeployment(
     ...fenceKeys(engine, runId),
     engine.keys.deployments(runId),
@@ -32,14 +36,19 @@ export async function recordDeployment({ engine, runId, deployId, fence }: Deplo
     deployId,
     new Date().toISOString(),
   );
-  if (reply[0] === 'ok') return { created: reply[1] === 1 };
+  if (reply[0] === 'ok') {
+    // Also when recorded already: a retry after a claim that was not durable confirms it now.
+    const deployments = engine.keys.deployments(runId);
+    await confirmClaimDurable({ redis: engine.redis, durability, what: `deploy ${deployId}`, readBack: { command: 'zscore', key: deployments, member: deployId } });
+    return { created: reply[1] === 1 };
+  }
   if (isWriteRefusal(reply[0])) return { refused: reply[0] };
   throw new Error(`bfRecordDeployment answered an unknown outcome: ${String(reply[0])}`);
 }
 
 /** Makes a recorded deployment the live one: the publish's sequence (it orders the SiteStore's
  * published pointers), 'missing' when the run has no such deployment, or the fence's refusal. */
-export async function publishDeployment({ engine, runId, deployId, fence }: DeploymentStep): Promise<{ sequence: number } | 'missing' | WriteRefusal> {
+export async function publishDeployment({ engine, runId, deployId, fence, durability }: DeploymentStep): Promise<{ sequence: number } | 'missing' | WriteRefusal> {
   const now = new Date().toISOString();
   const reply = await defineToolScripts(engine.redis).bfPublishDeployment(
     ...fenceKeys(engine, runId),
@@ -49,7 +58,12 @@ export async function publishDeployment({ engine, runId, deployId, fence }: Depl
     now,
     JSON.stringify(toFields({ liveDeploy: deployId, updatedAt: now })),
   );
-  if (reply[0] === 'ok') return { sequence: reply[1] };
+  if (reply[0] === 'ok') {
+    // Before the caller moves the SiteStore's pointer: never an effect whose claim could be lost.
+    const journal = writesKey(engine.keys, runId);
+    await confirmClaimDurable({ redis: engine.redis, durability, what: `publish ${deployId}`, readBack: { command: 'llen', key: journal, atLeast: reply[1] } });
+    return { sequence: reply[1] };
+  }
   if (reply[0] === 'missing' || isWriteRefusal(reply[0])) return reply[0];
   throw new Error(`bfPublishDeployment answered an unknown outcome: ${String(reply[0])}`);
 }

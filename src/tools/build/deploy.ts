@@ -10,6 +10,7 @@ import { listDeploymentPaths } from '../../sites/deployment-files.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
+import { claimDurabilityOf } from '../../engine/effects/claim-durability.js';
 
 /** The deploy id of one deploy call. Derived from the tool call rather than random, so running
  * the same call again after a crash finds its deployment instead of making a second one. */
@@ -66,7 +67,8 @@ export const deployTool = defineTool({
       paths = stored.paths;
       storedNow = stored.created;
     }
-    const recorded = await recordDeployment({ engine: context.store, runId, deployId, fence: writeFenceOf(context) });
+    // Not acknowledged (nor its URL handed out) until the record is on a replica, when configured.
+    const recorded = await recordDeployment({ engine: context.store, runId, deployId, fence: writeFenceOf(context), durability: claimDurabilityOf(context.config) });
     if ('refused' in recorded) {
       // Refused means not recorded (the step answers "recorded already" before it checks the
       // fence), so the copy this call stored is no deployment: remove it rather than leave bytes

@@ -9,6 +9,7 @@ import { defineTool, ToolError } from '../tool-types.js';
 import { publishDeployment } from '../../engine/effects/deployments.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
+import { claimDurabilityOf } from '../../engine/effects/claim-durability.js';
 
 export const publishTool = defineTool({
   name: 'publish',
@@ -25,7 +26,14 @@ export const publishTool = defineTool({
   writes: true,
   idempotent: true,
   async execute(input, context) {
-    const outcome = await publishDeployment({ engine: context.store, runId: context.runId, deployId: input.deploy_id, fence: writeFenceOf(context) });
+    const outcome = await publishDeployment({
+      engine: context.store,
+      runId: context.runId,
+      deployId: input.deploy_id,
+      fence: writeFenceOf(context),
+      // The pointer below moves only once the step is on a replica, when configured.
+      durability: claimDurabilityOf(context.config),
+    });
     if (outcome === 'missing') {
       throw new ToolError('deploy_not_found', `This run has no deployment ${input.deploy_id}; use the deploy_id that deploy returned.`);
     }
