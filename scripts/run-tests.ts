@@ -62,6 +62,7 @@ const CLUSTER_PASS_PATHS = [
   'src/engine/kill-switch-legacy-keys.test.ts',
   'src/auth',
   'src/redis',
+  'src/cli/keys-command.test.ts',
 ];
 const CLUSTER_PASS_EXCLUDES = [
   'test/integration/console-browser.test.ts',

@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { anthropicToolsFor } from '../tools/tool-definitions.js';
 import { evaluateFinishGate } from '../domain/finish-gate.js';
-import { toolsForPhase, type Phase } from '../domain/profile.js';
+import { toolsForPhase, WRITE_TOOLS, type Phase, type ToolName } from '../domain/profile.js';
+import { claimDurabilityOf } from '../engine/effects/claim-durability.js';
 import { isTerminal, type RunErrorCode } from '../domain/run-outcomes.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { chooseToolChoice, PLAN_FIRST_INSTRUCTION } from './tool-choice-policy.js';
@@ -574,6 +575,10 @@ async function dispatch(deps: ModelTurnDependencies, run: RunRecord, turn: numbe
   const toolJobs = outcome.dispatch
     .filter((call) => call.name !== 'ask_user')
     .map((call) => ({ ...call, parseMode: call.parseMode as ToolParseMode, trace: toolTrace }));
+  // A call with an effect goes out only once the answer that made it is on a replica, when
+  // configured (docs/scaling.md#failover): its job runs on the queue's primary, and were the
+  // answer lost with the run's, the resumed turn would make the call again under a new id.
+  if (toolJobs.some((call) => WRITE_TOOLS.has(call.name as ToolName))) await deps.store.confirmTurnDurable(run.id, turn, claimDurabilityOf(deps.config));
   // The run's own shard, for life (docs/scaling.md#queue-shards).
   const queues = deps.queues.of(run.queueShard);
   if (toolJobs.length > 0) await queues.enqueueToolFanOut(next, toolJobs, { mayExist: options.replay });

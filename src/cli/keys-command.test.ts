@@ -1,13 +1,13 @@
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deletePrefix, testRedisUrl, uniquePrefix } from '../../test/support/redis.js';
+import { connectTestRedis, deletePrefix, testRedisEnv, uniquePrefix } from '../../test/support/redis.js';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import { createKeySpace } from '../engine/keys.js';
 import { runKeysCommand } from './keys-command.js';
 
 const prefix = uniquePrefix('keyscmd');
-const environment = { REDIS_URL: testRedisUrl(), BUILDFLEET_PREFIX: prefix };
-const redis = new Redis(testRedisUrl());
+// The suite's Redis: in the cluster pass, `buildfleet keys` runs against the cluster's seeds.
+const environment: Record<string, string> = { ...testRedisEnv(), BUILDFLEET_PREFIX: prefix };
+const redis = connectTestRedis();
 const store = new ApiKeyStore({ redis, keys: createKeySpace(prefix) });
 
 afterAll(async () => {

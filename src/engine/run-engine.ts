@@ -427,6 +427,12 @@ export class RunEngine {
     await confirmClaimDurable({ redis: this.redis, durability, what: `the result of tool call ${toolUseId}`, readBack: { command: 'hexists', key: this.keys.results(runId), field: toolUseId } });
   }
 
+  /** Confirms a turn's committed answer and outcome on `durability.replicas` replicas, or throws
+   * ClaimNotDurableError (before its calls with effects are handed out: run-model-turn.ts). */
+  async confirmTurnDurable(runId: string, turn: number, durability: ClaimDurability | undefined): Promise<void> {
+    await confirmClaimDurable({ redis: this.redis, durability, what: `the answer of turn ${turn}`, readBack: { command: 'hexists', key: this.keys.turn(runId, turn), field: 'outcome' } });
+  }
+
   /** The queue shard of a run (src/domain/queue-shards.ts), or null when it has no record: one
    * field, for what acts on a run it knows only by id (its end, the archive sweep). */
   async queueShardOf(runId: string): Promise<number | null> {

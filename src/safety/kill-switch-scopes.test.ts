@@ -1,5 +1,6 @@
 // The scoped kill switch on real Redis: which scope each kind of spike trips, what each scope
 // refuses, resets, half-open per scope, and what an operator reads.
+import { scanKeys } from '../redis/redis-scan.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisClient } from '../redis/redis-connection.js';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../test/support/redis.js';
@@ -353,7 +354,9 @@ describe("the fleet's own sites origin", () => {
     expect((await killSwitch.claimWrite(write('a'))).verdict).toBe('allow');
     expect((await killSwitch.claimWrite(write('d'))).verdict).toBe('allow');
     // Nothing was windowed as an upstream of the origin, and no run depends on it.
-    const keys = await redis.keys(`${prefixes.at(-1)}:*`);
+    // Every primary's keys: KEYS would read one node of a cluster, and find nothing anywhere else.
+    const keys: string[] = [];
+    for await (const page of scanKeys(redis, `${prefixes.at(-1)}:*`)) keys.push(...page);
     expect(keys.filter((key) => key.includes('sites.example'))).toEqual([]);
     expect(keys.filter((key) => key.endsWith(':upstreams'))).toEqual([]);
   });

@@ -17,6 +17,7 @@
 //   {event:'tool-output-injection-flagged', tool, tool_use_id, patterns[, source:'error']}  flagged, not dropped
 //   {event:'killswitch-trip', tool, reason, scope, scope_id, cause, window, ...}  this output tripped a scope
 //   {event:'killswitch-probe', tool, outcome, mode, scope, scope_id}     this probe write settled a scope
+import { ClaimNotDurableError } from '../engine/effects/claim-durability.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { ToolJobData } from '../jobs/job-catalog.js';
@@ -261,6 +262,9 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
       const durationMs = performance.now() - started;
       if (ToolOutputInvalid.isInstance(error)) return await invalidOutput(error, durationMs);
       if (ToolError.isInstance(error)) return await fail(error.code, error.message, durationMs);
+      // Never a result: the effect's claim stands (a deployment recorded, a live pointer set) and
+      // only its replica is missing; the worker delays the job until it has one (tool-worker.ts).
+      if (error instanceof ClaimNotDurableError) throw error;
       if (controller.signal.aborted && !definition.idempotent) {
         return await fail('tool_outcome_unknown', `${data.name} timed out after it started; it is not safe to run again, so its outcome is unknown.`, durationMs);
       }

@@ -1,7 +1,7 @@
 // The tool worker: takes tool-call jobs; each records exactly one tool_result in the ledger.
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import { shardRole, type WorkerFleet } from './worker-fleet.js';
-import { claimDurabilityOf } from '../engine/effects/claim-durability.js';
+import { ClaimNotDurableError, claimDurabilityOf } from '../engine/effects/claim-durability.js';
 import { WRITE_TOOLS, type ToolName } from '../domain/profile.js';
 import { ConcurrencyGovernor, type ConcurrencyChange } from './concurrency-governor.js';
 import { inSpan, SpanKind } from '../telemetry/tracing.js';
@@ -25,6 +25,12 @@ export interface ToolWorkerOptions {
   onConcurrencyChange?: (change: ConcurrencyChange) => void;
 }
 
+/** How long a tool job whose claim or result is not on a replica yet waits for one, counted from
+ * the job's creation (a killed primary's node rejoins as a replica in 5–6 s on the local cluster;
+ * docs/scaling.md#failover), and how often it looks again. */
+const NOT_DURABLE_PATIENCE_MS = 120_000;
+const NOT_DURABLE_RETRY_MS = 1_000;
+
 export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions = {}): Worker<ToolJobData> {
   const killSwitch = options.killSwitch === false ? null : (options.killSwitch ?? KillSwitch.forFleet(fleet, options.hooks));
   const deps: ToolJobDependencies = {
@@ -46,38 +52,55 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
     ...(options.onConcurrencyChange ? { onChange: options.onConcurrencyChange } : {}),
   });
   const durability = claimDurabilityOf(fleet.config);
+
+  const runJob = async (job: Job<ToolJobData>, data: ToolJobData, started: number) => {
+    const result = await governor.track(() =>
+      inSpan(
+        SPAN_NAMES.executeTool(data.name),
+        {
+          parent: data.trace,
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            [SPAN_ATTRIBUTES.operationName]: 'execute_tool',
+            [SPAN_ATTRIBUTES.toolName]: data.name,
+            [SPAN_ATTRIBUTES.toolCallId]: data.toolUseId,
+            [SPAN_ATTRIBUTES.toolType]: 'function',
+            [SPAN_ATTRIBUTES.parseMode]: data.parseMode,
+            [SPAN_ATTRIBUTES.runId]: data.runId,
+            [SPAN_ATTRIBUTES.turn]: data.turn,
+            [SPAN_ATTRIBUTES.jobId]: job.id ?? '',
+            [SPAN_ATTRIBUTES.queue]: QUEUE_NAMES.tool,
+            [SPAN_ATTRIBUTES.attempt]: job.attemptsMade + 1,
+          },
+        },
+        () => runToolJob(deps, data, { attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 }),
+      ),
+    );
+    // A write tool's result is on a replica before its job completes, when configured
+    // (BUILDFLEET_REDIS_WAIT_REPLICAS; RunEngine.confirmToolResultDurable says why).
+    if (result.kind === 'recorded' && WRITE_TOOLS.has(data.name as ToolName)) await fleet.store.confirmToolResultDurable(data.runId, data.toolUseId, durability);
+    options.onJobDone?.(performance.now() - started);
+    return result.kind === 'recorded' ? { is_error: result.result.is_error, cached: result.cached } : { skipped: result.reason };
+  };
   const worker = new Worker<ToolJobData>(
     QUEUE_NAMES.tool,
-    async (job: Job<ToolJobData>) => {
+    async (job: Job<ToolJobData>, token?: string) => {
       const data = toolJobSchema.parse(job.data);
       const started = performance.now();
-      const result = await governor.track(() =>
-        inSpan(
-          SPAN_NAMES.executeTool(data.name),
-          {
-            parent: data.trace,
-            kind: SpanKind.CONSUMER,
-            attributes: {
-              [SPAN_ATTRIBUTES.operationName]: 'execute_tool',
-              [SPAN_ATTRIBUTES.toolName]: data.name,
-              [SPAN_ATTRIBUTES.toolCallId]: data.toolUseId,
-              [SPAN_ATTRIBUTES.toolType]: 'function',
-              [SPAN_ATTRIBUTES.parseMode]: data.parseMode,
-              [SPAN_ATTRIBUTES.runId]: data.runId,
-              [SPAN_ATTRIBUTES.turn]: data.turn,
-              [SPAN_ATTRIBUTES.jobId]: job.id ?? '',
-              [SPAN_ATTRIBUTES.queue]: QUEUE_NAMES.tool,
-              [SPAN_ATTRIBUTES.attempt]: job.attemptsMade + 1,
-            },
-          },
-          () => runToolJob(deps, data, { attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 }),
-        ),
-      );
-      // A write tool's result is on a replica before its job completes, when configured
-      // (BUILDFLEET_REDIS_WAIT_REPLICAS; RunEngine.confirmToolResultDurable says why).
-      if (result.kind === 'recorded' && WRITE_TOOLS.has(data.name as ToolName)) await fleet.store.confirmToolResultDurable(data.runId, data.toolUseId, durability);
-      options.onJobDone?.(performance.now() - started);
-      return result.kind === 'recorded' ? { is_error: result.result.is_error, cached: result.cached } : { skipped: result.reason };
+      try {
+        return await runJob(job, data, started);
+      } catch (error) {
+        // An effect's claim or a write tool's result not yet on a replica (a shard's primary
+        // without one after a failover): the job waits, spending no attempt — recorded as a failed
+        // call it would be repeated by the model under a new id, a second effect — for as long as
+        // a replica usually takes to come back, then retries as any infrastructure failure.
+        if (error instanceof ClaimNotDurableError && token && Date.now() - job.timestamp < NOT_DURABLE_PATIENCE_MS) {
+          fleet.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, tool_use_id: data.toolUseId, err: error.message }, 'tool result not durable yet; the job waits for a replica');
+          await job.moveToDelayed(Date.now() + NOT_DURABLE_RETRY_MS, token);
+          throw new DelayedError();
+        }
+        throw error;
+      }
     },
     {
       connection,

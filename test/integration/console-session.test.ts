@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
 import { CONSOLE_CONTENT_SECURITY_POLICY } from '../../src/console/console-security-headers.js';
-import { freePort } from '../../src/dev/private-redis.js';
+import { scanKeys } from '../../src/redis/redis-scan.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 const TTL_SECONDS = 600;
@@ -13,12 +13,13 @@ let consoleUrl: string;
 let keys: ApiKeyStore;
 
 beforeAll(async () => {
-  const consolePort = await freePort();
-  consoleUrl = `http://127.0.0.1:${consolePort}`;
   fleet = await startInProcessFleet({
     label: 'consolesession',
-    env: { BUILDFLEET_CONSOLE_PORT: String(consolePort), BUILDFLEET_CONSOLE_SESSION_TTL_SECONDS: String(TTL_SECONDS), BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0' },
+    // Its port chosen with the API's and the sites' (freePorts).
+    console: true,
+    env: { BUILDFLEET_CONSOLE_SESSION_TTL_SECONDS: String(TTL_SECONDS), BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0' },
   });
+  consoleUrl = fleet.consoleUrl!;
   keys = new ApiKeyStore({ redis: fleet.fleet.redis, keys: fleet.fleet.store.keys });
 });
 
@@ -34,8 +35,11 @@ async function signIn(apiKey: string): Promise<string> {
   return setCookie.split(';')[0]!;
 }
 
-function sessionKeys(): Promise<string[]> {
-  return fleet.fleet.redis.keys(`${fleet.config.BUILDFLEET_PREFIX}:console:session:*`);
+/** Every console session key, on every primary (KEYS would read one node of a cluster). */
+async function sessionKeys(): Promise<string[]> {
+  const found: string[] = [];
+  for await (const page of scanKeys(fleet.fleet.redis, `${fleet.config.BUILDFLEET_PREFIX}:console:session:*`)) found.push(...page);
+  return found;
 }
 
 describe('console sessions', () => {

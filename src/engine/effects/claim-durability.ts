@@ -6,8 +6,10 @@
 // not confirm in time the claim counts as not durable and the attempt fails as transient (the
 // queue retries it, and the retry finds the claim or makes it again, both once-only).
 //
-// Which node hears the WAIT: WAIT covers the writes of the connection it is sent on. On one server
-// that is the engine's one connection. An ioredis Cluster keeps one connection per node, and a
+// Which node hears the WAIT: WAIT blocks until the replicas acknowledged the replication offset of
+// the connection it is sent on (on Redis 7.0.15 a connection that has only read waits for the
+// offset the server had reached, measured with a stopped replica: no false confirmation either
+// way). On one server that is the engine's one connection. An ioredis Cluster keeps one connection per node, and a
 // keyless command sent on its own goes to a random node, so the WAIT rides in a pipeline with a
 // command on the claim's key: ioredis 5.11 routes a pipeline by the slot of its keyed commands
 // (Pipeline.exec: keyless commands add no slot), which puts the WAIT on the connection to the
