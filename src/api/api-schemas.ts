@@ -192,7 +192,15 @@ const fleetQueueCountsSchema = z.object({ model: jobCountsSchema, tool: jobCount
 export const queueCountsSchema = z
   .object({
     queues: fleetQueueCountsSchema.describe('Every shard added up'),
-    shards: z.array(z.object({ shard: z.int().min(0), queues: fleetQueueCountsSchema })).describe('Each queue shard on its own (BUILDFLEET_QUEUE_SHARDS, docs/scaling.md#queue-shards)'),
+    shards: z
+      .array(
+        z.object({
+          shard: z.int().min(0),
+          queues: fleetQueueCountsSchema,
+          workers: z.object({ model: z.int().min(0), tool: z.int().min(0), webhook: z.int().min(0), archive: z.int().min(0) }).describe('Workers connected to each queue of the shard: 0 with jobs waiting means nothing serves them'),
+        }),
+      )
+      .describe('Each queue shard on its own (BUILDFLEET_QUEUE_SHARDS, docs/scaling.md#queue-shards)'),
   })
   .describe('Job counts of every queue of the fleet: model turns, tool calls, webhook deliveries and run archives');
 

@@ -47,6 +47,7 @@ export class FleetMetrics {
   readonly admissionAvailable: Gauge<'provider' | 'model' | 'limit'>;
   readonly toolsPerRequest: Histogram;
   readonly queueJobs: Gauge<'queue' | 'state'>;
+  readonly queueWorkers: Gauge<'queue' | 'shard'>;
   readonly jobDuration: Histogram<'queue'>;
   readonly workerConcurrency: Gauge<'queue'>;
   readonly runsEnded: Counter<'status' | 'error_code'>;
@@ -155,6 +156,23 @@ export class FleetMetrics {
         for (const [index, name] of [metrics.queues.own.model.name, metrics.queues.own.tool.name].entries()) {
           for (const state of QUEUE_STATES) this.set({ queue: name, state }, shards.reduce((sum, counts) => sum + (counts[index]![state] ?? 0), 0));
         }
+      },
+    });
+    // Per shard: a shard whose queue has jobs and no worker (its workers not deployed, or every
+    // process bound to another shard) holds its runs for ever; this is what an alert watches.
+    this.queueWorkers = new Gauge({
+      name: METRICS.queueWorkers,
+      help: 'Workers connected to each queue of each queue shard (read at scrape time)',
+      labelNames: ['queue', 'shard'],
+      registers,
+      async collect() {
+        if (!metrics.queues) return;
+        const shards = metrics.queues.all();
+        const counts = await Promise.all(shards.map((shard) => Promise.all([shard.model, shard.tool].map((queue) => queue.getWorkersCount()))));
+        counts.forEach(([model, tool], shard) => {
+          this.set({ queue: 'model', shard: String(shard) }, model ?? 0);
+          this.set({ queue: 'tool', shard: String(shard) }, tool ?? 0);
+        });
       },
     });
   }

@@ -53,6 +53,7 @@ export const METRICS = {
   toolsPerRequest: 'buildfleet_tools_per_request',
   /** gauge {queue, state} — jobs per queue and state (wait, active, delayed, prioritized, waiting-children, failed) */
   queueJobs: 'buildfleet_queue_jobs',
+  queueWorkers: 'buildfleet_queue_workers',
   /** histogram {queue} — job processing time in seconds */
   jobDuration: 'buildfleet_job_duration_seconds',
   /** gauge {queue} — jobs a worker process takes at once now (the loop-delay governor moves it under the configured concurrency) */

@@ -49,6 +49,8 @@ describe('deploy/prometheus/alerts.yml', () => {
     expect(uses(METRICS.killSwitchState).some((rule) => /==\s*2/.test(rule.expr))).toBe(true);
     expect(uses(METRICS.modelRetries).length).toBeGreaterThan(0);
     expect(uses(METRICS.queueJobs).some((rule) => rule.expr.includes('deriv(') && rule.expr.includes('state="wait"') && rule.for === '10m')).toBe(true);
+    // a queue shard without a model or tool worker
+    expect(uses(METRICS.queueWorkers).some((rule) => /==\s*0/.test(rule.expr) && rule.expr.includes('shard'))).toBe(true);
     expect(new Set(rules.map((rule) => rule.alert)).size).toBe(rules.length);
   });
 });

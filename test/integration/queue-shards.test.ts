@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from 'bullmq';
 import { assignQueueShard, queuePrefixOf } from '../../src/domain/queue-shards.js';
 import { newRunId } from '../../src/engine/run-engine.js';
+import { FleetMetrics } from '../../src/fleet/fleet-metrics.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 const SHARDS = 3;
@@ -61,8 +62,17 @@ describe('three queue shards', () => {
   it('lists every shard’s queues on the admin dashboard, each on its own and added up', async () => {
     const response = await fetch(`${harness.apiUrl}/v1/admin/queues`, { headers: { authorization: `Bearer ${harness.apiKey}` } });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { queues: Record<string, Record<string, number>>; shards: Array<{ shard: number; queues: Record<string, Record<string, number>> }> };
+    const body = (await response.json()) as { queues: Record<string, Record<string, number>>; shards: Array<{ shard: number; queues: Record<string, Record<string, number>>; workers: Record<string, number> }> };
     expect(body.shards.map((entry) => entry.shard)).toEqual([0, 1, 2]);
+    // Every shard is served: its own model and tool workers.
+    for (const entry of body.shards) {
+      expect(entry.workers.model, `shard ${entry.shard}`).toBeGreaterThan(0);
+      expect(entry.workers.tool, `shard ${entry.shard}`).toBeGreaterThan(0);
+    }
+    // The same as a metric, for an alert on a shard left without workers.
+    const metrics = new FleetMetrics({ role: 'test', queues: harness.fleet.queues, defaultMetrics: false });
+    const text = await metrics.registry.getSingleMetricAsString('buildfleet_queue_workers');
+    for (const shard of ['0', '1', '2']) expect(Number(new RegExp(`buildfleet_queue_workers\\{queue="tool",shard="${shard}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0), text).toBeGreaterThan(0);
     const completedModel = body.shards.map((entry) => entry.queues.model!.completed ?? 0);
     expect(completedModel.every((count) => count > 0)).toBe(true);
     expect(body.queues.model!.completed).toBe(completedModel.reduce((sum, count) => sum + count, 0));
