@@ -32,7 +32,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { Redis } from 'ioredis';
 import { startInProcessFleet } from '../src/dev/in-process-fleet.js';
 import { startPrivateRedis, type PrivateRedis } from '../src/dev/private-redis.js';
-import { startDevFleet } from '../src/cli/dev-fleet.js';
+import { startDevFleet, type DevFleet } from '../src/cli/dev-fleet.js';
 import { spawnRole } from '../src/cli/spawn-role.js';
 import { compileBuild } from '../test/deploy/support/compiled-build.js';
 import { startSimulator } from '../src/sim/simulator-server.js';
@@ -316,6 +316,31 @@ async function sdkCallFloor(calls: number): Promise<{ calls: number; cpuMsPerCal
   }
 }
 
+/**
+ * One measured burst on a dev fleet, as sections 2 and 9 take it: a warm-up (not measured: a fresh
+ * process spends its first turns compiling), then `runCount` runs submitted at once, as a burst of
+ * clients would, followed until the queues drain; CPU of each role and of Redis around it.
+ */
+async function measureBurst({ fleet, warmUpRuns, runCount, capMs, redisCpuSeconds: redisCpuNow }: { fleet: DevFleet; warmUpRuns: number; runCount: number; capMs: number; redisCpuSeconds: () => Promise<number> }) {
+  const rest = createFleetRestClient({ baseUrl: fleet.apiUrl, apiKey: fleet.apiKey });
+  const warmUp = await submitRuns({ rest, count: warmUpRuns, batchSize: warmUpRuns, deadline: Date.now() + 30_000 });
+  if (warmUp.failures > 0) throw new Error(`warm-up: POST /v1/runs failed: ${warmUp.firstError}`);
+  await waitUntilQueuesDrain({ rest, deadline: Date.now() + 60_000, intervalMs: 200 });
+  const redisBefore = await redisCpuNow();
+  const cpuBefore = cpuByRole(fleet);
+  const started = performance.now();
+  const deadline = Date.now() + capMs;
+  const submitted = await submitRuns({ rest, count: runCount, batchSize: runCount, deadline });
+  if (submitted.failures > 0) throw new Error(`${submitted.failures} POST /v1/runs failed: ${submitted.firstError}`);
+  // Queue counts every 200 ms: one cheap API request, whatever the number of runs.
+  const followed = await waitUntilQueuesDrain({ rest, deadline, intervalMs: 200, submitted: submitted.ids.length });
+  const cpuAfter = cpuByRole(fleet);
+  const seconds = (followed.endedAt - started) / 1000;
+  const redisCpu = (await redisCpuNow()) - redisBefore;
+  const outcomes = await readRunOutcomes({ rest, ids: submitted.ids });
+  return { submitted, followed, outcomes, seconds, cpuBefore, cpuAfter, redisCpu };
+}
+
 // ---- 2. throughput with N worker processes ----------------------------------------------------
 
 async function throughput(redisUrl: string, workers: number, runCount: number, capMs: number) {
@@ -328,26 +353,8 @@ async function throughput(redisUrl: string, workers: number, runCount: number, c
   });
   const admin = benchConnection(redisUrl);
   try {
-    const rest = createFleetRestClient({ baseUrl: fleet.apiUrl, apiKey: fleet.apiKey });
-    // Warm-up, not measured: a fresh process spends its first turns compiling (JIT), which is not
-    // what a turn costs. Two runs per worker so every process of the fleet takes some.
-    const warmUp = await submitRuns({ rest, count: 2 * workers, batchSize: 2 * workers, deadline: Date.now() + 30_000 });
-    if (warmUp.failures > 0) throw new Error(`warm-up: POST /v1/runs failed: ${warmUp.firstError}`);
-    await waitUntilQueuesDrain({ rest, deadline: Date.now() + 60_000, intervalMs: 200 });
-    const redisCpuBefore = await redisCpuSeconds(admin);
-    const cpuBefore = cpuByRole(fleet);
-    const started = performance.now();
-    const deadline = Date.now() + capMs;
-    // All at once, as a burst of clients would.
-    const submitted = await submitRuns({ rest, count: runCount, batchSize: runCount, deadline });
-    if (submitted.failures > 0) throw new Error(`${submitted.failures} POST /v1/runs failed: ${submitted.firstError}`);
-    // Queue counts every 200 ms: one cheap API request, whatever the number of runs.
-    const followed = await waitUntilQueuesDrain({ rest, deadline, intervalMs: 200, submitted: submitted.ids.length });
-    const cpuAfter = cpuByRole(fleet);
-    const seconds = (followed.endedAt - started) / 1000;
-    const redisCpu = (await redisCpuSeconds(admin)) - redisCpuBefore;
+    const { submitted, followed, outcomes, seconds, cpuBefore, cpuAfter, redisCpu } = await measureBurst({ fleet, warmUpRuns: 2 * workers, runCount, capMs, redisCpuSeconds: () => redisCpuSeconds(admin) });
     const memory = await redisInfo(admin, 'memory');
-    const outcomes = await readRunOutcomes({ rest, ids: submitted.ids });
     const turns = outcomes.turns;
     const cpuSeconds = (kind: 'model' | 'tool' | 'api' | 'simulator') => cpuAfter[kind] - cpuBefore[kind];
     const msPerTurn = (kind: 'model' | 'tool' | 'api' | 'simulator') => (cpuSeconds(kind) * 1000) / Math.max(1, turns);
@@ -403,20 +410,7 @@ async function shardThroughput(shards: number, runCount: number, capMs: number) 
   const nodes = (fleet.redisClusterSeeds ?? '').split(',').map((url) => benchConnection(url));
   const clusterCpu = async () => (await Promise.all(nodes.map((node) => redisCpuSeconds(node)))).reduce((sum, seconds) => sum + seconds, 0);
   try {
-    const rest = createFleetRestClient({ baseUrl: fleet.apiUrl, apiKey: fleet.apiKey });
-    const warmUp = await submitRuns({ rest, count: 2 * shards, batchSize: 2 * shards, deadline: Date.now() + 30_000 });
-    if (warmUp.failures > 0) throw new Error(`warm-up: POST /v1/runs failed: ${warmUp.firstError}`);
-    await waitUntilQueuesDrain({ rest, deadline: Date.now() + 60_000, intervalMs: 200 });
-    const redisBefore = await clusterCpu();
-    const cpuBefore = cpuByRole(fleet);
-    const started = performance.now();
-    const deadline = Date.now() + capMs;
-    const submitted = await submitRuns({ rest, count: runCount, batchSize: runCount, deadline });
-    if (submitted.failures > 0) throw new Error(`${submitted.failures} POST /v1/runs failed: ${submitted.firstError}`);
-    const followed = await waitUntilQueuesDrain({ rest, deadline, intervalMs: 200, submitted: submitted.ids.length });
-    const cpuAfter = cpuByRole(fleet);
-    const seconds = (followed.endedAt - started) / 1000;
-    const outcomes = await readRunOutcomes({ rest, ids: submitted.ids });
+    const { submitted, followed, outcomes, seconds, cpuBefore, cpuAfter, redisCpu } = await measureBurst({ fleet, warmUpRuns: 2 * shards, runCount, capMs, redisCpuSeconds: clusterCpu });
     const workerCpu = cpuAfter.model - cpuBefore.model + (cpuAfter.tool - cpuBefore.tool);
     return {
       shards,
@@ -429,7 +423,7 @@ async function shardThroughput(shards: number, runCount: number, capMs: number) 
       turnsPerSecond: outcomes.turns / seconds,
       workerCpuPercent: (workerCpu / seconds) * 100,
       simulatorAndApiCpuPercent: ((cpuAfter.simulator - cpuBefore.simulator + (cpuAfter.api - cpuBefore.api)) / seconds) * 100,
-      clusterCpuPercent: (((await clusterCpu()) - redisBefore) / seconds) * 100,
+      clusterCpuPercent: (redisCpu / seconds) * 100,
     };
   } finally {
     for (const node of nodes) node.disconnect();

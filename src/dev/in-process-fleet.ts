@@ -10,6 +10,7 @@ import type { Worker } from 'bullmq';
 import { loadConfig, type Config } from '../config.js';
 import { createFleetContext, type FleetContext } from '../fleet/fleet-context.js';
 import { unlinkKeysMatching } from '../redis/redis-scan.js';
+import { keyPatternsOfPrefix } from '../domain/queue-shards.js';
 import { createProviderRegistry } from '../providers/provider-registry.js';
 import { startModelWorker, type ModelWorkerOptions } from '../workers/model-worker.js';
 import { startToolWorker, type ToolWorkerOptions } from '../workers/tool-worker.js';
@@ -180,6 +181,5 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
 }
 
 async function deletePrefix(fleet: FleetContext, prefix: string): Promise<void> {
-  // Run keys, shard 0's queues ({prefix}) and every other shard's ({prefix.N}).
-  for (const pattern of [`${prefix}:*`, `{${prefix}}:*`, `{${prefix}.*}:*`]) await unlinkKeysMatching(fleet.redis, pattern);
+  for (const pattern of keyPatternsOfPrefix(prefix)) await unlinkKeysMatching(fleet.redis, pattern);
 }

@@ -18,6 +18,12 @@ export function queuePrefixOf(prefix: string, shard: number): string {
   return shard === 0 ? `{${prefix}}` : `{${prefix}.${shard}}`;
 }
 
+/** Every key of a prefix, as SCAN patterns: its run and fleet keys (`prefix:…`), shard 0's queues
+ * (`{prefix}:…`) and every other shard's (`{prefix.N}:…`). What removes a prefix removes these. */
+export function keyPatternsOfPrefix(prefix: string): string[] {
+  return [`${prefix}:*`, `{${prefix}}:*`, `{${prefix}.*}:*`];
+}
+
 /** The shard of a new run: its id hashed (FNV-1a, 32 bits) onto `shards`. Ids are random, so runs
  * spread evenly; the result is stored on the run, so changing the shard count later moves no run. */
 export function assignQueueShard(runId: string, shards: number): number {

@@ -49,49 +49,9 @@ local function note_run_upstream(run_upstreams_key, upstream_id, until_ms, now, 
   end
   redis.call('PEXPIRE', run_upstreams_key, ttl_ms)
 end
-local function each_run_upstream_scope(scopes_key, run_upstreams_key, now, visit)
-  local every_until = tonumber(redis.call('ZSCORE', run_upstreams_key, '${RUN_READ_EVERY_UPSTREAM}') or '')
-  local every = every_until ~= nil and every_until >= now
-  if not every and redis.call('ZCOUNT', run_upstreams_key, now, '+inf') <= redis.call('HLEN', scopes_key) then
-    for _, id in ipairs(redis.call('ZRANGEBYSCORE', run_upstreams_key, now, '+inf')) do
-      local raw = redis.call('HGET', scopes_key, id)
-      if raw then
-        local result = visit(id, raw)
-        if result then return result end
-      end
-    end
-    return nil
-  end
-  for _, id in ipairs(redis.call('HKEYS', scopes_key)) do
-    if string.sub(id, 1, 9) == 'upstream:' then
-      local depends = every
-      if not depends then
-        local until_ms = tonumber(redis.call('ZSCORE', run_upstreams_key, id) or '')
-        depends = until_ms ~= nil and until_ms >= now
-      end
-      if depends then
-        local result = visit(id, redis.call('HGET', scopes_key, id))
-        if result then return result end
-      end
-    end
-  end
-  return nil
-end
-local function each_listed_upstream_scope(scopes_key, listed, visit)
-  local every = false
-  for _, id in ipairs(listed) do
-    if id == '${RUN_READ_EVERY_UPSTREAM}' then every = true end
-  end
-  if every then
-    for _, id in ipairs(redis.call('HKEYS', scopes_key)) do
-      if string.sub(id, 1, 9) == 'upstream:' then
-        local result = visit(id, redis.call('HGET', scopes_key, id))
-        if result then return result end
-      end
-    end
-    return nil
-  end
-  for _, id in ipairs(listed) do
+-- The upstream scopes among ids, in order, that the scopes hash holds.
+local function each_named_scope(scopes_key, ids, visit)
+  for _, id in ipairs(ids) do
     local raw = redis.call('HGET', scopes_key, id)
     if raw then
       local result = visit(id, raw)
@@ -99,6 +59,34 @@ local function each_listed_upstream_scope(scopes_key, listed, visit)
     end
   end
   return nil
+end
+-- Every upstream scope the hash holds (depends, when given, keeps only the ids it accepts).
+local function each_held_upstream_scope(scopes_key, visit, depends)
+  for _, id in ipairs(redis.call('HKEYS', scopes_key)) do
+    if string.sub(id, 1, 9) == 'upstream:' and (depends == nil or depends(id)) then
+      local result = visit(id, redis.call('HGET', scopes_key, id))
+      if result then return result end
+    end
+  end
+  return nil
+end
+local function each_run_upstream_scope(scopes_key, run_upstreams_key, now, visit)
+  local every_until = tonumber(redis.call('ZSCORE', run_upstreams_key, '${RUN_READ_EVERY_UPSTREAM}') or '')
+  if every_until ~= nil and every_until >= now then return each_held_upstream_scope(scopes_key, visit, nil) end
+  -- Whichever side is smaller is walked: the run's live upstreams, or the scopes held.
+  if redis.call('ZCOUNT', run_upstreams_key, now, '+inf') <= redis.call('HLEN', scopes_key) then
+    return each_named_scope(scopes_key, redis.call('ZRANGEBYSCORE', run_upstreams_key, now, '+inf'), visit)
+  end
+  return each_held_upstream_scope(scopes_key, visit, function(id)
+    local until_ms = tonumber(redis.call('ZSCORE', run_upstreams_key, id) or '')
+    return until_ms ~= nil and until_ms >= now
+  end)
+end
+local function each_listed_upstream_scope(scopes_key, listed, visit)
+  for _, id in ipairs(listed) do
+    if id == '${RUN_READ_EVERY_UPSTREAM}' then return each_held_upstream_scope(scopes_key, visit, nil) end
+  end
+  return each_named_scope(scopes_key, listed, visit)
 end
 local function run_live_upstreams(run_upstreams_key, now)
   local every_until = tonumber(redis.call('ZSCORE', run_upstreams_key, '${RUN_READ_EVERY_UPSTREAM}') or '')

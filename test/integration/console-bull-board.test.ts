@@ -7,7 +7,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
 import { BULL_BOARD_CONTENT_SECURITY_POLICY, CONSOLE_CONTENT_SECURITY_POLICY } from '../../src/console/console-security-headers.js';
-import { freePort } from '../../src/dev/private-redis.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 let fleet: InProcessFleet;
@@ -15,9 +14,9 @@ let consoleUrl: string;
 let keys: ApiKeyStore;
 
 beforeAll(async () => {
-  const consolePort = await freePort();
-  consoleUrl = `http://127.0.0.1:${consolePort}`;
-  fleet = await startInProcessFleet({ label: 'consolebullboard', env: { BUILDFLEET_CONSOLE_PORT: String(consolePort), BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0' } });
+  // The console's port chosen with the API's and the sites' (freePorts): never one just freed.
+  fleet = await startInProcessFleet({ label: 'consolebullboard', console: true, env: { BUILDFLEET_RATE_LIMIT_PER_MINUTE: '0' } });
+  consoleUrl = fleet.consoleUrl!;
   keys = new ApiKeyStore({ redis: fleet.fleet.redis, keys: fleet.fleet.store.keys });
 });
 

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { parseClusterSeeds } from '../../src/domain/redis-target.js';
 import { connectRedis, type RedisClient } from '../../src/redis/redis-connection.js';
 import { unlinkKeysMatching } from '../../src/redis/redis-scan.js';
+import { keyPatternsOfPrefix } from '../../src/domain/queue-shards.js';
 
 export function testRedisUrl(): string {
   const url = process.env.REDIS_URL;
@@ -30,5 +31,5 @@ export function connectTestRedis(): RedisClient {
 
 /** Deletes every key of a prefix (run keys and queue keys). */
 export async function deletePrefix(redis: RedisClient, prefix: string): Promise<void> {
-  for (const pattern of [`${prefix}:*`, `{${prefix}}:*`, `{${prefix}.*}:*`]) await unlinkKeysMatching(redis, pattern);
+  for (const pattern of keyPatternsOfPrefix(prefix)) await unlinkKeysMatching(redis, pattern);
 }

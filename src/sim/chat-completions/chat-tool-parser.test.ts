@@ -2,34 +2,24 @@
 // openai SDK: vLLM's 400 for `auto` (given or implied), a call written as text under `none`, native
 // calls for `required` and a named tool; and the default server, which takes `auto`.
 import OpenAI, { APIError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseTextToolCall } from '../parse-text-tool-call.js';
-import { startSimulator, type RunningSimulator } from '../simulator-server.js';
+import { CHAT_MODEL, FIRST_TURN, useChatSimulator } from './testing/chat-simulator-client.js';
 import { chatToolsFor } from './chat-build.js';
 import { AUTO_TOOL_CHOICE_WITHOUT_PARSER } from './chat-tool-parser.js';
 
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct';
+const MODEL = CHAT_MODEL;
 const NO_PARSER = { 'x-buildfleet-tool-parser': 'none' };
-const FIRST_TURN = [
-  { role: 'system' as const, content: 'You build small websites.' },
-  { role: 'user' as const, content: 'Build a one-page site for a bakery called Crumbs.' },
-];
 const TOOLS = chatToolsFor('planning');
 
-let simulator: RunningSimulator;
-let client: OpenAI;
-beforeAll(async () => {
-  simulator = await startSimulator({ seed: 1 });
-  client = new OpenAI({ apiKey: 'sim', baseURL: `${simulator.url}/v1`, maxRetries: 0 });
-});
-afterAll(() => simulator.close());
+const chat = useChatSimulator();
 
 describe('a server without a tool parser', () => {
   it.each([
     ['tool_choice auto', { tool_choice: 'auto' as const }],
     ['no tool_choice with tools (vLLM defaults it to auto)', {}],
   ])('refuses %s with vLLM’s 400', async (_name, choice) => {
-    const error = await client.chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: TOOLS, ...choice }, { headers: NO_PARSER }).catch((caught: unknown) => caught);
+    const error = await chat.client().chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: TOOLS, ...choice }, { headers: NO_PARSER }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as APIError).status).toBe(400);
     expect((error as APIError).message).toContain(AUTO_TOOL_CHOICE_WITHOUT_PARSER);
@@ -37,15 +27,15 @@ describe('a server without a tool parser', () => {
   });
 
   it('answers a request without tools', async () => {
-    const completion = await client.chat.completions.create({ model: MODEL, messages: FIRST_TURN }, { headers: NO_PARSER });
+    const completion = await chat.client().chat.completions.create({ model: MODEL, messages: FIRST_TURN }, { headers: NO_PARSER });
     expect(completion.choices[0]?.finish_reason).toBe('stop');
   });
 
   it('under tool_choice none the model still calls, in its family’s text format (JSON and streamed); x-buildfleet-text-calls does not change it', async () => {
     const body = { model: MODEL, messages: FIRST_TURN, tools: TOOLS, tool_choice: 'none' as const };
-    const json = await client.chat.completions.create(body, { headers: NO_PARSER });
-    const streamed = await client.chat.completions.stream(body, { headers: NO_PARSER }).finalChatCompletion();
-    const textCallsOff = await client.chat.completions.create(body, { headers: { ...NO_PARSER, 'x-buildfleet-text-calls': 'off' } });
+    const json = await chat.client().chat.completions.create(body, { headers: NO_PARSER });
+    const streamed = await chat.client().chat.completions.stream(body, { headers: NO_PARSER }).finalChatCompletion();
+    const textCallsOff = await chat.client().chat.completions.create(body, { headers: { ...NO_PARSER, 'x-buildfleet-text-calls': 'off' } });
     for (const completion of [json, streamed, textCallsOff]) {
       const choice = completion.choices[0];
       expect(choice?.finish_reason).toBe('stop');
@@ -60,14 +50,14 @@ describe('a server without a tool parser', () => {
     ['required', 'required' as const],
     ['a named tool', { type: 'function' as const, function: { name: 'todo_write' } }],
   ])('answers %s with native tool_calls (structured outputs need no parser)', async (_name, toolChoice) => {
-    const completion = await client.chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: TOOLS, tool_choice: toolChoice }, { headers: NO_PARSER });
+    const completion = await chat.client().chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: TOOLS, tool_choice: toolChoice }, { headers: NO_PARSER });
     const choice = completion.choices[0];
     expect(choice?.finish_reason).toBe('tool_calls');
     expect(choice?.message.tool_calls?.[0]).toMatchObject({ type: 'function', function: { name: 'todo_write' } });
   });
 
   it('refuses an unknown setting', async () => {
-    const error = await client.chat.completions
+    const error = await chat.client().chat.completions
       .create({ model: MODEL, messages: FIRST_TURN, tools: TOOLS }, { headers: { 'x-buildfleet-tool-parser': 'hermes' } })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
@@ -78,9 +68,9 @@ describe('a server without a tool parser', () => {
 describe('a server with a tool parser (the default)', () => {
   it('takes auto and answers native tool_calls; under none the model does not call', async () => {
     const headers = { 'x-buildfleet-text-calls': 'off' };
-    const auto = await client.chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: TOOLS, tool_choice: 'auto' }, { headers });
+    const auto = await chat.client().chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: TOOLS, tool_choice: 'auto' }, { headers });
     expect(auto.choices[0]?.message.tool_calls?.[0]).toMatchObject({ function: { name: 'todo_write' } });
-    const none = await client.chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: TOOLS, tool_choice: 'none' }, { headers });
+    const none = await chat.client().chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: TOOLS, tool_choice: 'none' }, { headers });
     expect(none.choices[0]?.message.tool_calls ?? []).toEqual([]);
     expect(parseTextToolCall({ text: none.choices[0]?.message.content ?? '' })).toBeNull();
   });

@@ -1,29 +1,20 @@
 import OpenAI, { APIError } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseTextToolCall } from '../parse-text-tool-call.js';
-import { startSimulator, type RunningSimulator } from '../simulator-server.js';
+import { startSimulator } from '../simulator-server.js';
+import { CHAT_MODEL, FIRST_TURN, useChatSimulator } from './testing/chat-simulator-client.js';
 import { formatTextToolCall, TEXT_TOOL_CALL_FORMATS } from '../text-tool-call-format.js';
 import { chatToolsFor, runChatBuild } from './chat-build.js';
 import { readChatStream } from './read-chat-stream.js';
 
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct';
+const MODEL = CHAT_MODEL;
 const OFF = { 'x-buildfleet-text-calls': 'off' };
-const FIRST_TURN = [
-  { role: 'system' as const, content: 'You build small websites.' },
-  { role: 'user' as const, content: 'Build a one-page site for a bakery called Crumbs.' },
-];
 
-let simulator: RunningSimulator;
-let client: OpenAI;
-beforeAll(async () => {
-  simulator = await startSimulator({ seed: 1 });
-  client = new OpenAI({ apiKey: 'sim', baseURL: `${simulator.url}/v1`, maxRetries: 0 });
-});
-afterAll(() => simulator.close());
+const chat = useChatSimulator();
 
 /** The transcript right after the plan was written: the next turn calls set_colors and set_fonts together. */
 async function afterPlan(): Promise<OpenAI.Chat.Completions.ChatCompletionMessageParam[]> {
-  const first = await client.chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: chatToolsFor('planning') }, { headers: OFF });
+  const first = await chat.client().chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: chatToolsFor('planning') }, { headers: OFF });
   const call = first.choices[0]?.message.tool_calls?.[0];
   if (call?.type !== 'function') throw new Error('expected a tool call');
   return [
@@ -35,7 +26,7 @@ async function afterPlan(): Promise<OpenAI.Chat.Completions.ChatCompletionMessag
 
 describe('a build through the real openai SDK', () => {
   it('runs to the summary with native tool calls, parallel ones included, answered by id', async () => {
-    const result = await runChatBuild({ client, model: MODEL, headers: OFF });
+    const result = await runChatBuild({ client: chat.client(), model: MODEL, headers: OFF });
     expect(result.finalText).not.toBeNull();
     const names = result.toolCalls.map((call) => call.name);
     expect(names[0]).toBe('todo_write');
@@ -54,8 +45,8 @@ describe('a build through the real openai SDK', () => {
   });
 
   it('streams the same build: finalChatCompletion() holds the calls the JSON answers held', async () => {
-    const json = await runChatBuild({ client, model: MODEL, headers: OFF });
-    const streamed = await runChatBuild({ client, model: MODEL, headers: OFF, stream: true });
+    const json = await runChatBuild({ client: chat.client(), model: MODEL, headers: OFF });
+    const streamed = await runChatBuild({ client: chat.client(), model: MODEL, headers: OFF, stream: true });
     expect(streamed.finalText).toBe(json.finalText);
     expect(streamed.toolCalls.map((call) => call.name)).toEqual(json.toolCalls.map((call) => call.name));
     expect(streamed.completions.map((completion) => completion.choices[0]?.finish_reason)).toEqual(
@@ -67,8 +58,8 @@ describe('a build through the real openai SDK', () => {
   });
 
   it('records the requests with their endpoint, finish reason and usage', async () => {
-    await client.chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: chatToolsFor('planning') }, { headers: OFF });
-    const log = (await (await fetch(`${simulator.url}/_sim/requests`)).json()) as { requests: Array<Record<string, unknown>> };
+    await chat.client().chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools: chatToolsFor('planning') }, { headers: OFF });
+    const log = (await (await fetch(`${chat.simulator().url}/_sim/requests`)).json()) as { requests: Array<Record<string, unknown>> };
     const last = log.requests.at(-1);
     expect(last).toMatchObject({ path: '/v1/chat/completions', endpoint: 'chat-completions', status: 200, stopReason: 'tool_calls', model: MODEL, source: 'policy' });
     expect((last?.usage as { output_tokens: number }).output_tokens).toBeGreaterThan(0);
@@ -79,27 +70,27 @@ describe('tool calls', () => {
   it('sends parallel calls unless parallel_tool_calls is false', async () => {
     const messages = await afterPlan();
     const tools = chatToolsFor('building');
-    const parallel = await client.chat.completions.create({ model: MODEL, messages, tools }, { headers: OFF });
+    const parallel = await chat.client().chat.completions.create({ model: MODEL, messages, tools }, { headers: OFF });
     expect(parallel.choices[0]?.message.tool_calls?.map((call) => (call.type === 'function' ? call.function.name : call.type))).toEqual(['set_colors', 'set_fonts']);
-    const single = await client.chat.completions.create({ model: MODEL, messages, tools, parallel_tool_calls: false }, { headers: OFF });
+    const single = await chat.client().chat.completions.create({ model: MODEL, messages, tools, parallel_tool_calls: false }, { headers: OFF });
     expect(single.choices[0]?.message.tool_calls).toHaveLength(1);
     expect(single.choices[0]?.finish_reason).toBe('tool_calls');
   });
 
   it('honours tool_choice required and a named function', async () => {
     const tools = chatToolsFor('planning');
-    const named = await client.chat.completions.create(
+    const named = await chat.client().chat.completions.create(
       { model: MODEL, messages: FIRST_TURN, tools, tool_choice: { type: 'function', function: { name: 'todo_write' } } },
       { headers: OFF },
     );
     const call = named.choices[0]?.message.tool_calls?.[0];
     expect(call?.type === 'function' && call.function.name).toBe('todo_write');
-    const required = await client.chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools, tool_choice: 'required' }, { headers: OFF });
+    const required = await chat.client().chat.completions.create({ model: MODEL, messages: FIRST_TURN, tools, tool_choice: 'required' }, { headers: OFF });
     expect(required.choices[0]?.finish_reason).toBe('tool_calls');
   });
 
   it('writes the stream grammar: role first, call head then argument fragments on its index, finish, usage, [DONE]', async () => {
-    const response = await fetch(`${simulator.url}/v1/chat/completions`, {
+    const response = await fetch(`${chat.simulator().url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer sim', ...OFF },
       body: JSON.stringify({ model: MODEL, messages: await afterPlan(), tools: chatToolsFor('building'), stream: true, stream_options: { include_usage: true } }),
@@ -132,8 +123,8 @@ describe('tool calls', () => {
 describe('finish reasons', () => {
   it('cuts at max_tokens with finish_reason length, JSON and streamed alike', async () => {
     const body = { model: MODEL, messages: FIRST_TURN, tools: chatToolsFor('planning'), max_tokens: 20 };
-    const json = await client.chat.completions.create(body, { headers: OFF });
-    const streamed = await client.chat.completions.stream({ ...body, stream_options: { include_usage: true } }, { headers: OFF }).finalChatCompletion();
+    const json = await chat.client().chat.completions.create(body, { headers: OFF });
+    const streamed = await chat.client().chat.completions.stream({ ...body, stream_options: { include_usage: true } }, { headers: OFF }).finalChatCompletion();
     for (const completion of [json, streamed]) {
       expect(completion.choices[0]?.finish_reason).toBe('length');
       expect(completion.usage?.completion_tokens).toBe(20);
@@ -146,7 +137,7 @@ describe('finish reasons', () => {
   });
 
   it('answers the refusal scenario with finish_reason content_filter', async () => {
-    const completion = await client.chat.completions.create(
+    const completion = await chat.client().chat.completions.create(
       { model: MODEL, messages: FIRST_TURN, tools: chatToolsFor('planning') },
       { headers: { ...OFF, 'x-buildfleet-scenario': 'refusal' } },
     );
@@ -159,8 +150,8 @@ describe('tool calls written as text', () => {
   it.each(TEXT_TOOL_CALL_FORMATS)('%s: the call arrives as content with finish_reason stop, JSON and streamed', async (format) => {
     const headers = { 'x-buildfleet-text-calls': 'always', 'x-buildfleet-text-format': format };
     const body = { model: 'meta-llama/Llama-3.1-8B-Instruct', messages: FIRST_TURN, tools: chatToolsFor('planning') };
-    const json = await client.chat.completions.create(body, { headers });
-    const streamed = await client.chat.completions.stream(body, { headers }).finalChatCompletion();
+    const json = await chat.client().chat.completions.create(body, { headers });
+    const streamed = await chat.client().chat.completions.stream(body, { headers }).finalChatCompletion();
     for (const completion of [json, streamed]) {
       const choice = completion.choices[0];
       expect(choice?.finish_reason).toBe('stop');
@@ -172,7 +163,7 @@ describe('tool calls written as text', () => {
   });
 
   it('refuses an unknown format', async () => {
-    const error = await client.chat.completions
+    const error = await chat.client().chat.completions
       .create({ model: MODEL, messages: FIRST_TURN }, { headers: { 'x-buildfleet-text-format': 'smoke_signals' } })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
@@ -184,7 +175,7 @@ describe('tool calls written as text', () => {
     ['Qwen/Qwen2.5-7B-Instruct', ['tool_call_tag']],
     ['ibm-granite/granite-3.1-8b-instruct', ['granite']],
   ] as const)('%s drifts into its own family format when no format is pinned', async (model, formats) => {
-    const completion = await client.chat.completions.create(
+    const completion = await chat.client().chat.completions.create(
       { model, messages: FIRST_TURN, tools: chatToolsFor('planning') },
       { headers: { 'x-buildfleet-text-calls': 'always' } },
     );
@@ -195,7 +186,7 @@ describe('tool calls written as text', () => {
   });
 
   it('accepts a vLLM parser name as the format (hermes is tool_call_tag)', async () => {
-    const completion = await client.chat.completions.create(
+    const completion = await chat.client().chat.completions.create(
       { model: MODEL, messages: FIRST_TURN, tools: chatToolsFor('planning') },
       { headers: { 'x-buildfleet-text-calls': 'always', 'x-buildfleet-text-format': 'hermes' } },
     );
@@ -205,7 +196,7 @@ describe('tool calls written as text', () => {
 
 describe('faults in OpenAI shapes', () => {
   it('a mid-stream error arrives as data: {"error": …}, which the SDK throws as APIError', async () => {
-    const stream = client.chat.completions.stream(
+    const stream = chat.client().chat.completions.stream(
       { model: MODEL, messages: FIRST_TURN, tools: chatToolsFor('planning') },
       { headers: { ...OFF, 'x-buildfleet-fault': 'stream_error:5' } },
     );
@@ -217,20 +208,20 @@ describe('faults in OpenAI shapes', () => {
   });
 
   it('overloaded is 503 with the error envelope; a non-streaming stream_error gets its HTTP error', async () => {
-    const overloaded = await client.chat.completions
+    const overloaded = await chat.client().chat.completions
       .create({ model: MODEL, messages: FIRST_TURN }, { headers: { 'x-buildfleet-fault': 'overloaded' } })
       .catch((caught: unknown) => caught);
     expect(overloaded).toBeInstanceOf(OpenAI.InternalServerError);
     expect((overloaded as APIError).status).toBe(503);
     expect((overloaded as APIError).type).toBe('server_error');
-    const streamError = await client.chat.completions
+    const streamError = await chat.client().chat.completions
       .create({ model: MODEL, messages: FIRST_TURN }, { headers: { 'x-buildfleet-fault': 'stream_error:0:api_error' } })
       .catch((caught: unknown) => caught);
     expect((streamError as APIError).status).toBe(500);
   });
 
   it('a rate_limit fault is a 429 rate_limit_exceeded with its retry-after', async () => {
-    const error = await client.chat.completions
+    const error = await chat.client().chat.completions
       .create({ model: MODEL, messages: FIRST_TURN }, { headers: { 'x-buildfleet-fault': 'rate_limit:7' } })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
