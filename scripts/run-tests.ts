@@ -4,7 +4,7 @@
 // ones (`npm test -- <path>`) included; the tests still run when it fails, so both results show,
 // and the exit code is non-zero when either failed.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPrivateRedis, type PrivateRedis } from '../src/dev/private-redis.js';
@@ -80,8 +80,46 @@ const clusterStart = clusterOnly || clusterPass ? startLocalRedisCluster({ dataD
 clusterStart?.catch(() => undefined);
 let cluster: LocalRedisCluster | null = null;
 
-function runVitest(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const vitest = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args], { stdio: 'inherit', env });
+/** The failed tests of a pass, from vitest's JSON report: printed again once everything has run,
+ * so the end of a long CI log names them (the default reporter prints each failure where it
+ * happens, thousands of lines before the end). */
+interface FailedTest {
+  file: string;
+  name: string;
+  message: string;
+}
+
+function failedTestsOf(reportPath: string): FailedTest[] | null {
+  if (!existsSync(reportPath)) return null;
+  try {
+    const report = JSON.parse(readFileSync(reportPath, 'utf8')) as {
+      testResults?: Array<{ name?: string; status?: string; message?: string; assertionResults?: Array<{ fullName?: string; status?: string; failureMessages?: string[] }> }>;
+    };
+    const failed: FailedTest[] = [];
+    for (const file of report.testResults ?? []) {
+      const path = (file.name ?? '?').replace(`${process.cwd()}/`, '');
+      const tests = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
+      for (const test of tests) failed.push({ file: path, name: test.fullName ?? '?', message: firstLine(test.failureMessages?.[0]) });
+      // A file that failed outside any test (an import error, a hook that threw).
+      if (tests.length === 0 && file.status === 'failed') failed.push({ file: path, name: '(the file itself)', message: firstLine(file.message) });
+    }
+    return failed;
+  } catch {
+    return null;
+  }
+}
+
+function firstLine(text: string | undefined): string {
+  return (text ?? '').split('\n').find((line) => line.trim() !== '')?.trim().slice(0, 300) ?? '';
+}
+
+const reportDir = mkdtempSync(join(tmpdir(), 'buildfleet-test-report-'));
+const summaries: string[] = [];
+let reportCount = 0;
+
+function runVitest(label: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const reportPath = join(reportDir, `${(reportCount += 1)}.json`);
+  const vitest = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reportPath}`, ...args], { stdio: 'inherit', env });
   const forward = (signal: NodeJS.Signals) => vitest.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
@@ -89,7 +127,12 @@ function runVitest(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
     vitest.on('exit', (exitCode) => {
       process.off('SIGINT', forward);
       process.off('SIGTERM', forward);
-      resolve(exitCode ?? 1);
+      const code = exitCode ?? 1;
+      const failed = failedTestsOf(reportPath);
+      if (code === 0) summaries.push(`[test] ${label}: passed`);
+      else if (failed === null || failed.length === 0) summaries.push(`[test] ${label}: FAILED (exit ${code}; no failed test in its report: see vitest's output above)`);
+      else summaries.push(`[test] ${label}: FAILED, ${failed.length} test(s):`, ...failed.map((test) => `  ${test.file} > ${test.name}\n      ${test.message}`));
+      resolve(code);
     }),
   );
 }
@@ -99,14 +142,13 @@ try {
   if (clusterOnly) {
     cluster = await clusterStart!;
     console.log(`[test] local Redis Cluster on ${cluster.seeds}`);
-    code = await runVitest(process.argv.slice(2), { ...process.env, BUILDFLEET_REDIS_CLUSTER_NODES: cluster.seeds });
+    code = await runVitest('the tests, on a local Redis Cluster', process.argv.slice(2), { ...process.env, BUILDFLEET_REDIS_CLUSTER_NODES: cluster.seeds });
   } else {
-    code = await runVitest(process.argv.slice(2), process.env);
+    code = await runVitest(clusterPass ? 'the whole suite, on one Redis server' : 'the tests', process.argv.slice(2), process.env);
     if (clusterPass) {
       cluster = await clusterStart!;
       console.log(`[test] the integration suite again, on a local Redis Cluster (${cluster.seeds})`);
-      const clusterCode = await runVitest([...CLUSTER_PASS_PATHS, ...CLUSTER_PASS_EXCLUDES.flatMap((path) => ['--exclude', path])], { ...process.env, BUILDFLEET_REDIS_CLUSTER_NODES: cluster.seeds });
-      if (clusterCode !== 0) console.error('[test] the Redis Cluster pass failed (printed above)');
+      const clusterCode = await runVitest('the Redis Cluster pass', [...CLUSTER_PASS_PATHS, ...CLUSTER_PASS_EXCLUDES.flatMap((path) => ['--exclude', path])], { ...process.env, BUILDFLEET_REDIS_CLUSTER_NODES: cluster.seeds });
       code = code !== 0 ? code : clusterCode;
     }
   }
@@ -115,6 +157,8 @@ try {
   await Promise.all([redis?.stop(), postgres?.stop(), cluster?.stop()]);
   rmSync(dataDir, { recursive: true, force: true });
   rmSync(clusterDir, { recursive: true, force: true });
+  rmSync(reportDir, { recursive: true, force: true });
 }
+for (const line of summaries) (line.includes('FAILED') || line.startsWith('  ') ? console.error : console.log)(line);
 if (!dependenciesPass) console.error('[test] the dependency check failed (printed before the tests): npm run depcheck');
 process.exit(code !== 0 ? code : dependenciesPass ? 0 : 1);
