@@ -39,7 +39,7 @@ import { lookupModelCapabilities } from '../domain/model-capabilities.js';
 import { totalInputTokens, totalTokens, type UsageByClass } from '../domain/usage.js';
 import { costOfAnswer, estimateCallCostMicroUsd, microUsdToUsd } from '../domain/usage-cost.js';
 import { checkRunBudget, legacyRunBudget } from '../domain/run-budget.js';
-import type { ModelCallPause } from '../model/model-call-pause.js';
+import type { ModelCallPause, OverloadPause, PauseCheck } from '../model/model-call-pause.js';
 import { admissionCacheHint, type AdmissionObservation, type ModelRateLimiter } from '../model/model-rate-limiter.js';
 import { DEFAULT_RUN_PRIORITY } from '../domain/run-priority.js';
 import type { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
@@ -289,8 +289,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   // and the request going out (turn-start is written alongside the call; it is queued on the
   // same connection ahead of every later event of the turn, so the stream keeps its order), and
   // a turn that waits writes no turn-start for the attempt it did not make.
-  const pause = (await deps.modelPause?.check()) ?? { remainingMs: 0, overloadEpisode: false };
-  if (pause.remainingMs > 0) {
+  const pause: PauseCheck | null = (await deps.modelPause?.check()) ?? null;
+  if (pause && pause.remainingMs > 0) {
     if (reservation) await settleAdmission(() => deps.admission?.release(reservation));
     return retryOrFail(deps, run, turn, { kind: 'paused' }, 'paused', job, new Error('The fleet-wide model pause is in force.'), pause.remainingMs);
   }
@@ -301,6 +301,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     max_tokens: callMaxTokens,
     thinking_budget_tokens: thinking?.budget_tokens ?? null,
     attempt: job.attemptsMade + 1,
+    // When this call passed the pause check, by Redis's clock (model-call-pause.ts PauseCheck).
+    ...(pause ? { pause_checked_at_ms: pause.atMs } : {}),
   });
   let response: ModelResponse;
   let requestId: string | null = null;
@@ -417,12 +419,12 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         attempt: job.attemptsMade + 1,
         ...(paidUsage ? { usage: paidUsage, cost_usd: microUsdToUsd(paidCostMicroUsd) } : {}),
       });
-      return retryOrFail(deps, run, turn, outcome, failure.message, job, error instanceof Error ? error : new Error(failure.message), overload?.waitMs ?? 0, overload?.step ?? null);
+      return retryOrFail(deps, run, turn, outcome, failure.message, job, error instanceof Error ? error : new Error(failure.message), overload?.waitMs ?? 0, overload);
     }
     await turnStarted;
     await Promise.allSettled(progressWrites);
     // The API answered: an overload episode, if one was going on, is over.
-    if (pause.overloadEpisode) await deps.modelPause?.succeeded(sentAt);
+    if (pause?.overloadEpisode) await deps.modelPause?.succeeded(sentAt);
     if (reservation) await settleAdmission(() => deps.admission?.settleAnswer(reservation, { usage: response.usage, headers: answerHeaders.headers, headersReceivedAt: answerHeaders.receivedAt }));
     costMicroUsd = costOfAnswer({ model: run.model, usage: response.usage, overrides: deps.config.BUILDFLEET_MODEL_PRICES }).costMicroUsd;
     modelDurationMs = performance.now() - callStarted;
@@ -599,7 +601,7 @@ async function retryOrFail(
   job: ModelJobContext,
   error: Error,
   pauseMs: number,
-  overloadStep: number | null = null,
+  overload: OverloadPause | null = null,
 ): Promise<ModelTurnResult> {
   const { store, config } = deps;
   const now = Date.now();
@@ -622,7 +624,17 @@ async function retryOrFail(
     return done(`run_failed:${decision.code}`);
   }
   if (failure.kind === 'overloaded') {
-    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-overload', wait_ms: pauseMs || null, backoff_step: overloadStep, overloaded_for_ms: overloadedForMs, patience_ms: config.BUILDFLEET_OVERLOAD_PATIENCE_MS });
+    await store.appendEvent({
+      run_id: run.id,
+      step: turn,
+      event: 'model-overload',
+      wait_ms: pauseMs || null,
+      backoff_step: overload?.step ?? null,
+      overloaded_for_ms: overloadedForMs,
+      patience_ms: config.BUILDFLEET_OVERLOAD_PATIENCE_MS,
+      // The pause in force, by Redis's clock: no call passes its check in [from, until).
+      ...(overload ? { pause_from_ms: overload.atMs, pause_until_ms: overload.atMs + overload.waitMs } : {}),
+    });
   } else if (failure.kind === 'rate_limited' || failure.kind === 'rate_limited_backoff') {
     await store.appendEvent({ run_id: run.id, step: turn, event: 'model-rate-limit', wait_ms: decision.delayMs, cycle: rateLimitCycles, ...(failure.kind === 'rate_limited_backoff' ? { backoff: true } : {}) });
   } else if (failure.kind === 'admission_wait' && failure.limit !== 'booked') {

@@ -31,21 +31,24 @@ return wait
  * An overload met while a pause is already in force belongs to the same wave (calls that started
  * before it): it keeps the pause and does not grow it. Otherwise the episode counts one more
  * step and the pause becomes min(cap, base * 2^(step - 1)). Either way lastAt moves to now.
- * Returns {remaining ms, step}.
+ * Returns {remaining ms, step, Redis's clock now (ms)}: the pause holds from that moment for
+ * `remaining` ms, on the same clock every check reads.
  */
 const OVERLOAD_MODEL_PAUSE = `
+local clock = redis.call('TIME')
+local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local remaining = redis.call('PTTL', KEYS[1])
 local step = tonumber(redis.call('HGET', KEYS[2], 'step') or '0')
 redis.call('HSET', KEYS[2], 'lastAt', ARGV[4])
 redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
-if remaining > 0 and step > 0 then return {remaining, step} end
+if remaining > 0 and step > 0 then return {remaining, step, nowMs} end
 step = step + 1
 redis.call('HSET', KEYS[2], 'step', step)
 local wait = math.min(tonumber(ARGV[2]), tonumber(ARGV[1]) * 2 ^ (step - 1))
 wait = math.floor(wait)
-if remaining >= wait then return {remaining, step} end
+if remaining >= wait then return {remaining, step, nowMs} end
 redis.call('SET', KEYS[1], 'overloaded', 'PX', wait)
-return {wait, step}
+return {wait, step, nowMs}
 `;
 
 /**
@@ -67,16 +70,17 @@ return 1
 /**
  * bfCheckModelPause — the check right before a call, one command.
  * KEYS[1] the pause key, KEYS[2] the overload episode. Returns {pause remaining ms (<= 0: none),
- * 1 when an overload episode is on}.
+ * 1 when an overload episode is on, Redis's clock now (ms)}.
  */
 const CHECK_MODEL_PAUSE = `
-return {redis.call('PTTL', KEYS[1]), redis.call('EXISTS', KEYS[2])}
+local clock = redis.call('TIME')
+return {redis.call('PTTL', KEYS[1]), redis.call('EXISTS', KEYS[2]), tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)}
 `;
 
 interface PauseCommands {
-  bfCheckModelPause(pauseKey: string, episodeKey: string): Promise<[number, number]>;
+  bfCheckModelPause(pauseKey: string, episodeKey: string): Promise<[number, number, number]>;
   bfExtendModelPause(pauseKey: string, waitMs: number, reason: string): Promise<number>;
-  bfOverloadModelPause(pauseKey: string, episodeKey: string, baseMs: number, capMs: number, memoryMs: number, nowMs: number): Promise<[number, number]>;
+  bfOverloadModelPause(pauseKey: string, episodeKey: string, baseMs: number, capMs: number, memoryMs: number, nowMs: number): Promise<[number, number, number]>;
   bfEndOverloadEpisode(episodeKey: string, sentAtMs: number): Promise<number>;
 }
 
@@ -85,6 +89,20 @@ export interface OverloadPause {
   waitMs: number;
   /** Which step of the episode's backoff this is (1, 2, 3 …). */
   step: number;
+  /** When the pause was read or set, by Redis's clock (ms): it holds from here for waitMs. */
+  atMs: number;
+}
+
+/** The check right before a call. */
+export interface PauseCheck {
+  /** The pause remaining, ms (0: none). */
+  remainingMs: number;
+  /** An overload episode is on: a success must be reported (`succeeded`). */
+  overloadEpisode: boolean;
+  /** When the check ran, by Redis's clock (ms): the clock the pause is kept on, so whether a call
+   * was let out inside a pause is decided exactly (turn-start's `pause_checked_at_ms`, set
+   * against model-overload's `pause_from_ms`/`pause_until_ms`), not by the workers' clocks. */
+  atMs: number;
 }
 
 export interface ModelCallPauseSettings {
@@ -119,9 +137,9 @@ export class ModelCallPause {
    * PTTL, so every process agrees whatever its local time) and whether an
    * overload episode is on (only then does a success need reporting: `succeeded`). Both keys
    * share the {model-pause} hash tag, so the script is slot-safe on Cluster. */
-  async check(): Promise<{ remainingMs: number; overloadEpisode: boolean }> {
-    const [pttl, episode] = await this.commands.bfCheckModelPause(this.pauseKey, this.episodeKey);
-    return { remainingMs: Math.max(0, Number(pttl)), overloadEpisode: Number(episode) === 1 };
+  async check(): Promise<PauseCheck> {
+    const [pttl, episode, atMs] = await this.commands.bfCheckModelPause(this.pauseKey, this.episodeKey);
+    return { remainingMs: Math.max(0, Number(pttl)), overloadEpisode: Number(episode) === 1, atMs: Number(atMs) };
   }
 
   /** Why calls are paused (`rate_limited`, `overloaded`), or null. */
@@ -138,8 +156,8 @@ export class ModelCallPause {
   async overloaded(now = Date.now()): Promise<OverloadPause> {
     // The episode is forgotten after a quiet spell of a few caps: a new episode starts small.
     const memoryMs = this.settings.overloadCapMs * 4;
-    const [waitMs, step] = await this.commands.bfOverloadModelPause(this.pauseKey, this.episodeKey, this.settings.overloadBaseMs, this.settings.overloadCapMs, memoryMs, now);
-    return { waitMs: Number(waitMs), step: Number(step) };
+    const [waitMs, step, atMs] = await this.commands.bfOverloadModelPause(this.pauseKey, this.episodeKey, this.settings.overloadBaseMs, this.settings.overloadCapMs, memoryMs, now);
+    return { waitMs: Number(waitMs), step: Number(step), atMs: Number(atMs) };
   }
 
   /** A call sent at `sentAtMs` succeeded: if it was sent after the latest overload, the episode

@@ -70,26 +70,27 @@ describe('a 529 overload episode across the fleet', () => {
     const redis = connectTestRedis();
     try {
       const store = new RunEngine(redis, createKeySpace(handle.prefix));
-      // Each pause as a worker recorded it (model-overload: written after the pause was set, so
-      // its window starts late, never early); 50 ms at either end absorb a call that passed its
-      // pause check just before another process set the pause.
+      // Each pause as the worker that set it reported it, and the moment each call passed its
+      // pause check, both on Redis's clock (model-overload's pause_from_ms / pause_until_ms,
+      // turn-start's pause_checked_at_ms): exact, whatever the load. The events' own `at` is the
+      // workers' time of writing, which a loaded machine delays by more than any margin.
       const windows: Array<{ from: number; to: number }> = [];
-      // When each call was decided: turn-start is stamped right after the call's pause check, in
-      // the same tick (run-model-turn.ts), so it says when the check passed. The simulator's arrival
-      // time would add the socket and a loaded machine's event-loop delay, which no margin bounds.
       const decided: Array<{ run: string; step: number; at: number }> = [];
       for (const { id } of runs) {
         const events = await store.readEvents(id);
         for (const event of events) {
           if (event.event === 'model-overload') {
-            const start = Date.parse(String(event.at));
-            windows.push({ from: start + 50, to: start + Number(event.wait_ms) - 50 });
-          } else if (event.event === 'turn-start') decided.push({ run: id, step: event.step, at: Date.parse(String(event.at)) });
+            expect(typeof event.pause_from_ms).toBe('number');
+            windows.push({ from: Number(event.pause_from_ms), to: Number(event.pause_until_ms) });
+          } else if (event.event === 'turn-start') {
+            expect(typeof event.pause_checked_at_ms).toBe('number');
+            decided.push({ run: id, step: event.step, at: Number(event.pause_checked_at_ms) });
+          }
         }
         expect(events.filter((event) => event.event === 'turn-start').every((event) => event.attempt === 1)).toBe(true);
       }
       expect(windows.length).toBeGreaterThan(0);
-      const calledDuringPause = decided.filter((call) => windows.some((window) => call.at > window.from && call.at < window.to));
+      const calledDuringPause = decided.filter((call) => windows.some((window) => call.at >= window.from && call.at < window.to));
       expect(calledDuringPause).toEqual([]);
     } finally {
       redis.disconnect();
