@@ -540,6 +540,14 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.locator('#api-key').waitFor({ timeout: SLOW });
     expect(await consoleSessionKeys()).toEqual([]);
+    // The cookie the browser still holds, if any, signs nobody in. A page request in flight at the
+    // sign-out (the runs list refreshing) may land after the DELETE's clearing cookie and slide the
+    // old one forward (console-server.ts requireSession); its session is gone from Redis, so the
+    // next load is signed out, and that load clears it.
+    await page.reload();
+    await page.locator('#api-key').waitFor({ timeout: SLOW });
+    expect(await page.getByTestId('who').count()).toBe(0);
+    expect(await consoleSessionKeys()).toEqual([]);
     expect(await page.context().cookies(consoleUrl)).toEqual([]);
   }, SLOW);
 
