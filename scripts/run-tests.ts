@@ -101,7 +101,7 @@ function failedTestsOf(reportPath: string): FailedTest[] | null {
       const tests = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
       for (const test of tests) failed.push({ file: path, name: test.fullName ?? '?', message: firstLine(test.failureMessages?.[0]) });
       // A file that failed outside any test (an import error, a hook that threw).
-      if (tests.length === 0 && file.status === 'failed') failed.push({ file: path, name: '(the file itself)', message: firstLine(file.message) });
+      if (tests.length === 0 && file.status === 'failed') failed.push({ file: path, name: '(outside its tests: an import or a hook)', message: firstLine(file.message) || "see vitest's output above" });
     }
     return failed;
   } catch {
@@ -130,7 +130,8 @@ function runVitest(label: string, args: string[], env: NodeJS.ProcessEnv): Promi
       const code = exitCode ?? 1;
       const failed = failedTestsOf(reportPath);
       if (code === 0) summaries.push(`[test] ${label}: passed`);
-      else if (failed === null || failed.length === 0) summaries.push(`[test] ${label}: FAILED (exit ${code}; no failed test in its report: see vitest's output above)`);
+      else if (failed === null) summaries.push(`[test] ${label}: FAILED (exit ${code}; vitest wrote no report: see its output above)`);
+      else if (failed.length === 0) summaries.push(`[test] ${label}: FAILED (exit ${code}; no failed test in its report: see vitest's output above)`);
       else summaries.push(`[test] ${label}: FAILED, ${failed.length} test(s):`, ...failed.map((test) => `  ${test.file} > ${test.name}\n      ${test.message}`));
       resolve(code);
     }),

@@ -632,7 +632,7 @@ async function retryOrFail(
       backoff_step: overload?.step ?? null,
       overloaded_for_ms: overloadedForMs,
       patience_ms: config.BUILDFLEET_OVERLOAD_PATIENCE_MS,
-      // The pause in force, by Redis's clock: no call passes its check in [from, until).
+      // The pause in force, by Redis's clock (ms): no call passes its check strictly between the two.
       ...(overload ? { pause_from_ms: overload.atMs, pause_until_ms: overload.atMs + overload.waitMs } : {}),
     });
   } else if (failure.kind === 'rate_limited' || failure.kind === 'rate_limited_backoff') {

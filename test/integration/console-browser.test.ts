@@ -537,7 +537,10 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
 
   it('signs out: the session is gone from Redis and the sign-in is shown again', async () => {
     await page.goto(`${consoleUrl}/#/`);
+    const signOut = page.waitForResponse((response) => response.request().method() === 'DELETE' && new URL(response.url()).pathname === '/session');
     await page.getByRole('button', { name: 'Sign out' }).click();
+    // The sign-out's own answer removes the cookie.
+    expect(await (await signOut).headerValue('set-cookie')).toMatch(/^bf_console=; Path=\/; Max-Age=0;/);
     await page.locator('#api-key').waitFor({ timeout: SLOW });
     expect(await consoleSessionKeys()).toEqual([]);
     // The cookie the browser still holds, if any, signs nobody in. A page request in flight at the
