@@ -40,6 +40,9 @@ local function scope_refuses(mode, holder, probe)
 end
 `;
 
+/** How far back in a run's write journal a write looks for its own call's earlier attempt. */
+const APPLIED_LOOKBACK = 512;
+
 const WRITE_FENCE = LUA_IS_TERMINAL + LUA_HSET_JSON + LUA_RUN_UPSTREAM_SCOPES + LUA_SCOPE_REFUSES + `
 local switch_input = cjson.decode(ARGV[1])
 local function scope_blocks(raw)
@@ -89,7 +92,29 @@ end
 local function journal(kind, target)
   local clock = redis.call('TIME')
   local at = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-  redis.call('RPUSH', KEYS[3], cjson.encode({at_ms = at, tool = ARGV[2], kind = kind, target = target}))
+  local call = switch_input.call
+  if call == '' then call = nil end
+  redis.call('RPUSH', KEYS[3], cjson.encode({at_ms = at, tool = ARGV[2], kind = kind, target = target, call = call}))
+end
+-- Whether this tool call already made this write: an attempt that died after its write and before
+-- its result was recorded is run again, and its write must not land twice — it would journal a
+-- second effect and, had a later call of the turn written the same path meanwhile, put the older
+-- content back. Read from the journal (the same step journals every write with its call): the
+-- last ${APPLIED_LOOKBACK} entries. They reach back past the first attempt unless the calls of its
+-- own turn made more writes than that since (a turn waits for all its calls before the next one
+-- begins, so no other turn's writes come in between); the scan stays bounded on long runs.
+local function applied_before(kind, target)
+  local call = switch_input.call
+  if not call or call == '' then return false end
+  local needle = cjson.encode({call = call})
+  needle = string.sub(needle, 2, string.len(needle) - 1)
+  for _, raw in ipairs(redis.call('LRANGE', KEYS[3], -${APPLIED_LOOKBACK}, -1)) do
+    if string.find(raw, needle, 1, true) then
+      local entry = cjson.decode(raw)
+      if entry.call == call and entry.kind == kind and entry.target == target then return true end
+    end
+  end
+  return false
 end
 `;
 
@@ -107,6 +132,7 @@ end
 const WRITE_WORKSPACE_FILE =
   WRITE_FENCE +
   `
+if applied_before('file', ARGV[3]) then return 'ok' end
 local refusal = write_refusal()
 if refusal then return refusal end
 if ARGV[8] ~= '' and redis.call('HGET', KEYS[7], ARGV[8]) ~= ARGV[9] then return 'stale' end
@@ -133,6 +159,7 @@ return 'ok'
 const DELETE_WORKSPACE_FILE =
   WRITE_FENCE +
   `
+if applied_before('delete', ARGV[3]) then return 'ok' end
 local refusal = write_refusal()
 if refusal then return refusal end
 if redis.call('HDEL', KEYS[6], ARGV[3]) == 0 then return 'missing' end

@@ -10,6 +10,8 @@ const writeJournalEntrySchema = z.object({
   /** 'file', 'delete', 'deployment', 'publish', 'meta', 'theme', 'asset'. */
   kind: z.string(),
   target: z.string(),
+  /** The tool call (tool_use id) that wrote, when the writer named one. */
+  call: z.string().optional(),
 });
 export type WriteJournalEntry = z.infer<typeof writeJournalEntrySchema>;
 

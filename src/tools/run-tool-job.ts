@@ -252,7 +252,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     },
     signal: controller.signal,
     publicBaseUrl: deps.publicBaseUrl,
-    ...(definition.writes ? { writeFence: { tool: data.name, probeToken } } : {}),
+    ...(definition.writes ? { writeFence: { tool: data.name, probeToken, callId: data.toolUseId } } : {}),
   };
   try {
     let output: unknown;

@@ -46,6 +46,36 @@ describe('writeWorkspaceFile and deleteWorkspaceFile', () => {
     expect(await engine.listFiles(runId)).toEqual([]);
   });
 
+  it("make a tool call's write once: its attempt run again after a crash writes nothing, another call's later write stands", async () => {
+    const runId = await newRunId();
+    const first = { tool: 'write_file', probeToken: '', callId: 'toolu_first' };
+    const second = { tool: 'write_file', probeToken: '', callId: 'toolu_second' };
+    expect(await writeWorkspaceFile({ engine, runId, path: 'index.html', content: 'v1', fence: first })).toBe('ok');
+    // A later call of the same turn writes the same path, then the first call's attempt, which
+    // died before its result was recorded, runs again.
+    expect(await writeWorkspaceFile({ engine, runId, path: 'index.html', content: 'v2', fence: second })).toBe('ok');
+    expect(await writeWorkspaceFile({ engine, runId, path: 'index.html', content: 'v1', fence: first })).toBe('ok');
+    expect(await engine.readFile(runId, 'index.html')).toBe('v2');
+    // The same call writing another path, or deleting, is another effect.
+    expect(await writeWorkspaceFile({ engine, runId, path: 'about.html', content: 'a', fence: first })).toBe('ok');
+    const remover = { tool: 'delete_file', probeToken: '', callId: 'toolu_remove' };
+    expect(await deleteWorkspaceFile({ engine, runId, path: 'about.html', fence: remover })).toBe('ok');
+    expect(await writeWorkspaceFile({ engine, runId, path: 'about.html', content: 'b', fence: second })).toBe('ok');
+    expect(await deleteWorkspaceFile({ engine, runId, path: 'about.html', fence: remover })).toBe('ok');
+    expect(await engine.readFile(runId, 'about.html')).toBe('b');
+    expect((await readWriteJournal({ engine, runId })).map((entry) => [entry.call, entry.kind, entry.target])).toEqual([
+      ['toolu_first', 'file', 'index.html'],
+      ['toolu_second', 'file', 'index.html'],
+      ['toolu_first', 'file', 'about.html'],
+      ['toolu_remove', 'delete', 'about.html'],
+      ['toolu_second', 'file', 'about.html'],
+    ]);
+    // A writer that names no call (test seeding, direct callers) writes every time, as before.
+    expect(await writeWorkspaceFile({ engine, runId, path: 'seed.html', content: 's' })).toBe('ok');
+    expect(await writeWorkspaceFile({ engine, runId, path: 'seed.html', content: 's' })).toBe('ok');
+    expect((await readWriteJournal({ engine, runId })).filter((entry) => entry.target === 'seed.html')).toHaveLength(2);
+  });
+
   it('refuse a run that ended, writing nothing', async () => {
     const runId = await newRunId();
     await engine.endRun(runId, 0, 'cancelled', {});

@@ -39,6 +39,10 @@ export interface WriteFence {
   tool: string;
   /** '' unless this call holds the kill switch's half-open probe. */
   probeToken: string;
+  /** The tool call (tool_use id) the write belongs to: journaled with it, and a workspace write or
+   * delete this call already made is not made again when an attempt that died before recording
+   * its result is run again (effect-scripts.ts applied_before). Unset for unnamed writers. */
+  callId?: string;
 }
 
 /** Why a guarded write wrote nothing: the kill switch, the run's safe mode, or its end. */
@@ -67,7 +71,8 @@ export async function fenceArgs(engine: FenceEngine, fence: WriteFence | undefin
   const resolved = fence ?? UNNAMED_WRITE_FENCE;
   const { redis, keys } = engine;
   await ensureKillSwitchKeyLayout(redis, keys);
-  if (!isCluster(redis)) return [JSON.stringify({ probe: resolved.probeToken }), resolved.tool];
+  const call = resolved.callId ?? '';
+  if (!isCluster(redis)) return [JSON.stringify({ probe: resolved.probeToken, call }), resolved.tool];
   const blocking = await defineToolScripts(redis).bfKillSwitchFenceState(keys.killSwitch(), killSwitchScopesKey(keys), resolved.probeToken);
-  return [JSON.stringify({ blocking }), resolved.tool];
+  return [JSON.stringify({ blocking, call }), resolved.tool];
 }
