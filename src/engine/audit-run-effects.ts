@@ -21,12 +21,16 @@ export async function auditRunEffects(store: RunEngine, runId: string): Promise<
   const effectsOf = (tool: string, kind: string) => journal.filter((entry) => entry.tool === tool && entry.kind === kind);
   const duplicates: string[] = [];
   const perCall = (tool: string, kind: string) => {
-    const counts = new Map<string, number>();
+    // Per call and target where the journal names the call: a later call rewriting the same path
+    // is a second effect the model asked for, not a repeat.
+    const counts = new Map<string, { target: string; count: number }>();
     for (const entry of effectsOf(tool, kind)) {
-      const key = entry.target;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
+      const key = `${entry.call ?? ''}\n${entry.target}`;
+      const seen = counts.get(key) ?? { target: entry.target, count: 0 };
+      seen.count += 1;
+      counts.set(key, seen);
     }
-    for (const [key, count] of counts) if (count > 1 && key) duplicates.push(`${tool} ${key} took effect ${count} times`);
+    for (const { target, count } of counts.values()) if (count > 1 && target) duplicates.push(`${tool} ${target} took effect ${count} times`);
   };
   perCall('write_file', 'file');
   perCall('publish', 'publish');

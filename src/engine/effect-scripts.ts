@@ -9,9 +9,10 @@
 //   KEYS[1] the fleet kill switch hash (keys.ts killSwitch()), KEYS[2] the run hash, KEYS[3] the
 //   run's write journal list, KEYS[4] the kill switch's scopes hash, KEYS[5] the run's upstreams
 //   (kill-switch-keys.ts); ARGV[1] the switch input, JSON, ARGV[2] the tool name. The switch input:
-//   {"probe": token}     one server: the switch is judged here, in the write's own step, from
-//                        KEYS[1] and KEYS[4] (token: the half-open probe token, '' for none)
-//   {"blocking": [ids]}  Redis Cluster: the switch's keys are in another slot, so it was read just
+//   {"probe": token, "call": id}     one server: the switch is judged here, in the write's own
+//                        step, from KEYS[1] and KEYS[4] (token: the half-open probe token, '' for
+//                        none; id: the tool call writing, '' for none — write-fence.ts WriteFence)
+//   {"blocking": [ids], "call": id}  Redis Cluster: the switch's keys are in another slot, so it was read just
 //                        before on its own slot (bfKillSwitchFenceState) and ARGV[1] lists the
 //                        scopes that refuse this write ('fleet', 'tenant:<t>', 'upstream:…');
 //                        KEYS[1] and KEYS[4] are then the run hash again, never read. Which of
@@ -23,8 +24,10 @@
 //                            the run depends on (src/safety/kill-switch.ts says which depend)
 //   'run_ended'              the run is terminal
 //   'safe_mode_skip_writes'  the run is in skip_writes safe mode
-// Otherwise it writes and appends {at_ms (Redis TIME), tool, kind, target} to the journal in the
-// same step, so "no write landed after the trip" can be checked from the journal alone (on one
+// A workspace file write or delete its call already made (an attempt that died before recording
+// its result, run again) answers 'ok' first, writing nothing (applied_before below).
+// Otherwise it writes and appends {at_ms (Redis TIME), tool, kind, target, call} to the journal in
+// the same step, so "no write landed after the trip" can be checked from the journal alone (on one
 // server; on a cluster, within the bound write-fence.ts states).
 import { defineLuaCommands } from './define-lua-commands.js';
 import { LUA_HSET_JSON, LUA_IS_TERMINAL } from './lua-vocabulary.js';
@@ -132,7 +135,9 @@ end
 const WRITE_WORKSPACE_FILE =
   WRITE_FENCE +
   `
-if applied_before('file', ARGV[3]) then return 'ok' end
+-- A guarded write (theme.css) is not skipped: its version guard already decides, and the call
+-- holding the newest version must write even when an earlier attempt of it wrote an older one.
+if ARGV[8] == '' and applied_before('file', ARGV[3]) then return 'ok' end
 local refusal = write_refusal()
 if refusal then return refusal end
 if ARGV[8] ~= '' and redis.call('HGET', KEYS[7], ARGV[8]) ~= ARGV[9] then return 'stale' end

@@ -20,7 +20,7 @@
 import { ClaimNotDurableError } from '../engine/effects/claim-durability.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { ToolJobData } from '../jobs/job-catalog.js';
+import { toolUseIdJobPart, type ToolJobData } from '../jobs/job-catalog.js';
 import type { RunEngine, RunEvent, StoredToolResult } from '../engine/run-engine.js';
 import type { RunRecord } from '../engine/run-types.js';
 import { isToolName } from '../domain/profile.js';
@@ -252,7 +252,9 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     },
     signal: controller.signal,
     publicBaseUrl: deps.publicBaseUrl,
-    ...(definition.writes ? { writeFence: { tool: data.name, probeToken, callId: data.toolUseId } } : {}),
+    // The call as the fence names it: its id when plain, else a hash of it (ids are any string the
+    // model sent; a lone surrogate would not survive Redis's cjson, and the journal stays small).
+    ...(definition.writes ? { writeFence: { tool: data.name, probeToken, callId: toolUseIdJobPart(data.toolUseId) } } : {}),
   };
   try {
     let output: unknown;

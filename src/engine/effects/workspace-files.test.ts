@@ -96,6 +96,21 @@ describe('writeWorkspaceFile and deleteWorkspaceFile', () => {
     expect(await writeWorkspaceFile({ engine, runId, path: 'theme.css', content: 'new', guard: { themeVersion: 2 } })).toBe('ok');
     expect(await engine.readFile(runId, 'theme.css')).toBe('new');
   });
+
+  it('let a call run again write its theme file when it now holds the newest version', async () => {
+    const runId = await newRunId();
+    const file = { path: 'theme.css', render };
+    const fonts = { tool: 'set_fonts', probeToken: '', callId: 'toolu_fonts' };
+    // The fonts call writes theme.css from version 1, then dies before its result is recorded.
+    expect(await updateTheme({ engine, runId, part: { fonts: { heading: 'Lora', body: 'Inter' } }, file, fence: fonts })).toMatchObject({ fileWrite: 'ok' });
+    // Another call stores colors (version 2) and dies before writing theme.css.
+    const dies = { path: 'theme.css', render: (): string => { throw new Error('worker killed'); } };
+    await expect(updateTheme({ engine, runId, part: { colors: { primary: '#111111', background: '#ffffff', text: '#000000' } }, file: dies })).rejects.toThrow('worker killed');
+    // The fonts call runs again and now holds the newest version (3): it writes theme.css again,
+    // or the file would never show the colors.
+    expect(await updateTheme({ engine, runId, part: { fonts: { heading: 'Lora', body: 'Inter' } }, file, fence: fonts })).toMatchObject({ fileWrite: 'ok' });
+    expect(await engine.readFile(runId, 'theme.css')).toBe('primary=#111111 body=Inter');
+  });
 });
 
 describe('updateTheme and readTheme', () => {

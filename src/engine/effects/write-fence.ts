@@ -39,9 +39,10 @@ export interface WriteFence {
   tool: string;
   /** '' unless this call holds the kill switch's half-open probe. */
   probeToken: string;
-  /** The tool call (tool_use id) the write belongs to: journaled with it, and a workspace write or
-   * delete this call already made is not made again when an attempt that died before recording
-   * its result is run again (effect-scripts.ts applied_before). Unset for unnamed writers. */
+  /** The tool call the write belongs to (its tool_use id when plain, else a hash: jobs/
+   * job-catalog.ts toolUseIdJobPart): journaled with it, and a workspace file write or delete
+   * this call already made is not made again when an attempt that died before recording its
+   * result is run again (effect-scripts.ts applied_before). Unset for unnamed writers. */
   callId?: string;
 }
 
