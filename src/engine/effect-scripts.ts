@@ -33,6 +33,7 @@ import { defineLuaCommands } from './define-lua-commands.js';
 import { LUA_HSET_JSON, LUA_IS_TERMINAL } from './lua-vocabulary.js';
 import { LUA_RUN_UPSTREAM_SCOPES, RUN_READ_EVERY_UPSTREAM } from './run-upstream-scopes-lua.js';
 import type { RedisClient } from '../redis/redis-connection.js';
+import { LUA_REDIS_NOW_MS } from '../redis/lua-redis-time.js';
 
 // Does a scope in this state refuse a write holding probe token `probe` ('' for none)? Shared by
 // the fence's one-server check and bfKillSwitchFenceState, so both judge alike.
@@ -46,16 +47,12 @@ end
 /** How far back in a run's write journal a write looks for its own call's earlier attempt. */
 const APPLIED_LOOKBACK = 512;
 
-const WRITE_FENCE = LUA_IS_TERMINAL + LUA_HSET_JSON + LUA_RUN_UPSTREAM_SCOPES + LUA_SCOPE_REFUSES + `
+const WRITE_FENCE = LUA_IS_TERMINAL + LUA_HSET_JSON + LUA_REDIS_NOW_MS + LUA_RUN_UPSTREAM_SCOPES + LUA_SCOPE_REFUSES + `
 local switch_input = cjson.decode(ARGV[1])
 local function scope_blocks(raw)
   if not raw then return false end
   local state = cjson.decode(raw)
   return scope_refuses(state.mode, state.probe, switch_input.probe)
-end
-local function redis_now()
-  local clock = redis.call('TIME')
-  return tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 end
 -- One server: the switch's keys are here, judged in this step.
 local function switch_refuses_here()
@@ -65,13 +62,13 @@ local function switch_refuses_here()
   -- of the run's upstreams and the tripped scopes is walked: run-upstream-scopes-lua.ts).
   local tenant = redis.call('HGET', KEYS[2], 'tenant')
   if tenant and scope_blocks(redis.call('HGET', KEYS[4], 'tenant:' .. tenant)) then return true end
-  return each_run_upstream_scope(KEYS[4], KEYS[5], redis_now(), function(_, raw) return scope_blocks(raw) end) ~= nil
+  return each_run_upstream_scope(KEYS[4], KEYS[5], redis_now_ms(), function(_, raw) return scope_blocks(raw) end) ~= nil
 end
 -- A cluster: the scopes that refuse this write were read on the switch's slot; those that cover
 -- this run refuse it (bounded by the tripped scopes, one ZSCORE each).
 local function switch_refused_before()
   local tenant = redis.call('HGET', KEYS[2], 'tenant')
-  local now = redis_now()
+  local now = redis_now_ms()
   local every_until = tonumber(redis.call('ZSCORE', KEYS[5], '${RUN_READ_EVERY_UPSTREAM}') or '')
   for _, id in ipairs(switch_input.blocking) do
     if id == 'fleet' or (tenant and id == 'tenant:' .. tenant) then return true end
@@ -93,8 +90,7 @@ local function write_refusal()
   return false
 end
 local function journal(kind, target)
-  local clock = redis.call('TIME')
-  local at = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+  local at = redis_now_ms()
   local call = switch_input.call
   if call == '' then call = nil end
   redis.call('RPUSH', KEYS[3], cjson.encode({at_ms = at, tool = ARGV[2], kind = kind, target = target, call = call}))

@@ -6,6 +6,7 @@
 // rather than each retrying on its own). Both are written by one Lua step that only ever extends
 // the pause, so a shorter wait seen later (or two workers writing at once) never cuts a longer one.
 import type { RedisClient } from '../redis/redis-connection.js';
+import { LUA_REDIS_NOW_MS } from '../redis/lua-redis-time.js';
 import { defineLuaCommands } from '../engine/define-lua-commands.js';
 
 /**
@@ -34,9 +35,8 @@ return wait
  * Returns {remaining ms, step, Redis's clock now (ms)}: the pause holds from that moment for
  * `remaining` ms, on the same clock every check reads.
  */
-const OVERLOAD_MODEL_PAUSE = `
-local clock = redis.call('TIME')
-local nowMs = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+const OVERLOAD_MODEL_PAUSE = LUA_REDIS_NOW_MS + `
+local nowMs = redis_now_ms()
 local remaining = redis.call('PTTL', KEYS[1])
 local step = tonumber(redis.call('HGET', KEYS[2], 'step') or '0')
 redis.call('HSET', KEYS[2], 'lastAt', ARGV[4])
@@ -72,9 +72,8 @@ return 1
  * KEYS[1] the pause key, KEYS[2] the overload episode. Returns {pause remaining ms (<= 0: none),
  * 1 when an overload episode is on, Redis's clock now (ms)}.
  */
-const CHECK_MODEL_PAUSE = `
-local clock = redis.call('TIME')
-return {redis.call('PTTL', KEYS[1]), redis.call('EXISTS', KEYS[2]), tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)}
+const CHECK_MODEL_PAUSE = LUA_REDIS_NOW_MS + `
+return {redis.call('PTTL', KEYS[1]), redis.call('EXISTS', KEYS[2]), redis_now_ms()}
 `;
 
 interface PauseCommands {

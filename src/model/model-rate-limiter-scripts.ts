@@ -30,17 +30,17 @@
 //   KEYS[5] the shared prefix of a call's scope — string: until when (as above), set when an
 //           answer read from the cache, so the tools and system prompt every run of a phase sends
 //           alike are in it. A call without a chain then reserves only what lies beyond them.
+import { LUA_REDIS_NOW_MS } from '../redis/lua-redis-time.js';
 
 /** Shared by both scripts: clock, bucket state, refill, give-backs, sweep of expired reservations. */
-const PRELUDE = `
+const PRELUDE = LUA_REDIS_NOW_MS + `
 local MINUTE = 60000
 local DIMS = {'r', 'i', 'o'}
 
 local function clock(given)
   local value = tonumber(given)
   if value and value >= 0 then return value end
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  return redis_now_ms()
 end
 
 -- Adds to a bucket, never above its capacity; what was really added is credited.

@@ -22,10 +22,10 @@
 import { defineLuaCommands } from '../engine/define-lua-commands.js';
 import { LUA_RUN_UPSTREAM_SCOPES } from '../engine/run-upstream-scopes-lua.js';
 import type { RedisClient } from '../redis/redis-connection.js';
+import { LUA_REDIS_NOW_MS } from '../redis/lua-redis-time.js';
 
-const NOW_MS = `
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+const NOW_MS = LUA_REDIS_NOW_MS + `
+local now = redis_now_ms()
 `;
 
 // Window figures over the last ceil(window_ms / 1000) one-second buckets ending now, counting only

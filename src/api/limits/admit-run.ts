@@ -6,6 +6,7 @@
 // RunEngine.finishRun shrinks when a run ends.
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../redis/redis-connection.js';
+import { LUA_REDIS_NOW_MS } from '../../redis/lua-redis-time.js';
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { isTerminal } from '../../engine/run-types.js';
 import { apiErrors } from '../api-errors.js';
@@ -30,8 +31,8 @@ export const ADMISSION_GRACE_MS = 60_000;
  */
 const ADMIT_RUN = `
 if redis.replicate_commands then redis.replicate_commands() end
-local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+` + LUA_REDIS_NOW_MS + `
+local now = redis_now_ms()
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local cap = tonumber(ARGV[3])
