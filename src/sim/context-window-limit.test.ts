@@ -1,6 +1,7 @@
-// Prompt + max_tokens against the context window, through the real SDK: Claude 3.7 Sonnet and the
-// Claude 4 models before 4.5 answer the real 400, newer models accept the request (docs
-// build-with-claude/extended-thinking, "Max tokens and context window size").
+// Prompt + max_tokens against the context window, through the real SDK: every model still served
+// accepts the request (docs build-with-claude/extended-thinking, "Max tokens and context window
+// size": "On Claude 4.5 models and newer … the API accepts the request"); the older ones that
+// answered 400 are retired.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningSimulator } from './simulator-server.js';
@@ -30,21 +31,17 @@ async function rejection(model: string, maxTokens: number, thinking?: Anthropic.
 }
 
 describe('prompt + max_tokens beyond the context window', () => {
-  it('older models answer the real 400, thinking budget included in max_tokens', async () => {
+  it('the models that held prompt + max_tokens to the window are retired: the API answers 404 for them', async () => {
+    // Claude 3.7 Sonnet and the Claude 4 models before 4.5 retired in 2026 (about-claude/model-deprecations).
     for (const model of ['claude-sonnet-4-20250514', 'claude-opus-4-1', 'claude-3-7-sonnet-latest']) {
-      expect(await rejection(model, 20_000), model).toMatch(
-        /^input length and `max_tokens` exceed context limit: \d+ \+ 20000 > 200000, decrease input length or `max_tokens` and try again$/,
-      );
+      const error = await send(model, 20_000).catch((thrown: unknown) => thrown);
+      expect(error, model).toBeInstanceOf(Anthropic.NotFoundError);
     }
-    expect(await rejection('claude-sonnet-4-0', 12_000, { type: 'enabled', budget_tokens: 8_000 })).toMatch(/\+ 12000 > 200000/);
-    // Within the window they answer.
-    expect((await send('claude-sonnet-4-0', 4_000)).type).toBe('message');
   });
 
-  it('Claude 4.5 and newer accept the request, as do the pre-3.7 models that lowered max_tokens themselves', async () => {
+  it('Claude 4.5 and newer accept the request', async () => {
     for (const model of ['claude-sonnet-4-5', 'claude-haiku-4-5', 'claude-opus-4-5']) {
       expect((await send(model, 20_000)).type, model).toBe('message');
     }
-    expect((await send('claude-3-5-haiku-latest', 8_192)).type).toBe('message');
   });
 });

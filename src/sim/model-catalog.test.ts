@@ -34,7 +34,7 @@ describe('the model catalog', () => {
   it('knows the fleet’s default model and every alias and dated id, and answers with the name asked for', async () => {
     const fleetDefault = loadConfig({}).BUILDFLEET_MODEL;
     expect(lookupModel({ model: fleetDefault })).toBeDefined();
-    for (const model of [fleetDefault, 'claude-sonnet-4-5', 'claude-sonnet-4-5-20250929', 'claude-opus-4-1', 'claude-opus-4-5', 'claude-haiku-4-5', 'claude-3-5-haiku-latest']) {
+    for (const model of [fleetDefault, 'claude-sonnet-4-5', 'claude-sonnet-4-5-20250929', 'claude-opus-4-5', 'claude-haiku-4-5', 'claude-haiku-5-5', 'claude-fable-5-2']) {
       const answer = await send({ model });
       expect(answer.model).toBe(model);
     }
@@ -44,6 +44,12 @@ describe('the model catalog', () => {
 
   it('answers an unknown model 404 not_found_error "model: <id>"', async () => {
     expect(await failure({ model: 'claude-sonnet-9' })).toEqual({ status: 404, type: 'not_found_error', message: 'model: claude-sonnet-9' });
+  });
+
+  it('answers a retired model as the API does: 404 not_found_error "model: <id>" (about-claude/model-deprecations)', async () => {
+    for (const model of ['claude-sonnet-4-0', 'claude-opus-4-1-20250805', 'claude-3-5-haiku-latest']) {
+      expect(await failure({ model }), model).toEqual({ status: 404, type: 'not_found_error', message: `model: ${model}` });
+    }
   });
 
   it('refuses max_tokens above the model’s max output with the real message', async () => {
@@ -56,7 +62,7 @@ describe('the model catalog', () => {
   });
 
   it('refuses a prompt longer than the context window', async () => {
-    const result = await failure({ model: 'claude-3-haiku-20240307', system: 'x'.repeat(4 * 200_001) });
+    const result = await failure({ model: 'claude-haiku-4-5', system: 'x'.repeat(4 * 200_001) });
     expect(result.status).toBe(400);
     expect(result.type).toBe('invalid_request_error');
     expect(result.message).toMatch(/^prompt is too long: \d+ tokens > 200000 maximum$/);
@@ -64,7 +70,7 @@ describe('the model catalog', () => {
 
   it('says which models think', () => {
     expect(modelSupportsThinking('claude-sonnet-4-6')).toBe(true);
-    expect(modelSupportsThinking('claude-3-7-sonnet-latest')).toBe(true);
+    expect(modelSupportsThinking('claude-fable-5-2')).toBe(true);
     expect(modelSupportsThinking('claude-3-5-haiku-20241022')).toBe(false);
     expect(modelSupportsThinking('claude-unknown')).toBe(false);
   });

@@ -1,44 +1,70 @@
-// The models the simulated Messages API knows, with what each can do. Sources:
-// - ids, aliases, context windows and max output: Anthropic's models overview
-//   (https://platform.claude.com/docs/en/about-claude/models/overview and the per-model pages
-//   /docs/en/models/*/overview: "Context window", "Max output"); the SDK's `Model` union
-//   (@anthropic-ai/sdk src/resources/messages/messages.ts) lists the current ids.
-// - thinking: docs build-with-claude/extended-thinking, "Supported models" (Claude 3.7 Sonnet and
-//   every Claude 4 model; Claude 3.5 and 3 Haiku do not think), and which `thinking.type` each
-//   accepts: docs build-with-claude/adaptive-thinking, "Supported models" and "Adaptive vs manual vs
-//   disabled thinking" — manual `enabled` is "rejected with a 400 error" on Claude Opus 4.7, Opus 4.8
-//   and the Claude 5 families (adaptive only); Opus 4.6, Sonnet 4.6 and Mythos Preview take both
-//   (manual deprecated); "Older models (Sonnet 4.5, Opus 4.5, etc.) do not support adaptive thinking
-//   and require thinking.type: "enabled"". Claude Haiku 5.5, Fable 5.1, Mythos 5.1, Opus 5.5 and
-//   Sonnet 5.5 are not named there: assumed adaptive-only like their generation.
-// - prompt + max_tokens beyond the context window: docs build-with-claude/extended-thinking, "Max
-//   tokens and context window size" ("On Claude 4.5 models and newer, if input tokens plus
-//   max_tokens exceeds the context window size, the API accepts the request … On earlier models,
-//   the API returns a validation error instead"; before Claude 3.7 Sonnet the API lowered
-//   max_tokens silently, so the Claude 3.5 / 3 Haiku entries accept it too).
-// - minimum cacheable prompt length: docs build-with-claude/prompt-caching, "Cache limitations"
-//   (4,096 tokens for Opus 4.5+/Haiku 4.5, 1,024 for Sonnet 4.x/Opus 4/4.1/Sonnet 3.7, 2,048 for
-//   Haiku 3.x; "Shorter prompts cannot be cached, even if marked with cache_control").
-// - thinking of earlier turns kept in context: docs build-with-claude/extended-thinking, "Thinking
-//   block preservation by model" ("Claude Opus 4.5 and later Opus models keep all prior thinking
-//   blocks; Claude Opus 4.1 (deprecated) and earlier Opus models keep only the last assistant turn's
-//   thinking. Sonnet: Claude Sonnet 4.6 and later Sonnet models keep all; Claude Sonnet 4.5 and
-//   earlier Sonnet models keep only the last turn. Haiku: all Haiku models through Claude Haiku 4.5
-//   keep only the last turn. Claude Mythos Preview also keeps all prior thinking blocks"). Haiku 5.5,
-//   Fable 5 and Mythos 5 are not named: assumed to keep them, like their generation. It decides
-//   what the prompt cache sees (collect-prompt-blocks.ts).
-// - rate-limit class: docs api/rate-limits ("rate limits are applied separately for each model";
-//   "Opus rate limit is a total limit that applies to combined traffic across … Opus 4.x", the
-//   same for Sonnet 4.x and Haiku 4.x).
-// An id outside the catalog is answered 404 `not_found_error` "model: <id>", as the real API does.
-// `claude-sim`, the simulator's own default model name, behaves like a current thinking model.
+// The models the simulated Messages API knows, with what each generation allows, read on
+// 2026-11-28. This catalog is the simulator's own reading of the documentation, kept apart from the
+// fleet's catalog (src/domain/model-catalog.ts) on purpose: a wrong entry there fails a test here.
+// Sources (platform.claude.com/docs/en/…):
+// - lineup, ids, context windows, max output, lifecycle: about-claude/models/overview, each
+//   models/<model>/overview and whats-new page, about-claude/model-deprecations ("Requests to
+//   retired models will fail"; the API answers 404 not_found_error "model: <id>", as for an
+//   unknown id); the Messages page's `supportedModels` lists every model not retired.
+// - thinking: build-with-claude/adaptive-thinking and /thinking; models/opus-5-5/whats-new-opus-5-5
+//   ("thinking is always on … `disabled` and `enabled` return 400"); models/opus-5/whats-new-opus-5
+//   ("thinking is on by default, and thinking can be disabled only at effort high or below");
+//   models/sonnet-5-5/migration-guide ("send `thinking: {"type": "between_tools"}`" instead of
+//   disabled; between_tools only at effort low/medium/high, and it "takes no other field");
+//   models/fable-5/migration-guide ("Both thinking: {type: "disabled"} and manual extended
+//   thinking … return a 400 error", Fable 5.x and Mythos 5.x); models/haiku-5-5/whats-new-haiku-5-5
+//   ("Manual extended thinking returns an error"; disabling allowed at effort high or below);
+//   Opus 4.8 runs without thinking unless asked (whats-new-claude-4-8); Opus 4.7+ adaptive only.
+// - display: build-with-claude/thinking#controlling-thinking-display ("omitted" is the default on
+//   Fable 5.x, Mythos 5.x, Opus 5.5, Opus 5, Sonnet 5.5, Sonnet 5, Opus 4.8, Opus 4.7, Mythos
+//   Preview and Haiku 5.5; "summarized" on Opus 4.6, Sonnet 4.6 and earlier); `updates` is beta
+//   (`thinking-display-updates-2026-08-18`) on the models that write progress updates.
+// - progress updates (text between tool calls inside thinking blocks): build-with-claude/thinking
+//   #progress-updates (Fable 5.1, Mythos 5.1, Opus 5.5, Sonnet 5.5, Fable 5; Sonnet 5.5 only for
+//   "notes longer than a sentence or two … Shorter remarks stay text").
+// - effort: build-with-claude/effort (levels per model; default high, medium on Opus 5.5 and
+//   Haiku 5.5; xhigh from Opus 4.7; Opus 4.5 low/medium/high only; not on Sonnet 4.5 / Haiku 4.5).
+// - forced tool_choice: models/fable-5-1/whats-new-fable-5-1, models/opus-5-5/whats-new-opus-5-5,
+//   models/sonnet-5-5/whats-new-sonnet-5-5 ("Forced tool use returns an error"); Haiku 5.5 accepts
+//   it "but the response starts with the tool call and has no thinking block"
+//   (models/haiku-5-5/migration-guide).
+// - mid-conversation system messages: build-with-claude/mid-conversation-system-messages (Fable
+//   5.x, Mythos 5.x, Opus 5.5, Opus 5, Opus 4.8, Sonnet 5.5, Haiku 5.5; "not available on Claude
+//   Sonnet 5"); tool changes (`tool_addition` / `tool_removal`, beta
+//   `mid-conversation-tool-changes-2026-07-01`) on the same models.
+// - strict tool use: agents-and-tools/tool-use/strict-tool-use (structured outputs GA on the
+//   Claude 4.5 models and later).
+// - minimum cacheable prompt: build-with-claude/prompt-caching, "Cache limitations" (512 on Opus
+//   5, Fable 5, Mythos 5 and the 5.5 models; 1,024 on Opus 4.8, Sonnet 5, Sonnet 4.x, Opus 4.1/4;
+//   2,048 on Opus 4.7, Mythos Preview, Haiku 3.5; 4,096 on Opus 4.6, Opus 4.5, Haiku 4.5).
+// - tokenizer: build-with-claude/token-counting ("Claude Opus 4.7 and later Opus models, Claude
+//   Fable 5, Claude Mythos 5, Claude Mythos Preview, and Claude Sonnet 5 use a newer tokenizer. The
+//   same input text produces approximately 30 percent more tokens"); Sonnet 5.5 and Haiku 5.5 use it
+//   too (their whats-new pages).
+// - prefix binding of thinking blocks: build-with-claude/preserved-thinking (Fable 5.2, Mythos
+//   5.2, Fable 5.1, Mythos 5.1, Opus 5.5, Sonnet 5.5, Haiku 5.5: editing what precedes a block →
+//   400 "bound to a different conversation").
+// - sampling: non-default temperature / top_p / top_k → 400 on Opus 4.7 and later, Sonnet 5+,
+//   Haiku 5.5, Fable / Mythos (models' migration guides).
+// - rate-limit class: api/rate-limits (one table each for Fable 5.x, Opus 5.5, Opus 5, Opus 4.x,
+//   Sonnet 5.5, Sonnet 5, Sonnet 4.x, Haiku 5.5, Haiku 4.5).
+// - prompt + max_tokens beyond the window: build-with-claude/extended-thinking ("On Claude 4.5
+//   models and newer … the API accepts the request"; earlier ones answer 400).
+// - thinking of earlier turns kept in context: build-with-claude/extended-thinking, "Thinking
+//   block preservation by model" (Opus 4.5+ and Sonnet 4.6+ keep all; older ones the last turn).
+// Not found in the docs, and assumed like the generation they belong to: Fable 5.2's and Mythos
+// 5.2's cache minimum (512, as Fable 5.1), Mythos' rate-limit class (its own).
+// `claude-sim`, the simulator's own model name, behaves like a current thinking model that allows
+// everything (it predates the catalog; tests of generation rules name real ids).
 
 export type RateLimitClass =
-  | 'claude-opus-5'
-  | 'claude-sonnet-5'
-  | 'claude-haiku-5'
   | 'claude-fable-5'
   | 'claude-mythos'
+  | 'claude-opus-5-5'
+  | 'claude-opus-5'
+  | 'claude-sonnet-5-5'
+  | 'claude-sonnet-5'
+  | 'claude-haiku-5-5'
   | 'claude-opus-4'
   | 'claude-sonnet-4'
   | 'claude-haiku-4'
@@ -46,25 +72,68 @@ export type RateLimitClass =
   | 'claude-haiku-3'
   | 'claude-sim';
 
-/** A `thinking.type` that turns thinking on: manual with a budget, or adaptive. */
-export type ThinkingType = 'enabled' | 'adaptive';
+/** A `thinking.type` that turns thinking on, in some form. */
+export type ThinkingType = 'enabled' | 'adaptive' | 'between_tools';
+export type EffortLevel = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+export type ThinkingDisplay = 'summarized' | 'omitted' | 'updates';
+/** The API's lifecycle stage (Models API `lifecycle`); "legacy" models are `active` there. */
+export type ModelLifecycle = 'active' | 'deprecated' | 'retired';
+export type ModelLine = 'haiku' | 'sonnet' | 'opus' | 'fable' | 'mythos';
 
 const MANUAL: readonly ThinkingType[] = ['enabled'];
 const MANUAL_AND_ADAPTIVE: readonly ThinkingType[] = ['enabled', 'adaptive'];
 const ADAPTIVE_ONLY: readonly ThinkingType[] = ['adaptive'];
 const NO_THINKING: readonly ThinkingType[] = [];
 
+const ALL_EFFORTS: readonly EffortLevel[] = ['low', 'medium', 'high', 'xhigh', 'max'];
+const EFFORTS_TO_MAX: readonly EffortLevel[] = ['low', 'medium', 'high', 'max'];
+const EFFORTS_TO_HIGH: readonly EffortLevel[] = ['low', 'medium', 'high'];
+
 export interface ModelDescription {
   /** The id the API reports for the model (the dated snapshot where one exists). */
   id: string;
   /** Every name the API accepts for it, `id` included. */
   names: readonly string[];
+  displayName: string;
+  line: ModelLine | null;
+  /** Release date (Models API `created_at`), YYYY-MM-DD. */
+  releasedOn: string;
+  lifecycle: ModelLifecycle;
+  /** Deprecation and retirement dates (YYYY-MM-DD) where one is set. */
+  deprecatedOn: string | null;
+  retiresOn: string | null;
   /** "Max output": the largest accepted `max_tokens`. */
   maxOutputTokens: number;
   /** "Context window": the largest prompt, in tokens. */
   contextWindowTokens: number;
   /** The `thinking.type`s besides `disabled` it accepts; empty for a model that does not think. */
   thinkingTypes: readonly ThinkingType[];
+  /** Thinking when the request has no `thinking` field: `adaptive` on the models that think by default. */
+  thinkingWhenOmitted: 'off' | 'adaptive';
+  /** Whether `thinking: {type: 'disabled'}` is accepted: always, never, or only at effort high or below. */
+  disabling: 'accepted' | 'refused' | 'effort_high_or_below';
+  /** The display when the request names none; null on models that do not think. */
+  defaultDisplay: 'summarized' | 'omitted' | null;
+  /** Accepts `display: 'updates'` (beta `thinking-display-updates-2026-08-18`). */
+  updatesDisplay: boolean;
+  /** Text written between tool calls comes back as a progress-update thinking block: all of it,
+   * only notes longer than a sentence or two (Sonnet 5.5), or none (it stays text). */
+  progressUpdates: 'all' | 'long_notes' | 'none';
+  /** Accepted `output_config.effort` levels (empty: the parameter is refused) and the default. */
+  effortLevels: readonly EffortLevel[];
+  defaultEffort: EffortLevel | null;
+  /** tool_choice `any` / `tool`: allowed (subject to the thinking rules), refused outright, or
+   * accepted with thinking skipped (Haiku 5.5). */
+  forcedToolChoice: 'allowed' | 'refused' | 'skips_thinking';
+  midConversationSystemMessages: boolean;
+  midConversationToolChanges: boolean;
+  strictTools: boolean;
+  /** Non-default temperature / top_p / top_k are refused (400). */
+  refusesSampling: boolean;
+  /** Thinking blocks are bound to the conversation before them (preserved-thinking). */
+  prefixBoundThinking: boolean;
+  /** Tokens per character relative to the older tokenizer: 1.3 on the newer one. */
+  tokenizer: 'classic' | 'newer';
   /** Answers 400 when the prompt's tokens plus max_tokens exceed the context window (Claude 3.7
    * Sonnet and the Claude 4 models before 4.5); every other model accepts such a request. */
   refusesMaxTokensBeyondContextWindow: boolean;
@@ -74,159 +143,470 @@ export interface ModelDescription {
    * once a user message with anything besides tool results starts a new turn. */
   keepsThinkingOfEarlierTurns: boolean;
   rateLimitClass: RateLimitClass;
-  /**
-   * Whether `cache_read_input_tokens` count toward the input-tokens-per-minute limit: only for the
-   * older models marked † in the docs' rate-limit tables (api/rate-limits: "For Claude Haiku 3.5 and
-   * Claude Haiku 3, cache_read_input_tokens also count"; for every other model they do not).
-   */
+  /** Whether `cache_read_input_tokens` count toward the input-tokens-per-minute limit (api/rate-limits:
+   * "For Claude Haiku 3.5 and Claude Haiku 3, cache_read_input_tokens also count"). */
   cacheReadsCountTowardInputLimit: boolean;
 }
 
-function model(
-  description: Omit<ModelDescription, 'names' | 'cacheReadsCountTowardInputLimit' | 'refusesMaxTokensBeyondContextWindow' | 'keepsThinkingOfEarlierTurns'> & {
-    aliases?: readonly string[];
-    refusesMaxTokensBeyondContextWindow?: boolean;
-    /** Default: the current models keep them; the older ones say false. */
-    keepsThinkingOfEarlierTurns?: boolean;
-  },
-): ModelDescription {
-  const { aliases = [], refusesMaxTokensBeyondContextWindow = false, keepsThinkingOfEarlierTurns = true, ...rest } = description;
+type ModelFacts = Omit<
+  ModelDescription,
+  | 'names'
+  | 'cacheReadsCountTowardInputLimit'
+  | 'refusesMaxTokensBeyondContextWindow'
+  | 'keepsThinkingOfEarlierTurns'
+  | 'deprecatedOn'
+  | 'retiresOn'
+  | 'updatesDisplay'
+  | 'progressUpdates'
+  | 'midConversationSystemMessages'
+  | 'midConversationToolChanges'
+  | 'refusesSampling'
+  | 'prefixBoundThinking'
+> &
+  Partial<
+    Pick<
+      ModelDescription,
+      | 'refusesMaxTokensBeyondContextWindow'
+      | 'keepsThinkingOfEarlierTurns'
+      | 'deprecatedOn'
+      | 'retiresOn'
+      | 'updatesDisplay'
+      | 'progressUpdates'
+      | 'midConversationSystemMessages'
+      | 'midConversationToolChanges'
+      | 'refusesSampling'
+      | 'prefixBoundThinking'
+    >
+  > & { aliases?: readonly string[] };
+
+function model(facts: ModelFacts): ModelDescription {
+  const { aliases = [], ...rest } = facts;
   return {
+    refusesMaxTokensBeyondContextWindow: false,
+    keepsThinkingOfEarlierTurns: true,
+    deprecatedOn: null,
+    retiresOn: null,
+    updatesDisplay: false,
+    progressUpdates: 'none',
+    midConversationSystemMessages: false,
+    midConversationToolChanges: false,
+    refusesSampling: false,
+    prefixBoundThinking: false,
     ...rest,
     names: [rest.id, ...aliases],
-    refusesMaxTokensBeyondContextWindow,
-    keepsThinkingOfEarlierTurns,
     cacheReadsCountTowardInputLimit: rest.rateLimitClass === 'claude-haiku-3',
   };
 }
 
+/** What every Claude 5 model with preserved thinking shares (Fable 5.1+, Mythos 5.1+, the 5.5s). */
+const PRESERVED_THINKING_GENERATION = {
+  contextWindowTokens: 1_000_000,
+  maxOutputTokens: 128_000,
+  thinkingTypes: ADAPTIVE_ONLY,
+  thinkingWhenOmitted: 'adaptive',
+  defaultDisplay: 'omitted',
+  updatesDisplay: true,
+  progressUpdates: 'all',
+  effortLevels: ALL_EFFORTS,
+  midConversationSystemMessages: true,
+  midConversationToolChanges: true,
+  strictTools: true,
+  refusesSampling: true,
+  prefixBoundThinking: true,
+  tokenizer: 'newer',
+  minimumCacheableTokens: 512,
+} as const;
+
 const CATALOG: readonly ModelDescription[] = [
-  // The Claude 5 generation as listed by the SDK (1M context, 128K output on the models pages).
-  // Their minimum cacheable lengths are not in the stored docs: assumed like the newest 4.x.
-  ...(['claude-opus-5-5', 'claude-opus-5'] as const).map((id) =>
-    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-5' }),
+  // Fable and Mythos 5.x: thinking always on (adaptive only), forced tool use refused from 5.1.
+  ...(
+    [
+      ['claude-fable-5-2', 'Claude Fable 5.2', 'fable', '2026-11-09', 'claude-fable-5'],
+      ['claude-mythos-5-2', 'Claude Mythos 5.2', 'mythos', '2026-11-09', 'claude-mythos'],
+      ['claude-fable-5-1', 'Claude Fable 5.1', 'fable', '2026-09-01', 'claude-fable-5'],
+      ['claude-mythos-5-1', 'Claude Mythos 5.1', 'mythos', '2026-09-01', 'claude-mythos'],
+    ] as const
+  ).map(([id, displayName, line, releasedOn, rateLimitClass]) =>
+    model({
+      id,
+      displayName,
+      line,
+      releasedOn,
+      lifecycle: 'active',
+      ...PRESERVED_THINKING_GENERATION,
+      disabling: 'refused',
+      defaultEffort: 'high',
+      forcedToolChoice: 'refused',
+      rateLimitClass,
+    }),
   ),
-  ...(['claude-sonnet-5-5', 'claude-sonnet-5'] as const).map((id) =>
-    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 2048, rateLimitClass: 'claude-sonnet-5' }),
+  ...(
+    [
+      ['claude-fable-5', 'Claude Fable 5', 'fable', 'claude-fable-5'],
+      ['claude-mythos-5', 'Claude Mythos 5', 'mythos', 'claude-mythos'],
+    ] as const
+  ).map(([id, displayName, line, rateLimitClass]) =>
+    model({
+      id,
+      displayName,
+      line,
+      releasedOn: '2026-06-09',
+      lifecycle: 'active',
+      ...PRESERVED_THINKING_GENERATION,
+      // Fable 5: progress updates, but no `updates` display or prefix binding before 5.1.
+      updatesDisplay: false,
+      prefixBoundThinking: false,
+      disabling: 'refused',
+      defaultEffort: 'high',
+      forcedToolChoice: 'allowed',
+      rateLimitClass,
+    }),
   ),
-  model({ id: 'claude-haiku-5-5', maxOutputTokens: 64_000, contextWindowTokens: 200_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-haiku-5' }),
-  ...(['claude-fable-5-1', 'claude-fable-5'] as const).map((id) =>
-    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-fable-5' }),
-  ),
-  ...(['claude-mythos-5-1', 'claude-mythos-5'] as const).map((id) =>
-    model({ id, maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-mythos' }),
-  ),
-  model({ id: 'claude-mythos-preview', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 4096, rateLimitClass: 'claude-mythos' }),
+  model({
+    id: 'claude-mythos-preview',
+    displayName: 'Claude Mythos Preview',
+    line: 'mythos',
+    releasedOn: '2026-04-07',
+    lifecycle: 'deprecated',
+    deprecatedOn: '2026-08-04',
+    maxOutputTokens: 128_000,
+    contextWindowTokens: 1_000_000,
+    thinkingTypes: MANUAL_AND_ADAPTIVE,
+    thinkingWhenOmitted: 'adaptive',
+    disabling: 'refused',
+    defaultDisplay: 'omitted',
+    effortLevels: EFFORTS_TO_MAX,
+    defaultEffort: 'high',
+    forcedToolChoice: 'allowed',
+    strictTools: true,
+    refusesSampling: true,
+    tokenizer: 'newer',
+    minimumCacheableTokens: 2048,
+    rateLimitClass: 'claude-mythos',
+  }),
+  // Opus 5.5: thinking always on, forced tool use refused, default effort medium.
+  model({
+    id: 'claude-opus-5-5',
+    displayName: 'Claude Opus 5.5',
+    line: 'opus',
+    releasedOn: '2026-09-22',
+    lifecycle: 'active',
+    ...PRESERVED_THINKING_GENERATION,
+    disabling: 'refused',
+    defaultEffort: 'medium',
+    forcedToolChoice: 'refused',
+    rateLimitClass: 'claude-opus-5-5',
+  }),
+  // Opus 5: thinking on by default, disabled only at effort high or below; no progress updates.
+  model({
+    id: 'claude-opus-5',
+    displayName: 'Claude Opus 5',
+    line: 'opus',
+    releasedOn: '2026-07-24',
+    lifecycle: 'active',
+    maxOutputTokens: 128_000,
+    contextWindowTokens: 1_000_000,
+    thinkingTypes: ADAPTIVE_ONLY,
+    thinkingWhenOmitted: 'adaptive',
+    disabling: 'effort_high_or_below',
+    defaultDisplay: 'omitted',
+    effortLevels: ALL_EFFORTS,
+    defaultEffort: 'high',
+    forcedToolChoice: 'allowed',
+    midConversationSystemMessages: true,
+    midConversationToolChanges: true,
+    strictTools: true,
+    refusesSampling: true,
+    tokenizer: 'newer',
+    minimumCacheableTokens: 512,
+    rateLimitClass: 'claude-opus-5',
+  }),
+  // Sonnet 5.5: thinking on by default; `between_tools` instead of `disabled`; forced tool use refused.
+  model({
+    id: 'claude-sonnet-5-5',
+    displayName: 'Claude Sonnet 5.5',
+    line: 'sonnet',
+    releasedOn: '2026-09-28',
+    lifecycle: 'active',
+    ...PRESERVED_THINKING_GENERATION,
+    thinkingTypes: ['adaptive', 'between_tools'],
+    progressUpdates: 'long_notes',
+    disabling: 'refused',
+    defaultEffort: 'high',
+    forcedToolChoice: 'refused',
+    rateLimitClass: 'claude-sonnet-5-5',
+  }),
+  // Sonnet 5: thinking on by default and may be disabled; no mid-conversation system messages.
+  model({
+    id: 'claude-sonnet-5',
+    displayName: 'Claude Sonnet 5',
+    line: 'sonnet',
+    releasedOn: '2026-06-30',
+    lifecycle: 'active',
+    maxOutputTokens: 128_000,
+    contextWindowTokens: 1_000_000,
+    thinkingTypes: ADAPTIVE_ONLY,
+    thinkingWhenOmitted: 'adaptive',
+    disabling: 'accepted',
+    defaultDisplay: 'omitted',
+    effortLevels: ALL_EFFORTS,
+    defaultEffort: 'high',
+    forcedToolChoice: 'allowed',
+    strictTools: true,
+    refusesSampling: true,
+    tokenizer: 'newer',
+    minimumCacheableTokens: 1024,
+    rateLimitClass: 'claude-sonnet-5',
+  }),
+  // Haiku 5.5: thinking on by default (off at effort high or below); forced tool use skips thinking.
+  model({
+    id: 'claude-haiku-5-5',
+    displayName: 'Claude Haiku 5.5',
+    line: 'haiku',
+    releasedOn: '2026-10-07',
+    lifecycle: 'active',
+    ...PRESERVED_THINKING_GENERATION,
+    updatesDisplay: false,
+    progressUpdates: 'none',
+    disabling: 'effort_high_or_below',
+    defaultEffort: 'medium',
+    forcedToolChoice: 'skips_thinking',
+    rateLimitClass: 'claude-haiku-5-5',
+  }),
   // Claude 4.x.
-  model({ id: 'claude-opus-4-8', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
-  model({ id: 'claude-opus-4-7', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: ADAPTIVE_ONLY, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
-  model({ id: 'claude-opus-4-6', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 4096, rateLimitClass: 'claude-opus-4' }),
-  model({ id: 'claude-sonnet-4-6', maxOutputTokens: 64_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 1024, rateLimitClass: 'claude-sonnet-4' }),
+  model({
+    id: 'claude-opus-4-8',
+    displayName: 'Claude Opus 4.8',
+    line: 'opus',
+    releasedOn: '2026-05-28',
+    lifecycle: 'active',
+    maxOutputTokens: 128_000,
+    contextWindowTokens: 1_000_000,
+    thinkingTypes: ADAPTIVE_ONLY,
+    thinkingWhenOmitted: 'off',
+    disabling: 'accepted',
+    defaultDisplay: 'omitted',
+    effortLevels: ALL_EFFORTS,
+    defaultEffort: 'high',
+    forcedToolChoice: 'allowed',
+    midConversationSystemMessages: true,
+    midConversationToolChanges: true,
+    strictTools: true,
+    refusesSampling: true,
+    tokenizer: 'newer',
+    minimumCacheableTokens: 1024,
+    rateLimitClass: 'claude-opus-4',
+  }),
+  model({
+    id: 'claude-opus-4-7',
+    displayName: 'Claude Opus 4.7',
+    line: 'opus',
+    releasedOn: '2026-04-16',
+    lifecycle: 'active',
+    maxOutputTokens: 128_000,
+    contextWindowTokens: 1_000_000,
+    thinkingTypes: ADAPTIVE_ONLY,
+    thinkingWhenOmitted: 'off',
+    disabling: 'accepted',
+    defaultDisplay: 'omitted',
+    effortLevels: ALL_EFFORTS,
+    defaultEffort: 'high',
+    forcedToolChoice: 'allowed',
+    strictTools: true,
+    refusesSampling: true,
+    tokenizer: 'newer',
+    minimumCacheableTokens: 2048,
+    rateLimitClass: 'claude-opus-4',
+  }),
+  model({
+    id: 'claude-opus-4-6',
+    displayName: 'Claude Opus 4.6',
+    line: 'opus',
+    releasedOn: '2026-02-05',
+    lifecycle: 'active',
+    maxOutputTokens: 128_000,
+    contextWindowTokens: 1_000_000,
+    thinkingTypes: MANUAL_AND_ADAPTIVE,
+    thinkingWhenOmitted: 'off',
+    disabling: 'accepted',
+    defaultDisplay: 'summarized',
+    effortLevels: EFFORTS_TO_MAX,
+    defaultEffort: 'high',
+    forcedToolChoice: 'allowed',
+    strictTools: true,
+    tokenizer: 'classic',
+    minimumCacheableTokens: 4096,
+    rateLimitClass: 'claude-opus-4',
+  }),
+  model({
+    id: 'claude-sonnet-4-6',
+    displayName: 'Claude Sonnet 4.6',
+    line: 'sonnet',
+    releasedOn: '2026-02-17',
+    lifecycle: 'active',
+    maxOutputTokens: 128_000,
+    contextWindowTokens: 1_000_000,
+    thinkingTypes: MANUAL_AND_ADAPTIVE,
+    thinkingWhenOmitted: 'off',
+    disabling: 'accepted',
+    defaultDisplay: 'summarized',
+    effortLevels: EFFORTS_TO_MAX,
+    defaultEffort: 'high',
+    forcedToolChoice: 'allowed',
+    strictTools: true,
+    tokenizer: 'classic',
+    minimumCacheableTokens: 1024,
+    rateLimitClass: 'claude-sonnet-4',
+  }),
   model({
     id: 'claude-opus-4-5-20251101',
     aliases: ['claude-opus-4-5'],
+    displayName: 'Claude Opus 4.5',
+    line: 'opus',
+    releasedOn: '2025-11-24',
+    lifecycle: 'active',
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
     thinkingTypes: MANUAL,
+    thinkingWhenOmitted: 'off',
+    disabling: 'accepted',
+    defaultDisplay: 'summarized',
+    effortLevels: EFFORTS_TO_HIGH,
+    defaultEffort: 'high',
+    forcedToolChoice: 'allowed',
+    strictTools: true,
+    tokenizer: 'classic',
     minimumCacheableTokens: 4096,
     rateLimitClass: 'claude-opus-4',
   }),
   model({
     id: 'claude-haiku-4-5-20251001',
-    keepsThinkingOfEarlierTurns: false,
     aliases: ['claude-haiku-4-5'],
+    displayName: 'Claude Haiku 4.5',
+    line: 'haiku',
+    releasedOn: '2025-10-15',
+    lifecycle: 'active',
+    keepsThinkingOfEarlierTurns: false,
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
     thinkingTypes: MANUAL,
+    thinkingWhenOmitted: 'off',
+    disabling: 'accepted',
+    defaultDisplay: 'summarized',
+    effortLevels: [],
+    defaultEffort: null,
+    forcedToolChoice: 'allowed',
+    strictTools: true,
+    tokenizer: 'classic',
     minimumCacheableTokens: 4096,
     rateLimitClass: 'claude-haiku-4',
   }),
+  // Deprecated: "still functional but no longer recommended, and retires on November 30, 2026"
+  // (models/sonnet-4-5/overview); the replacement is Claude Sonnet 5.5.
   model({
     id: 'claude-sonnet-4-5-20250929',
-    keepsThinkingOfEarlierTurns: false,
     aliases: ['claude-sonnet-4-5'],
+    displayName: 'Claude Sonnet 4.5',
+    line: 'sonnet',
+    releasedOn: '2025-09-29',
+    lifecycle: 'deprecated',
+    deprecatedOn: '2026-08-28',
+    retiresOn: '2026-11-30',
+    keepsThinkingOfEarlierTurns: false,
     maxOutputTokens: 64_000,
     contextWindowTokens: 200_000,
     thinkingTypes: MANUAL,
+    thinkingWhenOmitted: 'off',
+    disabling: 'accepted',
+    defaultDisplay: 'summarized',
+    effortLevels: [],
+    defaultEffort: null,
+    forcedToolChoice: 'allowed',
+    strictTools: true,
+    tokenizer: 'classic',
     minimumCacheableTokens: 1024,
     rateLimitClass: 'claude-sonnet-4',
   }),
+  // Retired (model-deprecations): requests fail with 404; the Models API lists them only when
+  // asked for `lifecycle=retired`.
+  ...(
+    [
+      ['claude-opus-4-1-20250805', ['claude-opus-4-1'], 'Claude Opus 4.1', 'opus', '2025-08-05', '2026-06-05', '2026-08-05', 32_000, 'claude-opus-4'],
+      ['claude-opus-4-20250514', ['claude-opus-4-0'], 'Claude Opus 4', 'opus', '2025-05-22', '2026-04-14', '2026-06-15', 32_000, 'claude-opus-4'],
+      ['claude-sonnet-4-20250514', ['claude-sonnet-4-0'], 'Claude Sonnet 4', 'sonnet', '2025-05-22', '2026-04-14', '2026-06-15', 64_000, 'claude-sonnet-4'],
+      ['claude-3-7-sonnet-20250219', ['claude-3-7-sonnet-latest'], 'Claude Sonnet 3.7', 'sonnet', '2025-02-24', '2025-10-28', '2026-02-19', 64_000, 'claude-sonnet-3-7'],
+      ['claude-3-5-haiku-20241022', ['claude-3-5-haiku-latest'], 'Claude Haiku 3.5', 'haiku', '2024-10-22', '2025-12-19', '2026-02-19', 8192, 'claude-haiku-3'],
+      ['claude-3-haiku-20240307', [], 'Claude Haiku 3', 'haiku', '2024-03-07', '2026-01-20', '2026-04-20', 4096, 'claude-haiku-3'],
+    ] as const
+  ).map(([id, aliases, displayName, line, releasedOn, deprecatedOn, retiresOn, maxOutputTokens, rateLimitClass]) =>
+    model({
+      id,
+      aliases,
+      displayName,
+      line,
+      releasedOn,
+      lifecycle: 'retired',
+      deprecatedOn,
+      retiresOn,
+      keepsThinkingOfEarlierTurns: false,
+      refusesMaxTokensBeyondContextWindow: true,
+      maxOutputTokens,
+      contextWindowTokens: 200_000,
+      thinkingTypes: line === 'haiku' ? NO_THINKING : MANUAL,
+      thinkingWhenOmitted: 'off',
+      disabling: 'accepted',
+      defaultDisplay: line === 'haiku' ? null : 'summarized',
+      effortLevels: [],
+      defaultEffort: null,
+      forcedToolChoice: 'allowed',
+      strictTools: false,
+      tokenizer: 'classic',
+      minimumCacheableTokens: line === 'haiku' ? 2048 : 1024,
+      rateLimitClass,
+    }),
+  ),
+  // The simulator's own name: a current thinking model with generous limits that allows every form.
   model({
-    id: 'claude-opus-4-1-20250805',
-    keepsThinkingOfEarlierTurns: false,
-    aliases: ['claude-opus-4-1'],
-    maxOutputTokens: 32_000,
-    contextWindowTokens: 200_000,
-    thinkingTypes: MANUAL,
-    refusesMaxTokensBeyondContextWindow: true,
+    id: 'claude-sim',
+    displayName: 'Claude (simulated)',
+    line: null,
+    releasedOn: '2026-01-01',
+    lifecycle: 'active',
+    maxOutputTokens: 128_000,
+    contextWindowTokens: 1_000_000,
+    thinkingTypes: MANUAL_AND_ADAPTIVE,
+    thinkingWhenOmitted: 'off',
+    disabling: 'accepted',
+    defaultDisplay: 'summarized',
+    effortLevels: EFFORTS_TO_MAX,
+    defaultEffort: 'high',
+    forcedToolChoice: 'allowed',
+    strictTools: true,
+    tokenizer: 'classic',
     minimumCacheableTokens: 1024,
-    rateLimitClass: 'claude-opus-4',
+    rateLimitClass: 'claude-sim',
   }),
-  model({
-    id: 'claude-opus-4-20250514',
-    keepsThinkingOfEarlierTurns: false,
-    aliases: ['claude-opus-4-0'],
-    maxOutputTokens: 32_000,
-    contextWindowTokens: 200_000,
-    thinkingTypes: MANUAL,
-    refusesMaxTokensBeyondContextWindow: true,
-    minimumCacheableTokens: 1024,
-    rateLimitClass: 'claude-opus-4',
-  }),
-  model({
-    id: 'claude-sonnet-4-20250514',
-    keepsThinkingOfEarlierTurns: false,
-    aliases: ['claude-sonnet-4-0'],
-    maxOutputTokens: 64_000,
-    contextWindowTokens: 200_000,
-    thinkingTypes: MANUAL,
-    refusesMaxTokensBeyondContextWindow: true,
-    minimumCacheableTokens: 1024,
-    rateLimitClass: 'claude-sonnet-4',
-  }),
-  // Claude 3.x still answering on the API.
-  model({
-    id: 'claude-3-7-sonnet-20250219',
-    keepsThinkingOfEarlierTurns: false,
-    aliases: ['claude-3-7-sonnet-latest'],
-    maxOutputTokens: 64_000,
-    contextWindowTokens: 200_000,
-    thinkingTypes: MANUAL,
-    refusesMaxTokensBeyondContextWindow: true,
-    minimumCacheableTokens: 1024,
-    rateLimitClass: 'claude-sonnet-3-7',
-  }),
-  model({
-    id: 'claude-3-5-haiku-20241022',
-    keepsThinkingOfEarlierTurns: false,
-    aliases: ['claude-3-5-haiku-latest'],
-    maxOutputTokens: 8192,
-    contextWindowTokens: 200_000,
-    thinkingTypes: NO_THINKING,
-    minimumCacheableTokens: 2048,
-    rateLimitClass: 'claude-haiku-3',
-  }),
-  model({
-    id: 'claude-3-haiku-20240307',
-    maxOutputTokens: 4096,
-    contextWindowTokens: 200_000,
-    thinkingTypes: NO_THINKING,
-    minimumCacheableTokens: 2048,
-    rateLimitClass: 'claude-haiku-3',
-    keepsThinkingOfEarlierTurns: false,
-  }),
-  // The simulator's own name: a current thinking model with generous limits.
-  model({ id: 'claude-sim', maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinkingTypes: MANUAL_AND_ADAPTIVE, minimumCacheableTokens: 1024, rateLimitClass: 'claude-sim' }),
 ];
 
 const BY_NAME: ReadonlyMap<string, ModelDescription> = new Map(CATALOG.flatMap((description) => description.names.map((name) => [name, description] as const)));
 
-/** Every model the simulator knows, newest first. */
+/** Every model the simulator knows, newest first, retired ones included. */
 export const KNOWN_MODELS: readonly ModelDescription[] = CATALOG;
 
-/** The model an id or alias names, or undefined when the API would answer 404. */
+/** The simulator's default model (`buildfleet sim`, the chat endpoint's internal model): a current one. */
+export const SIMULATOR_DEFAULT_MODEL = 'claude-sonnet-5-5';
+
+/** The model an id or alias names, retired ones included (callers answer those 404), or
+ * undefined when the id is unknown. */
 export function lookupModel({ model: name }: { model: string }): ModelDescription | undefined {
   return BY_NAME.get(name);
+}
+
+/** The model an id or alias names when a Messages request may use it: undefined for an unknown
+ * or retired model, both answered 404 `not_found_error` "model: <id>". */
+export function lookupServedModel({ model: name }: { model: string }): ModelDescription | undefined {
+  const description = BY_NAME.get(name);
+  return description && description.lifecycle !== 'retired' ? description : undefined;
 }
 
 /** Whether `model` thinks in any form (manual or adaptive); false for an unknown model. */
@@ -237,4 +617,9 @@ export function modelSupportsThinking(model: string): boolean {
 /** Whether `model` accepts `thinking: {type}`; false for an unknown model. */
 export function modelAcceptsThinkingType({ model, type }: { model: string; type: ThinkingType }): boolean {
   return lookupModel({ model })?.thinkingTypes.includes(type) ?? false;
+}
+
+/** Token count multiplier of the model's tokenizer over the older one (token-counting docs: "approximately 30 percent more"). */
+export function tokenizerRatio(description: Pick<ModelDescription, 'tokenizer'>): number {
+  return description.tokenizer === 'newer' ? 1.3 : 1;
 }

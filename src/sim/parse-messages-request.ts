@@ -6,7 +6,7 @@ import { checkThinkingCompatibility, parseThinkingSetting, ThinkingSettingInvali
 import { CacheControlInvalid } from './cache-breakpoints.js';
 import { checkExtraFields } from './check-extra-fields.js';
 import { collectPromptBlocks } from './collect-prompt-blocks.js';
-import { lookupModel } from './model-catalog.js';
+import { lookupServedModel } from './model-catalog.js';
 import { estimateTokens } from './token-estimate.js';
 import { FINE_GRAINED_TOOL_STREAMING_BETA, INTERLEAVED_THINKING_BETA } from './parse-beta-header.js';
 
@@ -73,7 +73,7 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
     reject('max_tokens: Input should be a valid integer');
   }
   if (body.max_tokens < 1) reject('max_tokens: Input should be greater than or equal to 1');
-  const modelDescription = lookupModel({ model: body.model });
+  const modelDescription = lookupServedModel({ model: body.model });
   if (!modelDescription) throw new ModelNotFound(`model: ${body.model}`);
   // The real wording: "max_tokens: 128001 > 64000, which is the maximum allowed number of output
   // tokens for claude-opus-4-5-20251101" (docs about-claude/models/overview, "Max output").

@@ -9,7 +9,7 @@
 // Output limits differ: vLLM bounds `max_tokens` by the context window only (prompt + max_tokens ≤
 // max_model_len; without `max_tokens` it generates up to the window), so an open model's
 // `maxOutputTokens` is its window; a Claude id keeps its own "Max output".
-import { lookupModel, type ModelDescription } from '../model-catalog.js';
+import { lookupModel, lookupServedModel, type ModelDescription } from '../model-catalog.js';
 import type { TextToolCallFormat } from '../text-tool-call-format.js';
 
 export interface ChatModel {
@@ -52,7 +52,7 @@ const OPENAI_MINIMUM_CACHEABLE_TOKENS = 1024;
 
 /** The model a request names, or undefined when the server answers 404. */
 export function lookupChatModel({ model }: { model: string }): ChatModel | undefined {
-  const claude = lookupModel({ model });
+  const claude = lookupServedModel({ model });
   if (claude) {
     return {
       name: model,
