@@ -159,6 +159,12 @@ export const apiErrors = {
     400,
     'The run names a model the capability table (`BUILDFLEET_MODEL_CAPABILITIES` over the documented defaults) does not list, and `BUILDFLEET_ALLOW_UNKNOWN_MODELS` is off. The message lists the known models. Nothing was created.',
   ),
+  modelRetired: createApiError(
+    'model_retired',
+    'The model is retired.',
+    400,
+    'The run names a model Anthropic has retired (about-claude/model-deprecations): every request to it fails. The message names the date and the documented successor; submit again with that model. Nothing was created.',
+  ),
   thinkingNotSupported: createApiError(
     'thinking_not_supported',
     'The model does not support extended thinking.',

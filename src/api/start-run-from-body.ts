@@ -57,6 +57,8 @@ function checkModelSettings(fleet: FleetContext, body: CreateRunBody, model: str
     switch (error.code) {
       case 'unknown_model':
         throw apiErrors.unknownModel(error.message);
+      case 'model_retired':
+        throw apiErrors.modelRetired(error.message);
       case 'thinking_not_supported':
         throw apiErrors.thinkingNotSupported(error.message);
       case 'thinking_budget_too_large':

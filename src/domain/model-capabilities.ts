@@ -1,18 +1,14 @@
-// What each model the fleet knows can do: its default and largest max_tokens, its context window,
-// and whether it accepts extended thinking with a budget (`thinking: {type: 'enabled',
-// budget_tokens}`). The documented defaults below come from Anthropic's models overview
-// (https://platform.claude.com/docs/en/about-claude/models/overview and the per-model pages under
-// /docs/en/models/*/overview: "Context window", "Max output", "Extended thinking"); an operator
-// merges corrections or new models over them with BUILDFLEET_MODEL_CAPABILITIES.
-//
-// Not listed: models that accept only adaptive thinking (Claude Opus 4.7 and later, the Claude 5
-// families). The Messages API answers `thinking.type: "enabled"` on them with a 400 (docs
-// build-with-claude/adaptive-thinking), and the fleet sends only that form, so they are refused as
-// unknown rather than failing at their first thinking call. The simulator's catalog
-// (src/sim/model-catalog.ts) records which thinking types each model takes;
-// test/integration/capability-table-matches-simulator.test.ts keeps this table in step with it.
+// What each model the fleet knows can do, as the turn protocol needs it: limits, thinking modes and
+// display, effort, forced tool_choice, mid-conversation changes, strict tools, cache minimum,
+// tokenizer and rate-limit class. Every documented fact comes from the one model catalog
+// (model-catalog.ts, each fact cited there); an operator merges corrections or new models over it
+// with BUILDFLEET_MODEL_CAPABILITIES, and a model the Models API describes but the catalog does not
+// know yet runs on what that API says (src/model/models-api-check.ts).
+// test/integration/capability-table-matches-simulator.test.ts holds this table to the simulator's
+// own, independently written catalog (src/sim/model-catalog.ts), so a wrong entry fails a test.
 import { parseJsonSetting } from './parse-json-setting.js';
 import { z } from 'zod';
+import { EFFORT_LEVELS, MODEL_RECORDS, type EffortLevel, type ModelLifecycle, type ModelRecord, type ThinkingDisplay, type ThinkingOff } from './model-catalog.js';
 
 export interface ModelCapabilities {
   /** max_tokens of a call when nothing raised it. */
@@ -20,10 +16,30 @@ export interface ModelCapabilities {
   /** The model's largest output ("Max output"): max_tokens is never raised above it. */
   maxOutputTokens: number;
   contextWindowTokens: number;
-  /** Accepts `thinking: {type: 'enabled', budget_tokens}`. */
+  /** Accepts manual thinking, `thinking: {type: 'enabled', budget_tokens}`. */
   thinking: boolean;
-  /** Thinking budget of runs that do not choose one; null = such runs do not think. */
+  /** Thinking budget of runs that do not choose one; null = such runs do not use a manual budget. */
   defaultThinkingBudgetTokens: number | null;
+  /** Accepts `thinking: {type: 'adaptive'}`. */
+  adaptiveThinking: boolean;
+  /** Thinks when a request leaves `thinking` out. */
+  thinksByDefault: boolean;
+  /** How a run that does not think says so on this model. */
+  thinkingOff: ThinkingOff;
+  thinkingDisplays: readonly ThinkingDisplay[];
+  defaultThinkingDisplay: 'summarized' | 'omitted' | null;
+  /** Text between tool calls comes back as progress-update thinking blocks. */
+  progressUpdates: boolean;
+  effortLevels: readonly EffortLevel[];
+  defaultEffort: EffortLevel | null;
+  /** Accepts tool_choice `any` / `tool`. */
+  forcedToolChoice: boolean;
+  midConversationSystemMessages: boolean;
+  midConversationToolChanges: boolean;
+  strictTools: boolean;
+  minimumCacheableTokens: number;
+  tokenizer: 'classic' | 'newer';
+  rateLimitClass: string;
 }
 
 /** The API's smallest thinking budget (docs build-with-claude/extended-thinking: "The minimum
@@ -39,47 +55,68 @@ export const FALLBACK_THINKING_BUDGET_TOKENS = 4096;
 // calculateNonstreamingTimeout).
 const DEFAULT_MAX_TOKENS = 16_384;
 
-const documented = (capabilities: Omit<ModelCapabilities, 'defaultMaxTokens' | 'defaultThinkingBudgetTokens'>): ModelCapabilities => ({
-  defaultMaxTokens: Math.min(DEFAULT_MAX_TOKENS, capabilities.maxOutputTokens),
-  defaultThinkingBudgetTokens: null,
-  ...capabilities,
-});
+function capabilitiesOf(record: ModelRecord): ModelCapabilities {
+  return Object.freeze({
+    defaultMaxTokens: Math.min(DEFAULT_MAX_TOKENS, record.maxOutputTokens),
+    maxOutputTokens: record.maxOutputTokens,
+    contextWindowTokens: record.contextWindowTokens,
+    thinking: record.manualThinking,
+    defaultThinkingBudgetTokens: null,
+    adaptiveThinking: record.adaptiveThinking,
+    thinksByDefault: record.thinksByDefault,
+    thinkingOff: record.thinkingOff,
+    thinkingDisplays: record.thinkingDisplays,
+    defaultThinkingDisplay: record.defaultThinkingDisplay,
+    progressUpdates: record.progressUpdates,
+    effortLevels: record.effortLevels,
+    defaultEffort: record.defaultEffort,
+    forcedToolChoice: record.forcedToolChoice,
+    midConversationSystemMessages: record.midConversationSystemMessages,
+    midConversationToolChanges: record.midConversationToolChanges,
+    strictTools: record.strictTools,
+    minimumCacheableTokens: record.minimumCacheableTokens,
+    tokenizer: record.tokenizer,
+    rateLimitClass: record.rateLimitClass,
+  });
+}
 
-const opus46 = documented({ maxOutputTokens: 128_000, contextWindowTokens: 1_000_000, thinking: true });
-const sonnet46 = documented({ maxOutputTokens: 64_000, contextWindowTokens: 1_000_000, thinking: true });
-const haiku45 = documented({ maxOutputTokens: 64_000, contextWindowTokens: 200_000, thinking: true });
-const opus45 = documented({ maxOutputTokens: 64_000, contextWindowTokens: 200_000, thinking: true });
-const sonnet45 = documented({ maxOutputTokens: 64_000, contextWindowTokens: 200_000, thinking: true });
-const opus41 = documented({ maxOutputTokens: 32_000, contextWindowTokens: 200_000, thinking: true });
-const opus4 = documented({ maxOutputTokens: 32_000, contextWindowTokens: 200_000, thinking: true });
-const sonnet4 = documented({ maxOutputTokens: 64_000, contextWindowTokens: 200_000, thinking: true });
+/** Every model id and alias the fleet knows, as documented (retired ones too: a submission naming
+ * one is refused with its successor, model-lifecycle.ts). */
+export const DOCUMENTED_MODEL_CAPABILITIES: Readonly<Record<string, ModelCapabilities>> = Object.freeze(
+  Object.fromEntries(
+    MODEL_RECORDS.flatMap((record) => {
+      const capabilities = capabilitiesOf(record);
+      return [record.id, ...record.aliases].map((name) => [name, capabilities] as const);
+    }),
+  ),
+);
 
-/** Every model id and alias the fleet knows, as documented. */
-export const DOCUMENTED_MODEL_CAPABILITIES: Readonly<Record<string, ModelCapabilities>> = Object.freeze({
-  'claude-opus-4-6': opus46,
-  'claude-sonnet-4-6': sonnet46,
-  'claude-haiku-4-5': haiku45,
-  'claude-haiku-4-5-20251001': haiku45,
-  'claude-opus-4-5': opus45,
-  'claude-opus-4-5-20251101': opus45,
-  'claude-sonnet-4-5': sonnet45,
-  'claude-sonnet-4-5-20250929': sonnet45,
-  'claude-opus-4-1': opus41,
-  'claude-opus-4-1-20250805': opus41,
-  'claude-opus-4-0': opus4,
-  'claude-opus-4-20250514': opus4,
-  'claude-sonnet-4-0': sonnet4,
-  'claude-sonnet-4-20250514': sonnet4,
-});
+const LIFECYCLE_OF: ReadonlyMap<string, ModelLifecycle> = new Map(MODEL_RECORDS.flatMap((record) => [record.id, ...record.aliases].map((name) => [name, record.lifecycle] as const)));
 
-/** What a model nobody described gets when BUILDFLEET_ALLOW_UNKNOWN_MODELS=true: limits every
- * current model accepts, and no thinking (the API would refuse it on a model without). */
+/** What a model nobody described gets when BUILDFLEET_ALLOW_UNKNOWN_MODELS=true: what every
+ * current model accepts — no thinking, no forced tool_choice (the plan is asked for in words), no
+ * mid-conversation changes — and the newer tokenizer, so estimates err high. */
 export const UNKNOWN_MODEL_CAPABILITIES: ModelCapabilities = Object.freeze({
   defaultMaxTokens: 4096,
   maxOutputTokens: 8192,
   contextWindowTokens: 200_000,
   thinking: false,
   defaultThinkingBudgetTokens: null,
+  adaptiveThinking: false,
+  thinksByDefault: false,
+  thinkingOff: 'omit',
+  thinkingDisplays: [],
+  defaultThinkingDisplay: null,
+  progressUpdates: false,
+  effortLevels: [],
+  defaultEffort: null,
+  forcedToolChoice: false,
+  midConversationSystemMessages: false,
+  midConversationToolChanges: false,
+  strictTools: false,
+  minimumCacheableTokens: 1024,
+  tokenizer: 'newer',
+  rateLimitClass: 'unknown',
 });
 
 const tokenCount = z.int().positive().max(10_000_000);
@@ -92,6 +129,21 @@ const capabilityOverride = z.strictObject({
   contextWindowTokens: tokenCount.optional(),
   thinking: z.boolean().optional(),
   defaultThinkingBudgetTokens: tokenCount.min(MINIMUM_THINKING_BUDGET_TOKENS).nullable().optional(),
+  adaptiveThinking: z.boolean().optional(),
+  thinksByDefault: z.boolean().optional(),
+  thinkingOff: z.enum(['omit', 'disabled', 'disabled_at_effort_high_or_below', 'between_tools', 'impossible']).optional(),
+  thinkingDisplays: z.array(z.enum(['summarized', 'omitted', 'updates'])).optional(),
+  defaultThinkingDisplay: z.enum(['summarized', 'omitted']).nullable().optional(),
+  progressUpdates: z.boolean().optional(),
+  effortLevels: z.array(z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]])).optional(),
+  defaultEffort: z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]]).nullable().optional(),
+  forcedToolChoice: z.boolean().optional(),
+  midConversationSystemMessages: z.boolean().optional(),
+  midConversationToolChanges: z.boolean().optional(),
+  strictTools: z.boolean().optional(),
+  minimumCacheableTokens: tokenCount.optional(),
+  tokenizer: z.enum(['classic', 'newer']).optional(),
+  rateLimitClass: z.string().min(1).max(100).optional(),
 });
 export type ModelCapabilityOverride = z.infer<typeof capabilityOverride>;
 
@@ -109,6 +161,12 @@ export function capabilityProblems(model: string, capabilities: ModelCapabilitie
   if (budget !== null && budget >= capabilities.maxOutputTokens) {
     problems.push(`${model}: defaultThinkingBudgetTokens ${budget} must be below maxOutputTokens ${capabilities.maxOutputTokens}`);
   }
+  if (capabilities.defaultEffort !== null && !capabilities.effortLevels.includes(capabilities.defaultEffort)) {
+    problems.push(`${model}: defaultEffort ${capabilities.defaultEffort} is not one of its effortLevels (${capabilities.effortLevels.join(', ') || 'none'})`);
+  }
+  if (capabilities.defaultThinkingDisplay !== null && !capabilities.thinkingDisplays.includes(capabilities.defaultThinkingDisplay)) {
+    problems.push(`${model}: defaultThinkingDisplay ${capabilities.defaultThinkingDisplay} is not one of its thinkingDisplays`);
+  }
   return problems;
 }
 
@@ -122,8 +180,9 @@ export function parseModelCapabilityOverrides(text: string): ModelCapabilityOver
   return data;
 }
 
-function mergeCapabilities(model: string, override: ModelCapabilityOverride | undefined): ModelCapabilities {
-  const base = DOCUMENTED_MODEL_CAPABILITIES[model] ?? UNKNOWN_MODEL_CAPABILITIES;
+function mergeCapabilities(model: string, override: ModelCapabilityOverride | undefined, described?: ModelCapabilityOverride): ModelCapabilities {
+  const documented = Object.hasOwn(DOCUMENTED_MODEL_CAPABILITIES, model) ? DOCUMENTED_MODEL_CAPABILITIES[model] : undefined;
+  const base = documented ?? (described ? mergeCapabilities(model, described) : UNKNOWN_MODEL_CAPABILITIES);
   const merged: ModelCapabilities = { ...base };
   for (const [field, value] of Object.entries(override ?? {})) {
     if (value !== undefined) (merged as unknown as Record<string, unknown>)[field] = value;
@@ -134,18 +193,31 @@ function mergeCapabilities(model: string, override: ModelCapabilityOverride | un
 }
 
 export interface ModelLookup {
-  /** False when neither the documented table nor the overrides name the model. */
+  /** False when neither the catalog, the overrides nor the Models API describe the model. */
   known: boolean;
   capabilities: ModelCapabilities;
+  /** The catalog's lifecycle entry; null for a model only the operator or the Models API describes. */
+  lifecycle: ModelLifecycle | null;
 }
 
-/** The model's capabilities: documented, with the operator's overrides merged over them. */
-export function lookupModelCapabilities({ model, overrides }: { model: string; overrides: ModelCapabilityOverrides }): ModelLookup {
-  const known = Object.hasOwn(DOCUMENTED_MODEL_CAPABILITIES, model) || Object.hasOwn(overrides, model);
-  return { known, capabilities: mergeCapabilities(model, overrides[model]) };
+/** The model's capabilities: the catalog's (or, for a model the catalog does not know, what the
+ * provider's Models API describes), with the operator's overrides merged over them. */
+export function lookupModelCapabilities({
+  model,
+  overrides,
+  described,
+}: {
+  model: string;
+  overrides: ModelCapabilityOverrides;
+  /** The Models API's description of a model the catalog does not know (models-api-check.ts). */
+  described?: ModelCapabilityOverride | undefined;
+}): ModelLookup {
+  const known = Object.hasOwn(DOCUMENTED_MODEL_CAPABILITIES, model) || Object.hasOwn(overrides, model) || described !== undefined;
+  return { known, capabilities: mergeCapabilities(model, overrides[model], described), lifecycle: LIFECYCLE_OF.get(model) ?? null };
 }
 
-/** Every model the fleet knows with these overrides, for docs and `buildfleet` output. */
+/** Every model a run may use with these overrides (retired ones left out), for docs and `buildfleet` output. */
 export function knownModelIds(overrides: ModelCapabilityOverrides): string[] {
-  return [...new Set([...Object.keys(DOCUMENTED_MODEL_CAPABILITIES), ...Object.keys(overrides)])].sort();
+  const usable = Object.keys(DOCUMENTED_MODEL_CAPABILITIES).filter((model) => LIFECYCLE_OF.get(model)?.status !== 'retired');
+  return [...new Set([...usable, ...Object.keys(overrides)])].sort();
 }

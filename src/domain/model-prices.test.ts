@@ -1,23 +1,38 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
-import { DOCUMENTED_MODEL_CAPABILITIES } from './model-capabilities.js';
+import { MODEL_RECORDS } from './model-catalog.js';
 import { CACHE_PRICE_MULTIPLIERS, DEFAULT_PRICE_KEY, DOCUMENTED_MODEL_PRICES, lookupModelPrice, parseModelPriceOverrides } from './model-prices.js';
 
 describe('the documented price table', () => {
   it('prices every model the fleet can run, at the published prices', () => {
-    for (const model of Object.keys(DOCUMENTED_MODEL_CAPABILITIES)) expect(lookupModelPrice({ model, overrides: {} }).source, model).toBe('model');
+    // Every model a run can use has its own price but Mythos Preview, which has no public one.
+    const served = MODEL_RECORDS.filter((record) => record.lifecycle.status !== 'retired' && record.id !== 'claude-mythos-preview');
+    for (const record of served) {
+      for (const model of [record.id, ...record.aliases]) expect(lookupModelPrice({ model, overrides: {} }).source, model).toBe('model');
+    }
     // docs about-claude/pricing, "Model pricing".
     expect(lookupModelPrice({ model: 'claude-sonnet-4-6', overrides: {} }).price).toEqual({ input: 3, cacheWrite5m: 3.75, cacheWrite1h: 6, cacheRead: 0.3, output: 15 });
     expect(lookupModelPrice({ model: 'claude-opus-4-6', overrides: {} }).price).toEqual({ input: 5, cacheWrite5m: 6.25, cacheWrite1h: 10, cacheRead: 0.5, output: 25 });
     expect(lookupModelPrice({ model: 'claude-haiku-4-5-20251001', overrides: {} }).price).toEqual({ input: 1, cacheWrite5m: 1.25, cacheWrite1h: 2, cacheRead: 0.1, output: 5 });
-    expect(lookupModelPrice({ model: 'claude-opus-4-1', overrides: {} }).price).toEqual({ input: 15, cacheWrite5m: 18.75, cacheWrite1h: 30, cacheRead: 1.5, output: 75 });
+    expect(lookupModelPrice({ model: 'claude-sonnet-5-5', overrides: {} }).price).toEqual({ input: 2, cacheWrite5m: 2.5, cacheWrite1h: 4, cacheRead: 0.2, output: 10 });
     // Listed prices that differ from the multipliers are kept as listed.
-    expect(lookupModelPrice({ model: 'claude-3-haiku-20240307', overrides: {} }).price).toEqual({ input: 0.25, cacheWrite5m: 0.3, cacheWrite1h: 0.5, cacheRead: 0.03, output: 1.25 });
+    expect(lookupModelPrice({ model: 'claude-opus-5-5', overrides: {} }).price).toEqual({ input: 4, cacheWrite5m: 5, cacheWrite1h: 8, cacheRead: 0.2, output: 20 });
+    expect(lookupModelPrice({ model: 'claude-fable-5-2', overrides: {} }).price).toEqual({ input: 8, cacheWrite5m: 10, cacheWrite1h: 16, cacheRead: 0.2, output: 40 });
+    expect(lookupModelPrice({ model: 'claude-fable-5-1', overrides: {} }).price).toMatchObject({ input: 10, cacheRead: 0.25, output: 50 });
+  });
+
+  it('prices Claude Haiku 5.5 by the prompt’s length: the upper band on every token of a request over 100,000 prompt tokens', () => {
+    const lower = { input: 0.1, cacheWrite5m: 0.125, cacheWrite1h: 0.2, cacheRead: 0.01, output: 0.5 };
+    const upper = { input: 0.5, cacheWrite5m: 0.625, cacheWrite1h: 1, cacheRead: 0.05, output: 2.5 };
+    expect(lookupModelPrice({ model: 'claude-haiku-5-5', overrides: {}, promptTokens: 100_000 }).price).toEqual(lower);
+    expect(lookupModelPrice({ model: 'claude-haiku-5-5', overrides: {}, promptTokens: 100_001 }).price).toEqual(upper);
+    // Without a prompt length (a budget estimate before the call) the dearer band: never understated.
+    expect(lookupModelPrice({ model: 'claude-haiku-5-5', overrides: {} }).price).toEqual(upper);
   });
 
   it('derives cache prices from the base input price by the documented multipliers', () => {
     expect(CACHE_PRICE_MULTIPLIERS).toEqual({ cacheWrite5m: 1.25, cacheWrite1h: 2, cacheRead: 0.1 });
-    for (const model of ['claude-sonnet-4-5', 'claude-opus-4-5', 'claude-3-5-haiku-latest', 'claude-sim']) {
+    for (const model of ['claude-sonnet-4-5', 'claude-opus-4-5', 'claude-sonnet-5-5', 'claude-sim']) {
       const price = DOCUMENTED_MODEL_PRICES[model]!;
       expect(price.cacheWrite5m, model).toBeCloseTo(price.input * 1.25, 9);
       expect(price.cacheWrite1h, model).toBeCloseTo(price.input * 2, 9);

@@ -19,13 +19,13 @@ function codeOf(run: () => unknown): string | null {
 
 describe('a run’s model settings', () => {
   it('takes max_tokens and its ceiling from the model', () => {
-    expect(resolveRunModelSettings({ config: config() })).toMatchObject({ model: 'claude-sonnet-4-6', maxTokens: 16_384, maxTokensCeiling: 64_000, thinkingBudgetTokens: null });
-    expect(resolveRunModelSettings({ config: config(), model: 'claude-opus-4-1' })).toMatchObject({ maxTokens: 16_384, maxTokensCeiling: 32_000 });
+    expect(resolveRunModelSettings({ config: config() })).toMatchObject({ model: 'claude-sonnet-4-6', maxTokens: 16_384, maxTokensCeiling: 128_000, thinkingBudgetTokens: null, deprecation: null });
+    expect(resolveRunModelSettings({ config: config(), model: 'claude-opus-4-5' })).toMatchObject({ maxTokens: 16_384, maxTokensCeiling: 64_000 });
   });
 
   it('lets BUILDFLEET_MAX_TOKENS / _CEILING override, never past the model maximum', () => {
     expect(resolveRunModelSettings({ config: config({ BUILDFLEET_MAX_TOKENS: 4096, BUILDFLEET_MAX_TOKENS_CEILING: 8192 }) })).toMatchObject({ maxTokens: 4096, maxTokensCeiling: 8192 });
-    expect(resolveRunModelSettings({ config: config({ BUILDFLEET_MAX_TOKENS: 100_000, BUILDFLEET_MAX_TOKENS_CEILING: 200_000 }) })).toMatchObject({ maxTokens: 64_000, maxTokensCeiling: 64_000 });
+    expect(resolveRunModelSettings({ config: config({ BUILDFLEET_MAX_TOKENS: 200_000, BUILDFLEET_MAX_TOKENS_CEILING: 200_000 }) })).toMatchObject({ maxTokens: 128_000, maxTokensCeiling: 128_000 });
   });
 
   it('refuses an unknown model unless the operator allows them (then conservative limits, no thinking)', () => {
@@ -38,13 +38,13 @@ describe('a run’s model settings', () => {
   it('turns thinking on with a budget and raises max_tokens so the answer keeps its room', () => {
     expect(resolveRunModelSettings({ config: config(), thinking: { budgetTokens: 2048 } })).toMatchObject({ thinkingBudgetTokens: 2048, maxTokens: 2048 + 16_384 });
     // Capped at the model maximum, still above the budget.
-    expect(resolveRunModelSettings({ config: config(), thinking: { budgetTokens: 60_000 } })).toMatchObject({ thinkingBudgetTokens: 60_000, maxTokens: 64_000 });
+    expect(resolveRunModelSettings({ config: config(), thinking: { budgetTokens: 120_000 } })).toMatchObject({ thinkingBudgetTokens: 120_000, maxTokens: 128_000 });
     expect(resolveRunModelSettings({ config: config({ BUILDFLEET_MAX_TOKENS: 1000 }), thinking: { budgetTokens: 1024 } })).toMatchObject({ maxTokens: 2024 });
     expect(resolveRunModelSettings({ config: config(), thinking: {} })).toMatchObject({ thinkingBudgetTokens: 4096 });
   });
 
   it('refuses a budget that cannot stay below max_tokens', () => {
-    expect(codeOf(() => resolveRunModelSettings({ config: config(), thinking: { budgetTokens: 64_000 } }))).toBe('thinking_budget_too_large');
+    expect(codeOf(() => resolveRunModelSettings({ config: config(), thinking: { budgetTokens: 128_000 } }))).toBe('thinking_budget_too_large');
     expect(codeOf(() => resolveRunModelSettings({ config: config({ BUILDFLEET_MAX_TOKENS_CEILING: 8000 }), thinking: { budgetTokens: 8000 } }))).toBe('thinking_budget_too_large');
   });
 
@@ -53,5 +53,28 @@ describe('a run’s model settings', () => {
     expect(resolveRunModelSettings({ config: withDefault })).toMatchObject({ thinkingBudgetTokens: 3000, maxTokens: 3000 + 16_384 });
     expect(resolveRunModelSettings({ config: withDefault, thinking: { enabled: false } })).toMatchObject({ thinkingBudgetTokens: null, maxTokens: 16_384 });
     expect(resolveRunModelSettings({ config: withDefault, thinking: { budgetTokens: 5000 } })).toMatchObject({ thinkingBudgetTokens: 5000 });
+  });
+
+  it('refuses a retired model naming its date and successor, and runs a deprecated one with a warning naming its date', () => {
+    const retired = (() => {
+      try {
+        resolveRunModelSettings({ config: config(), model: 'claude-opus-4-1' });
+        return null;
+      } catch (error) {
+        return error as RunModelSettingsError;
+      }
+    })();
+    expect(retired?.code).toBe('model_retired');
+    expect(retired?.message).toBe('Model "claude-opus-4-1" was retired on 2026-08-05: requests to it fail. Use claude-opus-4-8 instead.');
+    expect(codeOf(() => resolveRunModelSettings({ config: config(), model: 'claude-3-5-haiku-latest' }))).toBe('model_retired');
+    expect(resolveRunModelSettings({ config: config(), model: 'claude-sonnet-4-5' }).deprecation).toEqual({
+      model: 'claude-sonnet-4-5',
+      retiresOn: '2026-11-30',
+      successor: 'claude-sonnet-5-5',
+      message: 'Model "claude-sonnet-4-5" is deprecated and retires on 2026-11-30; move to claude-sonnet-5-5.',
+    });
+    // An operator whose provider still serves a retired model describes it, and owns that choice.
+    const described = config({ BUILDFLEET_MODEL_CAPABILITIES: { 'claude-opus-4-1': {} } });
+    expect(resolveRunModelSettings({ config: described, model: 'claude-opus-4-1' }).model).toBe('claude-opus-4-1');
   });
 });

@@ -34,9 +34,18 @@ export interface RunModelSettings {
   maxTokensCeiling: number;
   /** null = the run does not think. */
   thinkingBudgetTokens: number | null;
+  /** The model is deprecated: runs go on, with this warning (event, log, metric) naming the date. */
+  deprecation: ModelDeprecation | null;
 }
 
-export type RunModelSettingsErrorCode = 'unknown_model' | 'thinking_not_supported' | 'thinking_budget_too_large';
+export interface ModelDeprecation {
+  model: string;
+  retiresOn: string | null;
+  successor: string | null;
+  message: string;
+}
+
+export type RunModelSettingsErrorCode = 'unknown_model' | 'model_retired' | 'thinking_not_supported' | 'thinking_budget_too_large';
 
 /** A submission the fleet refuses; `code` is the API error code it answers with. */
 export class RunModelSettingsError extends Error {
@@ -60,7 +69,24 @@ export function resolveRunModelSettings({
   thinking?: ThinkingRequest | undefined;
 }): RunModelSettings {
   const model = requestedModel ?? config.BUILDFLEET_MODEL;
-  const { known, capabilities } = lookupModelCapabilities({ model, overrides: config.BUILDFLEET_MODEL_CAPABILITIES });
+  const { known, capabilities, lifecycle } = lookupModelCapabilities({ model, overrides: config.BUILDFLEET_MODEL_CAPABILITIES });
+  // A retired model's requests fail (about-claude/model-deprecations): refused here, naming its
+  // successor, unless the operator describes the model themselves (a provider that still serves it).
+  if (lifecycle?.status === 'retired' && !Object.hasOwn(config.BUILDFLEET_MODEL_CAPABILITIES, model)) {
+    throw new RunModelSettingsError(
+      'model_retired',
+      `Model "${model}" was retired on ${lifecycle.retiresOn ?? 'an earlier date'}: requests to it fail. Use ${lifecycle.successor ?? 'a current model'} instead.`,
+    );
+  }
+  const deprecation: ModelDeprecation | null =
+    lifecycle?.status === 'deprecated'
+      ? {
+          model,
+          retiresOn: lifecycle.retiresOn,
+          successor: lifecycle.successor,
+          message: `Model "${model}" is deprecated${lifecycle.retiresOn ? ` and retires on ${lifecycle.retiresOn}` : ''}${lifecycle.successor ? `; move to ${lifecycle.successor}` : ''}.`,
+        }
+      : null;
   if (!known && !config.BUILDFLEET_ALLOW_UNKNOWN_MODELS) {
     throw new RunModelSettingsError(
       'unknown_model',
@@ -72,7 +98,7 @@ export function resolveRunModelSettings({
   const baseMaxTokens = Math.min(config.BUILDFLEET_MAX_TOKENS ?? capabilities.defaultMaxTokens, maxTokensCeiling);
 
   const wantsThinking = thinking ? thinking.enabled !== false : capabilities.defaultThinkingBudgetTokens !== null;
-  if (!wantsThinking) return { model, capabilities, known, maxTokens: baseMaxTokens, maxTokensCeiling, thinkingBudgetTokens: null };
+  if (!wantsThinking) return { model, capabilities, known, maxTokens: baseMaxTokens, maxTokensCeiling, thinkingBudgetTokens: null, deprecation };
   if (!capabilities.thinking) {
     throw new RunModelSettingsError('thinking_not_supported', `Model "${model}" does not support extended thinking.`);
   }
@@ -87,5 +113,5 @@ export function resolveRunModelSettings({
   }
   // Thinking counts against max_tokens, so the answer keeps the room it has without thinking.
   const maxTokens = Math.min(maxTokensCeiling, budget + baseMaxTokens);
-  return { model, capabilities, known, maxTokens, maxTokensCeiling, thinkingBudgetTokens: budget };
+  return { model, capabilities, known, maxTokens, maxTokensCeiling, thinkingBudgetTokens: budget, deprecation };
 }

@@ -50,7 +50,9 @@ export function usdToMicroUsd(usd: number): number {
 /** One answer's cost: the model's price from the table (with the operator's overrides) times its
  * usage. `priceSource` says whether the model had its own price or fell back to `default`. */
 export function costOfAnswer({ model, usage, overrides }: { model: string; usage: UsageByClass; overrides: ModelPriceOverrides }): { costMicroUsd: number; priceSource: 'model' | 'default' } {
-  const { price, source } = lookupModelPrice({ model, overrides });
+  // A banded price (Haiku 5.5) is chosen by the prompt's length: input + cache reads + cache writes.
+  const promptTokens = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_write_5m_input_tokens + usage.cache_write_1h_input_tokens;
+  const { price, source } = lookupModelPrice({ model, overrides, promptTokens });
   return { costMicroUsd: costMicroUsd({ usage, price }), priceSource: source };
 }
 
@@ -73,7 +75,7 @@ export interface CallCostEstimateInput {
  * plus max_tokens of output. For budget checks: a call this estimate admits cannot cost more.
  */
 export function estimateCallCostMicroUsd({ model, inputTokens, maxOutputTokens, cacheLifetime = null, overrides = {} }: CallCostEstimateInput): number {
-  const { price } = lookupModelPrice({ model, overrides });
+  const { price } = lookupModelPrice({ model, overrides, promptTokens: inputTokens });
   const written = cacheLifetime === '1h' ? price.cacheWrite1h : cacheLifetime === '5m' ? price.cacheWrite5m : 0;
   const tokens = (value: number) => (Number.isFinite(value) && value > 0 ? Math.ceil(value) : 0);
   return roundedMicroUsd([

@@ -38,10 +38,21 @@ describe('POST /v1/runs model settings', () => {
     const response = await post(harness, { prompt: 'Bakery' });
     expect(response.statusCode).toBe(202);
     expect(await view(harness, response.json().id)).toMatchObject({ model: 'claude-sonnet-4-6', maxTokens: 16_384, thinkingBudgetTokens: null });
-    const opus = await post(harness, { prompt: 'Bakery', model: 'claude-opus-4-1' });
-    expect(await view(harness, opus.json().id)).toMatchObject({ model: 'claude-opus-4-1', maxTokens: 16_384 });
+    const opus = await post(harness, { prompt: 'Bakery', model: 'claude-opus-4-5' });
+    expect(await view(harness, opus.json().id)).toMatchObject({ model: 'claude-opus-4-5', maxTokens: 16_384 });
     const stored = await harness.fleet.store.getRun(opus.json().id);
-    expect(stored).toMatchObject({ maxTokensCeiling: 32_000 });
+    expect(stored).toMatchObject({ maxTokensCeiling: 64_000 });
+  });
+
+  it('refuses a retired model with model_retired naming its successor, creating nothing', async () => {
+    const before = await runCount(harness);
+    const response = await post(harness, { prompt: 'Bakery', model: 'claude-sonnet-4-0' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatchObject({
+      code: 'model_retired',
+      message: 'Model "claude-sonnet-4-0" was retired on 2026-06-15: requests to it fail. Use claude-sonnet-4-6 instead.',
+    });
+    expect(await runCount(harness)).toBe(before);
   });
 
   it('refuses an unknown model with unknown_model, creating nothing', async () => {
@@ -64,7 +75,7 @@ describe('POST /v1/runs model settings', () => {
     const small = await post(harness, { prompt: 'Bakery', thinking: { budgetTokens: 1000 } });
     expect(small.statusCode).toBe(400);
     expect(small.json().error).toMatchObject({ code: 'invalid_body', message: expect.stringContaining('body.thinking.budgetTokens') });
-    const tooLarge = await post(harness, { prompt: 'Bakery', model: 'claude-opus-4-1', thinking: { budgetTokens: 32_000 } });
+    const tooLarge = await post(harness, { prompt: 'Bakery', model: 'claude-opus-4-5', thinking: { budgetTokens: 64_000 } });
     expect(tooLarge.statusCode).toBe(400);
     expect(tooLarge.json().error.code).toBe('thinking_budget_too_large');
     const contradictory = await post(harness, { prompt: 'Bakery', thinking: { enabled: false, budgetTokens: 2048 } });
