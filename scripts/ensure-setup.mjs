@@ -20,16 +20,19 @@ function dependenciesAreCurrent() {
 }
 
 if (!dependenciesAreCurrent()) {
-  const lockExists = existsSync(join(root, 'package-lock.json'));
-  console.error(`[setup] installing npm dependencies (${lockExists ? 'npm ci' : 'npm install'})`);
+  // `npm ci` installs exactly the reviewed lock file and never rewrites it. A refusal is a lock
+  // file out of step with package.json (or one an npm major cannot read): stop and say so, rather
+  // than fall back to `npm install`, which rewrites package-lock.json and installs versions nobody
+  // reviewed. `npm test` checks the lock under npm 10 and 11 (scripts/check-lock-file.mjs).
+  console.error('[setup] installing npm dependencies (npm ci)');
   try {
-    execFileSync('npm', [lockExists ? 'ci' : 'install', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' });
-  } catch (error) {
-    // `npm ci` refuses a lock file that lacks other platforms' optional packages (some npm
-    // versions write such lock files); `npm install` resolves the same versions from it.
-    if (!lockExists) throw error;
-    console.error('[setup] npm ci refused the lock file; falling back to npm install');
-    execFileSync('npm', ['install', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' });
+    execFileSync('npm', ['ci', '--no-fund', '--no-audit'], { cwd: root, stdio: 'inherit' });
+  } catch {
+    console.error(
+      '[setup] npm ci refused package-lock.json (see npm\'s message above): the lock file is out of step with package.json.\n' +
+        '        Regenerate it with `npm install --package-lock-only`, review the diff, and commit it.',
+    );
+    process.exit(1);
   }
 }
 

@@ -15,6 +15,21 @@ import { startLocalRedisCluster, type LocalRedisCluster } from '../src/dev/local
 const dependencyCheck = spawnSync(process.execPath, ['scripts/check-dependencies.mjs'], { stdio: 'inherit' });
 const dependenciesPass = dependencyCheck.status === 0;
 
+// The committed lock file under npm 10 and 11 (scripts/check-lock-file.mjs), as the image's
+// `npm ci` reads it: for the whole suite (targeted runs skip it unless BUILDFLEET_TEST_LOCK_CHECK=1;
+// =0 skips it). It fetches each npm major through npx, so it runs beside the tests, not before them.
+const lockCheckWanted = process.env.BUILDFLEET_TEST_LOCK_CHECK === '1' || (process.env.BUILDFLEET_TEST_LOCK_CHECK !== '0' && process.argv.length <= 2);
+const lockCheck: Promise<{ passed: boolean; output: string }> | null = lockCheckWanted
+  ? new Promise((resolve) => {
+      const child = spawn(process.execPath, ['scripts/check-lock-file.mjs'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('error', (error) => resolve({ passed: false, output: `${output}[lock] the lock check did not start: ${error.message}\n` }));
+      child.on('close', (status) => resolve({ passed: status === 0, output }));
+    })
+  : null;
+
 let redis: PrivateRedis | null = null;
 const dataDir = mkdtempSync(join(tmpdir(), 'buildfleet-test-redis-'));
 // PostgreSQL (run history) starts beside Redis unless DATABASE_URL is set; each test file that
@@ -160,6 +175,10 @@ try {
   rmSync(clusterDir, { recursive: true, force: true });
   rmSync(reportDir, { recursive: true, force: true });
 }
+const lock = await lockCheck;
+if (lock) process.stdout.write(lock.output);
 for (const line of summaries) (line.includes('FAILED') || line.startsWith('  ') ? console.error : console.log)(line);
 if (!dependenciesPass) console.error('[test] the dependency check failed (printed before the tests): npm run depcheck');
-process.exit(code !== 0 ? code : dependenciesPass ? 0 : 1);
+if (lock && !lock.passed) console.error('[test] the lock-file check failed (printed above): node scripts/check-lock-file.mjs');
+const checksPass = dependenciesPass && (lock?.passed ?? true);
+process.exit(code !== 0 ? code : checksPass ? 0 : 1);

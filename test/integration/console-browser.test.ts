@@ -8,11 +8,15 @@
 // depths and workers and open Bull Board (which a key without the admin scope neither sees nor
 // opens) — and check that the key is nowhere page JavaScript can read it, and that a page of
 // another origin on the same host (as the sites origin is) cannot make the console act. Takes the
-// screenshots docs/console-runs.png, docs/console-run.png and docs/console-admin.png.
+// screenshots console-runs.png, console-run.png and console-admin.png: into a temporary folder, so a
+// test run leaves the checkout as it found it, or into docs/ with BUILDFLEET_UPDATE_SCREENSHOTS=1
+// (how the docs' pictures are refreshed on purpose).
 //
 // Skipped, with a printed reason, when no Chromium is installed (test/support/chromium.ts).
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -33,7 +37,7 @@ declare const sessionStorage: object;
 const binary = await chromiumForTests('console-browser');
 const TRACE_TEMPLATE = 'http://127.0.0.1:16686/trace/{traceId}';
 const WEBHOOK_SECRET = 'test-webhook-fleet-secret-0123456789abcdef';
-const DOCS = join(import.meta.dirname, '..', '..', 'docs');
+const SCREENSHOTS = process.env.BUILDFLEET_UPDATE_SCREENSHOTS === '1' ? join(import.meta.dirname, '..', '..', 'docs') : mkdtempSync(join(tmpdir(), 'buildfleet-console-screenshots-'));
 /** Generous: a loaded two-core machine runs this beside other suites. */
 const SLOW = 60_000;
 
@@ -98,6 +102,7 @@ afterAll(async () => {
   await fleet?.close();
   await tracing?.shutdown();
   await new Promise((resolve) => receiver?.close(resolve));
+  if (process.env.BUILDFLEET_UPDATE_SCREENSHOTS !== '1') rmSync(SCREENSHOTS, { recursive: true, force: true });
 });
 
 const statusOnRunPage = () => page.locator('.run-head [data-status]').getAttribute('data-status');
@@ -236,7 +241,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     expect(await page.getByTestId('trace-link').getAttribute('href')).toBe(TRACE_TEMPLATE.replace('{traceId}', run!.traceId!));
     // The page's head in the picture (opening the tool call scrolled down to it).
     await page.evaluate(() => document.scrollingElement.scrollTo(0, 0));
-    await page.screenshot({ path: join(DOCS, 'console-run.png'), fullPage: false });
+    await page.screenshot({ path: join(SCREENSHOTS, 'console-run.png'), fullPage: false });
   }, SLOW * 2);
 
   it('answers the question a run asked, and the run goes on to its end', async () => {
@@ -371,7 +376,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     await until('three runs listed', async () => (await rows.count()) >= 3);
     // Costs are read per run; wait until the succeeded ones show theirs.
     await until('the costs', async () => !(await page.locator('[data-testid="runs"] tbody').textContent())?.includes('–'));
-    await page.screenshot({ path: join(DOCS, 'console-runs.png'), fullPage: false });
+    await page.screenshot({ path: join(SCREENSHOTS, 'console-runs.png'), fullPage: false });
 
     // The status applies at once.
     await page.locator('select[name="status"]').selectOption('cancelled');
@@ -514,7 +519,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     expect(await depths.locator('tr[data-queue="model"] [data-testid="worker-count"]').textContent()).toBe('1');
     expect(await depths.locator('tr[data-queue="tool"] [data-testid="worker-count"]').textContent()).toBe('1');
     expect(await page.getByTestId('workers').textContent()).toContain(`:${process.pid}:model`);
-    await page.screenshot({ path: join(DOCS, 'console-admin.png'), fullPage: false });
+    await page.screenshot({ path: join(SCREENSHOTS, 'console-admin.png'), fullPage: false });
 
     // Reset, confirmed in the dialog (accepted by the handler above): cleared in the API, and on the page.
     await row.getByTestId('reset-scope').click();
