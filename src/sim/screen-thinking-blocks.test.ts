@@ -1,16 +1,18 @@
 // Thinking blocks bound to their model and conversation, through the real SDK (screen-thinking-blocks.ts).
-import type Anthropic from '@anthropic-ai/sdk';
+import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIMULATOR_DEFAULT_MODEL } from './model-catalog.js';
+import { runSimulatedConversation } from './simulated-conversation.js';
 import type { RunningSimulator } from './simulator-server.js';
 import { rawMessages } from './testing/raw-messages.js';
 import { startSimulatorWithClient } from './testing/start-simulator-with-client.js';
 
 let simulator: RunningSimulator;
+let client: Anthropic;
 let api: ReturnType<typeof rawMessages>;
 beforeAll(async () => {
-  const started = await startSimulatorWithClient();
-  simulator = started.simulator;
-  api = rawMessages({ client: started.client });
+  ({ simulator, client } = await startSimulatorWithClient());
+  api = rawMessages({ client });
 });
 afterAll(() => simulator.close());
 
@@ -114,5 +116,19 @@ describe('thinking blocks bound to model and conversation', () => {
     expect((await api.failure({ model: 'claude-opus-5-5', ...request })).message).toMatch(/^messages\.1\.content\.0: Invalid `signature` in `thinking` block\. The block is bound to a different conversation\./);
     request.messages[0] = BRIEF;
     expect((await api.send({ model: 'claude-opus-5-5', ...request })).type).toBe('message');
+  });
+
+  it('a build that changes its tools by phase breaks its own blocks on the default model, unless it drops them', async () => {
+    const headers = { 'x-buildfleet-text-calls': 'off' };
+    const plain = await runSimulatedConversation({ client, model: SIMULATOR_DEFAULT_MODEL, headers }).catch((error: unknown) => error);
+    expect(plain).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(String((plain as Error).message)).toContain('The block is bound to a different conversation.');
+    const dropping = await runSimulatedConversation({
+      client,
+      model: SIMULATOR_DEFAULT_MODEL,
+      headers: { ...headers, ...BETA },
+      thinking: DROP,
+    });
+    expect(dropping.endedBy).toBe('final-answer');
   });
 });
