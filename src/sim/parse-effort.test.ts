@@ -1,0 +1,44 @@
+// `output_config.effort` per model, through the real SDK (parse-effort.ts, compose-thinking.ts).
+import type Anthropic from '@anthropic-ai/sdk';
+import { describe, expect, it } from 'vitest';
+import { briefRequest } from './testing/brief-request.js';
+import { useSimulatorApi } from './testing/use-simulator-api.js';
+
+const context = useSimulatorApi();
+
+const body = (model: string, extra: Record<string, unknown> = {}) => briefRequest({ model, maxTokens: 8192, extra });
+const thinkingText = (message: Anthropic.Message) => (message.content[0] as Anthropic.ThinkingBlock).thinking;
+
+describe('effort', () => {
+  it('is validated against the model’s levels', async () => {
+    expect((await context.api.failure(body('claude-opus-4-7', { output_config: { effort: 'adaptive' } }))).message).toBe(
+      "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'",
+    );
+    expect((await context.api.failure(body('claude-haiku-4-5', { output_config: { effort: 'low' } }))).message).toBe(
+      'output_config.effort: effort is not supported on this model',
+    );
+    expect((await context.api.failure(body('claude-sonnet-4-6', { output_config: { effort: 'xhigh' } }))).message).toBe(
+      "output_config.effort: 'xhigh' is not supported on this model. Supported levels: low, medium, high, max",
+    );
+    expect((await context.api.send(body('claude-sonnet-4-6', { output_config: { effort: 'max' } }))).type).toBe('message');
+  });
+
+  it('scales how much the model thinks: low < medium < high < xhigh < max', async () => {
+    const lengths: number[] = [];
+    for (const effort of ['low', 'medium', 'high', 'xhigh', 'max']) {
+      const answer = await context.api.send(body('claude-opus-4-7', { thinking: { type: 'adaptive', display: 'summarized' }, output_config: { effort } }));
+      lengths.push(thinkingText(answer).length);
+    }
+    expect([...lengths].sort((left, right) => left - right)).toEqual(lengths);
+    expect(new Set(lengths).size).toBe(5);
+  });
+
+  it('defaults to the model’s own level: medium on Opus 5.5, high on Sonnet 5.5', async () => {
+    const summarized = { thinking: { type: 'adaptive', display: 'summarized' } };
+    const opus = thinkingText(await context.api.send(body('claude-opus-5-5', summarized)));
+    expect(thinkingText(await context.api.send(body('claude-opus-5-5', { ...summarized, output_config: { effort: 'medium' } })))).toBe(opus);
+    expect(thinkingText(await context.api.send(body('claude-opus-5-5', { ...summarized, output_config: { effort: 'high' } })))).not.toBe(opus);
+    const sonnet = thinkingText(await context.api.send(body('claude-sonnet-5-5', summarized)));
+    expect(thinkingText(await context.api.send(body('claude-sonnet-5-5', { ...summarized, output_config: { effort: 'high' } })))).toBe(sonnet);
+  });
+});
