@@ -34,6 +34,8 @@ export interface ModelCapabilities {
   defaultEffort: EffortLevel | null;
   /** Accepts tool_choice `any` / `tool`. */
   forcedToolChoice: boolean;
+  /** A request may end with an assistant message (pause_turn's continuation sent back as it came). */
+  assistantPrefill: boolean;
   midConversationSystemMessages: boolean;
   midConversationToolChanges: boolean;
   strictTools: boolean;
@@ -71,6 +73,7 @@ function capabilitiesOf(record: ModelRecord): ModelCapabilities {
     effortLevels: record.effortLevels,
     defaultEffort: record.defaultEffort,
     forcedToolChoice: record.forcedToolChoice,
+    assistantPrefill: record.assistantPrefill,
     midConversationSystemMessages: record.midConversationSystemMessages,
     midConversationToolChanges: record.midConversationToolChanges,
     strictTools: record.strictTools,
@@ -111,6 +114,7 @@ export const UNKNOWN_MODEL_CAPABILITIES: ModelCapabilities = Object.freeze({
   effortLevels: [],
   defaultEffort: null,
   forcedToolChoice: false,
+  assistantPrefill: false,
   midConversationSystemMessages: false,
   midConversationToolChanges: false,
   strictTools: false,
@@ -138,6 +142,7 @@ const capabilityOverride = z.strictObject({
   effortLevels: z.array(z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]])).optional(),
   defaultEffort: z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]]).nullable().optional(),
   forcedToolChoice: z.boolean().optional(),
+  assistantPrefill: z.boolean().optional(),
   midConversationSystemMessages: z.boolean().optional(),
   midConversationToolChanges: z.boolean().optional(),
   strictTools: z.boolean().optional(),

@@ -47,6 +47,9 @@
 //   / 1-hour write / cache read / output. Haiku 5.5 is priced in two bands by the prompt's length
 //   (input + cache reads + cache writes): up to 100,000 tokens $0.10 / $0.125 / $0.20 / $0.01 /
 //   $0.50, above it $0.50 / $0.625 / $1.00 / $0.05 / $2.50 on every token of that request.
+// - [prefill] models/sonnet-5-5/migration-guide ("This model does not support assistant message
+//   prefill. The conversation must end with a user message."); not supported from Opus 4.6 on
+//   (whats-new-claude-4-6), on Haiku 5.5 and the Claude 5 Opus, Sonnet 5.5 and Fable / Mythos models.
 // - [rate limits] api/rate-limits: one table each for Fable 5.x, Opus 5.5, Opus 5, Opus 4.x (4.8,
 //   4.7, 4.6, 4.5), Sonnet 5.5, Sonnet 5, Sonnet 4.x (4.6, 4.5), Haiku 5.5, Haiku 4.5.
 // Not in the documentation, and assumed (said again beside the entry): Mythos 5.2's price (as Fable
@@ -119,6 +122,9 @@ export interface ModelRecord {
   defaultEffort: EffortLevel | null;
   /** Accepts tool_choice `any` / `tool` (while it does not think with a manual budget). */
   forcedToolChoice: boolean;
+  /** A request may end with an assistant message (a prefill, or a pause_turn continuation sent back
+   * as it came); false: 400 "This model does not support assistant message prefill". */
+  assistantPrefill: boolean;
   midConversationSystemMessages: boolean;
   midConversationToolChanges: boolean;
   strictTools: boolean;
@@ -188,6 +194,7 @@ const PRESERVED_THINKING_GENERATION = {
   effortLevels: ALL_EFFORTS,
   defaultEffort: 'high',
   forcedToolChoice: false,
+  assistantPrefill: false,
   midConversationSystemMessages: true,
   midConversationToolChanges: true,
   strictTools: true,
@@ -210,6 +217,7 @@ const ADAPTIVE_ONLY_OPUS_4 = {
   effortLevels: ALL_EFFORTS,
   defaultEffort: 'high',
   forcedToolChoice: true,
+  assistantPrefill: false,
   midConversationToolChanges: false,
   strictTools: true,
   tokenizer: 'newer',
@@ -226,6 +234,7 @@ const CLASSIC_GENERATION = {
   defaultThinkingDisplay: 'summarized',
   progressUpdates: false,
   forcedToolChoice: true,
+  assistantPrefill: true,
   midConversationSystemMessages: false,
   midConversationToolChanges: false,
   strictTools: true,
@@ -298,6 +307,7 @@ const RECORDS: readonly ModelRecord[] = ([
     effortLevels: EFFORTS_TO_MAX,
     defaultEffort: 'high',
     forcedToolChoice: true,
+    assistantPrefill: true,
     midConversationSystemMessages: false,
     midConversationToolChanges: false,
     strictTools: true,
@@ -331,6 +341,7 @@ const RECORDS: readonly ModelRecord[] = ([
     thinkingDisplays: DISPLAYS,
     progressUpdates: false,
     forcedToolChoice: true,
+    assistantPrefill: true,
     midConversationSystemMessages: false,
     midConversationToolChanges: false,
     minimumCacheableTokens: 1024,
@@ -351,7 +362,18 @@ const RECORDS: readonly ModelRecord[] = ([
     rateLimitClass: 'claude-haiku-5-5',
     price: HAIKU_5_5_PRICE,
   },
-  { id: 'claude-opus-4-8', displayName: 'Claude Opus 4.8', lifecycle: legacy('claude-opus-5-5'), ...ADAPTIVE_ONLY_OPUS_4, midConversationSystemMessages: true, midConversationToolChanges: true, minimumCacheableTokens: 1024 },
+  // Opus 4.8 thinks only when asked, and without thinking takes effort high or below: xhigh / max
+  // with thinking off is a 400 (the API's answer as reported; whats-new-opus-5 on Opus 4.8 code).
+  {
+    id: 'claude-opus-4-8',
+    displayName: 'Claude Opus 4.8',
+    lifecycle: legacy('claude-opus-5-5'),
+    ...ADAPTIVE_ONLY_OPUS_4,
+    thinkingOff: 'disabled_at_effort_high_or_below',
+    midConversationSystemMessages: true,
+    midConversationToolChanges: true,
+    minimumCacheableTokens: 1024,
+  },
   { id: 'claude-opus-4-7', displayName: 'Claude Opus 4.7', lifecycle: legacy('claude-opus-5-5'), ...ADAPTIVE_ONLY_OPUS_4, midConversationSystemMessages: false, minimumCacheableTokens: 2048 },
   {
     id: 'claude-opus-4-6',
@@ -361,6 +383,7 @@ const RECORDS: readonly ModelRecord[] = ([
     contextWindowTokens: 1_000_000,
     maxOutputTokens: 128_000,
     ...CLASSIC_GENERATION,
+    assistantPrefill: false,
     adaptiveThinking: true,
     effortLevels: EFFORTS_TO_MAX,
     defaultEffort: 'high',

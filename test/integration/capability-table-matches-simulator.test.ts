@@ -33,6 +33,7 @@ describe('the fleet’s model catalog and the simulated API', () => {
         expect([...capabilities.effortLevels], `${model} effort`).toEqual([...simulated.effortLevels]);
         expect(capabilities.defaultEffort, `${model} default effort`).toBe(simulated.defaultEffort);
         expect(capabilities.forcedToolChoice, `${model} forced tool_choice`).toBe(simulated.forcedToolChoice !== 'refused');
+        expect(capabilities.assistantPrefill, `${model} prefill`).toBe(!simulated.refusesPrefill);
         expect(capabilities.midConversationSystemMessages, `${model} system messages`).toBe(simulated.midConversationSystemMessages);
         expect(capabilities.midConversationToolChanges, `${model} tool changes`).toBe(simulated.midConversationToolChanges);
         expect(capabilities.strictTools, `${model} strict tools`).toBe(simulated.strictTools);
