@@ -24,12 +24,6 @@ function send(model: string, maxTokens: number, thinking?: Anthropic.ThinkingCon
   );
 }
 
-async function rejection(model: string, maxTokens: number, thinking?: Anthropic.ThinkingConfigParam): Promise<string> {
-  const error = await send(model, maxTokens, thinking).catch((thrown: unknown) => thrown);
-  expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-  return ((error as InstanceType<typeof Anthropic.BadRequestError>).error as { error: { message: string } }).error.message;
-}
-
 describe('prompt + max_tokens beyond the context window', () => {
   it('the models that held prompt + max_tokens to the window are retired: the API answers 404 for them', async () => {
     // Claude 3.7 Sonnet and the Claude 4 models before 4.5 retired in 2026 (about-claude/model-deprecations).
