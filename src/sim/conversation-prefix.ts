@@ -7,7 +7,7 @@
 // (normalized blocks carry none). A string content and the same text as one text block are one
 // conversation, as the API reads them alike.
 import { createHash } from 'node:crypto';
-import type { NormalizedBlock, NormalizedMessage } from './messages-request.js';
+import type { BindingMessage, NormalizedBlock } from './messages-request.js';
 
 function canonicalBlock(block: NormalizedBlock): unknown[] | null {
   switch (block.kind) {
@@ -28,7 +28,7 @@ function canonicalBlock(block: NormalizedBlock): unknown[] | null {
 }
 
 /** The digest of `bindingBase` and `messages`, whose last entry may hold only the blocks before the bound block. */
-export function conversationPrefixDigest({ bindingBase, messages }: { bindingBase: string; messages: readonly NormalizedMessage[] }): string {
+export function conversationPrefixDigest({ bindingBase, messages }: { bindingBase: string; messages: readonly BindingMessage[] }): string {
   const canonical = messages.map((message) => [message.role, message.blocks.map(canonicalBlock).filter((block) => block !== null)]);
   return createHash('sha256').update(bindingBase).update('\u0000').update(JSON.stringify(canonical)).digest('base64');
 }

@@ -2,6 +2,7 @@
 // policy and the scenarios read is kept; other documented fields are accepted and ignored.
 import type { PromptBlock } from './cache-breakpoints.js';
 import type { EffortLevel, ModelDescription, ThinkingDisplay } from './model-catalog.js';
+import type { StrictTool } from './parse-strict-tools.js';
 
 export type NormalizedBlock =
   | { kind: 'text'; text: string }
@@ -40,6 +41,10 @@ export interface InputTransformation {
   reason: 'model_binding_mismatch' | 'prefix_binding_mismatch';
 }
 
+/** A message as a thinking block's binding sees it: the conversation's turns and, in their place,
+ * the mid-conversation system messages (conversation-prefix.ts). */
+export type BindingMessage = NormalizedMessage | { role: 'system'; blocks: NormalizedBlock[] };
+
 export interface MessagesRequest {
   model: string;
   /** `stream: true`: answer as server-sent events (stream-message.ts). */
@@ -47,7 +52,17 @@ export interface MessagesRequest {
   thinking: ThinkingSetting;
   maxTokens: number;
   messages: NormalizedMessage[];
+  /** The tools the model may call at the end of the transcript: the declared ones minus deferred and
+   * removed, plus added (available-tools.ts). The policy, the scenarios and drift call only these. */
   toolNames: string[];
+  /** Every tool in the top-level `tools`, in order. */
+  declaredToolNames: string[];
+  /** Tools with `strict: true`, whose complete calls always match their schema (conform-strict-tool-inputs.ts). */
+  strictTools: StrictTool[];
+  /** The instructions in force for the next turn: the latest mid-conversation system message's text,
+   * else the top-level `system` ("Later system messages win over earlier ones, and over the
+   * top-level system field", docs build-with-claude/mid-conversation-system-messages). */
+  instructions: string;
   /** Tools whose input streams as it is generated (`eager_input_streaming`, or the fine-grained
    * tool streaming beta); the others' input is buffered per parameter (stream-message.ts). */
   eagerInputStreamingTools: string[];
@@ -57,6 +72,9 @@ export interface MessagesRequest {
   stopSequences: string[];
   /** Characters of system prompt, messages and tools, for the input token estimate. */
   promptText: string;
+  /** The prompt's tokens in the model's own tokens (count-model-tokens.ts): what usage splits by the
+   * prompt cache and what `count_tokens` answers. */
+  promptTokens: number;
   /** The known model the request names (model-catalog.ts). */
   modelDescription: ModelDescription;
   /** The prompt as cacheable blocks, tools → system → messages, with their breakpoints (cache-breakpoints.ts). */
@@ -65,7 +83,15 @@ export interface MessagesRequest {
   effort: EffortLevel | null;
   /** Digest of the top-level system and tools, the start of every thinking block's binding (conversation-prefix.ts). */
   bindingBase: string;
+  /** Every message in the request's order, system messages included, without dropped blocks: what
+   * the answer's thinking blocks are bound to (assistant-message.ts). */
+  bindingMessages: BindingMessage[];
   /** The thinking blocks dropped for their binding; null without the `thinking-binding-controls` beta,
    * which alone reports them (screen-thinking-blocks.ts). */
   inputTransformations: InputTransformation[] | null;
+}
+
+/** Whether `name` is one of the request's strict tools. */
+export function isStrictTool({ request, name }: { request: Pick<MessagesRequest, 'strictTools'>; name: string }): boolean {
+  return request.strictTools.some((tool) => tool.name === name);
 }

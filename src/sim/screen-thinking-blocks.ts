@@ -17,12 +17,12 @@
 // .input_transformations: "without the beta, blocks are removed or left in place all the same but
 // nothing is reported").
 import { conversationPrefixDigest } from './conversation-prefix.js';
-import type { InputTransformation, NormalizedMessage } from './messages-request.js';
+import type { BindingMessage, InputTransformation } from './messages-request.js';
 import { lookupModel, type ModelDescription } from './model-catalog.js';
 import type { ThinkingBinding, ThinkingSigner } from './thinking-signature.js';
 
 export type ScreenResult =
-  | { ok: true; messages: NormalizedMessage[]; droppedPaths: ReadonlySet<string>; transformations: InputTransformation[] }
+  | { ok: true; messages: BindingMessage[]; droppedPaths: ReadonlySet<string>; transformations: InputTransformation[] }
   | { ok: false; message: string };
 
 function readable({ producer, reader }: { producer: string; reader: ModelDescription }): boolean {
@@ -41,7 +41,7 @@ export function screenThinkingBlocks({
   prefixMismatchBehavior,
   bindingBeta,
 }: {
-  messages: readonly NormalizedMessage[];
+  messages: readonly BindingMessage[];
   bindingBase: string;
   model: ModelDescription;
   signer: ThinkingSigner;
