@@ -305,7 +305,12 @@ const CATALOG: readonly ModelDescription[] = [
     line: 'mythos',
     releasedOn: '2026-04-07',
     lifecycle: 'deprecated',
-    deprecatedOn: '2026-08-04',
+    deprecatedOn: '2026-04-07',
+    // The SDK's own deprecation data: "'claude-mythos-preview': 'June 30th, 2026'"
+    // (@anthropic-ai/sdk internal/data/deprecated-models.js); still served past it (the Messages
+    // page lists it), which the Models API's lifecycle says: "A past date on a deprecated model
+    // means retirement is overdue, not that it has occurred" (SDK resources/models.d.ts retires_at).
+    retiresOn: '2026-06-30',
     maxOutputTokens: 128_000,
     contextWindowTokens: 1_000_000,
     thinkingTypes: MANUAL_AND_ADAPTIVE,
