@@ -39,7 +39,7 @@ import { lookupModelCapabilities, rateLimitClassOf } from '../domain/model-capab
 import { totalInputTokens, totalTokens, type UsageByClass } from '../domain/usage.js';
 import { costOfAnswer, estimateCallCostMicroUsd, microUsdToUsd } from '../domain/usage-cost.js';
 import { checkRunBudget, legacyRunBudget } from '../domain/run-budget.js';
-import type { ModelCallPause, ModelPauseScope, OverloadPause, PauseCheck } from '../model/model-call-pause.js';
+import type { ModelCallPause, ModelPauseScope, OverloadPause, PauseCheck, PauseInForce } from '../model/model-call-pause.js';
 import { admissionCacheHint, type AdmissionObservation, type ModelRateLimiter } from '../model/model-rate-limiter.js';
 import { DEFAULT_RUN_PRIORITY } from '../domain/run-priority.js';
 import type { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
@@ -405,8 +405,12 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       const failure = provider.describeError(error);
       const outcome = classifyModelError(failure);
       // The scope's pause first, before anything else can let another of its calls out.
-      const overload = outcome.kind === 'overloaded' ? ((await deps.modelPause?.overloaded(pauseScope)) ?? null) : null;
-      if (outcome.kind === 'rate_limited') await deps.modelPause?.pause(pauseScope, outcome.waitMs);
+      const pauseSet: PauseInForce | OverloadPause | null =
+        outcome.kind === 'overloaded'
+          ? ((await deps.modelPause?.overloaded(pauseScope)) ?? null)
+          : outcome.kind === 'rate_limited'
+            ? ((await deps.modelPause?.pause(pauseScope, outcome.waitMs)) ?? null)
+            : null;
       if (reservation) await settleAdmission(() => deps.admission?.settleFailure(reservation, failure));
       const failureRequestId = failure.requestId ?? requestId;
       if (outcome.kind === 'spend_cap') {
@@ -426,7 +430,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         attempt: job.attemptsMade + 1,
         ...(paidUsage ? { usage: paidUsage, cost_usd: microUsdToUsd(paidCostMicroUsd) } : {}),
       });
-      return retryOrFail(deps, run, turn, outcome, failure.message, job, error instanceof Error ? error : new Error(failure.message), overload?.waitMs ?? 0, overload, pauseScope);
+      return retryOrFail(deps, run, turn, outcome, failure.message, job, error instanceof Error ? error : new Error(failure.message), pauseSet?.waitMs ?? 0, pauseSet, pauseScope);
     }
     await turnStarted;
     await Promise.allSettled(progressWrites);
@@ -608,7 +612,7 @@ async function retryOrFail(
   job: ModelJobContext,
   error: Error,
   pauseMs: number,
-  overload: OverloadPause | null = null,
+  pauseSet: PauseInForce | OverloadPause | null = null,
   pauseScope: ModelPauseScope | null = null,
 ): Promise<ModelTurnResult> {
   const { store, config } = deps;
@@ -633,6 +637,8 @@ async function retryOrFail(
   }
   // Which pause the turn waits behind: its provider and its model's rate-limit class.
   const scopeFields = pauseScope ? { provider: pauseScope.provider, rate_limit_class: pauseScope.rateLimitClass } : {};
+  // The pause in force, by Redis's clock (ms): no call of the scope passes its check strictly between the two.
+  const windowFields = pauseSet ? { pause_from_ms: pauseSet.atMs, pause_until_ms: pauseSet.atMs + pauseSet.waitMs } : {};
   if (failure.kind === 'overloaded') {
     await store.appendEvent({
       run_id: run.id,
@@ -640,14 +646,13 @@ async function retryOrFail(
       event: 'model-overload',
       ...scopeFields,
       wait_ms: pauseMs || null,
-      backoff_step: overload?.step ?? null,
+      backoff_step: pauseSet && 'step' in pauseSet ? pauseSet.step : null,
       overloaded_for_ms: overloadedForMs,
       patience_ms: config.BUILDFLEET_OVERLOAD_PATIENCE_MS,
-      // The pause in force, by Redis's clock (ms): no call passes its check strictly between the two.
-      ...(overload ? { pause_from_ms: overload.atMs, pause_until_ms: overload.atMs + overload.waitMs } : {}),
+      ...windowFields,
     });
   } else if (failure.kind === 'rate_limited' || failure.kind === 'rate_limited_backoff') {
-    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-rate-limit', ...scopeFields, wait_ms: decision.delayMs, cycle: rateLimitCycles, ...(failure.kind === 'rate_limited_backoff' ? { backoff: true } : {}) });
+    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-rate-limit', ...scopeFields, wait_ms: decision.delayMs, cycle: rateLimitCycles, ...windowFields, ...(failure.kind === 'rate_limited_backoff' ? { backoff: true } : {}) });
   } else if (failure.kind === 'admission_wait' && failure.limit !== 'booked') {
     // A booked call looking again whether its slot came early says nothing new: one event per wait.
     await store.appendEvent({ run_id: run.id, step: turn, event: 'model-admission-wait', wait_ms: decision.delayMs, limit: failure.limit, booked: failure.booked, priority: failure.priority });

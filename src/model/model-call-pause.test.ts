@@ -24,9 +24,12 @@ describe('ModelCallPause', () => {
   it('only ever extends the pause', async () => {
     const pause = new ModelCallPause(redis, `${prefix}a`, { overloadBaseMs: 1000, overloadCapMs: 8000 });
     expect((await pause.check(scope)).remainingMs).toBe(0);
-    expect(await pause.pause(scope, 5000)).toBe(5000);
-    // A shorter retry-after seen later keeps the longer pause.
-    expect(await pause.pause(scope, 100)).toBeGreaterThan(4000);
+    const set = await pause.pause(scope, 5000);
+    expect(set.waitMs).toBe(5000);
+    // A shorter retry-after seen later keeps the longer pause, ending where it did (Redis's clock).
+    const kept = await pause.pause(scope, 100);
+    expect(kept.waitMs).toBeGreaterThan(4000);
+    expect(Math.abs(kept.atMs + kept.waitMs - (set.atMs + set.waitMs))).toBeLessThanOrEqual(2);
     expect((await pause.check(scope)).remainingMs).toBeGreaterThan(4000);
     expect(await pause.reason(scope)).toBe('rate_limited');
     await redis.del(pause.keysOf(scope).pauseKey);

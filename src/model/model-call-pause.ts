@@ -27,14 +27,16 @@ import { defineLuaCommands } from '../engine/define-lua-commands.js';
  * bfExtendModelPause
  * KEYS[1] the scope's pause key (string: why, with PX expiry = the pause).
  * ARGV[1] wait in ms, ARGV[2] reason.
- * Returns the pause remaining in ms after the call (>= ARGV[1] unless a longer one was in force).
+ * Returns {the pause remaining in ms after the call (>= ARGV[1] unless a longer one was in force),
+ * Redis's clock now (ms)}: the pause holds from that moment for that long.
  */
-const EXTEND_MODEL_PAUSE = `
+const EXTEND_MODEL_PAUSE = LUA_REDIS_NOW_MS + `
+local nowMs = redis_now_ms()
 local wait = tonumber(ARGV[1])
 local remaining = redis.call('PTTL', KEYS[1])
-if remaining >= wait then return remaining end
+if remaining >= wait then return {remaining, nowMs} end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', wait)
-return wait
+return {wait, nowMs}
 `;
 
 /**
@@ -92,18 +94,22 @@ return {redis.call('PTTL', KEYS[1]), redis.call('EXISTS', KEYS[2]), redis_now_ms
 
 interface PauseCommands {
   bfCheckModelPause(pauseKey: string, episodeKey: string): Promise<[number, number, number]>;
-  bfExtendModelPause(pauseKey: string, waitMs: number, reason: string): Promise<number>;
+  bfExtendModelPause(pauseKey: string, waitMs: number, reason: string): Promise<[number, number]>;
   bfOverloadModelPause(pauseKey: string, episodeKey: string, baseMs: number, capMs: number, memoryMs: number, nowMs: number): Promise<[number, number, number]>;
   bfEndOverloadEpisode(episodeKey: string, sentAtMs: number): Promise<number>;
 }
 
-export interface OverloadPause {
+/** A pause as set (or found longer) by a 429 or a 529. */
+export interface PauseInForce {
   /** The pause now in force, in ms. */
   waitMs: number;
-  /** Which step of the episode's backoff this is (1, 2, 3 …). */
-  step: number;
   /** When the pause was read or set, by Redis's clock (ms): it holds from here for waitMs. */
   atMs: number;
+}
+
+export interface OverloadPause extends PauseInForce {
+  /** Which step of the episode's backoff this is (1, 2, 3 …). */
+  step: number;
 }
 
 /** The check right before a call. */
@@ -190,8 +196,9 @@ export class ModelCallPause {
   }
 
   /** A 429's retry-after: pause the scope's calls, in every worker, at least this long. */
-  async pause(scope: ModelPauseScope, waitMs: number, reason = 'rate_limited'): Promise<number> {
-    return this.commands.bfExtendModelPause(this.keysOf(scope).pauseKey, Math.max(1, Math.ceil(waitMs)), reason);
+  async pause(scope: ModelPauseScope, waitMs: number, reason = 'rate_limited'): Promise<PauseInForce> {
+    const [remaining, atMs] = await this.commands.bfExtendModelPause(this.keysOf(scope).pauseKey, Math.max(1, Math.ceil(waitMs)), reason);
+    return { waitMs: Number(remaining), atMs: Number(atMs) };
   }
 
   /** A 529 / overloaded_error: the next step of the scope's episode's growing pause. */
