@@ -78,6 +78,8 @@ const CLUSTER_PASS_PATHS = [
   'src/auth',
   'src/redis',
   'src/cli/keys-command.test.ts',
+  // One hash tag per pause scope: its scripts must run on a cluster too.
+  'src/model/model-call-pause.test.ts',
 ];
 const CLUSTER_PASS_EXCLUDES = [
   'test/integration/console-browser.test.ts',

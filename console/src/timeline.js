@@ -9,6 +9,8 @@ import { html } from './html.js';
 import { formatUsd } from './format.js';
 
 const TOOL_EVENTS = new Set(['tool-call-dispatch', 'tool-call-start', 'tool-call-retry', 'tool-call-end', 'tool-call-reject', 'tool-call-recover', 'tool-call-truncated', 'tool-call-reemit', 'tool-output-injection-flagged']);
+/** Which pause a wait is behind: the run's provider and its model's rate-limit class. */
+const pauseScope = (event) => (event.provider && event.rate_limit_class ? ` · ${event.provider} / ${event.rate_limit_class}` : '');
 const WARNINGS = new Set(['model-error', 'model-overload', 'model-rate-limit', 'model-admission-wait', 'job-fail', 'run-stall', 'run-resume', 'stop-unexpected', 'max-tokens-raise', 'summary-fallback', 'finish-suspect', 'tool-call-retry', 'webhook-failed']);
 
 /** "attempt 2 of 10", or "attempt 2" when the total is not known. */
@@ -41,9 +43,9 @@ function describe(event) {
     case 'model-error':
       return `Model error ${event.status ?? ''} ${event.error_type ?? ''} · ${event.outcome} · attempt ${event.attempt}: ${event.message ?? ''}`;
     case 'model-overload':
-      return `Overloaded · waiting ${event.wait_ms} ms (step ${event.backoff_step})`;
+      return `Overloaded · waiting ${event.wait_ms} ms (step ${event.backoff_step})${pauseScope(event)}`;
     case 'model-rate-limit':
-      return `Rate limited · waiting ${event.wait_ms} ms`;
+      return `Rate limited · waiting ${event.wait_ms} ms${pauseScope(event)}`;
     case 'model-admission-wait':
       return `Waiting for model capacity (${event.limit}) · ${event.wait_ms} ms`;
     case 'run-reopen':

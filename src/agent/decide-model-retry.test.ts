@@ -16,13 +16,13 @@ const base: RetryInput = {
 };
 
 describe('decideModelRetry', () => {
-  it('waits out the fleet-wide pause without spending an attempt', () => {
+  it('waits out the pause of its scope without spending an attempt', () => {
     expect(decideModelRetry({ ...base, failure: { kind: 'paused' }, pauseRemainingMs: 1234.2 })).toEqual({ kind: 'retry', delayMs: 1235, spendsAttempt: false });
   });
 
   it('waits for an admission slot: this job only, no attempt spent, whatever attempts it made', () => {
     const decision = decideModelRetry({ ...base, failure: { kind: 'admission_wait', waitMs: 420.5, limit: 'input_tokens', booked: true, priority: 'interactive' }, attemptsMade: 4, maxAttempts: 5, pauseRemainingMs: 9000 });
-    expect(decision).toEqual({ kind: 'retry', delayMs: 421, spendsAttempt: false, jobOnly: true });
+    expect(decision).toEqual({ kind: 'retry', delayMs: 421, spendsAttempt: false });
   });
 
   it('waits out an overload within the patience, and fails the run past it', () => {
@@ -38,11 +38,10 @@ describe('decideModelRetry', () => {
 
   it('backs off a 429 that names no wait (Bedrock, Vertex, most OpenAI-compatible servers) in this job only, without spending an attempt, until the cycles run out', () => {
     const backoff = { ...base, failure: { kind: 'rate_limited_backoff' as const } };
-    // Full jitter at its top (random 1): the rate-limit base doubled per cycle, capped. jobOnly:
-    // the queue-wide rate limit would stall every other provider's turns.
-    expect(decideModelRetry({ ...backoff, rateLimitCycles: 1, attemptsMade: 4 })).toEqual({ kind: 'retry', delayMs: 5000, spendsAttempt: false, jobOnly: true });
-    expect(decideModelRetry({ ...backoff, rateLimitCycles: 2 })).toEqual({ kind: 'retry', delayMs: 10_000, spendsAttempt: false, jobOnly: true });
-    expect(decideModelRetry({ ...backoff, rateLimitCycles: 20 })).toEqual({ kind: 'retry', delayMs: 30_000, spendsAttempt: false, jobOnly: true });
+    // Full jitter at its top (random 1): the rate-limit base doubled per cycle, capped.
+    expect(decideModelRetry({ ...backoff, rateLimitCycles: 1, attemptsMade: 4 })).toEqual({ kind: 'retry', delayMs: 5000, spendsAttempt: false });
+    expect(decideModelRetry({ ...backoff, rateLimitCycles: 2 })).toEqual({ kind: 'retry', delayMs: 10_000, spendsAttempt: false });
+    expect(decideModelRetry({ ...backoff, rateLimitCycles: 20 })).toEqual({ kind: 'retry', delayMs: 30_000, spendsAttempt: false });
     expect(decideModelRetry({ ...backoff, rateLimitCycles: 21 })).toMatchObject({ kind: 'fail_run', code: 'rate_limit_exhausted' });
   });
 

@@ -1,14 +1,15 @@
 // What a model turn does about a call it could not make or that failed: the one place retry intent
 // is decided. Pure — every input is passed in — so each branch is a unit test; the turn ends the
 // run on `fail_run`, and the model worker maps `retry` onto BullMQ (a wait that spends no attempt
-// is the queue's rate limit, one that does is a thrown error with this delay as its backoff; a
-// wait that is this job's own — an admission slot — delays only this job).
+// delays only this job, one that does is a thrown error with this delay as its backoff). No wait
+// is the queue's rate limit: BullMQ's is one key for the whole queue, and every wait here belongs
+// to one provider and rate-limit class (model-call-pause.ts) or to this job alone.
 import type { RunErrorCode } from '../domain/run-outcomes.js';
 import { assertNever } from '../domain/profile.js';
 import { backoffDelay, type BackoffPolicy, type RetryOutcome } from '../model/classify-model-error.js';
 
 export type RetryDecision =
-  | { kind: 'retry'; delayMs: number; spendsAttempt: boolean; jobOnly?: true }
+  | { kind: 'retry'; delayMs: number; spendsAttempt: boolean }
   | { kind: 'fail_run'; code: RunErrorCode; message: string };
 
 /** The shared limiter (src/model/model-rate-limiter.ts) had no capacity for this call yet: come
@@ -25,14 +26,14 @@ export interface AdmissionWait {
 }
 
 export interface RetryInput {
-  /** Why the call did not succeed: the classified failure, or `paused` (the fleet-wide pause was
-   * in force right before the call, so none was made). */
+  /** Why the call did not succeed: the classified failure, or `paused` (the pause of the call's
+   * provider and rate-limit class was in force right before the call, so none was made). */
   failure: RetryOutcome | { kind: 'paused' } | AdmissionWait;
   message: string;
   /** Attempts of this job made before this one (BullMQ attemptsMade) and its limit. */
   attemptsMade: number;
   maxAttempts: number;
-  /** The fleet-wide pause now in force (ms): what a paused, rate-limited or overloaded turn waits. */
+  /** The pause of the call's scope now in force (ms): what a paused, rate-limited or overloaded turn waits. */
   pauseRemainingMs: number;
   /** Rate-limit cycles of this turn so far, this one included (rate_limited and rate_limited_backoff). */
   rateLimitCycles: number;
@@ -51,9 +52,9 @@ export function decideModelRetry(input: RetryInput): RetryDecision {
     case 'paused':
       return wait(input.pauseRemainingMs);
     case 'admission_wait':
-      return { kind: 'retry', delayMs: Math.max(1, Math.ceil(failure.waitMs)), spendsAttempt: false, jobOnly: true };
+      return wait(failure.waitMs);
     case 'overloaded':
-      // The pause is already set fleet-wide and grows while the episode lasts; only the turn's
+      // The scope's pause is already set and grows while the episode lasts; only the turn's
       // patience limits the waiting, not a number of attempts.
       if (input.overloadedForMs >= input.overloadPatienceMs) {
         return {
@@ -73,14 +74,12 @@ export function decideModelRetry(input: RetryInput): RetryDecision {
       // (RESOURCE_EXHAUSTED) and most OpenAI-compatible servers, not an Anthropic oddity. A storm of
       // them is the provider's limit, not the call failing, so like a retry-after cycle it spends no
       // attempt (five in a row would otherwise end the run) and is bounded by the same cycle count;
-      // the wait grows with the cycles on the rate-limit base, jittered. It is this job's own wait
-      // (jobOnly: moveToDelayed), never the queue's rate limit: that one is queue-wide, so one
-      // provider's throttling would stall every provider's turns, and each run's backoff would
-      // overwrite the others' (BullMQ Worker.rateLimit sets one PX key for the queue).
+      // the wait grows with the cycles on the rate-limit base, jittered. Each run backs off on its
+      // own: a run's backoff must not overwrite another's, so it sets no pause.
       if (input.rateLimitCycles > input.maxRateLimitCycles) {
         return { kind: 'fail_run', code: 'rate_limit_exhausted', message: `The model stayed rate limited for ${input.rateLimitCycles} backoff cycles: ${input.message}` };
       }
-      return { kind: 'retry', delayMs: backoffDelay(Math.max(1, input.rateLimitCycles), failure, input.backoff, input.random), spendsAttempt: false, jobOnly: true };
+      return { kind: 'retry', delayMs: backoffDelay(Math.max(1, input.rateLimitCycles), failure, input.backoff, input.random), spendsAttempt: false };
     case 'fatal':
       return { kind: 'fail_run', code: failure.code, message: input.message };
     case 'spend_cap':

@@ -1,6 +1,6 @@
 // One model turn, as the model worker runs it, over the run engine (src/engine/run-engine.ts):
-// load the turn (one round trip), commit its input and claim it (one), check the fleet-wide pause
-// (one), call the model, then commit the answer with everything decided from it (one) and hand the
+// load the turn (one round trip), commit its input and claim it (one), check the model pause of the
+// call's provider and rate-limit class (one), call the model, then commit the answer with everything decided from it (one) and hand the
 // tool calls to the queue. Every step that must happen once is a once-only engine transition, so a
 // worker that dies anywhere in here leaves a turn that the retried job finishes without a second
 // set of tool calls.
@@ -35,11 +35,11 @@ import { capMaxTokensToContextWindow } from '../model/cap-max-tokens-to-context-
 import { estimatePromptTokens } from '../model/estimate-prompt-tokens.js';
 import { placeCacheBreakpoints } from '../model/place-cache-breakpoints.js';
 import { choosePromptCacheTtl } from './prompt-cache-ttl.js';
-import { lookupModelCapabilities } from '../domain/model-capabilities.js';
+import { lookupModelCapabilities, rateLimitClassOf } from '../domain/model-capabilities.js';
 import { totalInputTokens, totalTokens, type UsageByClass } from '../domain/usage.js';
 import { costOfAnswer, estimateCallCostMicroUsd, microUsdToUsd } from '../domain/usage-cost.js';
 import { checkRunBudget, legacyRunBudget } from '../domain/run-budget.js';
-import type { ModelCallPause, OverloadPause, PauseCheck } from '../model/model-call-pause.js';
+import type { ModelCallPause, ModelPauseScope, OverloadPause, PauseCheck, PauseInForce } from '../model/model-call-pause.js';
 import { admissionCacheHint, type AdmissionObservation, type ModelRateLimiter } from '../model/model-rate-limiter.js';
 import { DEFAULT_RUN_PRIORITY } from '../domain/run-priority.js';
 import type { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
@@ -77,8 +77,9 @@ export interface ModelTurnDependencies {
    * layout (the tiers experiment's flat layout, src/cli/experiment-tiers.ts). */
   toolsFor?: (phase: Phase, run: RunRecord) => ToolsOffered;
   hooks?: ModelTurnHooks;
-  /** The fleet-wide model pause (src/model/model-call-pause.ts): checked right before every
-   * call, set first thing on a 429 or a 529, so no worker calls the model during it. */
+  /** The model pause (src/model/model-call-pause.ts), per provider identity and rate-limit class:
+   * checked right before every call, set first thing on a 429 or a 529, so no worker calls that
+   * class through that provider during it. */
   modelPause?: Pick<ModelCallPause, 'check' | 'pause' | 'overloaded' | 'succeeded'>;
   /** The shared limiter (src/model/model-rate-limiter.ts, docs/admission.md), when admission is
    * on: a call's requests and tokens are reserved before the pause check and settled after it. */
@@ -100,7 +101,7 @@ export interface ModelTurnHooks {
 }
 
 /** How the job should end, for the worker to map onto BullMQ. */
-export type ModelTurnResult = { kind: 'done'; detail: string } | { kind: 'retry'; delayMs: number; spendsAttempt: boolean; jobOnly?: true; error: Error };
+export type ModelTurnResult = { kind: 'done'; detail: string } | { kind: 'retry'; delayMs: number; spendsAttempt: boolean; error: Error };
 
 export interface ModelJobContext {
   jobId: string;
@@ -285,14 +286,20 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     // Best effort: a settle that fails leaves the reservation to expire; it must never cost the
     // answer already paid for.
     settle()?.catch((error: unknown) => deps.logger.warn({ run_id: runId, step: turn, err: error instanceof Error ? error.message : String(error) }, 'admission settle failed'));
-  // The fleet-wide pause, checked right before the call: nothing is awaited between the check
-  // and the request going out (turn-start is written alongside the call; it is queued on the
+  // The pause of the call's scope (its provider's identity and its model's rate-limit class),
+  // checked right before the call: nothing is awaited between the check and the request going out (turn-start is written alongside the call; it is queued on the
   // same connection ahead of every later event of the turn, so the stream keeps its order), and
   // a turn that waits writes no turn-start for the attempt it did not make.
-  const pause: PauseCheck | null = (await deps.modelPause?.check()) ?? null;
+  const pauseScope: ModelPauseScope = {
+    provider: provider.name,
+    identity: provider.limiterIdentity,
+    rateLimitClass: rateLimitClassOf({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES }),
+  };
+  const pause: PauseCheck | null = (await deps.modelPause?.check(pauseScope)) ?? null;
   if (pause && pause.remainingMs > 0) {
     if (reservation) await settleAdmission(() => deps.admission?.release(reservation));
-    return retryOrFail(deps, run, turn, { kind: 'paused' }, 'paused', job, new Error('The fleet-wide model pause is in force.'), pause.remainingMs);
+    const message = `The model pause of provider ${pauseScope.provider}, class ${pauseScope.rateLimitClass} is in force.`;
+    return retryOrFail(deps, run, turn, { kind: 'paused' }, 'paused', job, new Error(message), pause.remainingMs, null, pauseScope);
   }
   const turnStartWrite = emit('turn-start', {
     phase,
@@ -397,9 +404,13 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       await Promise.allSettled(progressWrites);
       const failure = provider.describeError(error);
       const outcome = classifyModelError(failure);
-      // The fleet-wide consequences first, before anything else can let another call out.
-      const overload = outcome.kind === 'overloaded' ? ((await deps.modelPause?.overloaded()) ?? null) : null;
-      if (outcome.kind === 'rate_limited') await deps.modelPause?.pause(outcome.waitMs);
+      // The scope's pause first, before anything else can let another of its calls out.
+      const pauseSet: PauseInForce | OverloadPause | null =
+        outcome.kind === 'overloaded'
+          ? ((await deps.modelPause?.overloaded(pauseScope)) ?? null)
+          : outcome.kind === 'rate_limited'
+            ? ((await deps.modelPause?.pause(pauseScope, outcome.waitMs)) ?? null)
+            : null;
       if (reservation) await settleAdmission(() => deps.admission?.settleFailure(reservation, failure));
       const failureRequestId = failure.requestId ?? requestId;
       if (outcome.kind === 'spend_cap') {
@@ -419,12 +430,12 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         attempt: job.attemptsMade + 1,
         ...(paidUsage ? { usage: paidUsage, cost_usd: microUsdToUsd(paidCostMicroUsd) } : {}),
       });
-      return retryOrFail(deps, run, turn, outcome, failure.message, job, error instanceof Error ? error : new Error(failure.message), overload?.waitMs ?? 0, overload);
+      return retryOrFail(deps, run, turn, outcome, failure.message, job, error instanceof Error ? error : new Error(failure.message), pauseSet?.waitMs ?? 0, pauseSet, pauseScope);
     }
     await turnStarted;
     await Promise.allSettled(progressWrites);
     // The API answered: an overload episode, if one was going on, is over.
-    if (pause?.overloadEpisode) await deps.modelPause?.succeeded(sentAt);
+    if (pause?.overloadEpisode) await deps.modelPause?.succeeded(pauseScope, sentAt);
     if (reservation) await settleAdmission(() => deps.admission?.settleAnswer(reservation, { usage: response.usage, headers: answerHeaders.headers, headersReceivedAt: answerHeaders.receivedAt }));
     costMicroUsd = costOfAnswer({ model: run.model, usage: response.usage, overrides: deps.config.BUILDFLEET_MODEL_PRICES }).costMicroUsd;
     modelDurationMs = performance.now() - callStarted;
@@ -588,7 +599,7 @@ async function dispatch(deps: ModelTurnDependencies, run: RunRecord, turn: numbe
 }
 
 /**
- * A call that was not made (the pause) or failed: the fleet-wide consequences are set already;
+ * A call that was not made (the pause) or failed: the pause of its scope is set already;
  * the turn's own counters (overload since, rate-limit cycles) are noted; decideModelRetry says what
  * to do. `fail_run` ends the run here; `retry` goes back to the worker for BullMQ.
  */
@@ -601,7 +612,8 @@ async function retryOrFail(
   job: ModelJobContext,
   error: Error,
   pauseMs: number,
-  overload: OverloadPause | null = null,
+  pauseSet: PauseInForce | OverloadPause | null = null,
+  pauseScope: ModelPauseScope | null = null,
 ): Promise<ModelTurnResult> {
   const { store, config } = deps;
   const now = Date.now();
@@ -623,23 +635,27 @@ async function retryOrFail(
     await store.endRun(run.id, turn, 'failed', { error: { code: decision.code, message: decision.message } });
     return done(`run_failed:${decision.code}`);
   }
+  // Which pause the turn waits behind: its provider and its model's rate-limit class.
+  const scopeFields = pauseScope ? { provider: pauseScope.provider, rate_limit_class: pauseScope.rateLimitClass } : {};
+  // The pause in force, by Redis's clock (ms): no call of the scope passes its check strictly between the two.
+  const windowFields = pauseSet ? { pause_from_ms: pauseSet.atMs, pause_until_ms: pauseSet.atMs + pauseSet.waitMs } : {};
   if (failure.kind === 'overloaded') {
     await store.appendEvent({
       run_id: run.id,
       step: turn,
       event: 'model-overload',
+      ...scopeFields,
       wait_ms: pauseMs || null,
-      backoff_step: overload?.step ?? null,
+      backoff_step: pauseSet && 'step' in pauseSet ? pauseSet.step : null,
       overloaded_for_ms: overloadedForMs,
       patience_ms: config.BUILDFLEET_OVERLOAD_PATIENCE_MS,
-      // The pause in force, by Redis's clock (ms): no call passes its check strictly between the two.
-      ...(overload ? { pause_from_ms: overload.atMs, pause_until_ms: overload.atMs + overload.waitMs } : {}),
+      ...windowFields,
     });
   } else if (failure.kind === 'rate_limited' || failure.kind === 'rate_limited_backoff') {
-    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-rate-limit', wait_ms: decision.delayMs, cycle: rateLimitCycles, ...(failure.kind === 'rate_limited_backoff' ? { backoff: true } : {}) });
+    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-rate-limit', ...scopeFields, wait_ms: decision.delayMs, cycle: rateLimitCycles, ...windowFields, ...(failure.kind === 'rate_limited_backoff' ? { backoff: true } : {}) });
   } else if (failure.kind === 'admission_wait' && failure.limit !== 'booked') {
     // A booked call looking again whether its slot came early says nothing new: one event per wait.
     await store.appendEvent({ run_id: run.id, step: turn, event: 'model-admission-wait', wait_ms: decision.delayMs, limit: failure.limit, booked: failure.booked, priority: failure.priority });
   }
-  return { kind: 'retry', delayMs: decision.delayMs, spendsAttempt: decision.spendsAttempt, ...(decision.jobOnly ? { jobOnly: true as const } : {}), error };
+  return { kind: 'retry', delayMs: decision.delayMs, spendsAttempt: decision.spendsAttempt, error };
 }

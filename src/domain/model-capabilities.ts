@@ -226,3 +226,11 @@ export function knownModelIds(overrides: ModelCapabilityOverrides): string[] {
   const usable = Object.keys(DOCUMENTED_MODEL_CAPABILITIES).filter((model) => LIFECYCLE_OF.get(model)?.status !== 'retired');
   return [...new Set([...usable, ...Object.keys(overrides)])].sort();
 }
+
+/** The rate-limit class a model's calls count against (api/rate-limits: limits "are applied
+ * separately for each model" class): the catalog's or the operator's, and for a model nobody gave
+ * a class (one the catalog does not know) its own id, since nothing says it shares its limits. */
+export function rateLimitClassOf({ model, overrides }: { model: string; overrides: ModelCapabilityOverrides }): string {
+  const { rateLimitClass } = lookupModelCapabilities({ model, overrides }).capabilities;
+  return rateLimitClass === UNKNOWN_MODEL_CAPABILITIES.rateLimitClass ? `model:${model}` : rateLimitClass;
+}

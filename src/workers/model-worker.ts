@@ -1,6 +1,6 @@
 // The model worker: takes model-turn jobs and maps each turn's result onto BullMQ mechanics (the
 // retry intent itself is decided in src/agent/decide-model-retry.ts).
-import { Worker, DelayedError, RateLimitError, type Job } from 'bullmq';
+import { Worker, DelayedError, type Job } from 'bullmq';
 import type Anthropic from '@anthropic-ai/sdk';
 import { runModelTurn, type ModelTurnDependencies, type ModelTurnHooks } from '../agent/run-model-turn.js';
 import { shardRole, type WorkerFleet } from './worker-fleet.js';
@@ -46,8 +46,9 @@ export interface ModelWorkerOptions {
 }
 
 export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions): Worker<ModelJobData> {
-  // One pause for every worker process of the fleet: a 429's retry-after or a 529's growing
-  // backoff seen by any worker holds them all (Lua, extend-only: model-call-pause.ts).
+  // One pause per provider identity and rate-limit class, shared by every worker process: a 429's
+  // retry-after or a 529's growing backoff seen by any worker holds that scope's calls in all of
+  // them (Lua, extend-only: model-call-pause.ts).
   const modelPause = new ModelCallPause(fleet.redis, fleet.store.keys.prefix, {
     overloadBaseMs: fleet.config.BUILDFLEET_OVERLOAD_BACKOFF_BASE_MS,
     overloadCapMs: fleet.config.BUILDFLEET_OVERLOAD_BACKOFF_CAP_MS,
@@ -112,19 +113,15 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
       options.onJobDone?.(performance.now() - started);
       if (result.kind === 'done') return result.detail;
       // Retry intent was decided once (src/agent/decide-model-retry.ts); here it only becomes
-      // BullMQ mechanics. A wait that spends no attempt (the fleet-wide pause, a 429's
-      // retry-after, an overload episode) is the queue's rate limit: RateLimitError moves the job
-      // back without counting an attempt. One that does is a thrown error whose backoff is the
-      // decided delay.
-      // An admission wait is this job's own slot, not the fleet's: only this job is delayed
-      // (DelayedError: back to the delayed set, no attempt counted), others may go meanwhile.
-      if (result.jobOnly) {
+      // BullMQ mechanics. A wait that spends no attempt (the pause of the call's provider and
+      // rate-limit class, a 429's retry-after, an overload episode, an admission slot) delays
+      // this job alone (DelayedError: back to the delayed set, no attempt counted), never the
+      // queue's rate limit, which is one key for the whole queue: a pause on one class would hold
+      // every other class's and provider's turns. One that does is a thrown error whose backoff
+      // is the decided delay.
+      if (!result.spendsAttempt) {
         await job.moveToDelayed(Date.now() + result.delayMs, token);
         throw new DelayedError();
-      }
-      if (!result.spendsAttempt) {
-        await worker.rateLimit(result.delayMs);
-        throw new RateLimitError();
       }
       throw new RetryableModelError(result.delayMs, result.error);
     },

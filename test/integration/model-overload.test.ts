@@ -1,6 +1,7 @@
 // Overload and the spend limit through the real queue, with three model workers sharing one Redis:
-// a mid-stream overloaded_error and a time-based 529 episode are waited out behind the fleet-wide
-// pause (no request reaches the simulator while it is in force, no attempt is spent), and the
+// a mid-stream overloaded_error and a time-based 529 episode are waited out behind the pause of the
+// runs' provider and rate-limit class (every run here shares one: no request reaches the simulator
+// while it is in force, no attempt is spent), and the
 // spend-limit 400 fails its run once and pauses admission of new runs until an admin clears it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRunId } from '../../src/engine/run-engine.js';
@@ -36,7 +37,7 @@ async function api(method: string, path: string, body?: unknown): Promise<{ stat
 }
 
 describe('overload', () => {
-  it('retries a mid-stream overloaded_error behind the fleet-wide pause, spending no attempt', async () => {
+  it('retries a mid-stream overloaded_error behind the pause of its scope, spending no attempt', async () => {
     const runId = newRunId();
     // Three overloads in a row with two attempts: only a pause that spends no attempt survives it.
     harness.simulator.faults.add({ kind: 'stream_error', errorType: 'overloaded_error', runId, count: 3 });

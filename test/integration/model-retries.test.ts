@@ -8,7 +8,15 @@ let harness: InProcessFleet;
 beforeAll(async () => {
   harness = await startInProcessFleet({
     label: 'retries',
-    env: { BUILDFLEET_RETRY_BASE_MS: '40', BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS: '1500', BUILDFLEET_OVERLOAD_BACKOFF_BASE_MS: '40', BUILDFLEET_OVERLOAD_PATIENCE_MS: '1000' },
+    // The overload pause is capped low and the patience is many caps long, so the 529 storm makes
+    // more calls than the attempts however slowly a loaded machine turns each one around.
+    env: {
+      BUILDFLEET_RETRY_BASE_MS: '40',
+      BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS: '1500',
+      BUILDFLEET_OVERLOAD_BACKOFF_BASE_MS: '40',
+      BUILDFLEET_OVERLOAD_BACKOFF_CAP_MS: '160',
+      BUILDFLEET_OVERLOAD_PATIENCE_MS: '3000',
+    },
   });
 });
 afterAll(async () => {
@@ -72,7 +80,7 @@ describe('model call retries by class', () => {
     expect(events.filter((event) => event.event === 'turn-start').every((event) => event.attempt === 1)).toBe(true);
     const overloads = events.filter((event) => event.event === 'model-overload');
     expect(overloads.length).toBeGreaterThan(0);
-    // The fleet-wide backoff grows through the episode: 40 ms, 80 ms, 160 ms …
+    // The run's scope's backoff grows through the episode: 40 ms, 80 ms, 160 ms …
     const steps = overloads.map((event) => event.backoff_step as number);
     expect(Math.max(...steps)).toBeGreaterThan(1);
   });
