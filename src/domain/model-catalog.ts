@@ -1,6 +1,6 @@
 // The fleet's one model catalog: what each Claude model allows, what it costs and where it is in its
 // life, read from Anthropic's documentation on 2026-11-28. Code asks this catalog (through
-// model-capabilities.ts, model-prices.ts and model-lifecycle.ts); it never compares model ids. At
+// model-capabilities.ts, model-prices.ts and resolve-run-model-settings.ts); it never compares model ids. At
 // boot and on a timer the catalog is checked against the provider's Models API
 // (src/model/models-api-check.ts), whose word wins where they disagree.
 //
