@@ -6,7 +6,10 @@ import { checkThinkingCompatibility, parseThinkingSetting, ThinkingSettingInvali
 import { CacheControlInvalid } from './cache-breakpoints.js';
 import { checkExtraFields } from './check-extra-fields.js';
 import { collectPromptBlocks } from './collect-prompt-blocks.js';
-import { lookupServedModel } from './model-catalog.js';
+import { lookupServedModel, type ModelDescription } from './model-catalog.js';
+import { availableTools } from './available-tools.js';
+import { parseStrictTools, StrictToolInvalid } from './parse-strict-tools.js';
+import { parseSystemMessage, SystemMessageInvalid, type SystemMessage } from './parse-system-message.js';
 import { countModelTokens } from './count-model-tokens.js';
 import { COUNT_TOKENS_REQUEST_FIELDS } from './request-fields.js';
 import { FINE_GRAINED_TOOL_STREAMING_BETA, INTERLEAVED_THINKING_BETA } from './parse-beta-header.js';
@@ -56,7 +59,7 @@ export function parseMessagesRequest({
     return { ok: true, request: parseBody(body, acceptsBetaFields, betas, countingTokens) };
   } catch (error) {
     if (error instanceof ModelNotFound) return { ok: false, status: 404, message: error.message };
-    if (error instanceof RequestInvalid || error instanceof ThinkingSettingInvalid || error instanceof CacheControlInvalid) {
+    if (error instanceof RequestInvalid || error instanceof ThinkingSettingInvalid || error instanceof CacheControlInvalid || error instanceof SystemMessageInvalid || error instanceof StrictToolInvalid) {
       return { ok: false, status: 400, message: error.message };
     }
     throw error;
@@ -97,13 +100,21 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
     maxTokens,
     interleavedThinking: betas.includes(INTERLEAVED_THINKING_BETA),
   });
-  parseSystem(body.system);
+  const systemPrompt = parseSystem(body.system);
   const stopSequences = parseStopSequences(body.stop_sequences);
   const toolNames = parseTools(body.tools);
+  const deferredTools = deferredToolsOf(body.tools);
+  const strictTools = parseStrictTools({ tools: body.tools, model: modelDescription });
   const eagerInputStreamingTools = eagerInputStreamingToolsOf(body.tools, betas);
   const toolChoice = parseToolChoice(body.tool_choice, toolNames);
   checkThinkingCompatibility({ thinking, toolChoice, temperature: body.temperature, topP: body.top_p, topK: body.top_k });
-  const messages = parseMessages(body.messages);
+  const { conversation: messages, systemMessages } = parseMessages(body.messages, { model: modelDescription, betas, declaredTools: toolNames });
+  const available = availableTools({ declared: toolNames, deferred: deferredTools, systemMessages });
+  // Not documented; chosen so the model never calls a tool outside the available set: forcing a
+  // removed or still-deferred tool is refused rather than answered with a call to it.
+  if (toolChoice.type === 'tool' && !available.includes(toolChoice.name)) {
+    reject(`tool_choice.name: Tool '${toolChoice.name}' is not available at this point of the conversation (removed or deferred)`);
+  }
   const promptBlocks = collectPromptBlocks({ body, toolChoice, thinking, keepsThinkingOfEarlierTurns: modelDescription.keepsThinkingOfEarlierTurns });
   const promptText = promptBlocks.map((block) => block.text).join('');
   // In the model's own tokens (count-model-tokens.ts): the same prompt fills more of the window on the newer tokenizer.
@@ -133,7 +144,10 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
     thinking,
     maxTokens,
     messages,
-    toolNames,
+    toolNames: available,
+    declaredToolNames: toolNames,
+    strictTools,
+    instructions: systemMessages.findLast((message) => message.text !== '')?.text ?? systemPrompt,
     eagerInputStreamingTools,
     betas: [...betas],
     toolChoice,
@@ -212,6 +226,16 @@ function parseTools(tools: unknown): string[] {
  * fine-grained-tool-streaming beta is active. When null (default), uses the default behavior based
  * on beta headers.").
  */
+/** Tools declared with `defer_loading: true`: withheld until a tool_addition surfaces them (available-tools.ts). */
+function deferredToolsOf(tools: unknown): string[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.flatMap((tool: Record<string, unknown>, index) => {
+    const setting = tool.defer_loading;
+    if (setting !== undefined && setting !== null && typeof setting !== 'boolean') reject(`tools.${index}.custom.defer_loading: Input should be a valid boolean`);
+    return setting === true ? [String(tool.name)] : [];
+  });
+}
+
 function eagerInputStreamingToolsOf(tools: unknown, betas: readonly string[]): string[] {
   if (!Array.isArray(tools)) return [];
   const betaOn = betas.includes(FINE_GRAINED_TOOL_STREAMING_BETA);
@@ -251,32 +275,46 @@ function parseToolChoice(toolChoice: unknown, toolNames: readonly string[]): Too
   return { type: type as 'auto' | 'any' | 'none', disableParallelToolUse };
 }
 
-function parseMessages(messages: unknown): NormalizedMessage[] {
+function parseMessages(
+  messages: unknown,
+  context: { model: ModelDescription; betas: readonly string[]; declaredTools: readonly string[] },
+): { conversation: NormalizedMessage[]; systemMessages: SystemMessage[] } {
   if (messages === undefined || messages === null) reject('messages: Field required');
   if (!Array.isArray(messages)) reject('messages: Input should be a valid list');
   if (messages.length === 0) reject('messages: at least one message is required');
 
-  const normalized = messages.map((message, index) => parseMessage(message, index, index === messages.length - 1));
+  // System messages sit between the turns (parse-system-message.ts); the turns alternate around them.
+  const systemMessages: SystemMessage[] = [];
+  const conversation: NormalizedMessage[] = [];
+  const positions: number[] = [];
+  messages.forEach((message, index) => {
+    if (isRecord(message) && message.role === 'system') {
+      systemMessages.push(parseSystemMessage({ messages, index, ...context }));
+      return;
+    }
+    conversation.push(parseMessage(message, index, index === messages.length - 1));
+    positions.push(index);
+  });
 
-  normalized.forEach((message, index) => {
-    if (index === 0 && message.role !== 'user') reject('messages.0.role: the first message must use the "user" role');
-    const previous = normalized[index - 1];
+  conversation.forEach((message, index) => {
+    if (index === 0 && message.role !== 'user') reject(`messages.${positions[0]}.role: the first message must use the "user" role`);
+    const previous = conversation[index - 1];
     if (previous && previous.role === message.role) {
       reject(
-        `messages.${index}.role: roles must alternate between "user" and "assistant", ` +
+        `messages.${positions[index]}.role: roles must alternate between "user" and "assistant", ` +
           `but found multiple "${message.role}" roles in a row`,
       );
     }
   });
-  checkToolPairing(normalized);
-  return normalized;
+  checkToolPairing(conversation, positions);
+  return { conversation, systemMessages };
 }
 
 function parseMessage(message: unknown, index: number, isLast: boolean): NormalizedMessage {
   if (!isRecord(message)) reject(`messages.${index}: Input should be a valid dictionary`);
   const role = message.role;
   if (role !== 'user' && role !== 'assistant') {
-    reject(`messages.${index}.role: Input should be 'user' or 'assistant'`);
+    reject(`messages.${index}.role: Input should be 'user', 'assistant' or 'system'`);
   }
   const content = message.content;
   const emptyContentMessage =
@@ -354,6 +392,9 @@ function parseBlock(block: unknown, path: string, role: 'user' | 'assistant'): N
       if (typeof block.data !== 'string') reject(`${path}.data: Field required`);
       return { kind: 'redacted_thinking', data: block.data };
     }
+    case 'tool_addition':
+    case 'tool_removal':
+      return reject(`${path}: ${block.type} blocks are only allowed in system messages`);
     default:
       return { kind: 'other', type: block.type };
   }
@@ -375,9 +416,11 @@ function toolResultText(content: unknown, path: string): string {
     .join('\n');
 }
 
-function checkToolPairing(messages: readonly NormalizedMessage[]): void {
+/** `positions`: each message's index in the request (system messages left out in between). */
+function checkToolPairing(messages: readonly NormalizedMessage[], positions: readonly number[]): void {
   const seenToolUseIds = new Set<string>();
-  messages.forEach((message, index) => {
+  messages.forEach((message, at) => {
+    const index = positions[at] ?? at;
     if (message.role === 'assistant') {
       const ids: string[] = [];
       message.blocks.forEach((block, blockIndex) => {
@@ -386,20 +429,20 @@ function checkToolPairing(messages: readonly NormalizedMessage[]): void {
         seenToolUseIds.add(block.id);
         ids.push(block.id);
       });
-      const next = messages[index + 1];
+      const next = messages[at + 1];
       // A trailing assistant message is a prefill/continuation; nothing can answer it yet.
       if (!next || ids.length === 0) return;
       const answered = new Set(next.blocks.flatMap((block) => (block.kind === 'tool_result' ? [block.toolUseId] : [])));
       const unanswered = ids.filter((id) => !answered.has(id));
       if (unanswered.length > 0) {
         reject(
-          `messages.${index + 1}: tool_use ids were found without tool_result blocks immediately after: ${unanswered.join(', ')}. ` +
+          `messages.${positions[at + 1] ?? index + 1}: tool_use ids were found without tool_result blocks immediately after: ${unanswered.join(', ')}. ` +
             'Each tool_use block must have a corresponding tool_result block in the next message.',
         );
       }
       return;
     }
-    const previous = messages[index - 1];
+    const previous = messages[at - 1];
     const offered = new Set(
       previous?.role === 'assistant' ? previous.blocks.flatMap((block) => (block.kind === 'tool_use' ? [block.id] : [])) : [],
     );

@@ -69,6 +69,9 @@ export const CONTENT_BLOCK_FIELDS: Readonly<Record<string, ReadonlySet<string>>>
   // Thinking blocks take no cache_control: they are cached only as part of the turn around them.
   thinking: new Set(['type', 'thinking', 'signature']),
   redacted_thinking: new Set(['type', 'data']),
+  // Mid-conversation tool changes (parse-system-message.ts).
+  tool_addition: new Set(['type', 'tool', 'cache_control']),
+  tool_removal: new Set(['type', 'tool', 'cache_control']),
 };
 
 /** Fields of a custom tool definition (Tool). */
