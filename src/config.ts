@@ -131,6 +131,9 @@ export const configSchema = z.object({
     }),
   /** Accept models the capability table does not name (with conservative limits, no thinking). */
   BUILDFLEET_ALLOW_UNKNOWN_MODELS: booleanFlag.default(false),
+  /** How often the catalog is checked against the provider's Models API (docs/models.md), besides
+   * once at boot; 0 turns the check off. Only an Anthropic provider has a Models API. */
+  BUILDFLEET_MODELS_API_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).max(7 * 24 * 3_600_000).default(6 * 3_600_000),
   /** Overrides every model's default max_tokens (capped at the model's maximum); unset = the table's. */
   BUILDFLEET_MAX_TOKENS: positiveInt.optional(),
   /** Caps how far a truncation raises max_tokens below the model's maximum; unset = the model's maximum. */

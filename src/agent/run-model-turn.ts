@@ -36,6 +36,7 @@ import { estimatePromptTokens } from '../model/estimate-prompt-tokens.js';
 import { placeCacheBreakpoints } from '../model/place-cache-breakpoints.js';
 import { choosePromptCacheTtl } from './prompt-cache-ttl.js';
 import { lookupModelCapabilities, rateLimitClassOf } from '../domain/model-capabilities.js';
+import type { ModelDescriptions } from '../model/model-descriptions.js';
 import { totalInputTokens, totalTokens, type UsageByClass } from '../domain/usage.js';
 import { costOfAnswer, estimateCallCostMicroUsd, microUsdToUsd } from '../domain/usage-cost.js';
 import { checkRunBudget, legacyRunBudget } from '../domain/run-budget.js';
@@ -88,6 +89,9 @@ export interface ModelTurnDependencies {
    * API stops admitting new runs. Runs already admitted still try their call: the limit may have
    * been raised in the meantime, and a refused call costs no tokens. */
   spendLimit?: Pick<SpendLimitFlagStore, 'set'>;
+  /** What the provider's Models API last said of each model (src/model/model-descriptions.ts): a
+   * model the catalog does not know runs on its context window. */
+  modelDescriptions?: Pick<ModelDescriptions, 'describe'>;
 }
 
 /** Observers for metrics and traces; each is optional. (Run ends: RunEngine.observeRunEnds.) */
@@ -230,7 +234,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   });
   const callMaxTokens = capMaxTokensToContextWindow({
     maxTokens,
-    contextWindowTokens: lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES }).capabilities.contextWindowTokens,
+    contextWindowTokens: lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES, described: deps.modelDescriptions?.describe(run.model) }).capabilities.contextWindowTokens,
     estimatedPromptTokens,
     thinkingBudgetTokens: run.thinkingBudgetTokens,
   });

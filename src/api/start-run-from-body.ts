@@ -51,7 +51,7 @@ function codePointLength(text: string): number {
 /** Throws the API error of a model or thinking choice the fleet refuses. */
 function checkModelSettings(fleet: FleetContext, body: CreateRunBody, model: string | undefined): void {
   try {
-    resolveRunModelSettings({ config: fleet.config, model, thinking: body.thinking });
+    resolveRunModelSettings({ config: fleet.config, model, thinking: body.thinking, describe: (name) => fleet.modelDescriptions.describe(name) });
   } catch (error) {
     if (!(error instanceof RunModelSettingsError)) throw error;
     switch (error.code) {

@@ -7,6 +7,7 @@ import { FleetMetrics } from '../fleet/fleet-metrics.js';
 import { startTracing } from '../telemetry/tracing.js';
 import { startProcessHttpServer } from '../telemetry/process-http-server.js';
 import { startHistory } from '../fleet/start-roles.js';
+import { startModelsApiCheck } from '../fleet/start-models-api-check.js';
 
 export async function runApiCommand(): Promise<number> {
   const config = loadConfig();
@@ -16,6 +17,9 @@ export async function runApiCommand(): Promise<number> {
   metrics.observeRunEnds(fleet.store);
   // A cancel ends its run here: its archive is enqueued here too (the tool workers archive).
   startHistory(fleet, false);
+  // Before the API listens, so a model only the provider's Models API describes is accepted from
+  // the first submit (docs/models.md).
+  const modelsApiCheck = await startModelsApiCheck({ fleet, observer: metrics.modelsApiCheckObserver() });
   const api = await startApiProcess(fleet, { metrics });
   let stopping = false;
   // The same /healthz, /readyz and /metrics port as every other role, so one container health
@@ -37,6 +41,7 @@ export async function runApiCommand(): Promise<number> {
         name: 'api',
         close: () => {
           stopping = true;
+          modelsApiCheck?.stop();
           return api.close();
         },
       },

@@ -24,6 +24,8 @@ import { submitRun, type SubmitRunInput } from '../fleet/run-commands.js';
 import { freePorts } from './private-redis.js';
 import type { Logger } from 'pino';
 import type { FleetMetrics } from '../fleet/fleet-metrics.js';
+import { startModelsApiCheck } from '../fleet/start-models-api-check.js';
+import type { ModelsApiSource } from '../model/models-api-check.js';
 import { archiveOnRunEnd, startArchiving, type RunningArchiving } from '../workers/start-archiving.js';
 import { startWebhookDelivery, type RunningWebhookDelivery, type WebhookDeliveryOptions } from '../workers/start-webhook-delivery.js';
 
@@ -65,6 +67,9 @@ export interface InProcessFleetOptions {
   webhookWorker?: WebhookDeliveryOptions;
   /** Starts the run console on a port of its own (docs/console.md). */
   console?: boolean;
+  /** Runs the catalog check against the Models API (true: the simulator's, through the fleet's
+   * provider; or this source) at start, as the API and model worker processes do. Default off. */
+  modelsApiCheck?: true | ModelsApiSource;
   /** Wires the turn and tool hooks and the API's /metrics to these metrics. */
   metrics?: FleetMetrics;
   logger?: Logger;
@@ -96,12 +101,24 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
   // With queue shards, every shard gets workers of its own, each on a context bound to its shard
   // (BUILDFLEET_QUEUE_SHARD), as a sharded deployment runs one set of worker processes per shard.
   const shardFleets = Array.from({ length: config.BUILDFLEET_QUEUE_SHARDS }, (_, shard) =>
-    shard === fleet.queues.ownShard ? fleet : createFleetContext(loadConfig({ ...environment, BUILDFLEET_QUEUE_SHARD: String(shard) }), 'in-process', options.logger),
+    shard === fleet.queues.ownShard
+      ? fleet
+      : // One process, one set of Models API descriptions (src/model/model-descriptions.ts).
+        { ...createFleetContext(loadConfig({ ...environment, BUILDFLEET_QUEUE_SHARD: String(shard) }), 'in-process', options.logger), modelDescriptions: fleet.modelDescriptions },
   );
   const metrics = options.metrics;
   if (metrics && !metrics.queues) metrics.queues = fleet.queues;
   // The fleet's one engine: every run end of this process is counted once.
   metrics?.observeRunEnds(fleet.store);
+  // The catalog check as the API and model worker processes run it, only when asked: most tests
+  // count the simulator's requests (src/fleet/start-models-api-check.ts).
+  const modelsApiCheck = options.modelsApiCheck
+    ? await startModelsApiCheck({
+        fleet,
+        observer: metrics?.modelsApiCheckObserver(),
+        source: options.modelsApiCheck === true ? undefined : options.modelsApiCheck,
+      })
+    : null;
   const api = await startApiProcess(fleet, metrics ? { metrics } : {});
   const { token: apiKey } = await new ApiKeyStore({ redis: fleet.redis, keys: fleet.store.keys }).create({
     tenant: 'default',
@@ -169,6 +186,7 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
       }
     },
     async close() {
+      modelsApiCheck?.stop();
       await Promise.all([...archiving, ...webhooks].map((running) => running.sweeper.stop()));
       await Promise.all(workers.map((worker) => worker.close(true)));
       await api.close();

@@ -2,13 +2,16 @@
 // display, effort, forced tool_choice, mid-conversation changes, strict tools, cache minimum,
 // tokenizer and rate-limit class. Every documented fact comes from the one model catalog
 // (model-catalog.ts, each fact cited there); an operator merges corrections or new models over it
-// with BUILDFLEET_MODEL_CAPABILITIES, and a model the Models API describes but the catalog does not
-// know yet runs on what that API says (src/model/models-api-check.ts).
+// with BUILDFLEET_MODEL_CAPABILITIES. Where the provider's Models API describes a model (checked at
+// boot and on a timer, src/model/models-api-check.ts) its limits, thinking types, effort levels,
+// strict tools and lifecycle stand over the catalog's, and a model the catalog does not know yet
+// runs on what that API says; the operator's overrides stand over both (docs/models.md).
 // test/integration/capability-table-matches-simulator.test.ts holds this table to the simulator's
 // own, independently written catalog (src/sim/model-catalog.ts), so a wrong entry fails a test.
 import { parseJsonSetting } from './parse-json-setting.js';
 import { z } from 'zod';
 import { EFFORT_LEVELS, MODEL_RECORDS, type EffortLevel, type ModelLifecycle, type ModelRecord, type ThinkingDisplay, type ThinkingOff } from './model-catalog.js';
+import { providerCapabilityFacts, providerLifecycle, type ProviderModelDescription } from './provider-model-description.js';
 
 export interface ModelCapabilities {
   /** max_tokens of a call when nothing raised it. */
@@ -84,7 +87,7 @@ function capabilitiesOf(record: ModelRecord): ModelCapabilities {
 }
 
 /** Every model id and alias the fleet knows, as documented (retired ones too: a submission naming
- * one is refused with its successor, model-lifecycle.ts). */
+ * one is refused with its successor, resolve-run-model-settings.ts). */
 export const DOCUMENTED_MODEL_CAPABILITIES: Readonly<Record<string, ModelCapabilities>> = Object.freeze(
   Object.fromEntries(
     MODEL_RECORDS.flatMap((record) => {
@@ -185,15 +188,21 @@ export function parseModelCapabilityOverrides(text: string): ModelCapabilityOver
   return data;
 }
 
-function mergeCapabilities(model: string, override: ModelCapabilityOverride | undefined, described?: ModelCapabilityOverride): ModelCapabilities {
+/** The operator's entry merged over the base: the catalog's entry (or, for a model the catalog
+ * does not know, UNKNOWN_MODEL_CAPABILITIES) with what the Models API describes over it. */
+function mergeCapabilities(model: string, override: ModelCapabilityOverride | undefined, described?: ProviderModelDescription): ModelCapabilities {
   const documented = Object.hasOwn(DOCUMENTED_MODEL_CAPABILITIES, model) ? DOCUMENTED_MODEL_CAPABILITIES[model] : undefined;
-  const base = documented ?? (described ? mergeCapabilities(model, described) : UNKNOWN_MODEL_CAPABILITIES);
+  const base: ModelCapabilities = { ...(documented ?? UNKNOWN_MODEL_CAPABILITIES) };
+  // The provider's word over the catalog's (src/model/models-api-check.ts logs where they differ).
+  if (described) Object.assign(base, providerCapabilityFacts({ description: described, catalog: documented }));
   const merged: ModelCapabilities = { ...base };
   for (const [field, value] of Object.entries(override ?? {})) {
     if (value !== undefined) (merged as unknown as Record<string, unknown>)[field] = value;
   }
   // A lower maxOutputTokens alone must not leave the documented default above it.
   if (override?.defaultMaxTokens === undefined) merged.defaultMaxTokens = Math.min(merged.defaultMaxTokens, merged.maxOutputTokens);
+  // A model the catalog does not know gets the usual default max_tokens once the API gives it room.
+  if (!documented && described && override?.defaultMaxTokens === undefined) merged.defaultMaxTokens = Math.min(DEFAULT_MAX_TOKENS, merged.maxOutputTokens);
   return merged;
 }
 
@@ -201,12 +210,14 @@ export interface ModelLookup {
   /** False when neither the catalog, the overrides nor the Models API describe the model. */
   known: boolean;
   capabilities: ModelCapabilities;
-  /** The catalog's lifecycle entry; null for a model only the operator or the Models API describes. */
+  /** The model's lifecycle: the catalog's, with the Models API's stage and retirement date over it;
+   * null for a model only the operator describes. */
   lifecycle: ModelLifecycle | null;
 }
 
-/** The model's capabilities: the catalog's (or, for a model the catalog does not know, what the
- * provider's Models API describes), with the operator's overrides merged over them. */
+/** The model's capabilities: the catalog's, with what the provider's Models API describes over
+ * them (for a model the catalog does not know, the API's alone), and the operator's overrides
+ * over both. */
 export function lookupModelCapabilities({
   model,
   overrides,
@@ -214,11 +225,13 @@ export function lookupModelCapabilities({
 }: {
   model: string;
   overrides: ModelCapabilityOverrides;
-  /** The Models API's description of a model the catalog does not know (models-api-check.ts). */
-  described?: ModelCapabilityOverride | undefined;
+  /** The Models API's description of the model, when the last check read one (src/model/model-descriptions.ts). */
+  described?: ProviderModelDescription | undefined;
 }): ModelLookup {
   const known = Object.hasOwn(DOCUMENTED_MODEL_CAPABILITIES, model) || Object.hasOwn(overrides, model) || described !== undefined;
-  return { known, capabilities: mergeCapabilities(model, overrides[model], described), lifecycle: LIFECYCLE_OF.get(model) ?? null };
+  const catalogLifecycle = LIFECYCLE_OF.get(model) ?? null;
+  const lifecycle = described ? providerLifecycle({ description: described, catalog: catalogLifecycle }) : catalogLifecycle;
+  return { known, capabilities: mergeCapabilities(model, overrides[model], described), lifecycle };
 }
 
 /** Every model a run may use with these overrides (retired ones left out), for docs and `buildfleet` output. */

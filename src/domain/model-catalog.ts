@@ -1,6 +1,6 @@
 // The fleet's one model catalog: what each Claude model allows, what it costs and where it is in its
 // life, read from Anthropic's documentation on 2026-11-28. Code asks this catalog (through
-// model-capabilities.ts, model-prices.ts and model-lifecycle.ts); it never compares model ids. At
+// model-capabilities.ts, model-prices.ts and resolve-run-model-settings.ts); it never compares model ids. At
 // boot and on a timer the catalog is checked against the provider's Models API
 // (src/model/models-api-check.ts), whose word wins where they disagree.
 //
@@ -241,21 +241,43 @@ const CLASSIC_GENERATION = {
   tokenizer: 'classic',
 } as const satisfies Partial<ModelRecord>;
 
-/** A retired model: requests to it fail; it is kept to name its successor. */
-function retiredModel({ id, aliases, displayName, retiredOn, successor }: { id: string; aliases: readonly string[]; displayName: string; retiredOn: string; successor: string }): ModelRecord {
+/** A retired model: requests to it fail; it is kept to name its successor, with the limits it had
+ * ([overview] legacy models table: max output 32K on Opus 4.1 / Opus 4, 64K on Sonnet 4 and Sonnet
+ * 3.7, 8,192 on Haiku 3.5, 4,096 on Haiku 3; extended thinking on all but the two Haikus; [caching]
+ * 2,048-token minimum on Haiku 3.5 and Haiku 3) — the Models API still describes them, and the
+ * catalog check compares (src/model/models-api-check.ts). */
+function retiredModel({
+  id,
+  aliases,
+  displayName,
+  retiredOn,
+  successor,
+  maxOutputTokens,
+  thinks,
+}: {
+  id: string;
+  aliases: readonly string[];
+  displayName: string;
+  retiredOn: string;
+  successor: string;
+  maxOutputTokens: number;
+  thinks: boolean;
+}): ModelRecord {
   return {
     id,
     aliases,
     displayName,
     lifecycle: retired(retiredOn, successor),
     contextWindowTokens: 200_000,
-    maxOutputTokens: 32_000,
+    maxOutputTokens,
     ...CLASSIC_GENERATION,
+    manualThinking: thinks,
+    ...(thinks ? {} : { thinkingDisplays: [], defaultThinkingDisplay: null }),
     adaptiveThinking: false,
     effortLevels: [],
     defaultEffort: null,
     strictTools: false,
-    minimumCacheableTokens: 1024,
+    minimumCacheableTokens: thinks ? 1024 : 2048,
     rateLimitClass: 'retired',
     price: null,
   };
@@ -451,12 +473,12 @@ const RECORDS: readonly ModelRecord[] = ([
     rateLimitClass: 'claude-haiku-4',
     price: standardPrice(1, 5),
   },
-  retiredModel({ id: 'claude-opus-4-1-20250805', aliases: ['claude-opus-4-1'], displayName: 'Claude Opus 4.1', retiredOn: '2026-08-05', successor: 'claude-opus-4-8' }),
-  retiredModel({ id: 'claude-opus-4-20250514', aliases: ['claude-opus-4-0'], displayName: 'Claude Opus 4', retiredOn: '2026-06-15', successor: 'claude-opus-4-8' }),
-  retiredModel({ id: 'claude-sonnet-4-20250514', aliases: ['claude-sonnet-4-0'], displayName: 'Claude Sonnet 4', retiredOn: '2026-06-15', successor: 'claude-sonnet-4-6' }),
-  retiredModel({ id: 'claude-3-7-sonnet-20250219', aliases: ['claude-3-7-sonnet-latest'], displayName: 'Claude Sonnet 3.7', retiredOn: '2026-02-19', successor: 'claude-sonnet-5-5' }),
-  retiredModel({ id: 'claude-3-5-haiku-20241022', aliases: ['claude-3-5-haiku-latest'], displayName: 'Claude Haiku 3.5', retiredOn: '2026-02-19', successor: 'claude-haiku-4-5-20251001' }),
-  retiredModel({ id: 'claude-3-haiku-20240307', aliases: [], displayName: 'Claude Haiku 3', retiredOn: '2026-04-20', successor: 'claude-haiku-4-5-20251001' }),
+  retiredModel({ id: 'claude-opus-4-1-20250805', aliases: ['claude-opus-4-1'], displayName: 'Claude Opus 4.1', retiredOn: '2026-08-05', successor: 'claude-opus-4-8', maxOutputTokens: 32_000, thinks: true }),
+  retiredModel({ id: 'claude-opus-4-20250514', aliases: ['claude-opus-4-0'], displayName: 'Claude Opus 4', retiredOn: '2026-06-15', successor: 'claude-opus-4-8', maxOutputTokens: 32_000, thinks: true }),
+  retiredModel({ id: 'claude-sonnet-4-20250514', aliases: ['claude-sonnet-4-0'], displayName: 'Claude Sonnet 4', retiredOn: '2026-06-15', successor: 'claude-sonnet-4-6', maxOutputTokens: 64_000, thinks: true }),
+  retiredModel({ id: 'claude-3-7-sonnet-20250219', aliases: ['claude-3-7-sonnet-latest'], displayName: 'Claude Sonnet 3.7', retiredOn: '2026-02-19', successor: 'claude-sonnet-5-5', maxOutputTokens: 64_000, thinks: true }),
+  retiredModel({ id: 'claude-3-5-haiku-20241022', aliases: ['claude-3-5-haiku-latest'], displayName: 'Claude Haiku 3.5', retiredOn: '2026-02-19', successor: 'claude-haiku-4-5-20251001', maxOutputTokens: 8192, thinks: false }),
+  retiredModel({ id: 'claude-3-haiku-20240307', aliases: [], displayName: 'Claude Haiku 3', retiredOn: '2026-04-20', successor: 'claude-haiku-4-5-20251001', maxOutputTokens: 4096, thinks: false }),
 ] satisfies ModelRecord[]).map((record) => Object.freeze(record));
 
 const BY_NAME: ReadonlyMap<string, ModelRecord> = new Map(RECORDS.flatMap((record) => [record.id, ...record.aliases].map((name) => [name, record] as const)));

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ProviderModelDescription } from './provider-model-description.js';
 import { resolveRunModelSettings, RunModelSettingsError, type ModelSettingsConfig } from './resolve-run-model-settings.js';
 
 const config = (overrides: Partial<ModelSettingsConfig> = {}): ModelSettingsConfig => ({
@@ -76,5 +77,47 @@ describe('a run’s model settings', () => {
     // An operator whose provider still serves a retired model describes it, and owns that choice.
     const described = config({ BUILDFLEET_MODEL_CAPABILITIES: { 'claude-opus-4-1': {} } });
     expect(resolveRunModelSettings({ config: described, model: 'claude-opus-4-1' }).model).toBe('claude-opus-4-1');
+  });
+});
+
+describe('a run’s model settings with the Models API’s word (describe)', () => {
+  const described = (fields: Partial<ProviderModelDescription> & { id: string }): ProviderModelDescription => ({
+    lifecycle: 'active',
+    retiresOn: null,
+    maxInputTokens: 400_000,
+    maxTokens: 48_000,
+    thinkingTypes: { enabled: true, adaptive: true, betweenTools: false, disabled: true },
+    effortLevels: ['low', 'medium', 'high'],
+    structuredOutputs: true,
+    ...fields,
+  });
+  const describeOnly = (description: ProviderModelDescription) => (model: string) => (model === description.id ? description : undefined);
+
+  it('accepts a model only the API describes, on its limits and thinking', () => {
+    const settings = resolveRunModelSettings({ config: config(), model: 'claude-next', thinking: { budgetTokens: 8192 }, describe: describeOnly(described({ id: 'claude-next' })) });
+    expect(settings).toMatchObject({ known: true, maxTokensCeiling: 48_000, thinkingBudgetTokens: 8192, deprecation: null });
+    expect(settings.capabilities).toMatchObject({ contextWindowTokens: 400_000, effortLevels: ['low', 'medium', 'high'], defaultEffort: 'high', strictTools: true, adaptiveThinking: true, thinkingOff: 'disabled' });
+  });
+
+  it('refuses a model the API reports retired, naming the catalog’s successor where it has one', () => {
+    const retiredNext = describeOnly(described({ id: 'claude-next', lifecycle: 'retired', retiresOn: '2026-10-01' }));
+    expect(codeOf(() => resolveRunModelSettings({ config: config(), model: 'claude-next', describe: retiredNext }))).toBe('model_retired');
+    const retiredSonnet = describeOnly(described({ id: 'claude-sonnet-4-6', lifecycle: 'retired', retiresOn: '2026-12-01' }));
+    expect(() => resolveRunModelSettings({ config: config(), model: 'claude-sonnet-4-6', describe: retiredSonnet })).toThrow(/retired on 2026-12-01.*claude-sonnet-5-5/);
+  });
+
+  it('warns of a model the API reports deprecated, with its retirement date', () => {
+    const deprecated = describeOnly(described({ id: 'claude-opus-4-6', lifecycle: 'deprecated', retiresOn: '2027-02-01' }));
+    expect(resolveRunModelSettings({ config: config(), model: 'claude-opus-4-6', describe: deprecated }).deprecation).toMatchObject({
+      retiresOn: '2027-02-01',
+      successor: 'claude-opus-5-5',
+    });
+  });
+
+  it('lets the API’s limits stand over the catalog’s, and the operator’s over both', () => {
+    const lower = describeOnly(described({ id: 'claude-sonnet-4-6', maxTokens: 64_000 }));
+    expect(resolveRunModelSettings({ config: config(), describe: lower })).toMatchObject({ maxTokensCeiling: 64_000 });
+    const operator = config({ BUILDFLEET_MODEL_CAPABILITIES: { 'claude-sonnet-4-6': { maxOutputTokens: 32_000 } } });
+    expect(resolveRunModelSettings({ config: operator, describe: lower })).toMatchObject({ maxTokensCeiling: 32_000 });
   });
 });

@@ -9,6 +9,7 @@ import {
   type ModelCapabilities,
   type ModelCapabilityOverrides,
 } from './model-capabilities.js';
+import type { ProviderModelDescription } from './provider-model-description.js';
 
 /** The configuration this needs (a structural slice of Config, so config.ts can call it). */
 export interface ModelSettingsConfig {
@@ -63,15 +64,19 @@ export function resolveRunModelSettings({
   config,
   model: requestedModel,
   thinking,
+  describe,
 }: {
   config: ModelSettingsConfig;
   model?: string | undefined;
   thinking?: ThinkingRequest | undefined;
+  /** What the provider's Models API last said of a model (src/model/model-descriptions.ts). */
+  describe?: ((model: string) => ProviderModelDescription | undefined) | undefined;
 }): RunModelSettings {
   const model = requestedModel ?? config.BUILDFLEET_MODEL;
-  const { known, capabilities, lifecycle } = lookupModelCapabilities({ model, overrides: config.BUILDFLEET_MODEL_CAPABILITIES });
+  const { known, capabilities, lifecycle } = lookupModelCapabilities({ model, overrides: config.BUILDFLEET_MODEL_CAPABILITIES, described: describe?.(model) });
   // A retired model's requests fail (about-claude/model-deprecations): refused here, naming its
-  // successor, unless the operator describes the model themselves (a provider that still serves it).
+  // successor, whether the catalog or the Models API says so, unless the operator describes the
+  // model themselves (a provider that still serves it).
   if (lifecycle?.status === 'retired' && !Object.hasOwn(config.BUILDFLEET_MODEL_CAPABILITIES, model)) {
     throw new RunModelSettingsError(
       'model_retired',

@@ -16,6 +16,7 @@ import { registerSecretsFromEnvironment } from '../telemetry/redact-secrets.js';
 import { addSpanEvent } from '../telemetry/tracing.js';
 import { workerIdentity } from '../redis/redis-connection.js';
 import { enqueueWebhooksOnRunEvents } from '../workers/enqueue-webhooks.js';
+import { ModelDescriptions } from '../model/model-descriptions.js';
 
 export interface FleetContext {
   config: Config;
@@ -33,6 +34,9 @@ export interface FleetContext {
   /** Base URL of the sites origin as users and tools reach it (BUILDFLEET_SITES_PUBLIC_URL): every
    * site and deployment link, and the origin the fetch tools trust. Never the API's origin. */
   sitesBaseUrl: string;
+  /** What the provider's Models API last said of each model, for submits and turns
+   * (src/model/model-descriptions.ts); filled by the catalog check (start-models-api-check.ts). */
+  modelDescriptions: ModelDescriptions;
   close(): Promise<void>;
 }
 
@@ -101,6 +105,7 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
     history: historyPool ? new HistoryStore(historyPool) : null,
     publicBaseUrl: apiBaseUrlOf(config),
     sitesBaseUrl: sitesBaseUrlOf(config),
+    modelDescriptions: new ModelDescriptions(),
     async close() {
       await queues.close();
       await historyPool?.end().catch((error: unknown) => resolvedLogger.warn({ err: error instanceof Error ? error.message : String(error) }, 'postgres pool did not close cleanly'));

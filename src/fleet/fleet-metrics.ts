@@ -3,6 +3,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ModelTurnHooks } from '../agent/run-model-turn.js';
 import type { AdmissionObservation } from '../model/model-rate-limiter.js';
+import type { ModelsApiCheckObserver } from '../model/models-api-check.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { ToolJobHooks } from '../tools/run-tool-job.js';
 import type { QueueShards } from '../jobs/queue-shards.js';
@@ -46,6 +47,8 @@ export class FleetMetrics {
   readonly admissionReturnedTokens: Counter<'model' | 'direction'>;
   readonly admissionAvailable: Gauge<'provider' | 'model' | 'limit'>;
   readonly toolsPerRequest: Histogram;
+  readonly modelCatalogDisagreements: Gauge<'model' | 'field'>;
+  readonly modelsApiChecks: Counter<'outcome'>;
   readonly queueJobs: Gauge<'queue' | 'state'>;
   readonly queueWorkers: Gauge<'queue' | 'shard'>;
   readonly jobDuration: Histogram<'queue'>;
@@ -142,6 +145,13 @@ export class FleetMetrics {
     this.admissionReservedTokens = counter(METRICS.admissionReservedTokens, 'Tokens reserved by the admission limiter for admitted calls', ['model', 'direction']);
     this.admissionReturnedTokens = counter(METRICS.admissionReturnedTokens, 'Reserved tokens given back when calls settled', ['model', 'direction']);
     this.admissionAvailable = new Gauge({ name: METRICS.admissionAvailable, help: 'What the admission limiter bucket holds now', labelNames: ['provider', 'model', 'limit'], registers });
+    this.modelCatalogDisagreements = new Gauge({
+      name: METRICS.modelCatalogDisagreements,
+      help: 'Fields on which the model catalog and the provider Models API disagree (last check)',
+      labelNames: ['model', 'field'],
+      registers,
+    });
+    this.modelsApiChecks = counter(METRICS.modelsApiChecks, 'Checks of the model catalog against the provider Models API', ['outcome']);
     this.queues = input.queues ?? null;
     const metrics = this;
     this.queueJobs = new Gauge({
@@ -209,6 +219,18 @@ export class FleetMetrics {
         }
       },
       onAdmission: (observation) => this.observeAdmission(observation),
+    };
+  }
+
+  /** The catalog check's observer (src/model/models-api-check.ts): each check counted, and the
+   * gauge holding exactly the last completed check's disagreements. */
+  modelsApiCheckObserver(): ModelsApiCheckObserver {
+    return {
+      onCheck: (outcome) => this.modelsApiChecks.inc({ outcome }),
+      onDisagreements: (disagreements) => {
+        this.modelCatalogDisagreements.reset();
+        for (const { model, field } of disagreements) this.modelCatalogDisagreements.set({ model, field }, 1);
+      },
     };
   }
 

@@ -50,7 +50,7 @@ export async function submitRun(fleet: FleetContext, input: SubmitRunInput): Pro
 }
 
 async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { runId: string }): Promise<RunRecord> {
-  const settings = resolveRunModelSettings({ config: fleet.config, model: input.model, thinking: input.thinking });
+  const settings = resolveRunModelSettings({ config: fleet.config, model: input.model, thinking: input.thinking, describe: (name) => fleet.modelDescriptions.describe(name) });
   const budget = input.budget ?? (await trustedRunBudget(fleet, input.tenant, input.options));
   const run = await fleet.store.createRun({
     tenant: input.tenant,

@@ -14,6 +14,7 @@ import { FleetMetrics } from './fleet-metrics.js';
 import { startTracing } from '../telemetry/tracing.js';
 import { archiveOnRunEnd, startArchiving, type RunningArchiving } from '../workers/start-archiving.js';
 import { startWebhookDelivery } from '../workers/start-webhook-delivery.js';
+import { startModelsApiCheck } from './start-models-api-check.js';
 
 export type WorkerRole = 'model' | 'tool';
 
@@ -44,6 +45,9 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
   // Webhook deliveries go out from the tool workers, whose egress is the SSRF guard's already, and
   // their sweep runs there too (docs/webhooks.md); every process enqueues them (fleet-context.ts).
   const webhooks = role === 'tool' ? startWebhookDelivery(fleet) : null;
+  // The model workers decide on models (limits, context window): their catalog check runs before
+  // they take a job. The tool workers never call a model.
+  const modelsApiCheck = role === 'model' ? await startModelsApiCheck({ fleet, observer: metrics.modelsApiCheckObserver() }) : null;
   const onJobDone = (durationMs: number) => metrics.jobDuration.observe({ queue: role }, durationMs / 1000);
   const onConcurrencyChange = (change: ConcurrencyChange) => {
     metrics.workerConcurrency.set({ queue: role }, change.to);
@@ -64,6 +68,7 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
       metrics: () => metrics.render(),
     });
   } catch (error) {
+    modelsApiCheck?.stop();
     await worker.close(true);
     await archiving?.close(true);
     await webhooks?.close(true);
@@ -76,6 +81,7 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
   );
   const drain = async (force = false) => {
     draining = true;
+    modelsApiCheck?.stop();
     await Promise.all([worker.close(force), archiving?.close(force), webhooks?.close(force)]);
   };
   return {

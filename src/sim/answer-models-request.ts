@@ -11,7 +11,7 @@
 //   (internal/utils/query.ts, `arrayFormat: 'brackets'`); a plain repeated `lifecycle=` is read too.
 // Not documented, so chosen here: a cursor naming no listed model is a 400, and models released the
 // same day keep the catalog's order.
-import { KNOWN_MODELS, lookupModel, type ModelLifecycle } from './model-catalog.js';
+import { KNOWN_MODELS, lookupModel, type ModelDescription, type ModelLifecycle } from './model-catalog.js';
 import { modelInfoOf } from './model-info.js';
 
 export const MODELS_PATH = '/v1/models';
@@ -24,23 +24,27 @@ const DEFAULT_LIFECYCLES: readonly ModelLifecycle[] = ['active', 'deprecated'];
 export type ModelsAnswer = { status: 200; body: unknown } | { status: 400 | 404; message: string };
 
 /** Newest first; `sort` is stable, so same-day releases keep the catalog's order. */
-const NEWEST_FIRST = [...KNOWN_MODELS].sort((left, right) => right.releasedOn.localeCompare(left.releasedOn));
+function newestFirst(models: readonly ModelDescription[]): ModelDescription[] {
+  return [...models].sort((left, right) => right.releasedOn.localeCompare(left.releasedOn));
+}
+const NEWEST_FIRST = newestFirst(KNOWN_MODELS);
 
 /** Whether a path is a Models API route. */
 export function isModelsPath({ path }: { path: string }): boolean {
   return path === MODELS_PATH || path.startsWith(MODEL_PATH_PREFIX);
 }
 
-/** The answer to a GET on a Models API path (the caller has checked the method and headers). */
-export function answerModelsRequest({ path, query }: { path: string; query: URLSearchParams }): ModelsAnswer {
-  if (path === MODELS_PATH) return listModels({ query });
+/** The answer to a GET on a Models API path (the caller has checked the method and headers);
+ * `extraModels` (tests: SimulatorOptions.extraModels) are listed and described besides the catalog's. */
+export function answerModelsRequest({ path, query, extraModels = [] }: { path: string; query: URLSearchParams; extraModels?: readonly ModelDescription[] }): ModelsAnswer {
+  if (path === MODELS_PATH) return listModels({ query, models: extraModels.length === 0 ? NEWEST_FIRST : newestFirst([...KNOWN_MODELS, ...extraModels]) });
   const id = decodeURIComponent(path.slice(MODEL_PATH_PREFIX.length));
-  const model = lookupModel({ model: id });
+  const model = lookupModel({ model: id }) ?? extraModels.find((extra) => extra.names.includes(id));
   if (!model) return { status: 404, message: `model: ${id}` };
   return { status: 200, body: modelInfoOf({ model }) };
 }
 
-function listModels({ query }: { query: URLSearchParams }): ModelsAnswer {
+function listModels({ query, models }: { query: URLSearchParams; models: readonly ModelDescription[] }): ModelsAnswer {
   const requested = [...query.getAll('lifecycle[]'), ...query.getAll('lifecycle')];
   if (requested.length > LIFECYCLES.length) return { status: 400, message: `lifecycle: List should have at most ${LIFECYCLES.length} items after validation, not ${requested.length}` };
   const unknown = requested.findIndex((stage) => !(LIFECYCLES as readonly string[]).includes(stage));
@@ -53,7 +57,7 @@ function listModels({ query }: { query: URLSearchParams }): ModelsAnswer {
   if (limit < 1) return { status: 400, message: 'limit: Input should be greater than or equal to 1' };
   if (limit > MAX_LIMIT) return { status: 400, message: `limit: Input should be less than or equal to ${MAX_LIMIT}` };
 
-  const listed = NEWEST_FIRST.filter((model) => (stages as readonly string[]).includes(model.lifecycle));
+  const listed = models.filter((model) => (stages as readonly string[]).includes(model.lifecycle));
   let start = 0;
   let end = listed.length;
   for (const [name, isAfter] of [['after_id', true], ['before_id', false]] as const) {

@@ -47,7 +47,7 @@ import type { SiteSize } from './site-plan.js';
 import { verifyThinkingBlocks } from './verify-thinking-blocks.js';
 import { answerCloudRequest, cloudStreamResponse, matchCloudRoute } from './cloud-routes/answer-cloud-request.js';
 import { FaultController } from './fault-controller.js';
-import { lookupModel } from './model-catalog.js';
+import { lookupModel, type ModelDescription } from './model-catalog.js';
 import { PromptCache } from './prompt-cache.js';
 import { RateLimiter, type RateLimits } from './rate-limiter.js';
 import { rateLimitsSchema } from './rate-limits-schema.js';
@@ -102,6 +102,10 @@ export interface SimulatorOptions {
   rateLimits?: Partial<RateLimits>;
   /** The time source of prompt-cache lifetimes, rate-limit buckets and overload episodes; default Date.now. */
   clock?: () => number;
+  /** Tests only: models the Models API lists and describes besides the catalog's (a model released
+   * after the fleet's catalog was written, one the provider has since retired). The Messages API
+   * does not serve them: the catalog stays the simulator's one source of model behaviour. */
+  extraModels?: readonly ModelDescription[];
 }
 
 export interface RecordedRequest {
@@ -476,7 +480,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (method === 'GET') {
       const headerProblem = checkApiHeaders({ headers: incoming.headers });
       if (headerProblem) return errorAnswer(headerProblem.status, headerProblem.type, headerProblem.message, requestId);
-      const answer = answerModelsRequest({ path, query: new URL(incoming.url ?? '/', 'http://simulator').searchParams });
+      const answer = answerModelsRequest({ path, query: new URL(incoming.url ?? '/', 'http://simulator').searchParams, extraModels: options.extraModels ?? [] });
       return answer.status === 200 ? answer : errorAnswer(answer.status, errorTypeForStatus({ status: answer.status }), answer.message, requestId);
     }
     const read = readMessagesBody(incoming, bodyText, requestId);

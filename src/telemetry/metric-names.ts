@@ -49,6 +49,10 @@ export const METRICS = {
   admissionReturnedTokens: 'buildfleet_model_admission_returned_tokens_total',
   /** gauge {model, limit} — what the limiter's bucket holds now (below zero: owed to booked calls), as this process last saw it */
   admissionAvailable: 'buildfleet_model_admission_available',
+  /** gauge {model, field} — 1 for each field on which the model catalog (with BUILDFLEET_MODEL_CAPABILITIES) and the provider's Models API disagree, as of the last check (field: the ModelInfo name, e.g. max_tokens, thinking.adaptive, effort, retires_at) */
+  modelCatalogDisagreements: 'buildfleet_model_catalog_disagreements',
+  /** counter {outcome} — checks of the model catalog against the provider's Models API: ok, failed (network, auth, a malformed page) */
+  modelsApiChecks: 'buildfleet_models_api_checks_total',
   /** histogram — tools in each model request */
   toolsPerRequest: 'buildfleet_tools_per_request',
   /** gauge {queue, state} — jobs per queue and state (wait, active, delayed, prioritized, waiting-children, failed) */

@@ -64,6 +64,7 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
     ...(options.toolsFor ? { toolsFor: options.toolsFor } : {}),
     modelPause,
     spendLimit: new SpendLimitFlagStore(fleet.redis, fleet.config),
+    ...(fleet.modelDescriptions ? { modelDescriptions: fleet.modelDescriptions } : {}),
     // One limiter for every worker process, buckets per (provider, its key, model) (docs/admission.md), when on.
     ...(fleet.config.BUILDFLEET_ADMISSION === 'on'
       ? {

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { RunEngine } from '../engine/run-engine.js';
 import type { QueueShards } from '../jobs/queue-shards.js';
+import type { ModelDescriptions } from '../model/model-descriptions.js';
 
 export interface WorkerFleet {
   config: Config;
@@ -16,6 +17,8 @@ export interface WorkerFleet {
   queues: QueueShards;
   /** The sites origin's base URL (fleet-context.ts): the tools' site links and trusted origin. */
   sitesBaseUrl: string;
+  /** What the provider's Models API last said of each model (src/model/model-descriptions.ts). */
+  modelDescriptions?: ModelDescriptions;
 }
 
 /** A worker's role as its BullMQ name and logs carry it: with more than one queue shard, the
