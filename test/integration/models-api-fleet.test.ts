@@ -32,7 +32,14 @@ describe('a fleet that checks its catalog against the Models API', () => {
   let fleet: InProcessFleet;
   const metrics = new FleetMetrics({ role: 'in-process', defaultMetrics: false });
   beforeAll(async () => {
-    fleet = await startInProcessFleet({ label: 'modelsapi', modelsApiCheck: true, simulator: { extraModels: [RETIRED] }, metrics, env: { BUILDFLEET_RETRY_BASE_MS: '20' } });
+    // The override contradicts the API on purpose, so the check has a disagreement to export.
+    fleet = await startInProcessFleet({
+      label: 'modelsapi',
+      modelsApiCheck: true,
+      simulator: { extraModels: [RETIRED] },
+      metrics,
+      env: { BUILDFLEET_RETRY_BASE_MS: '20', BUILDFLEET_MODEL_CAPABILITIES: '{"claude-opus-4-8":{"maxOutputTokens":64000}}' },
+    });
   }, 120_000);
   afterAll(() => fleet?.close());
 
@@ -60,7 +67,7 @@ describe('a fleet that checks its catalog against the Models API', () => {
   it('exports the check on the process’s metrics', async () => {
     const exposition = await metrics.registry.metrics();
     expect(exposition).toContain('buildfleet_models_api_checks_total{outcome="ok",role="in-process"} 1');
-    expect(exposition).toContain('buildfleet_model_catalog_disagreements{model="claude-mythos-preview",field="retires_at",role="in-process"} 1');
+    expect(exposition).toContain('buildfleet_model_catalog_disagreements{model="claude-opus-4-8",field="max_tokens",role="in-process"} 1');
   });
 });
 
