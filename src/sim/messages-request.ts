@@ -47,6 +47,9 @@ export interface MessagesRequest {
   stopSequences: string[];
   /** Characters of system prompt, messages and tools, for the input token estimate. */
   promptText: string;
+  /** The prompt's tokens in the model's own tokens (count-model-tokens.ts): what usage splits by the
+   * prompt cache and what `count_tokens` answers. */
+  promptTokens: number;
   /** The known model the request names (model-catalog.ts). */
   modelDescription: ModelDescription;
   /** The prompt as cacheable blocks, tools → system → messages, with their breakpoints (cache-breakpoints.ts). */

@@ -7,7 +7,8 @@ import { CacheControlInvalid } from './cache-breakpoints.js';
 import { checkExtraFields } from './check-extra-fields.js';
 import { collectPromptBlocks } from './collect-prompt-blocks.js';
 import { lookupServedModel } from './model-catalog.js';
-import { estimateTokens } from './token-estimate.js';
+import { countModelTokens } from './count-model-tokens.js';
+import { COUNT_TOKENS_REQUEST_FIELDS } from './request-fields.js';
 import { FINE_GRAINED_TOOL_STREAMING_BETA, INTERLEAVED_THINKING_BETA } from './parse-beta-header.js';
 
 /** A refusal's status: 400 invalid_request_error, or 404 not_found_error for an unknown model. */
@@ -42,13 +43,17 @@ export function parseMessagesRequest({
   body,
   acceptsBetaFields = false,
   betas = [],
+  countingTokens = false,
 }: {
   body: unknown;
   acceptsBetaFields?: boolean;
   betas?: readonly string[];
+  /** The body of `POST /v1/messages/count_tokens`: the same validation, without `max_tokens` (docs
+   * build-with-claude/token-counting; SDK MessageCountTokensParams has none). */
+  countingTokens?: boolean;
 }): ParseMessagesRequestResult {
   try {
-    return { ok: true, request: parseBody(body, acceptsBetaFields, betas) };
+    return { ok: true, request: parseBody(body, acceptsBetaFields, betas, countingTokens) };
   } catch (error) {
     if (error instanceof ModelNotFound) return { ok: false, status: 404, message: error.message };
     if (error instanceof RequestInvalid || error instanceof ThinkingSettingInvalid || error instanceof CacheControlInvalid) {
@@ -58,9 +63,9 @@ export function parseMessagesRequest({
   }
 }
 
-function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly string[]): MessagesRequest {
+function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly string[], countingTokens: boolean): MessagesRequest {
   if (!isRecord(body)) reject('request body must be a JSON object');
-  const extraField = checkExtraFields({ body, acceptsBetaFields });
+  const extraField = checkExtraFields({ body, acceptsBetaFields, ...(countingTokens ? { topLevelFields: COUNT_TOKENS_REQUEST_FIELDS } : {}) });
   if (extraField !== null) reject(extraField);
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') reject('stream: Input should be a valid boolean');
 
@@ -68,26 +73,28 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
   if (typeof body.model !== 'string') reject('model: Input should be a valid string');
   if (body.model.trim() === '') reject('model: String should have at least 1 character');
 
-  if (body.max_tokens === undefined || body.max_tokens === null) reject('max_tokens: Field required');
-  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens)) {
-    reject('max_tokens: Input should be a valid integer');
+  if (!countingTokens) {
+    if (body.max_tokens === undefined || body.max_tokens === null) reject('max_tokens: Field required');
+    if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens)) {
+      reject('max_tokens: Input should be a valid integer');
+    }
+    if (body.max_tokens < 1) reject('max_tokens: Input should be greater than or equal to 1');
   }
-  if (body.max_tokens < 1) reject('max_tokens: Input should be greater than or equal to 1');
   const modelDescription = lookupServedModel({ model: body.model });
   if (!modelDescription) throw new ModelNotFound(`model: ${body.model}`);
+  // Counting has no output; the model's own ceiling stands in wherever a rule weighs max_tokens.
+  const maxTokens = countingTokens ? modelDescription.maxOutputTokens : (body.max_tokens as number);
   // The real wording: "max_tokens: 128001 > 64000, which is the maximum allowed number of output
   // tokens for claude-opus-4-5-20251101" (docs about-claude/models/overview, "Max output").
-  if (body.max_tokens > modelDescription.maxOutputTokens) {
-    reject(
-      `max_tokens: ${body.max_tokens} > ${modelDescription.maxOutputTokens}, which is the maximum allowed number of output tokens for ${modelDescription.id}`,
-    );
+  if (maxTokens > modelDescription.maxOutputTokens) {
+    reject(`max_tokens: ${maxTokens} > ${modelDescription.maxOutputTokens}, which is the maximum allowed number of output tokens for ${modelDescription.id}`);
   }
 
   checkSampling(body);
   const thinking = parseThinkingSetting({
     thinking: body.thinking,
     model: body.model,
-    maxTokens: body.max_tokens,
+    maxTokens,
     interleavedThinking: betas.includes(INTERLEAVED_THINKING_BETA),
   });
   parseSystem(body.system);
@@ -99,7 +106,8 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
   const messages = parseMessages(body.messages);
   const promptBlocks = collectPromptBlocks({ body, toolChoice, thinking, keepsThinkingOfEarlierTurns: modelDescription.keepsThinkingOfEarlierTurns });
   const promptText = promptBlocks.map((block) => block.text).join('');
-  const promptTokens = estimateTokens({ text: promptText });
+  // In the model's own tokens (count-model-tokens.ts): the same prompt fills more of the window on the newer tokenizer.
+  const promptTokens = Math.max(1, countModelTokens({ characters: promptText.length, model: modelDescription }));
   // The real wording: "prompt is too long: 208310 tokens > 200000 maximum" (docs
   // build-with-claude/context-windows: the prompt must fit the model's context window).
   if (promptTokens > modelDescription.contextWindowTokens) {
@@ -112,9 +120,9 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
   // window (docs build-with-claude/handling-stop-reasons). The real wording, from live answers
   // (continuedev/continue#6080, anthropics/claude-code#228): "input length and `max_tokens` exceed
   // context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again".
-  if (modelDescription.refusesMaxTokensBeyondContextWindow && promptTokens + body.max_tokens > modelDescription.contextWindowTokens) {
+  if (!countingTokens && modelDescription.refusesMaxTokensBeyondContextWindow && promptTokens + maxTokens > modelDescription.contextWindowTokens) {
     reject(
-      `input length and \`max_tokens\` exceed context limit: ${promptTokens} + ${body.max_tokens} > ${modelDescription.contextWindowTokens}, ` +
+      `input length and \`max_tokens\` exceed context limit: ${promptTokens} + ${maxTokens} > ${modelDescription.contextWindowTokens}, ` +
         'decrease input length or `max_tokens` and try again',
     );
   }
@@ -123,7 +131,7 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
     model: body.model,
     stream: body.stream === true,
     thinking,
-    maxTokens: body.max_tokens,
+    maxTokens,
     messages,
     toolNames,
     eagerInputStreamingTools,
@@ -131,6 +139,7 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
     toolChoice,
     stopSequences,
     promptText,
+    promptTokens,
     modelDescription,
     promptBlocks,
   };

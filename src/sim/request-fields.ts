@@ -33,6 +33,21 @@ export const MESSAGES_REQUEST_FIELDS: ReadonlySet<string> = new Set([
   'workspace_id',
 ]);
 
+/** Top-level fields of `POST /v1/messages/count_tokens` (SDK MessageCountTokensParams, minus the
+ * `user_profile_id` / `workspace_id` it sends as headers): no `max_tokens`, `stream`, `stop_sequences`
+ * or sampling, which would be extra inputs there. */
+export const COUNT_TOKENS_REQUEST_FIELDS: ReadonlySet<string> = new Set([
+  'model',
+  'messages',
+  'cache_control',
+  'output_config',
+  'speed',
+  'system',
+  'thinking',
+  'tool_choice',
+  'tools',
+]);
+
 /**
  * Fields only the beta Messages API takes (src/resources/beta/messages/messages.ts); the SDK's
  * beta client sends them with an `anthropic-beta` header, and without one they are extra inputs.
