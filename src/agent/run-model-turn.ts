@@ -218,18 +218,24 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const thinking = run.thinkingBudgetTokens === null ? null : { type: 'enabled' as const, budget_tokens: run.thinkingBudgetTokens };
   const tools = deps.toolsFor ? deps.toolsFor(phase, run) : tieredTools(phase);
   const system = buildSystemPrompt({ phase, note: run.safeMode === 'skip_writes' ? SAFE_MODE_NOTE : null });
-  // This call's max_tokens: the run's, lowered so the prompt plus max_tokens fits the context
-  // window (the run keeps its own for the next call; cap-max-tokens-to-context-window.ts).
-  const estimatedPromptTokens = estimatePromptTokens({
+  const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, thinking: thinking !== null });
+  const capabilities = lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES }).capabilities;
+  const promptParts = {
     system,
     tools: tools.definitions,
     messages,
     // The stored messages' lengths plus the array's brackets and commas.
     messagesCharacters: (view.turn.inputCommitted ? view.transcriptCharacters : view.transcriptCharacters + started.appendedCharacters) + Math.max(1, messages.length) + 1,
-  });
+  };
+  // The prompt's tokens in the model's tokenizer (the newer one makes ~30% more of the same text):
+  // budgets, the admission reservation and the context-window cap all take this one estimate.
+  const measuredRatio = null;
+  const estimatedPromptTokens = estimatePromptTokens({ ...promptParts, tokenizer: capabilities.tokenizer, measuredRatio });
+  // This call's max_tokens: the run's, lowered so the prompt plus max_tokens fits the context
+  // window (the run keeps its own for the next call; cap-max-tokens-to-context-window.ts).
   const callMaxTokens = capMaxTokensToContextWindow({
     maxTokens,
-    contextWindowTokens: lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES }).capabilities.contextWindowTokens,
+    contextWindowTokens: capabilities.contextWindowTokens,
     estimatedPromptTokens,
     thinkingBudgetTokens: run.thinkingBudgetTokens,
   });
@@ -258,7 +264,6 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     await store.endRun(runId, turn, 'failed', { error: { code: 'budget_exceeded', message: overBudget } });
     return done('run_failed:budget_exceeded');
   }
-  const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, thinking: thinking !== null });
   // Admission first (docs/admission.md): the call's request, estimated input and max_tokens are
   // reserved from the fleet's shared buckets, or the job comes back when they hold them (the same
   // call id claims the slot booked for it), so the pause check stays the last step before the call.
@@ -273,7 +278,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         priority,
         inputTokens: estimatedPromptTokens,
         outputTokens: callMaxTokens,
-        cache: admissionCacheHint({ system, tools: tools.definitions, toolNames: tools.names, toolChoice, thinking }),
+        cache: admissionCacheHint({ system, tools: tools.definitions, toolNames: tools.names, toolChoice, thinking, tokenizer: capabilities.tokenizer, measuredRatio }),
       })
     : null;
   if (admission?.kind === 'wait') {
@@ -353,6 +358,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         ...(thinking ? { thinking } : {}),
         stopSequences: Object.keys(DEFAULT_STOP_SEQUENCES),
         headers,
+        tokenizer: capabilities.tokenizer,
       };
       response = await inSpan(
         SPAN_NAMES.chat(run.model),

@@ -9,6 +9,8 @@ import { isPromptTooLongMessage, type ModelCallFailure } from './classify-model-
 import type { AssistantBlock, ModelResponse, TranscriptMessage } from '../domain/model-message.js';
 import type { ToolChoice } from '../domain/tool-choice.js';
 import { usageFromApi, type UsageByClass } from '../domain/usage.js';
+import type { Tokenizer } from '../domain/estimate-text-tokens.js';
+import { lookupModelCapabilities } from '../domain/model-capabilities.js';
 import type { CacheControl, SystemTextBlock } from './place-cache-breakpoints.js';
 import { createStreamIdleWatchdog, ModelStreamIdleError } from './stream-idle-watchdog.js';
 import { createStreamProgressTracker, type ModelStreamProgress } from './stream-progress.js';
@@ -49,7 +51,12 @@ export interface ModelRequest {
   stopSequences: string[];
   headers: Record<string, string>;
   signal?: AbortSignal;
+  /** The model's tokenizer generation (its capabilities' `tokenizer`), for the estimates a
+   * provider makes of what it has not been told (output tokens while streaming, usage a server
+   * left out); unset: the catalog's entry of `model`. */
+  tokenizer?: Tokenizer;
 }
+
 
 export interface ModelCallOptions {
   /** Abandon the call when the stream sends nothing (not even a ping) for this long. */
@@ -112,6 +119,12 @@ export interface AnthropicFamilyClient {
   messages: Pick<Anthropic['messages'], 'stream'>;
 }
 
+/** The tokenizer of a request's estimates: the one the turn names, else the catalog's for its
+ * model (an unknown model gets the newer one, so estimates err high). */
+export function requestTokenizer(request: Pick<ModelRequest, 'model' | 'tokenizer'>): Tokenizer {
+  return request.tokenizer ?? lookupModelCapabilities({ model: request.model, overrides: {} }).capabilities.tokenizer;
+}
+
 /**
  * One model call, streamed: the SDK's MessageStream accumulates the events into the final message,
  * which is exactly what a non-streaming call would have returned (lib/MessageStream.ts,
@@ -122,7 +135,7 @@ export interface AnthropicFamilyClient {
  */
 export async function callModel(client: AnthropicFamilyClient, request: ModelRequest, options: ModelCallOptions): Promise<ModelCallResult> {
   const watchdog = createStreamIdleWatchdog({ idleTimeoutMs: options.idleTimeoutMs, outer: request.signal });
-  const progress = createStreamProgressTracker({ intervalMs: options.progressIntervalMs ?? 2000 });
+  const progress = createStreamProgressTracker({ intervalMs: options.progressIntervalMs ?? 2000, tokenizer: requestTokenizer(request) });
   const stream = client.messages.stream(
     {
       model: request.model,
