@@ -32,7 +32,8 @@ import { paidUsageOfFailedCall, type ModelStreamProgress } from '../model/model-
 import { GEN_AI_PROVIDER_NAMES, type ModelProvider } from '../providers/model-provider.js';
 import { ProviderConfigurationError, type ProviderRegistry } from '../providers/provider-registry.js';
 import { capMaxTokensToContextWindow } from '../model/cap-max-tokens-to-context-window.js';
-import { estimatePromptTokens } from '../model/estimate-prompt-tokens.js';
+import { estimatePromptTokens, promptCharacters } from '../model/estimate-prompt-tokens.js';
+import type { TokenCalibration } from '../model/token-calibration.js';
 import { placeCacheBreakpoints } from '../model/place-cache-breakpoints.js';
 import { choosePromptCacheTtl } from './prompt-cache-ttl.js';
 import { lookupModelCapabilities } from '../domain/model-capabilities.js';
@@ -87,6 +88,9 @@ export interface ModelTurnDependencies {
    * API stops admitting new runs. Runs already admitted still try their call: the limit may have
    * been raised in the meantime, and a refused call costs no tokens. */
   spendLimit?: Pick<SpendLimitFlagStore, 'set'>;
+  /** The worker's measured token ratios (src/model/token-calibration.ts): the prompt estimate of a
+   * provider that counts tokens is calibrated with it now and then; absent, the documented ratios. */
+  tokenCalibration?: Pick<TokenCalibration, 'ratio'>;
 }
 
 /** Observers for metrics and traces; each is optional. (Run ends: RunEngine.observeRunEnds.) */
@@ -227,9 +231,21 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     // The stored messages' lengths plus the array's brackets and commas.
     messagesCharacters: (view.turn.inputCommitted ? view.transcriptCharacters : view.transcriptCharacters + started.appendedCharacters) + Math.max(1, messages.length) + 1,
   };
-  // The prompt's tokens in the model's tokenizer (the newer one makes ~30% more of the same text):
-  // budgets, the admission reservation and the context-window cap all take this one estimate.
-  const measuredRatio = null;
+  // The prompt's tokens in the model's tokenizer (the newer one makes ~30% more of the same text),
+  // calibrated with the provider's count_tokens on the first call of the model in this worker and
+  // now and then after (token-calibration.ts says why not before every call); a count that fails
+  // leaves the documented ratio and never fails the turn. Budgets, the admission reservation and
+  // the context-window cap all take this one estimate.
+  const countTokens = provider.countTokens?.bind(provider);
+  const measuredRatio = deps.tokenCalibration
+    ? await deps.tokenCalibration.ratio({
+        provider: provider.name,
+        model: run.model,
+        characters: promptCharacters(promptParts),
+        count: countTokens ? () => countTokens({ model: run.model, system, messages, tools: tools.definitions, toolChoice, ...(thinking ? { thinking } : {}) }) : null,
+        onFailure: (error) => deps.logger.warn({ run_id: runId, step: turn, model: run.model, err: error instanceof Error ? error.message : String(error) }, 'token count for calibration failed'),
+      })
+    : null;
   const estimatedPromptTokens = estimatePromptTokens({ ...promptParts, tokenizer: capabilities.tokenizer, measuredRatio });
   // This call's max_tokens: the run's, lowered so the prompt plus max_tokens fits the context
   // window (the run keeps its own for the next call; cap-max-tokens-to-context-window.ts).

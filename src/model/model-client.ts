@@ -57,6 +57,9 @@ export interface ModelRequest {
   tokenizer?: Tokenizer;
 }
 
+/** What count_tokens is asked about: a call's prompt as it will be sent (docs
+ * build-with-claude/token-counting: the same body as Messages, without max_tokens). */
+export type TokenCountRequest = Pick<ModelRequest, 'model' | 'system' | 'messages' | 'tools' | 'toolChoice' | 'thinking'>;
 
 export interface ModelCallOptions {
   /** Abandon the call when the stream sends nothing (not even a ping) for this long. */
@@ -123,6 +126,27 @@ export interface AnthropicFamilyClient {
  * model (an unknown model gets the newer one, so estimates err high). */
 export function requestTokenizer(request: Pick<ModelRequest, 'model' | 'tokenizer'>): Tokenizer {
   return request.tokenizer ?? lookupModelCapabilities({ model: request.model, overrides: {} }).capabilities.tokenizer;
+}
+
+/** A count that takes longer than this is abandoned: calibration must not hold a turn up. */
+const COUNT_TOKENS_TIMEOUT_MS = 5000;
+
+/** The prompt tokens of `request` as the provider counts them (POST /v1/messages/count_tokens,
+ * the SDK's messages.countTokens): free, but rate-limited on its own, so the fleet calls it only
+ * to calibrate its estimates now and then (token-calibration.ts), never before every call. */
+export async function countPromptTokens(client: Pick<Anthropic, 'messages'>, request: TokenCountRequest): Promise<number> {
+  const counted = await client.messages.countTokens(
+    {
+      model: request.model,
+      system: request.system,
+      messages: request.messages as Anthropic.MessageParam[],
+      tools: request.tools as Anthropic.Tool[],
+      tool_choice: request.toolChoice,
+      ...(request.thinking ? { thinking: request.thinking } : {}),
+    },
+    { timeout: COUNT_TOKENS_TIMEOUT_MS },
+  );
+  return counted.input_tokens;
 }
 
 /**
