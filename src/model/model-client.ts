@@ -135,18 +135,20 @@ const COUNT_TOKENS_TIMEOUT_MS = 5000;
  * the SDK's messages.countTokens): free, but rate-limited on its own, so the fleet calls it only
  * to calibrate its estimates now and then (token-calibration.ts), never before every call. */
 export async function countPromptTokens(client: Pick<Anthropic, 'messages'>, request: TokenCountRequest): Promise<number> {
-  const counted = await client.messages.countTokens(
-    {
-      model: request.model,
-      system: request.system,
-      messages: request.messages as Anthropic.MessageParam[],
-      tools: request.tools as Anthropic.Tool[],
-      tool_choice: request.toolChoice,
-      ...(request.thinking ? { thinking: request.thinking } : {}),
-    },
-    { timeout: COUNT_TOKENS_TIMEOUT_MS },
-  );
+  const counted = await client.messages.countTokens(promptBody(request), { timeout: COUNT_TOKENS_TIMEOUT_MS });
   return counted.input_tokens;
+}
+
+/** The part of a Messages body that makes the prompt: what a call sends and count_tokens counts. */
+function promptBody(request: TokenCountRequest) {
+  return {
+    model: request.model,
+    system: request.system,
+    messages: request.messages as Anthropic.MessageParam[],
+    tools: request.tools as Anthropic.Tool[],
+    tool_choice: request.toolChoice,
+    ...(request.thinking ? { thinking: request.thinking } : {}),
+  };
 }
 
 /**
@@ -161,16 +163,7 @@ export async function callModel(client: AnthropicFamilyClient, request: ModelReq
   const watchdog = createStreamIdleWatchdog({ idleTimeoutMs: options.idleTimeoutMs, outer: request.signal });
   const progress = createStreamProgressTracker({ intervalMs: options.progressIntervalMs ?? 2000, tokenizer: requestTokenizer(request) });
   const stream = client.messages.stream(
-    {
-      model: request.model,
-      max_tokens: request.maxTokens,
-      system: request.system,
-      messages: request.messages as Anthropic.MessageParam[],
-      tools: request.tools as Anthropic.Tool[],
-      tool_choice: request.toolChoice,
-      ...(request.thinking ? { thinking: request.thinking } : {}),
-      stop_sequences: request.stopSequences,
-    },
+    { ...promptBody(request), max_tokens: request.maxTokens, stop_sequences: request.stopSequences },
     { headers: request.headers, signal: watchdog.signal, middleware: [watchdog.middleware] },
   );
   let sawMessageStop = false;
