@@ -147,6 +147,13 @@ export const configSchema = z.object({
   /** At most one `model-progress` event per this interval while an answer streams (plus one when
    * a tool_use block starts). */
   BUILDFLEET_MODEL_PROGRESS_INTERVAL_MS: positiveInt.default(2000),
+  /** How often a model worker measures each (provider, model)'s tokens with the provider's
+   * count_tokens to calibrate its prompt estimates (src/model/token-calibration.ts): on the first
+   * call, then again after this many calls; 0 = never count (the documented ratios alone).
+   * Providers without count_tokens (Bedrock, Vertex, OpenAI-compatible) never count. */
+  BUILDFLEET_TOKEN_CALIBRATION_CALLS: z.coerce.number().int().min(0).default(100),
+  /** … or when the last measurement of the (provider, model) is older than this. */
+  BUILDFLEET_TOKEN_CALIBRATION_INTERVAL_MS: positiveInt.default(900_000),
   /** First fleet-wide pause after a 529 / overloaded_error; doubles with each further overload of
    * the same episode (reset by a successful call), up to the cap. */
   BUILDFLEET_OVERLOAD_BACKOFF_BASE_MS: positiveInt.default(1000),

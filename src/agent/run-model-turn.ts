@@ -32,7 +32,8 @@ import { paidUsageOfFailedCall, type ModelStreamProgress } from '../model/model-
 import { GEN_AI_PROVIDER_NAMES, type ModelProvider } from '../providers/model-provider.js';
 import { ProviderConfigurationError, type ProviderRegistry } from '../providers/provider-registry.js';
 import { capMaxTokensToContextWindow } from '../model/cap-max-tokens-to-context-window.js';
-import { estimatePromptTokens } from '../model/estimate-prompt-tokens.js';
+import { estimatePromptTokens, promptCharacters } from '../model/estimate-prompt-tokens.js';
+import type { TokenCalibration } from '../model/token-calibration.js';
 import { placeCacheBreakpoints } from '../model/place-cache-breakpoints.js';
 import { choosePromptCacheTtl } from './prompt-cache-ttl.js';
 import { lookupModelCapabilities, rateLimitClassOf } from '../domain/model-capabilities.js';
@@ -92,6 +93,9 @@ export interface ModelTurnDependencies {
   /** What the provider's Models API last said of each model (src/model/model-descriptions.ts): a
    * model the catalog does not know runs on its context window. */
   modelDescriptions?: Pick<ModelDescriptions, 'describe'>;
+  /** The worker's measured token ratios (src/model/token-calibration.ts): the prompt estimate of a
+   * provider that counts tokens is calibrated with it now and then; absent, the documented ratios. */
+  tokenCalibration?: Pick<TokenCalibration, 'ratio'>;
 }
 
 /** Observers for metrics and traces; each is optional. (Run ends: RunEngine.observeRunEnds.) */
@@ -223,18 +227,37 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const thinking = run.thinkingBudgetTokens === null ? null : { type: 'enabled' as const, budget_tokens: run.thinkingBudgetTokens };
   const tools = deps.toolsFor ? deps.toolsFor(phase, run) : tieredTools(phase);
   const system = buildSystemPrompt({ phase, note: run.safeMode === 'skip_writes' ? SAFE_MODE_NOTE : null });
-  // This call's max_tokens: the run's, lowered so the prompt plus max_tokens fits the context
-  // window (the run keeps its own for the next call; cap-max-tokens-to-context-window.ts).
-  const estimatedPromptTokens = estimatePromptTokens({
+  const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, thinking: thinking !== null });
+  // The catalog's (or, for a model only the provider's Models API describes, that API's) facts.
+  const capabilities = lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES, described: deps.modelDescriptions?.describe(run.model) }).capabilities;
+  const promptParts = {
     system,
     tools: tools.definitions,
     messages,
     // The stored messages' lengths plus the array's brackets and commas.
     messagesCharacters: (view.turn.inputCommitted ? view.transcriptCharacters : view.transcriptCharacters + started.appendedCharacters) + Math.max(1, messages.length) + 1,
-  });
+  };
+  // The prompt's tokens in the model's tokenizer (the newer one makes ~30% more of the same text),
+  // calibrated with the provider's count_tokens on the first call of the model in this worker and
+  // now and then after (token-calibration.ts says why not before every call); a count that fails
+  // leaves the documented ratio and never fails the turn. Budgets, the admission reservation and
+  // the context-window cap all take this one estimate.
+  const countTokens = provider.countTokens?.bind(provider);
+  const measuredRatio = deps.tokenCalibration
+    ? await deps.tokenCalibration.ratio({
+        provider: provider.name,
+        model: run.model,
+        characters: promptCharacters(promptParts),
+        count: countTokens ? () => countTokens({ model: run.model, system, messages, tools: tools.definitions, toolChoice, ...(thinking ? { thinking } : {}) }) : null,
+        onFailure: (error) => deps.logger.warn({ run_id: runId, step: turn, model: run.model, err: error instanceof Error ? error.message : String(error) }, 'token count for calibration failed'),
+      })
+    : null;
+  const estimatedPromptTokens = estimatePromptTokens({ ...promptParts, tokenizer: capabilities.tokenizer, measuredRatio });
+  // This call's max_tokens: the run's, lowered so the prompt plus max_tokens fits the context
+  // window (the run keeps its own for the next call; cap-max-tokens-to-context-window.ts).
   const callMaxTokens = capMaxTokensToContextWindow({
     maxTokens,
-    contextWindowTokens: lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES, described: deps.modelDescriptions?.describe(run.model) }).capabilities.contextWindowTokens,
+    contextWindowTokens: capabilities.contextWindowTokens,
     estimatedPromptTokens,
     thinkingBudgetTokens: run.thinkingBudgetTokens,
   });
@@ -263,7 +286,6 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     await store.endRun(runId, turn, 'failed', { error: { code: 'budget_exceeded', message: overBudget } });
     return done('run_failed:budget_exceeded');
   }
-  const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, thinking: thinking !== null });
   // Admission first (docs/admission.md): the call's request, estimated input and max_tokens are
   // reserved from the fleet's shared buckets, or the job comes back when they hold them (the same
   // call id claims the slot booked for it), so the pause check stays the last step before the call.
@@ -278,7 +300,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         priority,
         inputTokens: estimatedPromptTokens,
         outputTokens: callMaxTokens,
-        cache: admissionCacheHint({ system, tools: tools.definitions, toolNames: tools.names, toolChoice, thinking }),
+        cache: admissionCacheHint({ system, tools: tools.definitions, toolNames: tools.names, toolChoice, thinking, tokenizer: capabilities.tokenizer, measuredRatio }),
       })
     : null;
   if (admission?.kind === 'wait') {
@@ -364,6 +386,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         ...(thinking ? { thinking } : {}),
         stopSequences: Object.keys(DEFAULT_STOP_SEQUENCES),
         headers,
+        tokenizer: capabilities.tokenizer,
       };
       response = await inSpan(
         SPAN_NAMES.chat(run.model),

@@ -9,6 +9,7 @@
 // test/integration/capability-table-matches-simulator.test.ts holds this table to the simulator's
 // own, independently written catalog (src/sim/model-catalog.ts), so a wrong entry fails a test.
 import { parseJsonSetting } from './parse-json-setting.js';
+import type { Tokenizer } from './estimate-text-tokens.js';
 import { z } from 'zod';
 import { EFFORT_LEVELS, MODEL_RECORDS, type EffortLevel, type ModelLifecycle, type ModelRecord, type ThinkingDisplay, type ThinkingOff } from './model-catalog.js';
 import { providerCapabilityFacts, providerLifecycle, type ProviderModelDescription } from './provider-model-description.js';
@@ -43,7 +44,7 @@ export interface ModelCapabilities {
   midConversationToolChanges: boolean;
   strictTools: boolean;
   minimumCacheableTokens: number;
-  tokenizer: 'classic' | 'newer';
+  tokenizer: Tokenizer;
   rateLimitClass: string;
 }
 

@@ -56,6 +56,8 @@
 // 5.2's, which Mythos models have always shared), Fable 5.2's cache prices (reported by
 // third parties), Mythos' rate-limit class (its own).
 
+import type { Tokenizer } from './estimate-text-tokens.js';
+
 export type ThinkingDisplay = 'summarized' | 'omitted' | 'updates';
 export type EffortLevel = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 export const EFFORT_LEVELS: readonly EffortLevel[] = ['low', 'medium', 'high', 'xhigh', 'max'];
@@ -131,7 +133,7 @@ export interface ModelRecord {
   /** Shorter prompt prefixes are processed without caching. */
   minimumCacheableTokens: number;
   /** `newer`: the tokenizer of Opus 4.7 and later (~30% more tokens for the same text). */
-  tokenizer: 'classic' | 'newer';
+  tokenizer: Tokenizer;
   /** The limits it shares (api/rate-limits): a 429 on it says nothing of another class. */
   rateLimitClass: string;
   /** Null where no price is published. */

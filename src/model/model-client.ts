@@ -9,6 +9,8 @@ import { isPromptTooLongMessage, type ModelCallFailure } from './classify-model-
 import type { AssistantBlock, ModelResponse, TranscriptMessage } from '../domain/model-message.js';
 import type { ToolChoice } from '../domain/tool-choice.js';
 import { usageFromApi, type UsageByClass } from '../domain/usage.js';
+import type { Tokenizer } from '../domain/estimate-text-tokens.js';
+import { lookupModelCapabilities } from '../domain/model-capabilities.js';
 import type { CacheControl, SystemTextBlock } from './place-cache-breakpoints.js';
 import { createStreamIdleWatchdog, ModelStreamIdleError } from './stream-idle-watchdog.js';
 import { createStreamProgressTracker, type ModelStreamProgress } from './stream-progress.js';
@@ -49,7 +51,15 @@ export interface ModelRequest {
   stopSequences: string[];
   headers: Record<string, string>;
   signal?: AbortSignal;
+  /** The model's tokenizer generation (its capabilities' `tokenizer`), for the estimates a
+   * provider makes of what it has not been told (output tokens while streaming, usage a server
+   * left out); unset: the catalog's entry of `model`. */
+  tokenizer?: Tokenizer;
 }
+
+/** What count_tokens is asked about: a call's prompt as it will be sent (docs
+ * build-with-claude/token-counting: the same body as Messages, without max_tokens). */
+export type TokenCountRequest = Pick<ModelRequest, 'model' | 'system' | 'messages' | 'tools' | 'toolChoice' | 'thinking'>;
 
 export interface ModelCallOptions {
   /** Abandon the call when the stream sends nothing (not even a ping) for this long. */
@@ -112,6 +122,35 @@ export interface AnthropicFamilyClient {
   messages: Pick<Anthropic['messages'], 'stream'>;
 }
 
+/** The tokenizer of a request's estimates: the one the turn names, else the catalog's for its
+ * model (an unknown model gets the newer one, so estimates err high). */
+export function requestTokenizer(request: Pick<ModelRequest, 'model' | 'tokenizer'>): Tokenizer {
+  return request.tokenizer ?? lookupModelCapabilities({ model: request.model, overrides: {} }).capabilities.tokenizer;
+}
+
+/** A count that takes longer than this is abandoned: calibration must not hold a turn up. */
+const COUNT_TOKENS_TIMEOUT_MS = 5000;
+
+/** The prompt tokens of `request` as the provider counts them (POST /v1/messages/count_tokens,
+ * the SDK's messages.countTokens): free, but rate-limited on its own, so the fleet calls it only
+ * to calibrate its estimates now and then (token-calibration.ts), never before every call. */
+export async function countPromptTokens(client: Pick<Anthropic, 'messages'>, request: TokenCountRequest): Promise<number> {
+  const counted = await client.messages.countTokens(promptBody(request), { timeout: COUNT_TOKENS_TIMEOUT_MS });
+  return counted.input_tokens;
+}
+
+/** The part of a Messages body that makes the prompt: what a call sends and count_tokens counts. */
+function promptBody(request: TokenCountRequest) {
+  return {
+    model: request.model,
+    system: request.system,
+    messages: request.messages as Anthropic.MessageParam[],
+    tools: request.tools as Anthropic.Tool[],
+    tool_choice: request.toolChoice,
+    ...(request.thinking ? { thinking: request.thinking } : {}),
+  };
+}
+
 /**
  * One model call, streamed: the SDK's MessageStream accumulates the events into the final message,
  * which is exactly what a non-streaming call would have returned (lib/MessageStream.ts,
@@ -122,18 +161,9 @@ export interface AnthropicFamilyClient {
  */
 export async function callModel(client: AnthropicFamilyClient, request: ModelRequest, options: ModelCallOptions): Promise<ModelCallResult> {
   const watchdog = createStreamIdleWatchdog({ idleTimeoutMs: options.idleTimeoutMs, outer: request.signal });
-  const progress = createStreamProgressTracker({ intervalMs: options.progressIntervalMs ?? 2000 });
+  const progress = createStreamProgressTracker({ intervalMs: options.progressIntervalMs ?? 2000, tokenizer: requestTokenizer(request) });
   const stream = client.messages.stream(
-    {
-      model: request.model,
-      max_tokens: request.maxTokens,
-      system: request.system,
-      messages: request.messages as Anthropic.MessageParam[],
-      tools: request.tools as Anthropic.Tool[],
-      tool_choice: request.toolChoice,
-      ...(request.thinking ? { thinking: request.thinking } : {}),
-      stop_sequences: request.stopSequences,
-    },
+    { ...promptBody(request), max_tokens: request.maxTokens, stop_sequences: request.stopSequences },
     { headers: request.headers, signal: watchdog.signal, middleware: [watchdog.middleware] },
   );
   let sawMessageStop = false;

@@ -14,6 +14,7 @@ import type { ModelCallFailure } from './classify-model-error.js';
 import { readRateLimitHeaders, type RateLimitHeaders } from './rate-limit-headers.js';
 import { RESERVE_LUA, SETTLE_LUA } from './model-rate-limiter-scripts.js';
 import { estimatePromptTokens } from './estimate-prompt-tokens.js';
+import type { Tokenizer } from '../domain/estimate-text-tokens.js';
 
 /** The limits a limiter starts from, per minute; 0 = unknown (not enforced until an answer's
  * headers say it). */
@@ -139,12 +140,21 @@ const shortHash = (value: unknown) => createHash('sha256').update(JSON.stringify
  * share their prefix up to the earlier call's end; any two calls with the same `prefixScope` share
  * tools and system.
  */
-export function admissionCacheHint(parts: { system: unknown; tools: unknown; toolNames: readonly string[]; toolChoice: unknown; thinking: unknown }): AdmissionCacheHint {
+export function admissionCacheHint(parts: {
+  system: unknown;
+  tools: unknown;
+  toolNames: readonly string[];
+  toolChoice: unknown;
+  thinking: unknown;
+  /** The model's tokenizer and calibrated ratio, as the whole prompt's estimate takes them. */
+  tokenizer: Tokenizer;
+  measuredRatio: number | null;
+}): AdmissionCacheHint {
   const prefixScope = shortHash([parts.system, parts.toolNames]);
   return {
     scope: shortHash([prefixScope, parts.toolChoice, parts.thinking ?? null]),
     prefixScope,
-    prefixTokens: estimatePromptTokens({ system: parts.system, tools: parts.tools, messages: [] }),
+    prefixTokens: estimatePromptTokens({ system: parts.system, tools: parts.tools, messages: [], tokenizer: parts.tokenizer, measuredRatio: parts.measuredRatio }),
   };
 }
 

@@ -7,7 +7,7 @@ const event = (value: unknown) => value as Anthropic.MessageStreamEvent;
 describe('stream progress', () => {
   it('reports at most once per interval, estimating tokens from the deltas until message_delta counts them', () => {
     let clock = 0;
-    const tracker = createStreamProgressTracker({ intervalMs: 2000, now: () => clock });
+    const tracker = createStreamProgressTracker({ intervalMs: 2000, tokenizer: 'classic', now: () => clock });
     expect(tracker.observe(event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }))).toBeNull();
     clock = 1000;
     expect(tracker.observe(event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x'.repeat(400) } }))).toBeNull();
@@ -31,7 +31,7 @@ describe('stream progress', () => {
 
   it('always reports a tool_use block starting, with the tool being written', () => {
     let clock = 0;
-    const tracker = createStreamProgressTracker({ intervalMs: 60_000, now: () => clock });
+    const tracker = createStreamProgressTracker({ intervalMs: 60_000, tokenizer: 'classic', now: () => clock });
     tracker.observe(event({ type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }));
     tracker.observe(event({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'a'.repeat(40) } }));
     clock = 10;
@@ -43,5 +43,14 @@ describe('stream progress', () => {
       outputTokens: 10,
     });
     expect(tracker.observe(event({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"path":' } }))).toBeNull();
+  });
+
+  it('estimates in the model’s tokenizer: the newer one makes 30% more tokens of the same deltas', () => {
+    let clock = 0;
+    const tracker = createStreamProgressTracker({ intervalMs: 1000, tokenizer: 'newer', now: () => clock });
+    tracker.observe(event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
+    clock = 1000;
+    expect(tracker.observe(event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'x'.repeat(800) } }))).toMatchObject({ outputTokens: 260, estimated: true });
+    expect(tracker.outputTokensSoFar()).toBe(260);
   });
 });

@@ -3,10 +3,12 @@
 // adds a handful of events, not one per delta; a tool_use block starting is always reported
 // because it says what the turn is about to do.
 import type Anthropic from '@anthropic-ai/sdk';
+import { estimateTextTokens, type Tokenizer } from '../domain/estimate-text-tokens.js';
 
 export interface ModelStreamProgress {
   /** Output tokens so far: message_delta's count when the stream has sent one, else about
-   * one token per four characters of deltas (text, tool input JSON, thinking). */
+   * the estimate of the deltas' characters (text, tool input JSON, thinking) in the model's
+   * tokenizer (domain/estimate-text-tokens.ts). */
   outputTokens: number;
   /** Whether outputTokens is the API's count or the estimate. */
   estimated: boolean;
@@ -22,8 +24,6 @@ export interface ModelStreamProgress {
   reason: 'interval' | 'tool_start';
 }
 
-/** Rough characters per token of English and code (the docs' rule of thumb for estimates). */
-const CHARS_PER_TOKEN = 4;
 
 export interface StreamProgressTracker {
   /** Feeds one stream event; returns a report when one is due. */
@@ -32,7 +32,16 @@ export interface StreamProgressTracker {
   outputTokensSoFar(): number;
 }
 
-export function createStreamProgressTracker({ intervalMs, now = () => performance.now() }: { intervalMs: number; now?: () => number }): StreamProgressTracker {
+export function createStreamProgressTracker({
+  intervalMs,
+  tokenizer,
+  now = () => performance.now(),
+}: {
+  intervalMs: number;
+  /** The model's tokenizer generation, for the estimate before the API's count arrives. */
+  tokenizer: Tokenizer;
+  now?: () => number;
+}): StreamProgressTracker {
   const started = now();
   let lastReport = started;
   let characters = 0;
@@ -42,7 +51,7 @@ export function createStreamProgressTracker({ intervalMs, now = () => performanc
   let blocks = 0;
   const report = (reason: ModelStreamProgress['reason']): ModelStreamProgress => {
     lastReport = now();
-    const estimate = Math.ceil(characters / CHARS_PER_TOKEN);
+    const estimate = estimateTextTokens({ characters, tokenizer });
     return {
       outputTokens: reportedTokens ?? estimate,
       estimated: reportedTokens === null,
@@ -54,7 +63,7 @@ export function createStreamProgressTracker({ intervalMs, now = () => performanc
     };
   };
   return {
-    outputTokensSoFar: () => reportedTokens ?? Math.ceil(characters / CHARS_PER_TOKEN),
+    outputTokensSoFar: () => reportedTokens ?? estimateTextTokens({ characters, tokenizer }),
     observe(event) {
       switch (event.type) {
         case 'content_block_start': {

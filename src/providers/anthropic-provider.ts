@@ -3,7 +3,8 @@
 // Vertex SDKs rewrite the path and auth and turn their transports back into Messages SSE), so one
 // callModel serves them; only the model id differs (Bedrock and Vertex name models their own way:
 // bedrock-client.ts bedrockModelId, vertex-client.ts vertexModelId).
-import { callModel, describeModelError, type AnthropicFamilyClient } from '../model/model-client.js';
+import type Anthropic from '@anthropic-ai/sdk';
+import { callModel, countPromptTokens, describeModelError, type AnthropicFamilyClient } from '../model/model-client.js';
 import { describeBedrockError } from './describe-bedrock-error.js';
 import type { ModelProvider } from './model-provider.js';
 
@@ -16,6 +17,7 @@ export function createAnthropicProvider({
   client,
   limiterIdentity,
   modelId = (fleetModel) => fleetModel,
+  counter,
 }: {
   name: string;
   kind: AnthropicFamilyKind;
@@ -23,12 +25,17 @@ export function createAnthropicProvider({
   /** Whose limits its calls count against (provider-limiter-identity.ts). */
   limiterIdentity: string;
   modelId?: (fleetModel: string) => string;
+  /** The client that answers count_tokens, where the provider has the endpoint: the Messages API
+   * does (docs build-with-claude/token-counting); the Bedrock and Vertex clients are not given one,
+   * so their estimates stay on the documented ratios. */
+  counter?: Pick<Anthropic, 'messages'>;
 }): ModelProvider {
   return {
     name,
     kind,
     limiterIdentity,
     call: (request, options) => callModel(client, { ...request, model: modelId(request.model) }, options),
+    ...(counter ? { countTokens: (request) => countPromptTokens(counter, { ...request, model: modelId(request.model) }) } : {}),
     // The Bedrock and Vertex SDKs throw the base SDK's error classes (they extend BaseAnthropic and
     // reuse its APIError hierarchy). Vertex answers the model's errors in the Anthropic envelope;
     // Bedrock names its own exceptions, read by describeBedrockError.

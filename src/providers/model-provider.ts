@@ -5,9 +5,9 @@
 // stay provider-neutral. docs/providers.md documents each provider and its mapping tables.
 import type { ProviderKind } from '../domain/provider-declarations.js';
 import type { ModelCallFailure } from '../model/classify-model-error.js';
-import type { ModelCallOptions, ModelCallResult, ModelRequest } from '../model/model-client.js';
+import type { ModelCallOptions, ModelCallResult, ModelRequest, TokenCountRequest } from '../model/model-client.js';
 
-export type { ModelCallOptions, ModelCallResult, ModelRequest, ProviderKind };
+export type { ModelCallOptions, ModelCallResult, ModelRequest, ProviderKind, TokenCountRequest };
 
 /**
  * `gen_ai.provider.name` of each kind, from the OpenTelemetry GenAI semantic conventions'
@@ -32,6 +32,10 @@ export interface ModelProvider {
   /** One streamed call: the canonical answer, or a throw that describeError reads. An error thrown
    * after the answer began to stream carries what it cost (model-client.ts paidUsageOfFailedCall). */
   call(request: ModelRequest, options: ModelCallOptions): Promise<ModelCallResult>;
+  /** The prompt tokens of a request as the provider's own tokenizer counts them, where the provider
+   * offers it (the Messages API's count_tokens); absent where it does not. Used now and then to
+   * calibrate the fleet's estimates (src/model/token-calibration.ts), never before every call. */
+  countTokens?(request: TokenCountRequest): Promise<number>;
   /** What a thrown error was, in the shape classifyModelError takes. */
   describeError(error: unknown): ModelCallFailure;
 }

@@ -12,7 +12,7 @@ const STOPS = ['\n---END---', '\nUser:'];
 function answerOf(chunks: OpenAI.Chat.ChatCompletionChunk[]) {
   const answer = emptyChatAnswer();
   for (const each of chunks) addChatChunk(answer, each);
-  return toModelResponseOfChat({ answer, stopSequences: STOPS, estimatedPromptTokens: 999, fallbackModel: 'fallback' });
+  return toModelResponseOfChat({ answer, stopSequences: STOPS, estimate: { promptTokens: 999, tokenizer: 'classic' }, fallbackModel: 'fallback' });
 }
 
 describe('a streamed chat completion as the canonical answer', () => {

@@ -7,6 +7,7 @@
 import type OpenAI from 'openai';
 import type { AssistantBlock, ModelResponse } from '../domain/model-message.js';
 import type { UsageByClass } from '../domain/usage.js';
+import { estimateTextTokens, type Tokenizer } from '../domain/estimate-text-tokens.js';
 import { isAbortedFinish, mapFinishReason } from './openai-finish-reason.js';
 
 interface ToolCallSoFar {
@@ -119,16 +120,29 @@ function isCompleteJson(text: string): boolean {
   }
 }
 
+/** What usageOfChatAnswer falls back on when the server reported no usage. */
+export interface UsageEstimate {
+  /** The request's estimated prompt (estimate-prompt-tokens.ts). */
+  promptTokens: number;
+  tokenizer: Tokenizer;
+}
+
 /** The answer's usage by class: prompt_tokens includes the cached part
  * (`prompt_tokens_details.cached_tokens`, api-reference/chat/object usage), which is a cache read;
  * nothing is a cache write (OpenAI-compatible servers bill none). Without a usage chunk (a server
- * that ignores include_usage) the counts are estimated: the request's estimated prompt and a token
- * per four characters written, so budgets still bind. */
-export function usageOfChatAnswer(answer: Pick<ChatAnswerSoFar, 'usage' | 'text' | 'toolCalls' | 'functionCall'>, estimatedPromptTokens: number): UsageByClass {
+ * that ignores include_usage) the counts are estimated: the request's estimated prompt and the
+ * characters written in the model's tokenizer (domain/estimate-text-tokens.ts), so budgets still bind. */
+export function usageOfChatAnswer(answer: Pick<ChatAnswerSoFar, 'usage' | 'text' | 'toolCalls' | 'functionCall'>, estimate: UsageEstimate): UsageByClass {
   const usage = answer.usage;
   if (!usage) {
     const written = answer.text.length + answer.toolCalls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0) + (answer.functionCall?.arguments.length ?? 0);
-    return { input_tokens: estimatedPromptTokens, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: Math.ceil(written / 4) };
+    return {
+      input_tokens: estimate.promptTokens,
+      cache_write_5m_input_tokens: 0,
+      cache_write_1h_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      output_tokens: estimateTextTokens({ characters: written, tokenizer: estimate.tokenizer }),
+    };
   }
   const count = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0);
   const prompt = count(usage.prompt_tokens);
@@ -160,12 +174,12 @@ export function parseToolArguments(text: string): unknown {
 export function toModelResponseOfChat({
   answer,
   stopSequences,
-  estimatedPromptTokens,
+  estimate,
   fallbackModel,
 }: {
   answer: ChatAnswerSoFar;
   stopSequences: readonly string[];
-  estimatedPromptTokens: number;
+  estimate: UsageEstimate;
   fallbackModel: string;
 }): ModelResponse | null {
   if (answer.finishReason === null || isAbortedFinish(answer.finishReason)) return null;
@@ -188,6 +202,6 @@ export function toModelResponseOfChat({
     content,
     stop_reason: stop.stop_reason,
     stop_sequence: stop.stop_sequence,
-    usage: usageOfChatAnswer(answer, estimatedPromptTokens),
+    usage: usageOfChatAnswer(answer, estimate),
   };
 }

@@ -8,7 +8,8 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { httpUrlSchema } from './http-url-schema.js';
 import { estimatePromptTokens } from '../model/estimate-prompt-tokens.js';
-import { ModelStreamIdleError, ModelStreamIncompleteError, notePaidUsageOfFailedCall, type ModelStreamProgress } from '../model/model-client.js';
+import { ModelStreamIdleError, ModelStreamIncompleteError, notePaidUsageOfFailedCall, requestTokenizer, type ModelStreamProgress } from '../model/model-client.js';
+import { estimateTextTokens, type Tokenizer } from '../domain/estimate-text-tokens.js';
 import { createStreamIdleWatchdog } from '../model/stream-idle-watchdog.js';
 import type { ModelProvider } from './model-provider.js';
 import { addChatChunk, emptyChatAnswer, toModelResponseOfChat, usageOfChatAnswer } from './openai-chat-answer.js';
@@ -57,8 +58,6 @@ export function openAiCompatibleModelId(options: Pick<OpenAiCompatibleProviderOp
   return options.modelIds?.[fleetModel] ?? fleetModel;
 }
 
-const CHARS_PER_TOKEN = 4;
-
 export function createOpenAiCompatibleProvider({
   name,
   options,
@@ -93,9 +92,10 @@ export function createOpenAiCompatibleProvider({
       // The SDK has no middleware: a client copy per call whose fetch hands the response to this
       // call's watchdog (withOptions shares everything else), an error body nested first.
       const watched = client.withOptions({ fetch: async (input, init) => watchdog.watch(await nestTopLevelErrorBody(await baseFetch(input, init))) });
-      const estimatedPromptTokens = estimatePromptTokens({ system: request.system, tools: request.tools, messages: request.messages });
+      const tokenizer = requestTokenizer(request);
+      const estimate = { promptTokens: estimatePromptTokens({ system: request.system, tools: request.tools, messages: request.messages, tokenizer }), tokenizer };
       const answer = emptyChatAnswer();
-      const progress = createChatProgress(callOptions.progressIntervalMs ?? 2000);
+      const progress = createChatProgress(callOptions.progressIntervalMs ?? 2000, tokenizer);
       let requestId: string | null = null;
       let headers: Headers | null = null;
       let headersReceivedAt: number | null = null;
@@ -117,12 +117,12 @@ export function createOpenAiCompatibleProvider({
         const failure = watchdog.fired ? new ModelStreamIdleError(callOptions.idleTimeoutMs, requestId) : error;
         // Once a chunk arrived the server was generating: the call is paid for (in GPU time at
         // least, and in tokens against the run's budgets), as a broken Claude stream is.
-        if (answer.chunks > 0 && typeof failure === 'object' && failure !== null) notePaidUsageOfFailedCall(failure, usageOfChatAnswer(answer, estimatedPromptTokens));
+        if (answer.chunks > 0 && typeof failure === 'object' && failure !== null) notePaidUsageOfFailedCall(failure, usageOfChatAnswer(answer, estimate));
         throw failure;
       } finally {
         watchdog.stop();
       }
-      const response = toModelResponseOfChat({ answer, stopSequences: request.stopSequences, estimatedPromptTokens, fallbackModel: model });
+      const response = toModelResponseOfChat({ answer, stopSequences: request.stopSequences, estimate, fallbackModel: model });
       if (!response) {
         // The connection closed cleanly without a finish_reason, or the server aborted the request
         // (finish_reason `abort`): the answer is incomplete, and another attempt may complete it.
@@ -130,7 +130,7 @@ export function createOpenAiCompatibleProvider({
           answer.finishReason === null ? 'The chat completion stream ended without a finish_reason.' : `The server aborted the chat completion (finish_reason ${JSON.stringify(answer.finishReason)}).`,
           requestId,
         );
-        if (answer.chunks > 0) notePaidUsageOfFailedCall(incomplete, usageOfChatAnswer(answer, estimatedPromptTokens));
+        if (answer.chunks > 0) notePaidUsageOfFailedCall(incomplete, usageOfChatAnswer(answer, estimate));
         throw incomplete;
       }
       return { response, requestId, headers, headersReceivedAt };
@@ -140,7 +140,7 @@ export function createOpenAiCompatibleProvider({
 
 /** Progress of a streamed chat completion, as model-progress events report it (stream-progress.ts
  * does the same for Messages events): throttled, plus a report when a tool call starts. */
-function createChatProgress(intervalMs: number) {
+function createChatProgress(intervalMs: number, tokenizer: Tokenizer) {
   const started = performance.now();
   let lastReport = started;
   let characters = 0;
@@ -148,7 +148,7 @@ function createChatProgress(intervalMs: number) {
   let tool: string | null = null;
   const report = (reason: ModelStreamProgress['reason'], blockKind: string): ModelStreamProgress => {
     lastReport = performance.now();
-    return { outputTokens: Math.ceil(characters / CHARS_PER_TOKEN), estimated: true, blockKind, tool, blocks: tools + (characters > 0 ? 1 : 0), elapsedMs: Math.round(lastReport - started), reason };
+    return { outputTokens: estimateTextTokens({ characters, tokenizer }), estimated: true, blockKind, tool, blocks: tools + (characters > 0 ? 1 : 0), elapsedMs: Math.round(lastReport - started), reason };
   };
   return {
     observe(added: ReturnType<typeof addChatChunk>): ModelStreamProgress | null {

@@ -48,7 +48,7 @@ export function createProviderRegistry({
           setting.implicit
             ? (anthropicClient ?? createModelClient(config))
             : createModelClient({ ANTHROPIC_API_KEY: setting.options.apiKey, ANTHROPIC_BASE_URL: setting.options.baseUrl, BUILDFLEET_SIMULATOR_URL: undefined, BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS: connectTimeoutMs });
-        return createAnthropicProvider({ name: setting.name, kind: 'anthropic', client, limiterIdentity });
+        return createAnthropicProvider({ name: setting.name, kind: 'anthropic', client, limiterIdentity, counter: client });
       }
       case 'bedrock': {
         const options = setting.options;

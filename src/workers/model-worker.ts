@@ -12,6 +12,7 @@ import { connectRedis, workerIdentity } from '../redis/redis-connection.js';
 import { ModelCallPause } from '../model/model-call-pause.js';
 import { ModelRateLimiter } from '../model/model-rate-limiter.js';
 import { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
+import { TokenCalibration } from '../model/token-calibration.js';
 import { QUEUE_NAMES, modelJobSchema, type ModelJobData } from '../jobs/job-catalog.js';
 import { endRunOfFailedModelJob } from './end-run-of-failed-job.js';
 import { RunReaper } from './run-reaper.js';
@@ -65,6 +66,9 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
     modelPause,
     spendLimit: new SpendLimitFlagStore(fleet.redis, fleet.config),
     ...(fleet.modelDescriptions ? { modelDescriptions: fleet.modelDescriptions } : {}),
+    // The measured token ratios of this worker's models (token-calibration.ts), kept in memory:
+    // each process measures its own, on its first call of a model and now and then after.
+    tokenCalibration: new TokenCalibration({ everyCalls: fleet.config.BUILDFLEET_TOKEN_CALIBRATION_CALLS, intervalMs: fleet.config.BUILDFLEET_TOKEN_CALIBRATION_INTERVAL_MS }),
     // One limiter for every worker process, buckets per (provider, its key, model) (docs/admission.md), when on.
     ...(fleet.config.BUILDFLEET_ADMISSION === 'on'
       ? {

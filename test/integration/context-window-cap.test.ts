@@ -59,7 +59,7 @@ describe('max_tokens capped to the context window', () => {
     const unmarked = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (key, inner: unknown) => (key === 'cache_control' ? undefined : inner)));
     const systemText = (system: unknown) => (Array.isArray(system) ? system.map((block: { text: string }) => block.text).join('') : system);
     for (const body of bodies) {
-      const left = CONTEXT_WINDOW_TOKENS - estimatePromptTokens({ system: systemText(body.system), tools: unmarked(body.tools), messages: unmarked(body.messages) });
+      const left = CONTEXT_WINDOW_TOKENS - estimatePromptTokens({ system: systemText(body.system), tools: unmarked(body.tools), messages: unmarked(body.messages), tokenizer: 'classic' });
       expect(body.max_tokens).toBe(Math.min(RUN_MAX_TOKENS, Math.max(MINIMUM_ANSWER_TOKENS, left)));
     }
     // The first call fits; the transcript grows, so later calls are capped below the run's max_tokens.
