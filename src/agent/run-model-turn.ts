@@ -13,7 +13,9 @@ import { toolsForPhase, WRITE_TOOLS, type Phase, type ToolName } from '../domain
 import { claimDurabilityOf } from '../engine/effects/claim-durability.js';
 import { isTerminal, type RunErrorCode } from '../domain/run-outcomes.js';
 import { buildSystemPrompt } from './system-prompt.js';
-import { chooseToolChoice, PLAN_FIRST_INSTRUCTION } from './tool-choice-policy.js';
+import { chooseToolChoice, mayForceToolChoice, PLAN_FIRST_INSTRUCTION } from './tool-choice-policy.js';
+import { buildThinkingRequest } from '../domain/thinking-request.js';
+import type { ToolChoice } from '../domain/tool-choice.js';
 import {
   DEFAULT_STOP_SEQUENCES,
   DEFAULT_TURN_LIMITS,
@@ -94,7 +96,8 @@ export interface ModelTurnHooks {
   /** `costMicroUsd` comes with `response`, or with `paidUsage` for a call that failed after its
    * stream started (it was paid for all the same: model-client.ts paidUsageOfFailedCall). */
   onModelCall?(details: { run: RunRecord; toolCount: number; durationMs: number; response?: ModelResponse; paidUsage?: UsageByClass; costMicroUsd?: number; outcome?: RetryOutcome }): void;
-  onDecision?(details: { run: RunRecord; response: ModelResponse; decision: TurnDecision; toolCount: number; expectedTool: boolean; events: Array<Record<string, unknown>> }): void;
+  /** `toolChoice` is what the call sent: a forced turn could only end in a call. */
+  onDecision?(details: { run: RunRecord; response: ModelResponse; decision: TurnDecision; toolCount: number; expectedTool: boolean; toolChoice: ToolChoice; events: Array<Record<string, unknown>> }): void;
   /** Each reserve and settle of the admission limiter (the model worker hands it to the limiter). */
   onAdmission?(observation: AdmissionObservation): void;
 }
@@ -160,6 +163,10 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const inputMessages: UserMessage[] = [];
   const inputEvents: RunEvent[] = [];
   const phase: Phase = run.pendingPhase ?? run.phase;
+  // What the run's model allows, from the catalog (never its id): the thinking request and whether
+  // tool_choice may force a call follow it.
+  const capabilities = lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES }).capabilities;
+  const mayForce = mayForceToolChoice({ capabilities, thinking: run.thinking });
   if (!view.turn.inputCommitted) {
     if (previous && !nextInput) return done('previous_turn_ended_run');
     const question = run.question;
@@ -171,9 +178,10 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       if (reloads < 2) return runModelTurn(deps, data, job, reloads + 1);
     }
     if (!nextInput) {
-      // A thinking run cannot force the plan with tool_choice, so the first message asks for it.
+      // A run whose tool_choice cannot force the plan (its model refuses forcing, or it thinks)
+      // asks for it in the first message.
       const first = textMessage(run.prompt);
-      if (run.thinkingBudgetTokens !== null && Array.isArray(first.content)) first.content.push({ type: 'text', text: PLAN_FIRST_INSTRUCTION });
+      if (!mayForce && Array.isArray(first.content)) first.content.push({ type: 'text', text: PLAN_FIRST_INSTRUCTION });
       inputMessages.push(first);
     } else if (nextInput.kind === 'tool_results') {
       // After the finish gate the message ends with the request for the summary (summary-request.ts).
@@ -215,7 +223,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
 
   // 3. The model call. max_tokens is the run's: raised by a truncation, it stays raised.
   const maxTokens = run.maxTokens;
-  const thinking = run.thinkingBudgetTokens === null ? null : { type: 'enabled' as const, budget_tokens: run.thinkingBudgetTokens };
+  const thinkingRequest = buildThinkingRequest({ settings: run, capabilities });
+  const thinking = thinkingRequest.thinking;
   const tools = deps.toolsFor ? deps.toolsFor(phase, run) : tieredTools(phase);
   const system = buildSystemPrompt({ phase, note: run.safeMode === 'skip_writes' ? SAFE_MODE_NOTE : null });
   // This call's max_tokens: the run's, lowered so the prompt plus max_tokens fits the context
@@ -229,7 +238,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   });
   const callMaxTokens = capMaxTokensToContextWindow({
     maxTokens,
-    contextWindowTokens: lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES }).capabilities.contextWindowTokens,
+    contextWindowTokens: capabilities.contextWindowTokens,
     estimatedPromptTokens,
     thinkingBudgetTokens: run.thinkingBudgetTokens,
   });
@@ -258,7 +267,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     await store.endRun(runId, turn, 'failed', { error: { code: 'budget_exceeded', message: overBudget } });
     return done('run_failed:budget_exceeded');
   }
-  const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, thinking: thinking !== null });
+  const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, mayForce });
   // Admission first (docs/admission.md): the call's request, estimated input and max_tokens are
   // reserved from the fleet's shared buckets, or the job comes back when they hold them (the same
   // call id claims the slot booked for it), so the pause check stays the last step before the call.
@@ -273,7 +282,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         priority,
         inputTokens: estimatedPromptTokens,
         outputTokens: callMaxTokens,
-        cache: admissionCacheHint({ system, tools: tools.definitions, toolNames: tools.names, toolChoice, thinking }),
+        // Effort keys the cache as thinking does (a change starts a new prefix, build-with-claude/effort).
+        cache: admissionCacheHint({ system, tools: tools.definitions, toolNames: tools.names, toolChoice, thinking: thinkingRequest.outputConfig ? { thinking, output_config: thinkingRequest.outputConfig } : thinking }),
       })
     : null;
   if (admission?.kind === 'wait') {
@@ -299,7 +309,9 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     tools: tools.names.length,
     tool_choice: toolChoice.type,
     max_tokens: callMaxTokens,
-    thinking_budget_tokens: thinking?.budget_tokens ?? null,
+    thinking: run.thinking,
+    thinking_budget_tokens: run.thinkingBudgetTokens,
+    ...(run.effort ? { effort: run.effort } : {}),
     attempt: job.attemptsMade + 1,
     // When this call passed the pause check, by Redis's clock (model-call-pause.ts PauseCheck).
     ...(pause ? { pause_checked_at_ms: pause.atMs } : {}),
@@ -351,6 +363,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
           : { system, messages, tools: tools.definitions }),
         toolChoice,
         ...(thinking ? { thinking } : {}),
+        ...(thinkingRequest.outputConfig ? { outputConfig: thinkingRequest.outputConfig } : {}),
+        ...(thinkingRequest.betas.length > 0 ? { betas: thinkingRequest.betas } : {}),
         stopSequences: Object.keys(DEFAULT_STOP_SEQUENCES),
         headers,
       };
@@ -448,7 +462,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     recoveryEnabled: run.options.textRecovery ?? deps.config.BUILDFLEET_TEXT_RECOVERY,
     newSyntheticId: () => `synthetic_${randomBytes(12).toString('hex')}`,
   });
-  deps.hooks?.onDecision?.({ run, response, decision, toolCount: tools.names.length, expectedTool: !run.finishVerified, events: decisionEvents });
+  deps.hooks?.onDecision?.({ run, response, decision, toolCount: tools.names.length, expectedTool: !run.finishVerified, toolChoice, events: decisionEvents });
 
   // 5. Commit the answer and its outcome once — with every event that describes them and, when
   // the decision ends the run, the end — then act on it.

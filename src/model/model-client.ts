@@ -8,6 +8,8 @@ import type { Config } from '../config.js';
 import { isPromptTooLongMessage, type ModelCallFailure } from './classify-model-error.js';
 import type { AssistantBlock, ModelResponse, TranscriptMessage } from '../domain/model-message.js';
 import type { ToolChoice } from '../domain/tool-choice.js';
+import type { ThinkingParam } from '../domain/thinking-request.js';
+import type { EffortLevel } from '../domain/model-catalog.js';
 import { usageFromApi, type UsageByClass } from '../domain/usage.js';
 import type { CacheControl, SystemTextBlock } from './place-cache-breakpoints.js';
 import { createStreamIdleWatchdog, ModelStreamIdleError } from './stream-idle-watchdog.js';
@@ -44,8 +46,13 @@ export interface ModelRequest {
   messages: TranscriptMessage[];
   tools: Array<{ name: string; description: string; input_schema: unknown; cache_control?: CacheControl }>;
   toolChoice: ToolChoice;
-  /** Extended thinking with a budget (never with a forced toolChoice: the API answers 400). */
-  thinking?: { type: 'enabled'; budget_tokens: number };
+  /** The run's thinking (domain/thinking-request.ts; never with a forced toolChoice where the
+   * API answers 400). Absent: the request leaves `thinking` out. */
+  thinking?: ThinkingParam;
+  /** `output_config` (the run's effort); absent: left out. */
+  outputConfig?: { effort: EffortLevel };
+  /** `anthropic-beta` values the request needs (display `updates`). */
+  betas?: string[];
   stopSequences: string[];
   headers: Record<string, string>;
   signal?: AbortSignal;
@@ -131,10 +138,12 @@ export async function callModel(client: AnthropicFamilyClient, request: ModelReq
       messages: request.messages as Anthropic.MessageParam[],
       tools: request.tools as Anthropic.Tool[],
       tool_choice: request.toolChoice,
-      ...(request.thinking ? { thinking: request.thinking } : {}),
+      // `display: 'updates'` is in the SDK's beta types only; its header is set below.
+      ...(request.thinking ? { thinking: request.thinking as Anthropic.ThinkingConfigParam } : {}),
+      ...(request.outputConfig ? { output_config: request.outputConfig } : {}),
       stop_sequences: request.stopSequences,
     },
-    { headers: request.headers, signal: watchdog.signal, middleware: [watchdog.middleware] },
+    { headers: withBetas(request.headers, request.betas), signal: watchdog.signal, middleware: [watchdog.middleware] },
   );
   let sawMessageStop = false;
   let startUsage: Anthropic.Usage | null = null;
@@ -169,6 +178,14 @@ export async function callModel(client: AnthropicFamilyClient, request: ModelReq
     throw incomplete;
   }
   return { response: toModelResponse(message), requestId, headers: stream.response?.headers ?? null, headersReceivedAt };
+}
+
+/** The request's headers with its betas joined into `anthropic-beta` (as the SDK's beta resources
+ * send them: one comma-separated header), after any the caller set. */
+export function withBetas(headers: Record<string, string>, betas: readonly string[] | undefined): Record<string, string> {
+  if (!betas || betas.length === 0) return headers;
+  const existing = headers['anthropic-beta'];
+  return { ...headers, 'anthropic-beta': [...(existing ? [existing] : []), ...betas].join(',') };
 }
 
 /** The error a failed streamed call is reported as: the fleet's own when it abandoned the stream
