@@ -15,6 +15,7 @@ import { isTerminal, type RunErrorCode } from '../domain/run-outcomes.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { chooseToolChoice, mayForceToolChoice, PLAN_FIRST_INSTRUCTION } from './tool-choice-policy.js';
 import { buildThinkingRequest } from '../domain/thinking-request.js';
+import { readsProgressUpdates } from '../domain/model-written-text.js';
 import type { ToolChoice } from '../domain/tool-choice.js';
 import {
   DEFAULT_STOP_SEQUENCES,
@@ -458,6 +459,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     maxTokensCeiling: run.maxTokensCeiling,
     limits: DEFAULT_TURN_LIMITS,
     stopSequences: DEFAULT_STOP_SEQUENCES,
+    progressUpdates: readsProgressUpdates(run),
     recover: recover ? (text, intent) => recover(text, tools.names, intent) : null,
     recoveryEnabled: run.options.textRecovery ?? deps.config.BUILDFLEET_TEXT_RECOVERY,
     newSyntheticId: () => `synthetic_${randomBytes(12).toString('hex')}`,
