@@ -101,7 +101,7 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
   const metrics = options.metrics;
   if (metrics && !metrics.queues) metrics.queues = fleet.queues;
   // The fleet's one engine: every run end of this process is counted once.
-  metrics?.observeRunEnds(fleet.store);
+  metrics?.observeRuns(fleet.store);
   const api = await startApiProcess(fleet, metrics ? { metrics } : {});
   const { token: apiKey } = await new ApiKeyStore({ redis: fleet.redis, keys: fleet.store.keys }).create({
     tenant: 'default',

@@ -69,6 +69,7 @@ async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { r
     maxTokens: settings.maxTokens,
     maxTokensCeiling: settings.maxTokensCeiling,
     thinking: { thinking: settings.thinking, thinkingBudgetTokens: settings.thinkingBudgetTokens, effort: settings.effort, thinkingDisplay: settings.thinkingDisplay },
+    deprecation: settings.deprecation,
     options: input.options ?? {},
     traceId: input.traceId ?? null,
     traceContext: input.traceContext ?? {},
