@@ -1,7 +1,12 @@
 // A response plan turned into the real API's Message: ids, signatures, the max_tokens cut
 // (cut-at-max-tokens.ts), usage and the stop fields. Returns the wire blocks too, which the event
-// stream (stream-message.ts) is written from, so a streamed answer and a JSON answer agree.
+// stream (stream-message.ts) is written from, so a streamed answer and a JSON answer agree. Each
+// thinking block's signature binds the producing model and the conversation before it: the
+// request's messages, then the answer's own earlier blocks, in the assistant message the client
+// sends back (the trailing one it continues, or a new one) (thinking-signature.ts).
+import { conversationPrefixDigest } from './conversation-prefix.js';
 import { cutAtMaxTokens } from './cut-at-max-tokens.js';
+import type { InputTransformation, NormalizedBlock, NormalizedMessage } from './messages-request.js';
 import { createIdentifier } from './identifiers.js';
 import type { RefusalStopDetails, ResponseBlock, ResponsePlan } from './response-plan.js';
 import type { ThinkingSigner } from './thinking-signature.js';
@@ -28,6 +33,18 @@ export interface AssistantMessageBody {
   stop_sequence: string | null;
   stop_details: RefusalStopDetails | null;
   usage: AssistantMessageUsage;
+  /** Present with the `thinking-binding-controls-2026-08-01` beta (SDK BetaMessage.input_transformations). */
+  input_transformations?: InputTransformation[];
+}
+
+/** What the answer's thinking blocks are bound to. */
+export interface AnswerBinding {
+  /** The model id producing the answer. */
+  producer: string;
+  /** conversation-prefix.ts base: the request's system and tools. */
+  bindingBase: string;
+  /** The request's messages, as the model saw them. */
+  messages: readonly NormalizedMessage[];
 }
 
 export interface RenderedMessage {
@@ -36,14 +53,20 @@ export interface RenderedMessage {
   blocks: WireBlock[];
 }
 
-function toWireBlock(block: ResponseBlock, signer: ThinkingSigner): WireBlock {
+function toWireBlock(block: ResponseBlock, signer: ThinkingSigner, binding: { producer: string; prefixDigest: () => string }): WireBlock {
   switch (block.type) {
     case 'text':
       return { type: 'text', text: block.text };
-    case 'thinking':
-      return { type: 'thinking', thinking: block.thinking, signature: signer.sign({ thinking: block.thinking }) };
-    case 'redacted_thinking':
-      return { type: 'redacted_thinking', data: signer.redact({ hiddenText: block.hiddenText }), hiddenCharacters: block.hiddenText.length };
+    case 'thinking': {
+      const signature = signer.sign({ thinking: block.thinking, textShown: block.textShown, producer: binding.producer, prefixDigest: binding.prefixDigest() });
+      return block.textShown
+        ? { type: 'thinking', thinking: block.thinking, signature, hiddenCharacters: 0 }
+        : { type: 'thinking', thinking: '', signature, hiddenCharacters: block.thinking.length };
+    }
+    case 'redacted_thinking': {
+      const data = signer.redact({ hiddenText: block.hiddenText, producer: binding.producer, prefixDigest: binding.prefixDigest() });
+      return { type: 'redacted_thinking', data, hiddenCharacters: block.hiddenText.length };
+    }
     case 'tool_use':
       return {
         type: 'tool_use',
@@ -55,6 +78,36 @@ function toWireBlock(block: ResponseBlock, signer: ThinkingSigner): WireBlock {
     default:
       return assertNeverResponseBlock(block);
   }
+}
+
+/** The block as the client will send it back, for the binding of the blocks after it. */
+function normalizedOf(block: WireBlock): NormalizedBlock {
+  switch (block.type) {
+    case 'text':
+      return { kind: 'text', text: block.text };
+    case 'thinking':
+      return { kind: 'thinking', thinking: block.thinking, signature: block.signature };
+    case 'redacted_thinking':
+      return { kind: 'redacted_thinking', data: block.data };
+    case 'tool_use':
+      return { kind: 'tool_use', id: block.id, name: block.name, input: toolInputOf(block) };
+    default:
+      return assertNeverResponseBlock(block);
+  }
+}
+
+/** The plan's blocks on the wire, each thinking block bound to the conversation before it. */
+function renderBlocks(plan: ResponsePlan, signer: ThinkingSigner, binding: AnswerBinding): WireBlock[] {
+  const last = binding.messages[binding.messages.length - 1];
+  const continues = last?.role === 'assistant';
+  const earlier = continues ? binding.messages.slice(0, -1) : binding.messages;
+  const answerBlocks: NormalizedBlock[] = continues ? [...last.blocks] : [];
+  const prefixDigest = () => conversationPrefixDigest({ bindingBase: binding.bindingBase, messages: [...earlier, { role: 'assistant', blocks: answerBlocks }] });
+  return plan.blocks.map((block) => {
+    const wire = toWireBlock(block, signer, { producer: binding.producer, prefixDigest });
+    answerBlocks.push(normalizedOf(wire));
+    return wire;
+  });
 }
 
 function assertNeverResponseBlock(block: never): never {
@@ -85,6 +138,8 @@ export function createAssistantMessage({
   maxTokens,
   signer,
   promptUsage,
+  binding,
+  inputTransformations = null,
 }: {
   plan: ResponsePlan;
   model: string;
@@ -93,8 +148,11 @@ export function createAssistantMessage({
   signer: ThinkingSigner;
   /** The prompt's tokens as the prompt cache split them (prompt-cache.ts). */
   promptUsage: PromptUsage;
+  binding: AnswerBinding;
+  /** The request's dropped thinking blocks, when the beta asks for them (screen-thinking-blocks.ts). */
+  inputTransformations?: InputTransformation[] | null;
 }): RenderedMessage {
-  const planned = plan.blocks.map((block) => toWireBlock(block, signer));
+  const planned = renderBlocks(plan, signer, binding);
   const cut = cutAtMaxTokens({ blocks: planned, maxTokens });
   // A scenario that ends on max_tokens stands for a cut at the limit: the whole budget was spent.
   const scenarioTruncated = plan.stopReason === 'max_tokens';
@@ -110,6 +168,7 @@ export function createAssistantMessage({
       stop_sequence: cut.truncated ? null : plan.stopSequence,
       stop_details: cut.truncated ? null : plan.stopDetails,
       usage: createUsage({ prompt: promptUsage, outputTokens: cut.truncated || scenarioTruncated ? maxTokens : cut.outputTokens }),
+      ...(inputTransformations ? { input_transformations: inputTransformations } : {}),
     },
   };
 }

@@ -111,7 +111,11 @@ function buildingSteps({ offered, progress, site }: StepContext): PlannedTurn | 
     if (failures.length >= MAX_ATTEMPTS_PER_STEP) {
       return composeFinalAnswer({ reason: 'gave-up', progress, detail: lastErrorText(failures) });
     }
-    return toolCalls('The files are written; deploying the site.', [call('deploy', { progress, site })]);
+    // Three sentences: a note long enough to come back as a progress update on Sonnet 5.5 (progress-updates.ts).
+    return toolCalls(
+      'The pages, the stylesheet and the logo are written. Nothing is live yet, so the next step is a deploy. Deploying the site now.',
+      [call('deploy', { progress, site })],
+    );
   }
 
   return todoStep({ offered, progress, site }, 'build', 'The site is deployed, so the build step is done.');

@@ -50,7 +50,7 @@ describe('collectPromptBlocks', () => {
         { role: 'user', content: 'Thanks, now add a page.' },
       ],
     };
-    const enabled = { type: 'enabled', budgetTokens: 1024 } as const;
+    const enabled = { type: 'enabled', budgetTokens: 1024, display: 'summarized' } as const;
     const paths = (options: { keeps: boolean; thinking: typeof enabled | typeof DISABLED }) =>
       collectPromptBlocks({ body, toolChoice: AUTO, thinking: options.thinking, keepsThinkingOfEarlierTurns: options.keeps }).map((block) => block.path);
     expect(paths({ keeps: false, thinking: enabled })).toEqual(['messages.0.content.0', 'messages.1.content.1', 'messages.2.content.0']);

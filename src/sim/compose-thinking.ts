@@ -2,7 +2,12 @@
 // give (the calls it makes, the text it says) and the transcript, so it is deterministic. Small
 // for the instant profile; several paragraphs (hundreds of tokens) for realistic sizes. Never more
 // than the request's budget_tokens (docs build-with-claude/extended-thinking: "budget_tokens …
-// determines how many tokens Claude can use for its internal reasoning process").
+// determines how many tokens Claude can use for its internal reasoning process"). Effort scales it
+// (docs build-with-claude/effort: lower effort thinks less, higher effort more): at `low` only the
+// intent, at `medium` the brief and the intent, at `high` (the default of most models, and what
+// manual thinking gets) the last outcome too, and `xhigh` / `max` go through the steps once or twice;
+// a realistic site's share of the budget scales the same way.
+import type { EffortLevel } from './model-catalog.js';
 import type { ResponseBlock } from './response-plan.js';
 import type { SiteSize } from './site-plan.js';
 import type { TranscriptFacts } from './transcript-facts.js';
@@ -11,6 +16,10 @@ const CHARACTERS_PER_TOKEN = 4;
 /** Realistic thinking uses at most this share of the budget, leaving room for the answer. */
 const REALISTIC_BUDGET_SHARE = 0.5;
 const REALISTIC_THINKING_TOKENS = 700;
+/** Realistic thinking length relative to `high`. */
+const EFFORT_SCALE: Readonly<Record<EffortLevel, number>> = { low: 0.25, medium: 0.5, high: 1, xhigh: 1.5, max: 2 };
+/** Passes over the answer's steps an instant-size thought makes. */
+const EFFORT_DETAIL_ROUNDS: Readonly<Record<EffortLevel, number>> = { low: 0, medium: 0, high: 0, xhigh: 1, max: 2 };
 
 function describeCall(block: Extract<ResponseBlock, { type: 'tool_use' }>): string {
   const path = typeof block.input.path === 'string' ? ` for ${block.input.path}` : '';
@@ -48,11 +57,14 @@ export function composeThinking({
   facts,
   budgetTokens,
   size,
+  effort = 'high',
 }: {
   blocks: readonly ResponseBlock[];
   facts: TranscriptFacts;
   budgetTokens: number;
   size: SiteSize;
+  /** The request's effort (parse-effort.ts); `high` when the model takes none. */
+  effort?: EffortLevel;
 }): string {
   const calls = blocks.flatMap((block) => (block.type === 'tool_use' ? [describeCall(block)] : []));
   const brief = facts.brief.replace(/\s+/g, ' ').trim().slice(0, 120);
@@ -62,14 +74,15 @@ export function composeThinking({
       : blocks.length > 0
         ? 'No tool call is needed now; I will answer in text.'
         : 'There is nothing more to say.';
-  const paragraphs = [
-    `The brief: "${brief}". ${facts.calls.length} tool calls so far. ${lastOutcome(facts)}`,
-    intent,
-  ];
+  const situation = effort === 'medium' ? `The brief: "${brief}".` : `The brief: "${brief}". ${facts.calls.length} tool calls so far. ${lastOutcome(facts)}`;
+  const paragraphs = effort === 'low' ? [intent] : [situation, intent];
+  const details = blocks.filter((block) => block.type === 'tool_use' || block.type === 'text');
   let limit = budgetTokens * CHARACTERS_PER_TOKEN;
-  if (size === 'realistic') {
-    limit = Math.min(limit, Math.floor(budgetTokens * REALISTIC_BUDGET_SHARE) * CHARACTERS_PER_TOKEN, REALISTIC_THINKING_TOKENS * CHARACTERS_PER_TOKEN);
-    const details = blocks.filter((block) => block.type === 'tool_use' || block.type === 'text');
+  if (size !== 'realistic') {
+    for (let round = 0; round < EFFORT_DETAIL_ROUNDS[effort]; round += 1) details.forEach((block, index) => paragraphs.push(detailParagraph(block, index)));
+  } else {
+    const realisticTokens = Math.floor(REALISTIC_THINKING_TOKENS * EFFORT_SCALE[effort]);
+    limit = Math.min(limit, Math.floor(budgetTokens * REALISTIC_BUDGET_SHARE) * CHARACTERS_PER_TOKEN, realisticTokens * CHARACTERS_PER_TOKEN);
     for (let round = 0; paragraphs.join('\n\n').length < limit && round < 8; round += 1) {
       details.forEach((block, index) => paragraphs.push(detailParagraph(block, index)));
       paragraphs.push('Let me double-check the order: the plan first, then styles, files, deploy, verification, publishing, and only then finish_turn.');

@@ -51,7 +51,9 @@ function cutBlock(block: WireBlock, characters: number): WireBlock | null {
       return { type: 'text', text: block.text.slice(0, characters) };
     case 'thinking':
       // Unsigned: the signature would have come after the last thinking_delta.
-      return { type: 'thinking', thinking: block.thinking.slice(0, characters), signature: '' };
+      return block.hiddenCharacters > 0
+        ? { type: 'thinking', thinking: '', signature: '', hiddenCharacters: characters }
+        : { type: 'thinking', thinking: block.thinking.slice(0, characters), signature: '', hiddenCharacters: 0 };
     case 'redacted_thinking':
       // Opaque data cannot be half-sent; the budget ended inside the hidden reasoning.
       return null;

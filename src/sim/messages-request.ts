@@ -1,7 +1,7 @@
 // The simulator's normalized view of a validated `POST /v1/messages` body. Only what the builder
 // policy and the scenarios read is kept; other documented fields are accepted and ignored.
 import type { PromptBlock } from './cache-breakpoints.js';
-import type { ModelDescription } from './model-catalog.js';
+import type { EffortLevel, ModelDescription, ThinkingDisplay } from './model-catalog.js';
 
 export type NormalizedBlock =
   | { kind: 'text'; text: string }
@@ -22,13 +22,23 @@ export type ToolChoice =
   | { type: 'tool'; name: string; disableParallelToolUse: boolean };
 
 /**
- * The request's `thinking` field; `disabled` when absent. `{type: 'adaptive'}` is `enabled` with a
- * budget the simulator chose and `adaptive: true` (parse-thinking-setting.ts); `display` is the
- * request's, recorded but not yet acted on (thinking text is always returned).
+ * The request's `thinking` field as the model runs it (parse-thinking-setting.ts): an omitted field
+ * is `disabled` or adaptive, per model. `{type: 'adaptive'}` is `enabled` with a budget the
+ * simulator chose from the effort and `adaptive: true`. `display` is the request's or the model's
+ * default. `between_tools` (Sonnet 5.5) thinks nothing up front; only its progress updates come back
+ * as thinking blocks, with their text.
  */
 export type ThinkingSetting =
-  | { type: 'enabled'; budgetTokens: number; adaptive?: boolean; display?: 'summarized' | 'omitted' }
+  | { type: 'enabled'; budgetTokens: number; adaptive?: boolean; display: ThinkingDisplay }
+  | { type: 'between_tools' }
   | { type: 'disabled' };
+
+/** A thinking block the API removed before the model saw it (SDK BetaThinkingDroppedInputTransformation). */
+export interface InputTransformation {
+  type: 'thinking_dropped';
+  path: string;
+  reason: 'model_binding_mismatch' | 'prefix_binding_mismatch';
+}
 
 export interface MessagesRequest {
   model: string;
@@ -51,4 +61,11 @@ export interface MessagesRequest {
   modelDescription: ModelDescription;
   /** The prompt as cacheable blocks, tools → system → messages, with their breakpoints (cache-breakpoints.ts). */
   promptBlocks: PromptBlock[];
+  /** `output_config.effort`, or the model's default; null on a model without effort levels (parse-effort.ts). */
+  effort: EffortLevel | null;
+  /** Digest of the top-level system and tools, the start of every thinking block's binding (conversation-prefix.ts). */
+  bindingBase: string;
+  /** The thinking blocks dropped for their binding; null without the `thinking-binding-controls` beta,
+   * which alone reports them (screen-thinking-blocks.ts). */
+  inputTransformations: InputTransformation[] | null;
 }

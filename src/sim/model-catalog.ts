@@ -46,6 +46,13 @@
 //   400 "bound to a different conversation").
 // - sampling: non-default temperature / top_p / top_k → 400 on Opus 4.7 and later, Sonnet 5+,
 //   Haiku 5.5, Fable / Mythos (models' migration guides).
+// - assistant prefill: "This model does not support assistant message prefill. The conversation
+//   must end with a user message." (models/sonnet-5-5/migration-guide); not supported on Opus 4.6
+//   (whats-new-claude-4-6) and so on the Opus models after it, an error on Haiku 5.5
+//   (models/haiku-5-5/migration-guide), removed on Opus 5, the 5.5 models and Fable / Mythos 5.x
+//   (their migration guides, as summarized by third parties).
+// - which model reads which thinking blocks: build-with-claude/preserved-thinking#switching-models
+//   (a block the requested model may not read is dropped silently, and not counted as input).
 // - rate-limit class: api/rate-limits (one table each for Fable 5.x, Opus 5.5, Opus 5, Opus 4.x,
 //   Sonnet 5.5, Sonnet 5, Sonnet 4.x, Haiku 5.5, Haiku 4.5).
 // - prompt + max_tokens beyond the window: build-with-claude/extended-thinking ("On Claude 4.5
@@ -110,7 +117,9 @@ export interface ModelDescription {
   thinkingTypes: readonly ThinkingType[];
   /** Thinking when the request has no `thinking` field: `adaptive` on the models that think by default. */
   thinkingWhenOmitted: 'off' | 'adaptive';
-  /** Whether `thinking: {type: 'disabled'}` is accepted: always, never, or only at effort high or below. */
+  /** Whether thinking may be off: always; never (`disabled` → 400); or only at effort high or below
+   * (`disabled`, or an omitted `thinking` on a model that thinks only when asked, with effort
+   * xhigh / max → 400). */
   disabling: 'accepted' | 'refused' | 'effort_high_or_below';
   /** The display when the request names none; null on models that do not think. */
   defaultDisplay: 'summarized' | 'omitted' | null;
@@ -132,6 +141,13 @@ export interface ModelDescription {
   refusesSampling: boolean;
   /** Thinking blocks are bound to the conversation before them (preserved-thinking). */
   prefixBoundThinking: boolean;
+  /** Besides this model, the models that read its thinking blocks: `any`, or only those listed;
+   * a model not allowed drops the block silently (build-with-claude/preserved-thinking#switching-models). */
+  thinkingReadableBy: 'any' | readonly string[];
+  /** Producers whose thinking blocks this model does not read, whatever the producer allows. */
+  unreadableThinkingOf: readonly string[];
+  /** A conversation that ends with an assistant message (prefill) is refused (400). */
+  refusesPrefill: boolean;
   /** Tokens per character relative to the older tokenizer: 1.3 on the newer one. */
   tokenizer: 'classic' | 'newer';
   /** Answers 400 when the prompt's tokens plus max_tokens exceed the context window (Claude 3.7
@@ -162,6 +178,9 @@ type ModelFacts = Omit<
   | 'midConversationToolChanges'
   | 'refusesSampling'
   | 'prefixBoundThinking'
+  | 'thinkingReadableBy'
+  | 'unreadableThinkingOf'
+  | 'refusesPrefill'
 > &
   Partial<
     Pick<
@@ -176,6 +195,9 @@ type ModelFacts = Omit<
       | 'midConversationToolChanges'
       | 'refusesSampling'
       | 'prefixBoundThinking'
+      | 'thinkingReadableBy'
+      | 'unreadableThinkingOf'
+      | 'refusesPrefill'
     >
   > & { aliases?: readonly string[] };
 
@@ -192,6 +214,9 @@ function model(facts: ModelFacts): ModelDescription {
     midConversationToolChanges: false,
     refusesSampling: false,
     prefixBoundThinking: false,
+    thinkingReadableBy: 'any',
+    unreadableThinkingOf: [],
+    refusesPrefill: false,
     ...rest,
     names: [rest.id, ...aliases],
     cacheReadsCountTowardInputLimit: rest.rateLimitClass === 'claude-haiku-3',
@@ -213,9 +238,20 @@ const PRESERVED_THINKING_GENERATION = {
   strictTools: true,
   refusesSampling: true,
   prefixBoundThinking: true,
+  refusesPrefill: true,
   tokenizer: 'newer',
   minimumCacheableTokens: 512,
 } as const;
+
+/** The models that read a Fable / Mythos 5.1 or 5.2 model's thinking blocks besides itself. */
+const FABLE_GENERATION_READERS: Readonly<Record<string, readonly string[]>> = {
+  'claude-fable-5-2': ['claude-mythos-5-2'],
+  'claude-mythos-5-2': ['claude-fable-5-2'],
+  'claude-fable-5-1': ['claude-mythos-5-1', 'claude-fable-5-2', 'claude-mythos-5-2'],
+  'claude-mythos-5-1': ['claude-fable-5-1', 'claude-fable-5-2', 'claude-mythos-5-2'],
+};
+/** Earlier Fable / Mythos models, whose blocks neither Sonnet 5.5 nor Opus 5.5 reads. */
+const EARLIER_FABLE_GENERATION = ['claude-fable-5', 'claude-mythos-5', 'claude-mythos-preview'] as const;
 
 const CATALOG: readonly ModelDescription[] = [
   // Fable and Mythos 5.x: thinking always on (adaptive only), forced tool use refused from 5.1.
@@ -237,6 +273,7 @@ const CATALOG: readonly ModelDescription[] = [
       disabling: 'refused',
       defaultEffort: 'high',
       forcedToolChoice: 'refused',
+      thinkingReadableBy: FABLE_GENERATION_READERS[id] ?? [],
       rateLimitClass,
     }),
   ),
@@ -295,6 +332,10 @@ const CATALOG: readonly ModelDescription[] = [
     disabling: 'refused',
     defaultEffort: 'medium',
     forcedToolChoice: 'refused',
+    // Read by Fable 5.1 / Mythos 5.1 (and, assumed, their 5.2 successors); reads Opus 5 and every
+    // earlier Opus / Sonnet / Haiku, no Fable or Mythos (preserved-thinking#switching-models).
+    thinkingReadableBy: ['claude-fable-5-1', 'claude-mythos-5-1', 'claude-fable-5-2', 'claude-mythos-5-2'],
+    unreadableThinkingOf: EARLIER_FABLE_GENERATION,
     rateLimitClass: 'claude-opus-5-5',
   }),
   // Opus 5: thinking on by default, disabled only at effort high or below; no progress updates.
@@ -317,6 +358,7 @@ const CATALOG: readonly ModelDescription[] = [
     midConversationToolChanges: true,
     strictTools: true,
     refusesSampling: true,
+    refusesPrefill: true,
     tokenizer: 'newer',
     minimumCacheableTokens: 512,
     rateLimitClass: 'claude-opus-5',
@@ -334,6 +376,10 @@ const CATALOG: readonly ModelDescription[] = [
     disabling: 'refused',
     defaultEffort: 'high',
     forcedToolChoice: 'refused',
+    // "No other model reads thinking blocks from Claude Sonnet 5.5"; it reads Sonnet 5, Opus 4.8,
+    // Haiku 4.5 and earlier, not Opus 5, Opus 5.5 or any Fable / Mythos (preserved-thinking#switching-models).
+    thinkingReadableBy: [],
+    unreadableThinkingOf: ['claude-opus-5', ...EARLIER_FABLE_GENERATION],
     rateLimitClass: 'claude-sonnet-5-5',
   }),
   // Sonnet 5: thinking on by default and may be disabled; no mid-conversation system messages.
@@ -371,6 +417,9 @@ const CATALOG: readonly ModelDescription[] = [
     disabling: 'effort_high_or_below',
     defaultEffort: 'medium',
     forcedToolChoice: 'skips_thinking',
+    // Not in the switching-models matrix; assumed bound like Sonnet 5.5 (account-bound blocks that
+    // "work only in the account that produced them", models/haiku-5-5/whats-new-haiku-5-5).
+    thinkingReadableBy: [],
     rateLimitClass: 'claude-haiku-5-5',
   }),
   // Claude 4.x.
@@ -384,7 +433,9 @@ const CATALOG: readonly ModelDescription[] = [
     contextWindowTokens: 1_000_000,
     thinkingTypes: ADAPTIVE_ONLY,
     thinkingWhenOmitted: 'off',
-    disabling: 'accepted',
+    // "xhigh / max with thinking off → 400" (models/opus-5/whats-new-opus-5 on Opus 4.8 code; the
+    // observed wording in model-facts §12).
+    disabling: 'effort_high_or_below',
     defaultDisplay: 'omitted',
     effortLevels: ALL_EFFORTS,
     defaultEffort: 'high',
@@ -393,6 +444,7 @@ const CATALOG: readonly ModelDescription[] = [
     midConversationToolChanges: true,
     strictTools: true,
     refusesSampling: true,
+    refusesPrefill: true,
     tokenizer: 'newer',
     minimumCacheableTokens: 1024,
     rateLimitClass: 'claude-opus-4',
@@ -414,6 +466,7 @@ const CATALOG: readonly ModelDescription[] = [
     forcedToolChoice: 'allowed',
     strictTools: true,
     refusesSampling: true,
+    refusesPrefill: true,
     tokenizer: 'newer',
     minimumCacheableTokens: 2048,
     rateLimitClass: 'claude-opus-4',
@@ -434,6 +487,8 @@ const CATALOG: readonly ModelDescription[] = [
     defaultEffort: 'high',
     forcedToolChoice: 'allowed',
     strictTools: true,
+    // "Prefilling is not supported on Opus 4.6" (about-claude/models/whats-new-claude-4-6).
+    refusesPrefill: true,
     tokenizer: 'classic',
     minimumCacheableTokens: 4096,
     rateLimitClass: 'claude-opus-4',

@@ -140,3 +140,18 @@ describe('request validation (400 invalid_request_error, like the real API)', ()
     expect(response.role).toBe('assistant');
   });
 });
+
+describe('assistant prefill (the last message is an assistant message)', () => {
+  const prefill = (model: string) => ({ ...base, model, messages: [...base.messages, { role: 'assistant', content: 'Here is the plan:' }] });
+  it('is refused on the models that dropped it, with the documented message', async () => {
+    for (const model of ['claude-opus-4-6', 'claude-opus-4-8', 'claude-opus-5', 'claude-sonnet-5-5', 'claude-opus-5-5', 'claude-haiku-5-5', 'claude-fable-5-2']) {
+      expect((await rejection(prefill(model))).message, model).toContain(
+        'This model does not support assistant message prefill. The conversation must end with a user message.',
+      );
+    }
+  });
+
+  it('is still accepted on the models that allow it', async () => {
+    for (const model of ['claude-sonnet-4-6', 'claude-sim']) expect((await send(prefill(model))).type, model).toBe('message');
+  });
+});

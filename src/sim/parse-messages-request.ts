@@ -2,7 +2,12 @@
 // one the real API enforces, so a fleet that passes against the simulator will not get a 400 in
 // production for the same transcript. Messages mirror the real API's wording where known.
 import type { MessagesRequest, NormalizedBlock, NormalizedMessage, ToolChoice } from './messages-request.js';
-import { checkThinkingCompatibility, parseThinkingSetting, ThinkingSettingInvalid } from './parse-thinking-setting.js';
+import { parseThinkingSetting, THINKING_BINDING_CONTROLS_BETA, ThinkingSettingInvalid } from './parse-thinking-setting.js';
+import { checkForcedToolChoice } from './check-forced-tool-choice.js';
+import { checkSamplingParameters } from './check-sampling-parameters.js';
+import { EffortInvalid, parseEffort } from './parse-effort.js';
+import { screenThinkingBlocks } from './screen-thinking-blocks.js';
+import type { ThinkingSigner } from './thinking-signature.js';
 import { CacheControlInvalid } from './cache-breakpoints.js';
 import { checkExtraFields } from './check-extra-fields.js';
 import { collectPromptBlocks } from './collect-prompt-blocks.js';
@@ -37,28 +42,46 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * Validates and normalizes a parsed JSON body; the failure message is what the 400 (or 404)
  * carries. `acceptsBetaFields`: the request came with an `anthropic-beta` header, so the beta-only
  * top-level fields are known (request-fields.ts). `betas`: the header's betas (parse-beta-header.ts).
+ * `apiVersion`: the `anthropic-version` header. `signer`: checks the thinking blocks sent back
+ * (screen-thinking-blocks.ts); without one they are taken as they come.
  */
 export function parseMessagesRequest({
   body,
   acceptsBetaFields = false,
   betas = [],
+  apiVersion,
+  signer,
 }: {
   body: unknown;
   acceptsBetaFields?: boolean;
   betas?: readonly string[];
+  apiVersion?: string | undefined;
+  signer?: ThinkingSigner | undefined;
 }): ParseMessagesRequestResult {
   try {
-    return { ok: true, request: parseBody(body, acceptsBetaFields, betas) };
+    return { ok: true, request: parseBody({ body, acceptsBetaFields, betas, apiVersion, signer }) };
   } catch (error) {
     if (error instanceof ModelNotFound) return { ok: false, status: 404, message: error.message };
-    if (error instanceof RequestInvalid || error instanceof ThinkingSettingInvalid || error instanceof CacheControlInvalid) {
+    if (error instanceof RequestInvalid || error instanceof ThinkingSettingInvalid || error instanceof CacheControlInvalid || error instanceof EffortInvalid) {
       return { ok: false, status: 400, message: error.message };
     }
     throw error;
   }
 }
 
-function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly string[]): MessagesRequest {
+function parseBody({
+  body,
+  acceptsBetaFields,
+  betas,
+  apiVersion,
+  signer,
+}: {
+  body: unknown;
+  acceptsBetaFields: boolean;
+  betas: readonly string[];
+  apiVersion: string | undefined;
+  signer: ThinkingSigner | undefined;
+}): MessagesRequest {
   if (!isRecord(body)) reject('request body must be a JSON object');
   const extraField = checkExtraFields({ body, acceptsBetaFields });
   if (extraField !== null) reject(extraField);
@@ -84,20 +107,41 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
   }
 
   checkSampling(body);
-  const thinking = parseThinkingSetting({
+  const effort = parseEffort({ outputConfig: body.output_config, model: modelDescription });
+  const { setting: thinking, prefixMismatchBehavior } = parseThinkingSetting({
     thinking: body.thinking,
-    model: body.model,
+    model: modelDescription,
     maxTokens: body.max_tokens,
+    effort,
+    betas,
     interleavedThinking: betas.includes(INTERLEAVED_THINKING_BETA),
   });
-  parseSystem(body.system);
+  const systemText = parseSystem(body.system);
   const stopSequences = parseStopSequences(body.stop_sequences);
   const toolNames = parseTools(body.tools);
   const eagerInputStreamingTools = eagerInputStreamingToolsOf(body.tools, betas);
   const toolChoice = parseToolChoice(body.tool_choice, toolNames);
-  checkThinkingCompatibility({ thinking, toolChoice, temperature: body.temperature, topP: body.top_p, topK: body.top_k });
-  const messages = parseMessages(body.messages);
-  const promptBlocks = collectPromptBlocks({ body, toolChoice, thinking, keepsThinkingOfEarlierTurns: modelDescription.keepsThinkingOfEarlierTurns });
+  const forcedProblem = checkForcedToolChoice({ toolChoice, thinking, model: modelDescription });
+  if (forcedProblem) reject(forcedProblem);
+  const samplingProblem = checkSamplingParameters({ body, model: modelDescription, thinking, apiVersion });
+  if (samplingProblem) reject(samplingProblem);
+  const sentMessages = parseMessages(body.messages);
+  // "This model does not support assistant message prefill. The conversation must end with a user
+  // message." (models/sonnet-5-5/migration-guide; the models in model-catalog.ts `refusesPrefill`).
+  if (modelDescription.refusesPrefill && sentMessages[sentMessages.length - 1]?.role === 'assistant') {
+    reject('This model does not support assistant message prefill. The conversation must end with a user message.');
+  }
+  const tools = Array.isArray(body.tools) ? body.tools.map((tool: Record<string, unknown>) => ({ ...tool, cache_control: undefined })) : [];
+  const bindingBase = JSON.stringify([systemText, tools]);
+  const bindingBeta = betas.includes(THINKING_BINDING_CONTROLS_BETA);
+  const screened = signer
+    ? screenThinkingBlocks({ messages: sentMessages, bindingBase, model: modelDescription, signer, prefixMismatchBehavior, bindingBeta })
+    : { ok: true as const, messages: sentMessages, droppedPaths: new Set<string>(), transformations: [] };
+  if (!screened.ok) reject(screened.message);
+  const messages = screened.messages;
+  // Dropped blocks are not input: the prompt is collected without them.
+  const promptBody = screened.droppedPaths.size === 0 ? body : withoutBlocks(body, screened.droppedPaths);
+  const promptBlocks = collectPromptBlocks({ body: promptBody, toolChoice, thinking, keepsThinkingOfEarlierTurns: modelDescription.keepsThinkingOfEarlierTurns });
   const promptText = promptBlocks.map((block) => block.text).join('');
   const promptTokens = estimateTokens({ text: promptText });
   // The real wording: "prompt is too long: 208310 tokens > 200000 maximum" (docs
@@ -133,7 +177,20 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
     promptText,
     modelDescription,
     promptBlocks,
+    effort,
+    bindingBase,
+    inputTransformations: bindingBeta && modelDescription.thinkingTypes.length > 0 ? screened.transformations : null,
   };
+}
+
+/** The body without the message content blocks at `paths` ("messages.N.content.M"). */
+function withoutBlocks(body: Record<string, unknown>, paths: ReadonlySet<string>): Record<string, unknown> {
+  const messages = (body.messages as Array<Record<string, unknown>>).map((message, messageIndex) =>
+    Array.isArray(message.content)
+      ? { ...message, content: message.content.filter((_block: unknown, blockIndex: number) => !paths.has(`messages.${messageIndex}.content.${blockIndex}`)) }
+      : message,
+  );
+  return { ...body, messages };
 }
 
 function checkSampling(body: Record<string, unknown>): void {

@@ -5,6 +5,7 @@ import { applyScenario } from './apply-scenario.js';
 import { decideBuilderTurn } from './builder-policy.js';
 import { hashTranscript } from './deterministic-random.js';
 import type { MessagesRequest } from './messages-request.js';
+import { applyProgressUpdates } from './progress-updates.js';
 import { planFromTurn, type ResponsePlan } from './response-plan.js';
 import type { ScenarioName } from './scenario-names.js';
 import { SMALL_SITE, type SiteOptions } from './site-plan.js';
@@ -27,12 +28,12 @@ export interface RespondToMessagesInput {
   site?: SiteOptions;
 }
 
-/** Decides the response to one Messages request, thinking block included. Deterministic apart from ids. */
+/** Decides the response to one Messages request, thinking blocks and progress updates included. Deterministic apart from ids. */
 export function respondToMessages(input: RespondToMessagesInput): ResponsePlan {
   const site = input.site ?? SMALL_SITE;
   const facts = readTranscriptFacts({ messages: input.request.messages });
   const plan = decideResponse(input, facts, site);
-  return addThinking({
+  const thought = addThinking({
     plan,
     request: input.request,
     facts,
@@ -40,6 +41,7 @@ export function respondToMessages(input: RespondToMessagesInput): ResponsePlan {
     firedForRun: input.scenarioFiredForRun,
     size: site.size,
   });
+  return applyProgressUpdates({ plan: thought, request: input.request });
 }
 
 function decideResponse(input: RespondToMessagesInput, facts: TranscriptFacts, site: SiteOptions): ResponsePlan {

@@ -14,8 +14,9 @@ export type ResponseBlock =
       /** The id an adversarial scenario sends instead of a minted `toolu_…` one. */
       id?: string;
     }
-  /** Signed with the simulator's secret when the message is rendered (assistant-message.ts). */
-  | { type: 'thinking'; thinking: string }
+  /** Signed with the simulator's secret when the message is rendered (assistant-message.ts);
+   * `textShown` false: it goes out with empty text, its reasoning still billed (display `omitted`). */
+  | { type: 'thinking'; thinking: string; textShown: boolean }
   /** Stands for reasoning the safety systems hid; rendered as opaque, signed `data`. */
   | { type: 'redacted_thinking'; hiddenText: string };
 

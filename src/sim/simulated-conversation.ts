@@ -12,6 +12,10 @@ import { FakeToolExecutor } from './fake-tool-executor.js';
 
 export interface SimulatedConversationOptions {
   client: Anthropic;
+  /** The model asked for; default `claude-sim`, which allows the forced first call and manual thinking. */
+  model?: string;
+  /** Sent as `thinking` as it stands (a generation's own forms); thinkingBudgetTokens wins when both are set. */
+  thinking?: Record<string, unknown>;
   prompt?: string;
   /** Sent with every request (scenario, text-call mode, run id, fault). */
   headers?: Record<string, string>;
@@ -100,13 +104,14 @@ export async function runSimulatedConversation(options: SimulatedConversationOpt
     phases.push(phase);
     const forced = options.forcePlanFirst && index === 0;
     const body: Anthropic.MessageCreateParamsNonStreaming = {
-        model: 'claude-sim',
+        model: options.model ?? 'claude-sim',
         max_tokens: options.maxTokens ?? 4096,
         system: 'You build small websites.',
         messages,
         tools: toolDefinitions(phase),
         tool_choice: forced ? { type: 'tool', name: 'todo_write' } : { type: 'auto' },
         ...(options.stopSequences ? { stop_sequences: options.stopSequences } : {}),
+        ...(options.thinking ? { thinking: options.thinking as unknown as Anthropic.ThinkingConfigParam } : {}),
         ...(options.thinkingBudgetTokens ? { thinking: { type: 'enabled', budget_tokens: options.thinkingBudgetTokens } } : {}),
     };
     const requestOptions = { headers: options.headers ?? {} };

@@ -320,10 +320,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       body: json.value,
       acceptsBetaFields: incoming.headers['anthropic-beta'] !== undefined,
       betas: parseBetaHeader({ header: incoming.headers['anthropic-beta'] }),
+      apiVersion: headerValue(incoming, 'anthropic-version'),
+      signer,
     });
     if (!parsed.ok) return errorAnswer(parsed.status, errorTypeForStatus({ status: parsed.status }), parsed.message, requestId);
     entry.cacheBreakpoints = parsed.request.promptBlocks.reduce((count, block) => count + block.markers.length, 0);
-    const thinkingProblem = verifyThinkingBlocks({ request: parsed.request, signer });
+    const thinkingProblem = verifyThinkingBlocks({ request: parsed.request });
     if (thinkingProblem) return errorAnswer(400, 'invalid_request_error', thinkingProblem, requestId);
     if (fault?.kind === 'stream_error' && !parsed.request.stream) return streamErrorAnswer({ fault, requestId });
 
@@ -366,8 +368,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       site,
     });
     if (plan.firesOncePerRun && memoryKey !== null) remember(firedScenarios, memoryKey, true);
-    const { model, promptText, maxTokens } = parsed.request;
-    const rendered = createAssistantMessage({ plan, model, promptText, maxTokens, signer, promptUsage });
+    const { model, promptText, maxTokens, modelDescription, bindingBase, messages, inputTransformations } = parsed.request;
+    const binding = { producer: modelDescription.id, bindingBase, messages };
+    const rendered = createAssistantMessage({ plan, model, promptText, maxTokens, signer, promptUsage, binding, inputTransformations });
     // The output estimate (max_tokens) is settled to what the answer uses as soon as it is known.
     admission.reservation.settle({ outputTokens: rendered.body.usage.output_tokens });
     entry.stopReason = rendered.body.stop_reason;

@@ -73,7 +73,13 @@ function deltasOf(block: WireBlock, eagerInputTools: ReadonlySet<string>): Array
       return splitIntoDeltas({ text: block.text }).map((text) => ({ delta: { type: 'text_delta', text }, characters: text.length }));
     case 'thinking':
       return [
-        ...splitIntoDeltas({ text: block.thinking }).map((thinking) => ({ delta: { type: 'thinking_delta', thinking }, characters: thinking.length })),
+        // A block sent without its text (display `omitted`) "streams a `thinking_delta` with an empty
+        // `thinking` string, then its `signature_delta`" (build-with-claude/thinking#streaming-thinking,
+        // the newer of its two wordings; the older had no thinking_delta). Its reasoning is generated
+        // all the same, so the delta carries its time.
+        ...(block.hiddenCharacters > 0
+          ? [{ delta: { type: 'thinking_delta', thinking: '' }, characters: block.hiddenCharacters }]
+          : splitIntoDeltas({ text: block.thinking }).map((thinking) => ({ delta: { type: 'thinking_delta', thinking }, characters: thinking.length }))),
         // A block cut off by max_tokens has no signature: the stream ended before it (cut-at-max-tokens.ts).
         ...(block.signature === '' ? [] : [{ delta: { type: 'signature_delta', signature: block.signature }, characters: 0 }]),
       ];

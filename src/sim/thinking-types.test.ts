@@ -66,7 +66,7 @@ describe('thinking types per model', () => {
     expect((await send('claude-sonnet-4-6', { ...MANUAL, display: 'summarized' })).content[0]?.type).toBe('thinking');
     expect(await rejection('claude-opus-4-7', { type: 'adaptive', display: 'verbose' })).toBe("thinking.adaptive.display: Input should be 'summarized' or 'omitted'");
     expect(await rejection('claude-opus-4-7', { type: 'sometimes' })).toBe(
-      "thinking: Input tag \"sometimes\" found using 'type' does not match any of the expected tags: 'adaptive', 'disabled', 'enabled'",
+      "thinking: Input tag \"sometimes\" found using 'type' does not match any of the expected tags: 'adaptive', 'between_tools', 'disabled', 'enabled'",
     );
   });
 

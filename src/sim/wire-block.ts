@@ -5,7 +5,8 @@ import { partialParse } from '@anthropic-ai/sdk/_vendor/partial-json-parser/pars
 
 export type WireBlock =
   | { type: 'text'; text: string }
-  | { type: 'thinking'; thinking: string; signature: string }
+  /** `hiddenCharacters`: reasoning generated but sent with empty text (display `omitted`), billed as output. */
+  | { type: 'thinking'; thinking: string; signature: string; hiddenCharacters: number }
   /** `hiddenCharacters`: the size of the reasoning it hides, which the output token count includes. */
   | { type: 'redacted_thinking'; data: string; hiddenCharacters: number }
   /** `complete` false: the JSON was cut off by max_tokens. */
@@ -17,7 +18,7 @@ export function outputCharactersOf(block: WireBlock): number {
     case 'text':
       return block.text.length;
     case 'thinking':
-      return block.thinking.length;
+      return block.thinking.length + block.hiddenCharacters;
     case 'redacted_thinking':
       return block.hiddenCharacters;
     case 'tool_use':
