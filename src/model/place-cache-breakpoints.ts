@@ -15,7 +15,7 @@
 //      when the turn added more than ~20 blocks (a dozen parallel tool calls and their results);
 //   4. the last block of the last message: the transcript up to this turn, for the next one.
 // A mid-conversation system message (role "system": a phase change's instructions and tool
-// changes, src/agent/phase-message.ts) never carries one: breakpoints 3 and 4 go on the user or
+// changes, src/agent/phase-tools.ts) never carries one: breakpoints 3 and 4 go on the user or
 // assistant message before it. The docs refuse cache_control on a turn-scoped system message and
 // say nothing of the others; a phase message is a few dozen tokens, read from the cache from the
 // next request on (it sits before that request's breakpoint 3), so nothing is lost by leaving it
