@@ -3,6 +3,7 @@
 // stream (stream-message.ts) is written from, so a streamed answer and a JSON answer agree.
 import { cutAtMaxTokens } from './cut-at-max-tokens.js';
 import { createIdentifier } from './identifiers.js';
+import type { ModelDescription } from './model-catalog.js';
 import type { RefusalStopDetails, ResponseBlock, ResponsePlan } from './response-plan.js';
 import type { ThinkingSigner } from './thinking-signature.js';
 import type { PromptUsage } from './prompt-cache.js';
@@ -81,21 +82,22 @@ export function contentBlockOf(block: WireBlock): AssistantContentBlock {
 export function createAssistantMessage({
   plan,
   model,
-  promptText,
+  modelDescription,
   maxTokens,
   signer,
   promptUsage,
 }: {
   plan: ResponsePlan;
   model: string;
-  promptText: string;
+  /** The model whose tokenizer counts the output (model-catalog.ts). */
+  modelDescription: Pick<ModelDescription, 'tokenizer'>;
   maxTokens: number;
   signer: ThinkingSigner;
   /** The prompt's tokens as the prompt cache split them (prompt-cache.ts). */
   promptUsage: PromptUsage;
 }): RenderedMessage {
   const planned = plan.blocks.map((block) => toWireBlock(block, signer));
-  const cut = cutAtMaxTokens({ blocks: planned, maxTokens });
+  const cut = cutAtMaxTokens({ blocks: planned, maxTokens, model: modelDescription });
   // A scenario that ends on max_tokens stands for a cut at the limit: the whole budget was spent.
   const scenarioTruncated = plan.stopReason === 'max_tokens';
   return {

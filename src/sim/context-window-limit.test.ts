@@ -24,7 +24,6 @@ function send(model: string, maxTokens: number, thinking?: Anthropic.ThinkingCon
   );
 }
 
-
 describe('prompt + max_tokens beyond the context window', () => {
   it('the models that held prompt + max_tokens to the window are retired: the API answers 404 for them', async () => {
     // Claude 3.7 Sonnet and the Claude 4 models before 4.5 retired in 2026 (about-claude/model-deprecations).

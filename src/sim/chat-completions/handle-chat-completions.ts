@@ -239,7 +239,7 @@ async function answer({
     site: context.site,
   });
   if (plan.firesOncePerRun && memoryKey !== null) context.rememberScenarioFired(memoryKey);
-  const rendered = createAssistantMessage({ plan, model: request.model, promptText: request.promptText, maxTokens: request.maxTokens, signer: context.signer, promptUsage });
+  const rendered = createAssistantMessage({ plan, model: request.model, modelDescription: request.modelDescription, maxTokens: request.maxTokens, signer: context.signer, promptUsage });
   admission.reservation.settle({ outputTokens: rendered.body.usage.output_tokens });
   const chatAnswer = createChatAnswer({ rendered, plan, model: request.model, now: context.clock() });
   entry.stopReason = chatAnswer.finishReason;
