@@ -8,6 +8,7 @@
 // there after it (every key of a run expires at the same instant), else history answers.
 // Secrets: tool results and events are redacted when written (RunEngine); the transcript, tool
 // inputs and workspace files are not, so everything is redacted again on the way out.
+import { TRANSCRIPT_ROLES } from '../domain/model-message.js';
 import { z } from 'zod';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import type { ArchivedRun, ArchivedToolCall, ArchivedTurn } from '../history/run-archive.js';
@@ -67,7 +68,7 @@ const storedResultSchema = z.looseObject({
   error_reason: z.string().optional(),
 });
 
-const transcriptMessageInputSchema = z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(z.unknown())]) });
+const transcriptMessageInputSchema = z.looseObject({ role: z.enum(TRANSCRIPT_ROLES), content: z.union([z.string(), z.array(z.unknown())]) });
 const toolUseBlockSchema = z.looseObject({ type: z.literal('tool_use'), id: z.string() });
 const injectionFlagSchema = z.looseObject({ tool_use_id: z.string(), patterns: z.array(z.string()), source: z.enum(['output', 'error']).optional() });
 const toolCallStartSchema = z.looseObject({ tool_use_id: z.string(), attempt: z.int().positive() });

@@ -8,6 +8,7 @@ import { conversationPrefixDigest } from './conversation-prefix.js';
 import { cutAtMaxTokens } from './cut-at-max-tokens.js';
 import type { InputTransformation, NormalizedBlock, NormalizedMessage } from './messages-request.js';
 import { createIdentifier } from './identifiers.js';
+import type { ModelDescription } from './model-catalog.js';
 import type { RefusalStopDetails, ResponseBlock, ResponsePlan } from './response-plan.js';
 import type { ThinkingSigner } from './thinking-signature.js';
 import type { PromptUsage } from './prompt-cache.js';
@@ -134,7 +135,7 @@ export function contentBlockOf(block: WireBlock): AssistantContentBlock {
 export function createAssistantMessage({
   plan,
   model,
-  promptText,
+  modelDescription,
   maxTokens,
   signer,
   promptUsage,
@@ -143,7 +144,8 @@ export function createAssistantMessage({
 }: {
   plan: ResponsePlan;
   model: string;
-  promptText: string;
+  /** The model whose tokenizer counts the output (model-catalog.ts). */
+  modelDescription: Pick<ModelDescription, 'tokenizer'>;
   maxTokens: number;
   signer: ThinkingSigner;
   /** The prompt's tokens as the prompt cache split them (prompt-cache.ts). */
@@ -153,7 +155,7 @@ export function createAssistantMessage({
   inputTransformations?: InputTransformation[] | null;
 }): RenderedMessage {
   const planned = renderBlocks(plan, signer, binding);
-  const cut = cutAtMaxTokens({ blocks: planned, maxTokens });
+  const cut = cutAtMaxTokens({ blocks: planned, maxTokens, model: modelDescription });
   // A scenario that ends on max_tokens stands for a cut at the limit: the whole budget was spent.
   const scenarioTruncated = plan.stopReason === 'max_tokens';
   return {

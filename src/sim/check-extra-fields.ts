@@ -17,10 +17,19 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The 400 message for the first unknown field, or null when every field is known. */
-export function checkExtraFields({ body, acceptsBetaFields }: { body: Record<string, unknown>; acceptsBetaFields: boolean }): string | null {
+/** The 400 message for the first unknown field, or null when every field is known. `topLevelFields`:
+ * the endpoint's own (default the Messages ones; count_tokens takes fewer). */
+export function checkExtraFields({
+  body,
+  acceptsBetaFields,
+  topLevelFields = MESSAGES_REQUEST_FIELDS,
+}: {
+  body: Record<string, unknown>;
+  acceptsBetaFields: boolean;
+  topLevelFields?: ReadonlySet<string>;
+}): string | null {
   const topLevel = Object.keys(body).find(
-    (key) => !MESSAGES_REQUEST_FIELDS.has(key) && !(acceptsBetaFields && BETA_MESSAGES_REQUEST_FIELDS.has(key)),
+    (key) => !topLevelFields.has(key) && !(acceptsBetaFields && BETA_MESSAGES_REQUEST_FIELDS.has(key)),
   );
   if (topLevel !== undefined) return extraFieldMessage({ path: topLevel });
 

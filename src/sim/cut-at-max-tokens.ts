@@ -10,9 +10,11 @@
 // last in a thinking block (docs build-with-claude/streaming, "Thinking delta": "a special
 // signature_delta event is sent just before the content_block_stop event"), so the SDK's
 // MessageStream keeps the '' from content_block_start (it sets `signature` only on signature_delta).
+// Output is counted in the model's own tokens (count-model-tokens.ts): on the newer tokenizer the
+// same budget holds about 30% fewer characters.
+import { charactersForTokens, countModelTokens } from './count-model-tokens.js';
+import type { ModelDescription } from './model-catalog.js';
 import { outputCharactersOf, type WireBlock } from './wire-block.js';
-
-const CHARACTERS_PER_TOKEN = 4;
 
 export interface CutResult {
   blocks: WireBlock[];
@@ -22,10 +24,20 @@ export interface CutResult {
 }
 
 /** Cuts `blocks` at `maxTokens` of output. */
-export function cutAtMaxTokens({ blocks, maxTokens }: { blocks: readonly WireBlock[]; maxTokens: number }): CutResult {
+export function cutAtMaxTokens({
+  blocks,
+  maxTokens,
+  model,
+}: {
+  blocks: readonly WireBlock[];
+  maxTokens: number;
+  /** Whose tokenizer counts the output. */
+  model: Pick<ModelDescription, 'tokenizer'>;
+}): CutResult {
   const total = blocks.reduce((sum, block) => sum + outputCharactersOf(block), 0);
-  const budget = maxTokens * CHARACTERS_PER_TOKEN;
-  if (total <= budget) return { blocks: [...blocks], truncated: false, outputTokens: Math.max(1, Math.ceil(total / CHARACTERS_PER_TOKEN)) };
+  const budget = charactersForTokens({ tokens: maxTokens, model });
+  const outputTokens = Math.min(maxTokens, Math.max(1, countModelTokens({ characters: total, model })));
+  if (total <= budget) return { blocks: [...blocks], truncated: false, outputTokens };
 
   const kept: WireBlock[] = [];
   let remaining = budget;

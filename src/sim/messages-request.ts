@@ -47,7 +47,15 @@ export interface MessagesRequest {
   thinking: ThinkingSetting;
   maxTokens: number;
   messages: NormalizedMessage[];
+  /** The tools the model may call at the end of the transcript: the declared ones minus deferred and
+   * removed, plus added (available-tools.ts). The policy, the scenarios and drift call only these. */
   toolNames: string[];
+  /** Every tool in the top-level `tools`, in order. */
+  declaredToolNames: string[];
+  /** The instructions in force for the next turn: the latest mid-conversation system message's text,
+   * else the top-level `system` ("Later system messages win over earlier ones, and over the
+   * top-level system field", docs build-with-claude/mid-conversation-system-messages). */
+  instructions: string;
   /** Tools whose input streams as it is generated (`eager_input_streaming`, or the fine-grained
    * tool streaming beta); the others' input is buffered per parameter (stream-message.ts). */
   eagerInputStreamingTools: string[];
@@ -57,6 +65,9 @@ export interface MessagesRequest {
   stopSequences: string[];
   /** Characters of system prompt, messages and tools, for the input token estimate. */
   promptText: string;
+  /** The prompt's tokens in the model's own tokens (count-model-tokens.ts): what usage splits by the
+   * prompt cache and what `count_tokens` answers. */
+  promptTokens: number;
   /** The known model the request names (model-catalog.ts). */
   modelDescription: ModelDescription;
   /** The prompt as cacheable blocks, tools → system → messages, with their breakpoints (cache-breakpoints.ts). */

@@ -11,8 +11,11 @@ import type { ThinkingSigner } from './thinking-signature.js';
 import { CacheControlInvalid } from './cache-breakpoints.js';
 import { checkExtraFields } from './check-extra-fields.js';
 import { collectPromptBlocks } from './collect-prompt-blocks.js';
-import { lookupServedModel } from './model-catalog.js';
-import { estimateTokens } from './token-estimate.js';
+import { lookupServedModel, type ModelDescription } from './model-catalog.js';
+import { availableTools } from './available-tools.js';
+import { parseSystemMessage, SystemMessageInvalid, type SystemMessage } from './parse-system-message.js';
+import { countModelTokens } from './count-model-tokens.js';
+import { COUNT_TOKENS_REQUEST_FIELDS } from './request-fields.js';
 import { FINE_GRAINED_TOOL_STREAMING_BETA, INTERLEAVED_THINKING_BETA } from './parse-beta-header.js';
 
 /** A refusal's status: 400 invalid_request_error, or 404 not_found_error for an unknown model. */
@@ -51,18 +54,28 @@ export function parseMessagesRequest({
   betas = [],
   apiVersion,
   signer,
+  countingTokens = false,
 }: {
   body: unknown;
   acceptsBetaFields?: boolean;
   betas?: readonly string[];
   apiVersion?: string | undefined;
   signer?: ThinkingSigner | undefined;
+  /** The body of `POST /v1/messages/count_tokens`: the same validation, without `max_tokens` (docs
+   * build-with-claude/token-counting; SDK MessageCountTokensParams has none). */
+  countingTokens?: boolean;
 }): ParseMessagesRequestResult {
   try {
-    return { ok: true, request: parseBody({ body, acceptsBetaFields, betas, apiVersion, signer }) };
+    return { ok: true, request: parseBody({ body, acceptsBetaFields, betas, apiVersion, signer, countingTokens }) };
   } catch (error) {
     if (error instanceof ModelNotFound) return { ok: false, status: 404, message: error.message };
-    if (error instanceof RequestInvalid || error instanceof ThinkingSettingInvalid || error instanceof CacheControlInvalid || error instanceof EffortInvalid) {
+    if (
+      error instanceof RequestInvalid ||
+      error instanceof ThinkingSettingInvalid ||
+      error instanceof CacheControlInvalid ||
+      error instanceof EffortInvalid ||
+      error instanceof SystemMessageInvalid
+    ) {
       return { ok: false, status: 400, message: error.message };
     }
     throw error;
@@ -75,15 +88,17 @@ function parseBody({
   betas,
   apiVersion,
   signer,
+  countingTokens,
 }: {
   body: unknown;
   acceptsBetaFields: boolean;
   betas: readonly string[];
   apiVersion: string | undefined;
   signer: ThinkingSigner | undefined;
+  countingTokens: boolean;
 }): MessagesRequest {
   if (!isRecord(body)) reject('request body must be a JSON object');
-  const extraField = checkExtraFields({ body, acceptsBetaFields });
+  const extraField = checkExtraFields({ body, acceptsBetaFields, ...(countingTokens ? { topLevelFields: COUNT_TOKENS_REQUEST_FIELDS } : {}) });
   if (extraField !== null) reject(extraField);
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') reject('stream: Input should be a valid boolean');
 
@@ -91,19 +106,21 @@ function parseBody({
   if (typeof body.model !== 'string') reject('model: Input should be a valid string');
   if (body.model.trim() === '') reject('model: String should have at least 1 character');
 
-  if (body.max_tokens === undefined || body.max_tokens === null) reject('max_tokens: Field required');
-  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens)) {
-    reject('max_tokens: Input should be a valid integer');
+  if (!countingTokens) {
+    if (body.max_tokens === undefined || body.max_tokens === null) reject('max_tokens: Field required');
+    if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens)) {
+      reject('max_tokens: Input should be a valid integer');
+    }
+    if (body.max_tokens < 1) reject('max_tokens: Input should be greater than or equal to 1');
   }
-  if (body.max_tokens < 1) reject('max_tokens: Input should be greater than or equal to 1');
   const modelDescription = lookupServedModel({ model: body.model });
   if (!modelDescription) throw new ModelNotFound(`model: ${body.model}`);
+  // Counting has no output; the model's own ceiling stands in wherever a rule weighs max_tokens.
+  const maxTokens = countingTokens ? modelDescription.maxOutputTokens : (body.max_tokens as number);
   // The real wording: "max_tokens: 128001 > 64000, which is the maximum allowed number of output
   // tokens for claude-opus-4-5-20251101" (docs about-claude/models/overview, "Max output").
-  if (body.max_tokens > modelDescription.maxOutputTokens) {
-    reject(
-      `max_tokens: ${body.max_tokens} > ${modelDescription.maxOutputTokens}, which is the maximum allowed number of output tokens for ${modelDescription.id}`,
-    );
+  if (maxTokens > modelDescription.maxOutputTokens) {
+    reject(`max_tokens: ${maxTokens} > ${modelDescription.maxOutputTokens}, which is the maximum allowed number of output tokens for ${modelDescription.id}`);
   }
 
   checkSampling(body);
@@ -111,28 +128,37 @@ function parseBody({
   const { setting: thinking, prefixMismatchBehavior } = parseThinkingSetting({
     thinking: body.thinking,
     model: modelDescription,
-    maxTokens: body.max_tokens,
+    maxTokens,
     effort,
     betas,
     interleavedThinking: betas.includes(INTERLEAVED_THINKING_BETA),
   });
-  const systemText = parseSystem(body.system);
+  const systemPrompt = parseSystem(body.system);
   const stopSequences = parseStopSequences(body.stop_sequences);
   const toolNames = parseTools(body.tools);
+  const deferredTools = deferredToolsOf(body.tools);
   const eagerInputStreamingTools = eagerInputStreamingToolsOf(body.tools, betas);
   const toolChoice = parseToolChoice(body.tool_choice, toolNames);
   const forcedProblem = checkForcedToolChoice({ toolChoice, thinking, model: modelDescription });
   if (forcedProblem) reject(forcedProblem);
   const samplingProblem = checkSamplingParameters({ body, model: modelDescription, thinking, apiVersion });
   if (samplingProblem) reject(samplingProblem);
-  const sentMessages = parseMessages(body.messages);
+  // Mid-conversation system messages sit between the turns; the thinking rules below read the
+  // turns (a system message appended after a thinking block leaves that block's prefix as it was).
+  const { conversation: sentMessages, systemMessages } = parseMessages(body.messages, { model: modelDescription, betas, declaredTools: toolNames });
+  const available = availableTools({ declared: toolNames, deferred: deferredTools, systemMessages });
+  // Not documented; chosen so the model never calls a tool outside the available set: forcing a
+  // removed or still-deferred tool is refused rather than answered with a call to it.
+  if (toolChoice.type === 'tool' && !available.includes(toolChoice.name)) {
+    reject(`tool_choice.name: Tool '${toolChoice.name}' is not available at this point of the conversation (removed or deferred)`);
+  }
   // "This model does not support assistant message prefill. The conversation must end with a user
   // message." (models/sonnet-5-5/migration-guide; the models in model-catalog.ts `refusesPrefill`).
   if (modelDescription.refusesPrefill && sentMessages[sentMessages.length - 1]?.role === 'assistant') {
     reject('This model does not support assistant message prefill. The conversation must end with a user message.');
   }
   const tools = Array.isArray(body.tools) ? body.tools.map((tool: Record<string, unknown>) => ({ ...tool, cache_control: undefined })) : [];
-  const bindingBase = JSON.stringify([systemText, tools]);
+  const bindingBase = JSON.stringify([systemPrompt, tools]);
   const bindingBeta = betas.includes(THINKING_BINDING_CONTROLS_BETA);
   const screened = signer
     ? screenThinkingBlocks({ messages: sentMessages, bindingBase, model: modelDescription, signer, prefixMismatchBehavior, bindingBeta })
@@ -143,7 +169,8 @@ function parseBody({
   const promptBody = screened.droppedPaths.size === 0 ? body : withoutBlocks(body, screened.droppedPaths);
   const promptBlocks = collectPromptBlocks({ body: promptBody, toolChoice, thinking, keepsThinkingOfEarlierTurns: modelDescription.keepsThinkingOfEarlierTurns });
   const promptText = promptBlocks.map((block) => block.text).join('');
-  const promptTokens = estimateTokens({ text: promptText });
+  // In the model's own tokens (count-model-tokens.ts): the same prompt fills more of the window on the newer tokenizer.
+  const promptTokens = Math.max(1, countModelTokens({ characters: promptText.length, model: modelDescription }));
   // The real wording: "prompt is too long: 208310 tokens > 200000 maximum" (docs
   // build-with-claude/context-windows: the prompt must fit the model's context window).
   if (promptTokens > modelDescription.contextWindowTokens) {
@@ -156,9 +183,9 @@ function parseBody({
   // window (docs build-with-claude/handling-stop-reasons). The real wording, from live answers
   // (continuedev/continue#6080, anthropics/claude-code#228): "input length and `max_tokens` exceed
   // context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again".
-  if (modelDescription.refusesMaxTokensBeyondContextWindow && promptTokens + body.max_tokens > modelDescription.contextWindowTokens) {
+  if (!countingTokens && modelDescription.refusesMaxTokensBeyondContextWindow && promptTokens + maxTokens > modelDescription.contextWindowTokens) {
     reject(
-      `input length and \`max_tokens\` exceed context limit: ${promptTokens} + ${body.max_tokens} > ${modelDescription.contextWindowTokens}, ` +
+      `input length and \`max_tokens\` exceed context limit: ${promptTokens} + ${maxTokens} > ${modelDescription.contextWindowTokens}, ` +
         'decrease input length or `max_tokens` and try again',
     );
   }
@@ -167,14 +194,17 @@ function parseBody({
     model: body.model,
     stream: body.stream === true,
     thinking,
-    maxTokens: body.max_tokens,
+    maxTokens,
     messages,
-    toolNames,
+    toolNames: available,
+    declaredToolNames: toolNames,
+    instructions: systemMessages.findLast((message) => message.text !== '')?.text ?? systemPrompt,
     eagerInputStreamingTools,
     betas: [...betas],
     toolChoice,
     stopSequences,
     promptText,
+    promptTokens,
     modelDescription,
     promptBlocks,
     effort,
@@ -260,6 +290,16 @@ function parseTools(tools: unknown): string[] {
  * fine-grained-tool-streaming beta is active. When null (default), uses the default behavior based
  * on beta headers.").
  */
+/** Tools declared with `defer_loading: true`: withheld until a tool_addition surfaces them (available-tools.ts). */
+function deferredToolsOf(tools: unknown): string[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.flatMap((tool: Record<string, unknown>, index) => {
+    const setting = tool.defer_loading;
+    if (setting !== undefined && setting !== null && typeof setting !== 'boolean') reject(`tools.${index}.custom.defer_loading: Input should be a valid boolean`);
+    return setting === true ? [String(tool.name)] : [];
+  });
+}
+
 function eagerInputStreamingToolsOf(tools: unknown, betas: readonly string[]): string[] {
   if (!Array.isArray(tools)) return [];
   const betaOn = betas.includes(FINE_GRAINED_TOOL_STREAMING_BETA);
@@ -299,32 +339,46 @@ function parseToolChoice(toolChoice: unknown, toolNames: readonly string[]): Too
   return { type: type as 'auto' | 'any' | 'none', disableParallelToolUse };
 }
 
-function parseMessages(messages: unknown): NormalizedMessage[] {
+function parseMessages(
+  messages: unknown,
+  context: { model: ModelDescription; betas: readonly string[]; declaredTools: readonly string[] },
+): { conversation: NormalizedMessage[]; systemMessages: SystemMessage[] } {
   if (messages === undefined || messages === null) reject('messages: Field required');
   if (!Array.isArray(messages)) reject('messages: Input should be a valid list');
   if (messages.length === 0) reject('messages: at least one message is required');
 
-  const normalized = messages.map((message, index) => parseMessage(message, index, index === messages.length - 1));
+  // System messages sit between the turns (parse-system-message.ts); the turns alternate around them.
+  const systemMessages: SystemMessage[] = [];
+  const conversation: NormalizedMessage[] = [];
+  const positions: number[] = [];
+  messages.forEach((message, index) => {
+    if (isRecord(message) && message.role === 'system') {
+      systemMessages.push(parseSystemMessage({ messages, index, ...context }));
+      return;
+    }
+    conversation.push(parseMessage(message, index, index === messages.length - 1));
+    positions.push(index);
+  });
 
-  normalized.forEach((message, index) => {
-    if (index === 0 && message.role !== 'user') reject('messages.0.role: the first message must use the "user" role');
-    const previous = normalized[index - 1];
+  conversation.forEach((message, index) => {
+    if (index === 0 && message.role !== 'user') reject(`messages.${positions[0]}.role: the first message must use the "user" role`);
+    const previous = conversation[index - 1];
     if (previous && previous.role === message.role) {
       reject(
-        `messages.${index}.role: roles must alternate between "user" and "assistant", ` +
+        `messages.${positions[index]}.role: roles must alternate between "user" and "assistant", ` +
           `but found multiple "${message.role}" roles in a row`,
       );
     }
   });
-  checkToolPairing(normalized);
-  return normalized;
+  checkToolPairing(conversation, positions);
+  return { conversation, systemMessages };
 }
 
 function parseMessage(message: unknown, index: number, isLast: boolean): NormalizedMessage {
   if (!isRecord(message)) reject(`messages.${index}: Input should be a valid dictionary`);
   const role = message.role;
   if (role !== 'user' && role !== 'assistant') {
-    reject(`messages.${index}.role: Input should be 'user' or 'assistant'`);
+    reject(`messages.${index}.role: Input should be 'user', 'assistant' or 'system'`);
   }
   const content = message.content;
   const emptyContentMessage =
@@ -402,6 +456,9 @@ function parseBlock(block: unknown, path: string, role: 'user' | 'assistant'): N
       if (typeof block.data !== 'string') reject(`${path}.data: Field required`);
       return { kind: 'redacted_thinking', data: block.data };
     }
+    case 'tool_addition':
+    case 'tool_removal':
+      return reject(`${path}: ${block.type} blocks are only allowed in system messages`);
     default:
       return { kind: 'other', type: block.type };
   }
@@ -423,9 +480,11 @@ function toolResultText(content: unknown, path: string): string {
     .join('\n');
 }
 
-function checkToolPairing(messages: readonly NormalizedMessage[]): void {
+/** `positions`: each message's index in the request (system messages left out in between). */
+function checkToolPairing(messages: readonly NormalizedMessage[], positions: readonly number[]): void {
   const seenToolUseIds = new Set<string>();
-  messages.forEach((message, index) => {
+  messages.forEach((message, at) => {
+    const index = positions[at] ?? at;
     if (message.role === 'assistant') {
       const ids: string[] = [];
       message.blocks.forEach((block, blockIndex) => {
@@ -434,20 +493,20 @@ function checkToolPairing(messages: readonly NormalizedMessage[]): void {
         seenToolUseIds.add(block.id);
         ids.push(block.id);
       });
-      const next = messages[index + 1];
+      const next = messages[at + 1];
       // A trailing assistant message is a prefill/continuation; nothing can answer it yet.
       if (!next || ids.length === 0) return;
       const answered = new Set(next.blocks.flatMap((block) => (block.kind === 'tool_result' ? [block.toolUseId] : [])));
       const unanswered = ids.filter((id) => !answered.has(id));
       if (unanswered.length > 0) {
         reject(
-          `messages.${index + 1}: tool_use ids were found without tool_result blocks immediately after: ${unanswered.join(', ')}. ` +
+          `messages.${positions[at + 1] ?? index + 1}: tool_use ids were found without tool_result blocks immediately after: ${unanswered.join(', ')}. ` +
             'Each tool_use block must have a corresponding tool_result block in the next message.',
         );
       }
       return;
     }
-    const previous = messages[index - 1];
+    const previous = messages[at - 1];
     const offered = new Set(
       previous?.role === 'assistant' ? previous.blocks.flatMap((block) => (block.kind === 'tool_use' ? [block.id] : [])) : [],
     );

@@ -106,6 +106,22 @@ describe('prompt caching (usage accounting)', () => {
     }
   });
 
+  it('the minimum is the model’s own, in its own tokens: 512 on Sonnet 5.5 caches what 1,024 on Sonnet 4.6 does not', async () => {
+    // 2,400 characters: 780 tokens on Sonnet 5.5's newer tokenizer, 600 on Sonnet 4.6's (count-model-tokens.ts),
+    // between the two minimums either way (model-catalog.ts minimumCacheableTokens, docs "Cache limitations").
+    const system = [{ type: 'text', text: 'Bakery sites need a menu. '.repeat(100).slice(0, 2400), cache_control: ephemeral }];
+    const request = (model: string) => body({ model, tools: undefined, system });
+    const newer = [await send(request('claude-sonnet-5-5')), await send(request('claude-sonnet-5-5'))];
+    expect(newer[0]?.usage.cache_creation_input_tokens).toBeGreaterThan(780);
+    expect(newer[0]?.usage.cache_creation_input_tokens).toBeLessThan(1024);
+    expect(newer[1]?.usage.cache_read_input_tokens).toBe(newer[0]?.usage.cache_creation_input_tokens);
+    for (const answer of [await send(request('claude-sonnet-4-6')), await send(request('claude-sonnet-4-6'))]) {
+      expect(answer.usage.cache_creation_input_tokens).toBe(0);
+      expect(answer.usage.cache_read_input_tokens).toBe(0);
+      expect(total(answer.usage)).toBeGreaterThan(600);
+    }
+  });
+
   it('a 5-minute entry expires after 5 minutes unused, and each read refreshes it', async () => {
     await send(body());
     now += 4 * 60_000;

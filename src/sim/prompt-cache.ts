@@ -14,11 +14,14 @@
 //   breakpoints coming first), `input_tokens` = the rest, after the last breakpoint; the three sum
 //   to the whole prompt ("total_input_tokens = cache_read_input_tokens +
 //   cache_creation_input_tokens + input_tokens").
-// Tokens are the simulator's estimate (characters / 4) over the blocks' canonical text, counted
-// cumulatively so the parts always add up to the whole.
+// Tokens are the simulator's estimate in the model's own tokens (count-model-tokens.ts: characters /
+// 4, times 1.3 on the newer tokenizer) over the blocks' canonical text, counted cumulatively so the
+// parts always add up to the whole; the minimum cacheable length is measured in those same tokens
+// (model-catalog.ts `minimumCacheableTokens`, docs "Cache limitations").
 import { createHash } from 'node:crypto';
 import { CACHE_TTL_MS, type CacheTtl, type PromptBlock } from './cache-breakpoints.js';
 import type { ModelDescription } from './model-catalog.js';
+import { countModelTokens } from './count-model-tokens.js';
 
 /** How far back from a breakpoint hits are looked for, in blocks. */
 export const CACHE_LOOKBACK_BLOCKS = 20;
@@ -40,11 +43,6 @@ export interface PromptCachePlan {
 interface CacheEntry {
   ttlMs: number;
   expiresAtMs: number;
-}
-
-/** Tokens of a prompt of `characters` characters: the simulator's estimate, at least 1 for a whole prompt. */
-function tokensFor(characters: number): number {
-  return Math.ceil(characters / 4);
 }
 
 /** One simulator's prompt cache. */
@@ -81,6 +79,7 @@ export class PromptCache {
       chain = createHash('sha256').update(chain).update('\u0000').update(block.keyText).digest('hex');
       keys.push(chain);
     }
+    const tokensFor = (count: number) => countModelTokens({ characters: count, model });
     const tokensThrough = (index: number) => (index < 0 ? 0 : tokensFor(cumulativeCharacters[index] ?? 0));
     const totalTokens = Math.max(1, tokensFor(characters));
 

@@ -33,6 +33,21 @@ export const MESSAGES_REQUEST_FIELDS: ReadonlySet<string> = new Set([
   'workspace_id',
 ]);
 
+/** Top-level fields of `POST /v1/messages/count_tokens` (SDK MessageCountTokensParams, minus the
+ * `user_profile_id` / `workspace_id` it sends as headers): no `max_tokens`, `stream`, `stop_sequences`
+ * or sampling, which would be extra inputs there. */
+export const COUNT_TOKENS_REQUEST_FIELDS: ReadonlySet<string> = new Set([
+  'model',
+  'messages',
+  'cache_control',
+  'output_config',
+  'speed',
+  'system',
+  'thinking',
+  'tool_choice',
+  'tools',
+]);
+
 /**
  * Fields only the beta Messages API takes (src/resources/beta/messages/messages.ts); the SDK's
  * beta client sends them with an `anthropic-beta` header, and without one they are extra inputs.
@@ -54,6 +69,9 @@ export const CONTENT_BLOCK_FIELDS: Readonly<Record<string, ReadonlySet<string>>>
   // Thinking blocks take no cache_control: they are cached only as part of the turn around them.
   thinking: new Set(['type', 'thinking', 'signature']),
   redacted_thinking: new Set(['type', 'data']),
+  // Mid-conversation tool changes (parse-system-message.ts).
+  tool_addition: new Set(['type', 'tool', 'cache_control']),
+  tool_removal: new Set(['type', 'tool', 'cache_control']),
 };
 
 /** Fields of a custom tool definition (Tool). */

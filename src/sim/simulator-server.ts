@@ -14,6 +14,8 @@
 //                                outputTokensPerMinute?}) → {limits}; opens or ends a rate-limit episode
 //   DELETE /_sim/rate-limits     refill every bucket → {reset}
 //   DELETE /_sim/prompt-cache    drop every cached prefix → {cleared}
+// Besides POST /v1/messages: GET /v1/models[/{id}] (answer-models-request.ts) and
+// POST /v1/messages/count_tokens (answer-count-tokens.ts).
 // Claude on Bedrock and Vertex AI (cloud-routes/): POST /model/{id}/invoke[-with-response-stream]
 // and POST /v1/projects/{p}/locations/{r}/publishers/anthropic/models/{m}:[stream]rawPredict.
 // OpenAI-compatible chat completions (chat-completions/): POST /v1/chat/completions.
@@ -24,6 +26,9 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ZodError } from 'zod';
 import { admitRequest } from './admit-request.js';
+import { checkApiHeaders } from './check-api-headers.js';
+import { answerCountTokens, COUNT_TOKENS_PATH } from './answer-count-tokens.js';
+import { answerModelsRequest, isModelsPath } from './answer-models-request.js';
 import { createApiErrorBody, errorTypeForStatus, type ApiErrorType } from './api-error.js';
 import { createAssistantMessage, type AssistantMessageBody, type RenderedMessage } from './assistant-message.js';
 import { hashTranscript } from './deterministic-random.js';
@@ -308,12 +313,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       const answer = faultAnswer({ fault, requestId, now: clock() });
       if (answer) return answer;
     }
-    if (!incoming.headers['x-api-key'] && !incoming.headers.authorization) {
-      return errorAnswer(401, 'authentication_error', 'x-api-key header is required', requestId);
-    }
-    if (!incoming.headers['anthropic-version']) {
-      return errorAnswer(400, 'invalid_request_error', 'anthropic-version: header is required', requestId);
-    }
+    const headerProblem = checkApiHeaders({ headers: incoming.headers });
+    if (headerProblem) return errorAnswer(headerProblem.status, headerProblem.type, headerProblem.message, requestId);
     const json = parseJson(bodyText);
     if (!json.ok) return errorAnswer(400, 'invalid_request_error', `There was an error parsing the body: ${json.message}`, requestId);
     const parsed = parseMessagesRequest({
@@ -368,9 +369,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       site,
     });
     if (plan.firesOncePerRun && memoryKey !== null) remember(firedScenarios, memoryKey, true);
-    const { model, promptText, maxTokens, modelDescription, bindingBase, messages, inputTransformations } = parsed.request;
+    const { model, maxTokens, modelDescription, bindingBase, messages, inputTransformations } = parsed.request;
     const binding = { producer: modelDescription.id, bindingBase, messages };
-    const rendered = createAssistantMessage({ plan, model, promptText, maxTokens, signer, promptUsage, binding, inputTransformations });
+    const rendered = createAssistantMessage({ plan, model, modelDescription, maxTokens, signer, promptUsage, binding, inputTransformations });
     // The output estimate (max_tokens) is settled to what the answer uses as soon as it is known.
     admission.reservation.settle({ outputTokens: rendered.body.usage.output_tokens });
     entry.stopReason = rendered.body.stop_reason;
@@ -460,6 +461,26 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       if (method === 'DELETE') return { status: 200, body: { cleared: requests.splice(0).length } };
     }
     return null;
+  }
+
+  /** GET /v1/models[/{id}] and POST /v1/messages/count_tokens: the same credential and version
+   * checks as Messages; no faults, no rate limits, no model time. */
+  function answerModelsOrCount({ incoming, path, method, bodyText, requestId }: { incoming: IncomingMessage; path: string; method: string; bodyText: string; requestId: string }): JsonAnswer {
+    const headerProblem = checkApiHeaders({ headers: incoming.headers });
+    if (headerProblem) return errorAnswer(headerProblem.status, headerProblem.type, headerProblem.message, requestId);
+    if (method === 'GET') {
+      const answer = answerModelsRequest({ path, query: new URL(incoming.url ?? '/', 'http://simulator').searchParams });
+      return answer.status === 200 ? answer : errorAnswer(answer.status, errorTypeForStatus({ status: answer.status }), answer.message, requestId);
+    }
+    const json = parseJson(bodyText);
+    if (!json.ok) return errorAnswer(400, 'invalid_request_error', `There was an error parsing the body: ${json.message}`, requestId);
+    const answer = answerCountTokens({
+      body: json.value,
+      acceptsBetaFields: incoming.headers['anthropic-beta'] !== undefined,
+      betas: parseBetaHeader({ header: incoming.headers['anthropic-beta'] }),
+      signer,
+    });
+    return answer.status === 200 ? answer : errorAnswer(answer.status, errorTypeForStatus({ status: answer.status }), answer.message, requestId);
   }
 
   // POST /v1/chat/completions (chat-completions/): the same model behind an OpenAI-compatible endpoint.
@@ -559,6 +580,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         const rateLimitClass = (typeof model === 'string' ? lookupModel({ model })?.rateLimitClass : undefined) ?? 'claude-sim';
         answer.headers = { ...rateLimiter.peekHeaders({ apiKey: apiKeyOf(incoming), rateLimitClass }), ...answer.headers };
       }
+    }
+    if (!answer && entry && (path === COUNT_TOKENS_PATH && method === 'POST' || isModelsPath({ path }) && method === 'GET')) {
+      answer = answerModelsOrCount({ incoming, path, method, bodyText, requestId });
     }
     answer ??= errorAnswer(404, 'not_found_error', `Not found: ${method} ${path}`, requestId);
 

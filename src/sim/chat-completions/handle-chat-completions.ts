@@ -240,7 +240,7 @@ async function answer({
   });
   if (plan.firesOncePerRun && memoryKey !== null) context.rememberScenarioFired(memoryKey);
   const binding = { producer: request.modelDescription.id, bindingBase: request.bindingBase, messages: request.messages };
-  const rendered = createAssistantMessage({ plan, model: request.model, promptText: request.promptText, maxTokens: request.maxTokens, signer: context.signer, promptUsage, binding });
+  const rendered = createAssistantMessage({ plan, model: request.model, modelDescription: request.modelDescription, maxTokens: request.maxTokens, signer: context.signer, promptUsage, binding });
   admission.reservation.settle({ outputTokens: rendered.body.usage.output_tokens });
   const chatAnswer = createChatAnswer({ rendered, plan, model: request.model, now: context.clock() });
   entry.stopReason = chatAnswer.finishReason;
