@@ -181,7 +181,7 @@ export const apiErrors = {
     'thinking_budget_not_supported',
     'The model takes no thinking budget; set an effort instead.',
     400,
-    'The run names `thinking.budgetTokens` on a model that only thinks adaptively (no manual `budget_tokens`: Claude Opus 4.7 and later, every Claude 5 model). Leave the budget out and set `thinking.effort` to control how much it thinks. Nothing was created.',
+    'The run names `thinking.budgetTokens` on a model that only thinks adaptively (no manual `budget_tokens` on Claude Opus 4.7 and later or any Claude 5 model). Leave the budget out and set `thinking.effort` to control how much it thinks. Nothing was created.',
   ),
   thinkingAlwaysOn: createApiError(
     'thinking_always_on',

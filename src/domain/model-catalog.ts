@@ -63,7 +63,9 @@ export type ThinkingOff =
   | 'omit'
   /** `{type: 'disabled'}`: it thinks by default; disabling is accepted at any effort. */
   | 'disabled'
-  /** `{type: 'disabled'}`, only at effort high or below (Opus 5, Haiku 5.5). */
+  /** Not thinking only at effort high or below: `{type: 'disabled'}` on Opus 5 and Haiku 5.5 (they
+   * think by default); on Opus 4.8, which thinks only when asked, xhigh or max without thinking is
+   * a 400 too. */
   | 'disabled_at_effort_high_or_below'
   /** `{type: 'between_tools'}`: no up-front thinking, progress updates only (Sonnet 5.5). */
   | 'between_tools'
@@ -351,7 +353,9 @@ const RECORDS: readonly ModelRecord[] = ([
     rateLimitClass: 'claude-haiku-5-5',
     price: HAIKU_5_5_PRICE,
   },
-  { id: 'claude-opus-4-8', displayName: 'Claude Opus 4.8', lifecycle: legacy('claude-opus-5-5'), ...ADAPTIVE_ONLY_OPUS_4, midConversationSystemMessages: true, midConversationToolChanges: true, minimumCacheableTokens: 1024 },
+  // "xhigh / max with thinking off → 400" on Opus 4.8 (models/opus-5/whats-new-opus-5, on code
+  // written for Opus 4.8).
+  { id: 'claude-opus-4-8', displayName: 'Claude Opus 4.8', lifecycle: legacy('claude-opus-5-5'), ...ADAPTIVE_ONLY_OPUS_4, thinkingOff: 'disabled_at_effort_high_or_below', midConversationSystemMessages: true, midConversationToolChanges: true, minimumCacheableTokens: 1024 },
   { id: 'claude-opus-4-7', displayName: 'Claude Opus 4.7', lifecycle: legacy('claude-opus-5-5'), ...ADAPTIVE_ONLY_OPUS_4, midConversationSystemMessages: false, minimumCacheableTokens: 2048 },
   {
     id: 'claude-opus-4-6',

@@ -110,6 +110,10 @@ describe('a run’s model settings', () => {
       expect(codeOf(() => settingsOf('claude-opus-5', { enabled: false, effort: 'xhigh' }))).toBe('effort_requires_thinking');
       expect(codeOf(() => settingsOf('claude-haiku-5-5', { enabled: false, effort: 'max' }))).toBe('effort_requires_thinking');
       expect(codeOf(() => settingsOf('claude-sonnet-5-5', { enabled: false }, 'max'))).toBe('effort_requires_thinking');
+      // Opus 4.8 thinks only when asked and refuses xhigh / max without thinking.
+      expect(codeOf(() => settingsOf('claude-opus-4-8', { effort: 'xhigh' }))).toBe('effort_requires_thinking');
+      expect(settingsOf('claude-opus-4-8', { enabled: true, effort: 'xhigh' })).toMatchObject({ thinking: 'adaptive', effort: 'xhigh' });
+      expect(settingsOf('claude-opus-4-8', undefined, 'max')).toMatchObject({ thinking: 'off', effort: null });
     });
 
     it('a manual budget is refused on an adaptive-only model, telling to set effort', () => {

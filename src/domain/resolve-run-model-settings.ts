@@ -169,7 +169,8 @@ export function decideRunThinking({
   tenantDefaultEffort?: EffortLevel | null | undefined;
 }): RunThinkingSettings {
   // Effort: the run's, refused where the model does not take it; else the tenant's default where
-  // the model takes it; else not sent (the model's own default applies).
+  // the model takes it (and, on a model that does not think unless asked and refuses an effort
+  // above high without thinking, where the run thinks); else not sent (the model's own default).
   const requestedEffort = thinking?.effort;
   if (requestedEffort !== undefined && !capabilities.effortLevels.includes(requestedEffort)) {
     throw new RunModelSettingsError(
@@ -179,7 +180,8 @@ export function decideRunThinking({
         : `Model "${model}" does not take effort "${requestedEffort}". Its levels: ${capabilities.effortLevels.join(', ')}.`,
     );
   }
-  const effort = requestedEffort ?? (tenantDefaultEffort !== null && capabilities.effortLevels.includes(tenantDefaultEffort) ? tenantDefaultEffort : null);
+  const tenantEffort = tenantDefaultEffort !== null && capabilities.effortLevels.includes(tenantDefaultEffort) ? tenantDefaultEffort : null;
+  const effort = requestedEffort ?? tenantEffort;
   // Whether an effort above high is in force, sent or by the model's default.
   const effortAboveHigh = EFFORTS_ABOVE_HIGH.has(effort ?? capabilities.defaultEffort ?? 'high');
   const thinkingDisplay = upFrontDisplay(capabilities);
@@ -229,6 +231,11 @@ export function decideRunThinking({
   // default budget applies, or it does not think.
   if (capabilities.thinksByDefault && capabilities.adaptiveThinking) return adaptive;
   if (capabilities.defaultThinkingBudgetTokens !== null && capabilities.thinking) return manual(capabilities.defaultThinkingBudgetTokens);
+  if (capabilities.thinkingOff === 'disabled_at_effort_high_or_below' && effortAboveHigh) {
+    // Opus 4.8 without thinking refuses xhigh and max: the tenant's default is left out, the run's own refused.
+    if (requestedEffort === undefined) return { thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null };
+    throw new RunModelSettingsError('effort_requires_thinking', `Model "${model}" takes effort ${requestedEffort} only while it thinks; set thinking.enabled: true or a lower effort.`);
+  }
   return { thinking: 'off', thinkingBudgetTokens: null, effort, thinkingDisplay: null };
 }
 
