@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../../src/sim/simulator-server.js';
 import type { ThinkingRequest } from '../../src/domain/resolve-run-model-settings.js';
+import { expectPublishedSite } from '../support/expect-published-site.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 let harness: InProcessFleet;
@@ -48,12 +49,7 @@ describe('a whole build on every current generation', () => {
     const requests = requestsOf(run.id);
     const refused = requests.filter((request) => request.status >= 400);
     expect(refused.map((request) => `${request.status}: ${JSON.stringify(request.body).slice(0, 300)}`), 'the simulator refused a request').toEqual([]);
-    expect(run.error).toBeNull();
-    expect(run.status).toBe('succeeded');
-    expect(run.finishVerified).toBe(true);
-    expect(run.liveDeploy).not.toBeNull();
-    const page = await fetch(`${harness.sitesUrl}/sites/${run.id}/`);
-    expect(page.status).toBe(200);
+    await expectPublishedSite({ run, sitesUrl: harness.sitesUrl });
 
     const bodies = requests.map((request) => request.body as SentBody);
     // The plan is forced only where the model accepts forcing and the run does not think; elsewhere
