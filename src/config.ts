@@ -180,6 +180,14 @@ export const configSchema = z.object({
   /** Prompt-cache breakpoints on every model request (src/model/place-cache-breakpoints.ts);
    * `false` sends none, fleet-wide (the cost experiment compares the two). */
   BUILDFLEET_PROMPT_CACHING: booleanFlag.default(true),
+  /** Phase changes as mid-conversation system messages with tool_addition / tool_removal, every
+   * tool declared once, on the models and providers that take them (src/agent/phase-tools.ts);
+   * `false` sends each phase's tier in `tools` on every model. Decided at a run's first request. */
+  BUILDFLEET_PHASE_TOOL_CHANGES: booleanFlag.default(true),
+  /** Tools sent with `strict: true` (input guaranteed to match the schema) on the models that
+   * support it (src/tools/strict-input-schema.ts); `false` sends none, fleet-wide, to measure the
+   * invalid-tool-input rate without it. */
+  BUILDFLEET_STRICT_TOOLS: booleanFlag.default(true),
   /** Lifetime of the breakpoints of a request that may park the run on ask_user
    * (src/agent/prompt-cache-ttl.ts): `1h` writes cost 2x base input instead of 1.25x. */
   BUILDFLEET_PROMPT_CACHE_TTL_WAITING: z.enum(['5m', '1h']).default('5m'),

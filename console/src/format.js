@@ -36,3 +36,10 @@ export function traceUrlOf(template, traceId) {
   const url = template.replaceAll('{traceId}', traceId);
   return /^https?:\/\//i.test(url) ? url : null;
 }
+
+/** How a run thinks, as the CLI summary says it (src/cli/run-summary.ts describeThinking):
+ * `thinking adaptive (updates) · effort high`. */
+export function describeThinking(run) {
+  const mode = run.thinking === 'manual' && run.thinkingBudgetTokens ? `manual ${formatTokens(run.thinkingBudgetTokens)}` : String(run.thinking ?? 'off').replace('_', ' ');
+  return `thinking ${mode}${run.thinkingDisplay ? ` (${run.thinkingDisplay})` : ''}${run.effort ? ` · effort ${run.effort}` : ''}`;
+}

@@ -8,7 +8,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { requestApi } from './console-client.js';
-import { formatTime, formatTokens, formatUsd, isTerminal, totalTokens, traceUrlOf } from './format.js';
+import { describeThinking, formatTime, formatTokens, formatUsd, isTerminal, totalTokens, traceUrlOf } from './format.js';
 import { StatusBadge } from './status-badge.js';
 import { Timeline } from './timeline.js';
 import { useRunPayloads } from './run-payloads.js';
@@ -129,7 +129,7 @@ export function RunPage({ runId, session }) {
       <div class="run-head">
         <h1><code>${run.id}</code></h1>
         <${StatusBadge} status=${run.status} />
-        <span class="muted">phase ${run.phase} · turn ${run.turn} · ${run.model}</span>
+        <span class="muted">phase ${run.phase} · turn ${run.turn} · ${run.model} · ${describeThinking(run)}</span>
       </div>
       ${error && html`<p class="error" role="alert">${error}</p>`}
       <div class="run-grid">

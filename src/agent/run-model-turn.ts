@@ -13,7 +13,11 @@ import { toolsForPhase, WRITE_TOOLS, type Phase, type ToolName } from '../domain
 import { claimDurabilityOf } from '../engine/effects/claim-durability.js';
 import { isTerminal, type RunErrorCode } from '../domain/run-outcomes.js';
 import { buildSystemPrompt } from './system-prompt.js';
-import { chooseToolChoice, PLAN_FIRST_INSTRUCTION } from './tool-choice-policy.js';
+import { choosePhaseToolLayout, declaredTools, phaseMessage, TOOL_CHANGES_BETA } from './phase-tools.js';
+import { chooseToolChoice, mayForceToolChoice, PLAN_FIRST_INSTRUCTION } from './tool-choice-policy.js';
+import { buildThinkingRequest } from '../domain/thinking-request.js';
+import { readsProgressUpdates } from '../domain/model-written-text.js';
+import type { ToolChoice } from '../domain/tool-choice.js';
 import {
   DEFAULT_STOP_SEQUENCES,
   DEFAULT_TURN_LIMITS,
@@ -46,7 +50,7 @@ import { admissionCacheHint, type AdmissionObservation, type ModelRateLimiter } 
 import { DEFAULT_RUN_PRIORITY } from '../domain/run-priority.js';
 import type { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
 import { classifyModelError, type RetryOutcome } from '../model/classify-model-error.js';
-import type { ModelResponse, TranscriptMessage, UserMessage } from '../domain/model-message.js';
+import type { ModelResponse, SystemMessage, TranscriptMessage, UserMessage } from '../domain/model-message.js';
 import type { QueueShards } from '../jobs/queue-shards.js';
 import type { ModelJobData, ToolJobData } from '../jobs/job-catalog.js';
 type ToolParseMode = ToolJobData['parseMode'];
@@ -61,7 +65,9 @@ import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 export const MAX_RATE_LIMIT_CYCLES = 20;
 
 export interface ToolsOffered {
+  /** The tools the model may call this turn: the phase's tier (what calls are held to). */
   names: readonly string[];
+  /** The request's `tools`: the tier, or every tool declared once (phase-tools.ts). */
   definitions: Array<{ name: string; description: string; input_schema: unknown }>;
 }
 
@@ -103,7 +109,8 @@ export interface ModelTurnHooks {
   /** `costMicroUsd` comes with `response`, or with `paidUsage` for a call that failed after its
    * stream started (it was paid for all the same: model-client.ts paidUsageOfFailedCall). */
   onModelCall?(details: { run: RunRecord; toolCount: number; durationMs: number; response?: ModelResponse; paidUsage?: UsageByClass; costMicroUsd?: number; outcome?: RetryOutcome }): void;
-  onDecision?(details: { run: RunRecord; response: ModelResponse; decision: TurnDecision; toolCount: number; expectedTool: boolean; events: Array<Record<string, unknown>> }): void;
+  /** `toolChoice` is what the call sent: a forced turn could only end in a call. */
+  onDecision?(details: { run: RunRecord; response: ModelResponse; decision: TurnDecision; toolCount: number; expectedTool: boolean; toolChoice: ToolChoice; events: Array<Record<string, unknown>> }): void;
   /** Each reserve and settle of the admission limiter (the model worker hands it to the limiter). */
   onAdmission?(observation: AdmissionObservation): void;
 }
@@ -122,19 +129,26 @@ const done = (detail: string): ModelTurnResult => ({ kind: 'done', detail });
 const SAFE_MODE_NOTE =
   'SAFE MODE: a tool returned invalid output, so every write tool is refused for the rest of this run. Do not call write tools; finish by explaining what could not be completed.';
 
-const TIERS = new Map<Phase, ToolsOffered>();
+const TIERS = new Map<string, ToolsOffered>();
 
-/** The tier of the phase (the production layout), built once per phase: every turn of every run
- * sends the same array, so its size is measured once (estimate-prompt-tokens.ts). */
-export function tieredTools(phase: Phase): ToolsOffered {
-  let tier = TIERS.get(phase);
+/** The tier of the phase (the production layout), built once per phase and strictness: every turn
+ * of every run sends the same array, so its size is measured once (estimate-prompt-tokens.ts). */
+export function tieredTools(phase: Phase, { strict = false }: { strict?: boolean } = {}): ToolsOffered {
+  const key = `${phase}:${strict}`;
+  let tier = TIERS.get(key);
   if (!tier) {
     const names = toolsForPhase(phase);
-    tier = { names, definitions: anthropicToolsFor(names) };
-    TIERS.set(phase, tier);
+    tier = { names, definitions: anthropicToolsFor(names, { strict }) };
+    TIERS.set(key, tier);
   }
   return tier;
 }
+
+/** Providers whose requests may carry `strict: true`: the Claude API and Vertex. Bedrock offers
+ * structured outputs for some models only (not Sonnet 5.5 nor Haiku 5.5: their migration guides),
+ * a per-platform fact the catalog does not hold, so it gets none; an OpenAI-compatible server has
+ * no such field for the fleet to rely on. */
+const STRICT_TOOL_PROVIDERS: ReadonlySet<string> = new Set(['anthropic', 'vertex']);
 
 export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobData, job: ModelJobContext, reloads = 0): Promise<ModelTurnResult> {
   const { store } = deps;
@@ -163,12 +177,33 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     return done('outcome_replayed');
   }
 
+  // The run's provider: one this worker does not have (a declaration removed since the run was
+  // created) can never answer it, so the run ends saying which.
+  let provider: ModelProvider;
+  try {
+    provider = deps.providers.get(run.provider);
+  } catch (error) {
+    if (!(error instanceof ProviderConfigurationError)) throw error;
+    await store.endRun(runId, turn, 'failed', { error: { code: 'provider_not_configured', message: error.message } });
+    return done('run_failed:provider_not_configured');
+  }
+  // The catalog's (or, for a model only the provider's Models API describes, that API's) facts.
+  const capabilities = lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES, described: deps.modelDescriptions?.describe(run.model) }).capabilities;
+  // How the model sees the phase's tools (phase-tools.ts): fixed by the run's first request. An
+  // experiment's own layout (deps.toolsFor) keeps the tier per request.
+  const layout = deps.toolsFor
+    ? 'tier_per_request'
+    : choosePhaseToolLayout({ messages: view.messages as TranscriptMessage[], capabilities, providerKind: provider.kind, enabled: deps.config.BUILDFLEET_PHASE_TOOL_CHANGES });
+  const safeModeNote = run.safeMode === 'skip_writes' ? SAFE_MODE_NOTE : null;
+
   // 1. The turn's user input, committed once, and the turn claimed by this job.
   const previous = view.previousOutcome;
   const nextInput = previous ? previous.nextInput : null;
-  const inputMessages: UserMessage[] = [];
+  const inputMessages: Array<UserMessage | SystemMessage> = [];
   const inputEvents: RunEvent[] = [];
   const phase: Phase = run.pendingPhase ?? run.phase;
+  // Whether tool_choice may force a call follows the model's capabilities and the run's thinking.
+  const mayForce = mayForceToolChoice({ capabilities, thinking: run.thinking });
   if (!view.turn.inputCommitted) {
     if (previous && !nextInput) return done('previous_turn_ended_run');
     const question = run.question;
@@ -180,9 +215,10 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       if (reloads < 2) return runModelTurn(deps, data, job, reloads + 1);
     }
     if (!nextInput) {
-      // A thinking run cannot force the plan with tool_choice, so the first message asks for it.
+      // A run whose tool_choice cannot force the plan (its model refuses forcing, or it thinks)
+      // asks for it in the first message.
       const first = textMessage(run.prompt);
-      if (run.thinkingBudgetTokens !== null && Array.isArray(first.content)) first.content.push({ type: 'text', text: PLAN_FIRST_INSTRUCTION });
+      if (!mayForce && Array.isArray(first.content)) first.content.push({ type: 'text', text: PLAN_FIRST_INSTRUCTION });
       inputMessages.push(first);
     } else if (nextInput.kind === 'tool_results') {
       // After the finish gate the message ends with the request for the summary (summary-request.ts).
@@ -191,6 +227,16 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       inputMessages.push(built.message);
     } else if (nextInput.kind === 'text') inputMessages.push(textMessage(nextInput.text));
     if (phase !== run.phase) inputEvents.push(event('phase-change', { from: run.phase, to: phase }));
+    // The phase's instructions and tool changes, right after the user message (a system message
+    // must follow a user turn); a turn without one (a pause_turn continuation) leaves them to the
+    // next turn, while the fleet already holds calls to the new tier.
+    if (layout === 'declared_once' && inputMessages.length > 0) {
+      const message = phaseMessage({ messages: [...(view.messages as TranscriptMessage[]), ...inputMessages], phase, note: safeModeNote });
+      if (message) {
+        inputMessages.push(message);
+        inputEvents.push(event('phase-message', { phase, tool_changes: Array.isArray(message.content) ? message.content.filter((block) => block.type !== 'text').length : 0 }));
+      }
+    }
   }
   const inputFields = { status: 'running', phase, pendingPhase: '', turn: String(turn), question: '' };
   const started = await store.startTurn(runId, turn, { jobId: job.jobId, fields: inputFields, messages: inputMessages, events: inputEvents });
@@ -211,25 +257,21 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     return done('run_failed');
   }
   // The run's budgets are checked in 3, once this call's worst case is known.
-  // The run's provider: one this worker does not have (a declaration removed since the run was
-  // created) can never answer it, so the run ends saying which.
-  let provider: ModelProvider;
-  try {
-    provider = deps.providers.get(run.provider);
-  } catch (error) {
-    if (!(error instanceof ProviderConfigurationError)) throw error;
-    await store.endRun(runId, turn, 'failed', { error: { code: 'provider_not_configured', message: error.message } });
-    return done('run_failed:provider_not_configured');
-  }
 
   // 3. The model call. max_tokens is the run's: raised by a truncation, it stays raised.
   const maxTokens = run.maxTokens;
-  const thinking = run.thinkingBudgetTokens === null ? null : { type: 'enabled' as const, budget_tokens: run.thinkingBudgetTokens };
-  const tools = deps.toolsFor ? deps.toolsFor(phase, run) : tieredTools(phase);
-  const system = buildSystemPrompt({ phase, note: run.safeMode === 'skip_writes' ? SAFE_MODE_NOTE : null });
-  const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, thinking: thinking !== null });
-  // The catalog's (or, for a model only the provider's Models API describes, that API's) facts.
-  const capabilities = lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES, described: deps.modelDescriptions?.describe(run.model) }).capabilities;
+  const thinkingRequest = buildThinkingRequest({ settings: run, capabilities });
+  const thinking = thinkingRequest.thinking;
+  const strict = deps.config.BUILDFLEET_STRICT_TOOLS && capabilities.strictTools && STRICT_TOOL_PROVIDERS.has(provider.kind);
+  // The calls allowed stay the phase's tier in every layout; a declared_once request shows every
+  // tool, the tier surfaced by the transcript's tool changes, and a system prompt without the phase.
+  const tools: ToolsOffered = deps.toolsFor
+    ? deps.toolsFor(phase, run)
+    : layout === 'declared_once'
+      ? { names: toolsForPhase(phase), definitions: declaredTools({ strict }).definitions }
+      : tieredTools(phase, { strict });
+  const system = buildSystemPrompt(layout === 'declared_once' ? { phase: null } : { phase, note: safeModeNote });
+  const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, mayForce });
   const promptParts = {
     system,
     tools: tools.definitions,
@@ -248,7 +290,9 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         provider: provider.name,
         model: run.model,
         characters: promptCharacters(promptParts),
-        count: countTokens ? () => countTokens({ model: run.model, system, messages, tools: tools.definitions, toolChoice, ...(thinking ? { thinking } : {}) }) : null,
+        count: countTokens
+          ? () => countTokens({ model: run.model, system, messages, tools: tools.definitions, toolChoice, ...(thinking ? { thinking } : {}), ...(thinkingRequest.outputConfig ? { outputConfig: thinkingRequest.outputConfig } : {}), betas: thinkingRequest.betas })
+          : null,
         onFailure: (error) => deps.logger.warn({ run_id: runId, step: turn, model: run.model, err: error instanceof Error ? error.message : String(error) }, 'token count for calibration failed'),
       })
     : null;
@@ -300,7 +344,16 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         priority,
         inputTokens: estimatedPromptTokens,
         outputTokens: callMaxTokens,
-        cache: admissionCacheHint({ system, tools: tools.definitions, toolNames: tools.names, toolChoice, thinking, tokenizer: capabilities.tokenizer, measuredRatio }),
+        // Effort keys the cache as thinking does (a change starts a new prefix, build-with-claude/effort).
+        cache: admissionCacheHint({
+          system,
+          tools: tools.definitions,
+          toolNames: tools.names,
+          toolChoice,
+          thinking: thinkingRequest.outputConfig ? { thinking, output_config: thinkingRequest.outputConfig } : thinking,
+          tokenizer: capabilities.tokenizer,
+          measuredRatio,
+        }),
       })
     : null;
   if (admission?.kind === 'wait') {
@@ -331,8 +384,12 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     phase,
     tools: tools.names.length,
     tool_choice: toolChoice.type,
+    tool_layout: layout,
+    strict_tools: strict,
     max_tokens: callMaxTokens,
-    thinking_budget_tokens: thinking?.budget_tokens ?? null,
+    thinking: run.thinking,
+    thinking_budget_tokens: run.thinkingBudgetTokens,
+    ...(run.effort ? { effort: run.effort } : {}),
     attempt: job.attemptsMade + 1,
     // When this call passed the pause check, by Redis's clock (model-call-pause.ts PauseCheck).
     ...(pause ? { pause_checked_at_ms: pause.atMs } : {}),
@@ -346,6 +403,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   let answerHeaders: { headers: Headers | null; receivedAt: number | null } = { headers: null, receivedAt: null };
   {
     const headers: Record<string, string> = { 'x-buildfleet-run-id': runId };
+    if (layout === 'declared_once') headers['anthropic-beta'] = TOOL_CHANGES_BETA;
     if (run.options.scenario) headers['x-buildfleet-scenario'] = run.options.scenario;
     const callStarted = performance.now();
     const sentAt = Date.now();
@@ -384,6 +442,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
           : { system, messages, tools: tools.definitions }),
         toolChoice,
         ...(thinking ? { thinking } : {}),
+        ...(thinkingRequest.outputConfig ? { outputConfig: thinkingRequest.outputConfig } : {}),
+        ...(thinkingRequest.betas.length > 0 ? { betas: thinkingRequest.betas } : {}),
         stopSequences: Object.keys(DEFAULT_STOP_SEQUENCES),
         headers,
         tokenizer: capabilities.tokenizer,
@@ -482,11 +542,12 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     maxTokensCeiling: run.maxTokensCeiling,
     limits: DEFAULT_TURN_LIMITS,
     stopSequences: DEFAULT_STOP_SEQUENCES,
+    progressUpdates: readsProgressUpdates(run),
     recover: recover ? (text, intent) => recover(text, tools.names, intent) : null,
     recoveryEnabled: run.options.textRecovery ?? deps.config.BUILDFLEET_TEXT_RECOVERY,
     newSyntheticId: () => `synthetic_${randomBytes(12).toString('hex')}`,
   });
-  deps.hooks?.onDecision?.({ run, response, decision, toolCount: tools.names.length, expectedTool: !run.finishVerified, events: decisionEvents });
+  deps.hooks?.onDecision?.({ run, response, decision, toolCount: tools.names.length, expectedTool: !run.finishVerified, toolChoice, events: decisionEvents });
 
   // 5. Commit the answer and its outcome once — with every event that describes them and, when
   // the decision ends the run, the end — then act on it.

@@ -44,6 +44,7 @@ function input(overrides: Partial<StopReasonInput> & { response: ModelResponse }
     maxTokensCeiling: 4000,
     limits: DEFAULT_TURN_LIMITS,
     stopSequences: DEFAULT_STOP_SEQUENCES,
+    progressUpdates: false,
     recover: () => noRecovery,
     recoveryEnabled: true,
     newSyntheticId: () => 'synthetic_1',
@@ -352,5 +353,26 @@ describe('thinking blocks survive every rewrite, verbatim and first', () => {
     const lookalike: TextRecovery = { ...noRecovery, json_in_text: true, reason: 'not_in_tier:publish' };
     const reemit = handleStopReason(input({ recover: () => lookalike, response: response('end_turn', [...opening, text('{"tool":"publish"}')]) }));
     expect(reemit.decision.assistant?.content.slice(0, 2)).toEqual(opening);
+  });
+});
+
+describe('progress updates: text between tool calls returned as thinking blocks', () => {
+  const update: AssistantBlock = { type: 'thinking', thinking: 'Deployed and published; summing up.', signature: 'c2lnLXVwZGF0ZQ==' };
+  const reasoning: AssistantBlock = { type: 'thinking', thinking: '', signature: 'c2lnLXJlYXNvbmluZw==' };
+
+  it('count as what the model wrote where the run reads them, and are kept verbatim in the message', () => {
+    const content = [reasoning, update, text('Luna Bakery is live.')];
+    const read = handleStopReason(input({ finishVerified: true, progressUpdates: true, response: response('end_turn', content) }));
+    expect(read.decision).toMatchObject({ kind: 'succeed', result: 'Deployed and published; summing up.\n\nLuna Bakery is live.' });
+    expect(read.decision.assistant?.content).toEqual(content);
+    const unread = handleStopReason(input({ finishVerified: true, progressUpdates: false, response: response('end_turn', content) }));
+    expect(unread.decision).toMatchObject({ kind: 'succeed', result: 'Luna Bakery is live.' });
+  });
+
+  it('are not searched for calls written as text: a progress update precedes a native tool_use', () => {
+    const seen: string[] = [];
+    const callInUpdate: AssistantBlock = { type: 'thinking', thinking: '{"name": "deploy", "input": {}}', signature: 'c2ln' };
+    handleStopReason(input({ progressUpdates: true, recover: (value) => (seen.push(value), noRecovery), response: response('end_turn', [callInUpdate, text('Next I deploy.')]) }));
+    expect(seen).toEqual(['Next I deploy.']);
   });
 });

@@ -14,6 +14,7 @@ import {
   type ToolUseBlock,
 } from '../domain/model-message.js';
 import { assertNever } from '../domain/profile.js';
+import { modelWrittenText } from '../domain/model-written-text.js';
 import type { ParseMode } from '../domain/parse-modes.js';
 
 /** Every stop_reason the SDK declares. */
@@ -102,6 +103,9 @@ export interface StopReasonInput {
   maxTokensCeiling: number;
   limits: TurnLimits;
   stopSequences: Readonly<Record<string, StopSequenceAction>>;
+  /** The run's non-empty thinking blocks are progress updates (model-written-text.ts): the result
+   * and a refusal's message include them. */
+  progressUpdates: boolean;
   /** Parses text for a tool call written as text (detection and recovery). */
   recover: ((text: string, toolIntent: boolean) => TextRecovery) | null;
   /** Act on what recover finds: run a valid call, ask for a re-emit otherwise. */
@@ -123,15 +127,6 @@ export const EMPTY_ANSWER_TEXT = 'The model ended its turn without writing any t
  * cannot be found. */
 export const VERIFIED_WITHOUT_SUMMARY_TEXT = 'The site was built, verified and published; the model did not write a final summary.';
 const EMPTY_CONTENT_PLACEHOLDER = '(no content)';
-
-/** The answer is every text block joined, never just the first. */
-export function joinText(content: AssistantBlock[]): string {
-  return content
-    .filter(isText)
-    .map((block) => block.text)
-    .join('\n\n')
-    .trim();
-}
 
 /** Assistant content as it may be sent back: no empty text blocks (the API rejects them), and a
  * placeholder where nothing but thinking is left, so user and assistant turns keep alternating.
@@ -199,7 +194,9 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
   /** end_turn, or a stop sequence that means "finished": recover text tool calls, then apply
    * the finish gate. */
   const finishOrNudge = (): StopReasonOutput => {
-    const text = joinText(content);
+    // Calls written as text are looked for in the text blocks only: a progress update precedes a
+    // native tool_use, so a call it describes is made natively (model-written-text.ts).
+    const { written, answer: text } = modelWrittenText({ content, progressUpdates: input.progressUpdates });
     if (input.recover && text !== '') {
       // Detection always runs, so JSON-in-text and fence-only stops are counted even where
       // recovery is off; acting on them is what recoveryEnabled switches.
@@ -257,7 +254,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
       }
     }
     if (input.finishVerified) {
-      return decide({ kind: 'succeed', assistant: sanitizeAssistant(content), result: text === '' ? EMPTY_ANSWER_TEXT : text });
+      return decide({ kind: 'succeed', assistant: sanitizeAssistant(content), result: written === '' ? EMPTY_ANSWER_TEXT : written });
     }
     events.push({ event: 'finish-suspect', missing: input.finishGateMissing, nudges: counters.endTurnNudges });
     if (counters.endTurnNudges >= limits.maxEndTurnNudges) {
@@ -398,7 +395,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
       return decide({ kind: 'continue', assistant: sanitizeAssistant(content), input: { kind: 'none' } });
 
     case 'refusal': {
-      const text = joinText(content);
+      const text = modelWrittenText({ content, progressUpdates: input.progressUpdates }).written;
       return decide({
         kind: 'end',
         status: 'refused',

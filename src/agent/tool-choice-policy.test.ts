@@ -1,18 +1,32 @@
 import { describe, expect, it } from 'vitest';
+import { lookupModelCapabilities } from '../domain/model-capabilities.js';
 import { PHASES } from '../domain/profile.js';
-import { chooseToolChoice } from './tool-choice-policy.js';
+import { chooseToolChoice, mayForceToolChoice } from './tool-choice-policy.js';
+
+const capabilitiesOf = (model: string) => lookupModelCapabilities({ model, overrides: {} }).capabilities;
 
 describe('tool_choice policy', () => {
   it('forces the plan first, then is auto in every phase (the summary turn too), never any or none', () => {
-    expect(chooseToolChoice({ phase: 'planning', hasPlan: false, thinking: false })).toEqual({ type: 'tool', name: 'todo_write' });
-    expect(chooseToolChoice({ phase: 'planning', hasPlan: true, thinking: false })).toEqual({ type: 'auto' });
-    expect(chooseToolChoice({ phase: 'building', hasPlan: true, thinking: false })).toEqual({ type: 'auto' });
-    expect(chooseToolChoice({ phase: 'verifying', hasPlan: true, thinking: false })).toEqual({ type: 'auto' });
+    expect(chooseToolChoice({ phase: 'planning', hasPlan: false, mayForce: true })).toEqual({ type: 'tool', name: 'todo_write' });
+    expect(chooseToolChoice({ phase: 'planning', hasPlan: true, mayForce: true })).toEqual({ type: 'auto' });
+    expect(chooseToolChoice({ phase: 'building', hasPlan: true, mayForce: true })).toEqual({ type: 'auto' });
+    expect(chooseToolChoice({ phase: 'verifying', hasPlan: true, mayForce: true })).toEqual({ type: 'auto' });
   });
 
-  it('with thinking on never forces a tool: auto for the plan too', () => {
+  it('where forcing is not allowed never forces a tool: auto for the plan too', () => {
     for (const phase of PHASES) {
-      for (const hasPlan of [false, true]) expect(chooseToolChoice({ phase, hasPlan, thinking: true })).toEqual({ type: 'auto' });
+      for (const hasPlan of [false, true]) expect(chooseToolChoice({ phase, hasPlan, mayForce: false })).toEqual({ type: 'auto' });
     }
+  });
+
+  it('forces only where the model accepts forced tool_choice and the run does not think', () => {
+    // The models that refuse `any` / `tool` outright, whatever the run's thinking.
+    for (const model of ['claude-sonnet-5-5', 'claude-opus-5-5', 'claude-fable-5-1']) {
+      for (const thinking of ['off', 'adaptive', 'between_tools'] as const) expect(mayForceToolChoice({ capabilities: capabilitiesOf(model), thinking })).toBe(false);
+    }
+    expect(mayForceToolChoice({ capabilities: capabilitiesOf('claude-sonnet-4-6'), thinking: 'off' })).toBe(true);
+    expect(mayForceToolChoice({ capabilities: capabilitiesOf('claude-sonnet-4-6'), thinking: 'manual' })).toBe(false);
+    expect(mayForceToolChoice({ capabilities: capabilitiesOf('claude-haiku-5-5'), thinking: 'off' })).toBe(true);
+    expect(mayForceToolChoice({ capabilities: capabilitiesOf('claude-haiku-5-5'), thinking: 'adaptive' })).toBe(false);
   });
 });

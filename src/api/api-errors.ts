@@ -177,6 +177,30 @@ export const apiErrors = {
     400,
     '`thinking.budgetTokens` must be below max_tokens, and max_tokens cannot exceed the model’s maximum output (or `BUILDFLEET_MAX_TOKENS_CEILING`). Choose a smaller budget. Nothing was created.',
   ),
+  thinkingBudgetNotSupported: createApiError(
+    'thinking_budget_not_supported',
+    'The model takes no thinking budget; set an effort instead.',
+    400,
+    'The run names `thinking.budgetTokens` on a model that only thinks adaptively (no manual `budget_tokens` on Claude Opus 4.7 and later or any Claude 5 model). Leave the budget out and set `thinking.effort` to control how much it thinks. Nothing was created.',
+  ),
+  thinkingAlwaysOn: createApiError(
+    'thinking_always_on',
+    'The model always thinks; thinking cannot be turned off.',
+    400,
+    'The run asks for `thinking.enabled: false` on a model that always thinks (Claude Opus 5.5, Fable and Mythos 5.x: the Messages API refuses `disabled`). Leave `thinking.enabled` out and lower `thinking.effort` to make it think less. Nothing was created.',
+  ),
+  effortNotSupported: createApiError(
+    'effort_not_supported',
+    'The model does not take that effort level.',
+    400,
+    '`thinking.effort` names a level the run’s model does not accept (xhigh only from Opus 4.7 on, max not on Opus 4.5, no effort at all on Sonnet 4.5 or Haiku 4.5). The message lists the levels it takes. Nothing was created.',
+  ),
+  effortRequiresThinking: createApiError(
+    'effort_requires_thinking',
+    'That effort needs thinking on.',
+    400,
+    'The run turns thinking off (`thinking.enabled: false`) at effort xhigh or max — chosen, or the model’s default — on a model that turns thinking off only at effort high or below (Claude Opus 5, Haiku 5.5, and Sonnet 5.5’s `between_tools`). Lower the effort or leave thinking on. Nothing was created.',
+  ),
   rateLimited: createApiError(
     'rate_limited',
     'Too many runs created; retry later.',

@@ -16,6 +16,8 @@ import {
 import { RUN_BUDGET_SOURCES } from '../domain/run-budget.js';
 import { MAX_RUN_TURNS } from '../domain/tenant-policy.js';
 import { providerNameSchema } from '../domain/provider-declarations.js';
+import { EFFORT_LEVELS, type EffortLevel } from '../domain/model-catalog.js';
+import { RUN_THINKING_MODES, type RunThinkingMode } from '../domain/resolve-run-model-settings.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
 import { apiErrors } from './api-errors.js';
 import { resourceParams } from './zod-route-compilers.js';
@@ -112,7 +114,15 @@ export const runViewSchema = z
       .string()
       .describe('The model provider every call of the run goes through (docs/providers.md); `anthropic` for a run stored before providers existed, the provider it was made with'),
     maxTokens: z.int().describe('max_tokens of the next call (raised after a truncation, up to the model maximum)'),
-    thinkingBudgetTokens: z.int().nullable().describe('Extended-thinking budget of every call; null when the run does not think'),
+    thinking: z
+      .enum(RUN_THINKING_MODES as [RunThinkingMode, ...RunThinkingMode[]])
+      .describe('How every call of the run thinks, decided at submit from `thinking` and the model’s capabilities (docs/models.md): off, manual (a budget), adaptive, or between_tools (no up-front thinking, progress updates between tool calls only)'),
+    thinkingBudgetTokens: z.int().nullable().describe('Manual thinking budget of every call; null unless `thinking` is manual'),
+    effort: z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]]).nullable().describe('`output_config.effort` of every call; null when none is sent (the model’s default applies)'),
+    thinkingDisplay: z
+      .enum(['summarized', 'omitted', 'updates'])
+      .nullable()
+      .describe('The thinking display: `updates` where the model offers it (reasoning hidden, text between tool calls readable), else the model’s default; null when the run does not think up front'),
     todos: z.array(todoState),
     files: z.array(z.object({ path: z.string(), bytes: z.int() })).describe('The workspace as it is now'),
     deployment: z.object({

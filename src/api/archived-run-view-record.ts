@@ -15,7 +15,10 @@ export function archivedRunViewRecord(run: ArchivedRun): RunViewRecord {
     // A row archived before history kept the provider reads `anthropic` (migration 1767484800000).
     provider: run.provider,
     maxTokens: run.maxTokens,
+    thinking: run.thinking,
     thinkingBudgetTokens: run.thinkingBudgetTokens,
+    effort: run.effort,
+    thinkingDisplay: run.thinkingDisplay,
     todos: run.todos,
     latestDeploy: run.latestDeploy,
     liveDeploy: run.liveDeploy,

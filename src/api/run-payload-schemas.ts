@@ -1,6 +1,7 @@
 // The schemas of a run's payload routes (issue #18): its turns, tool calls, transcript and
 // workspace files (src/api/routes/run-payload-routes.ts). Like api-schemas.ts, Fastify validates and
 // serializes with them and the OpenAPI document is generated from them.
+import { TRANSCRIPT_ROLES } from '../domain/model-message.js';
 import { z } from 'zod';
 import { usageSchema } from '../engine/run-types.js';
 import { apiErrors } from './api-errors.js';
@@ -91,7 +92,7 @@ export const toolCallPageSchema = z.object({ toolCalls: z.array(toolCallViewSche
 export const transcriptMessageSchema = z
   .object({
     index: z.number().int().min(0),
-    role: z.enum(['user', 'assistant']),
+    role: z.enum(TRANSCRIPT_ROLES).describe('`system`: a mid-conversation system message (a phase change’s instructions and tool_addition / tool_removal blocks, docs/prompt-caching.md)'),
     content: z.union([z.string(), z.array(z.unknown())]).describe('Messages API content blocks (text, tool_use, tool_result, thinking…), secrets redacted'),
   })
   .describe('One message of the transcript');

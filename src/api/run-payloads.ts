@@ -8,6 +8,7 @@
 // there after it (every key of a run expires at the same instant), else history answers.
 // Secrets: tool results and events are redacted when written (RunEngine); the transcript, tool
 // inputs and workspace files are not, so everything is redacted again on the way out.
+import { TRANSCRIPT_ROLES } from '../domain/model-message.js';
 import { z } from 'zod';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import type { ArchivedRun, ArchivedToolCall, ArchivedTurn } from '../history/run-archive.js';
@@ -16,6 +17,8 @@ import { readDeploymentFile } from '../sites/deployment-files.js';
 import { siteStoreOf } from '../sites/site-store-of-config.js';
 import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
+import { modelWrittenText, readsProgressUpdates } from '../domain/model-written-text.js';
+import type { AssistantBlock } from '../domain/model-message.js';
 import { archivedToolCalls, archivedTurns } from '../workers/run-archive-of.js';
 import { apiErrors } from './api-errors.js';
 import { readHistory } from './history-unavailable.js';
@@ -65,8 +68,7 @@ const storedResultSchema = z.looseObject({
   error_reason: z.string().optional(),
 });
 
-const transcriptMessageInputSchema = z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([z.string(), z.array(z.unknown())]) });
-const textBlockSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
+const transcriptMessageInputSchema = z.looseObject({ role: z.enum(TRANSCRIPT_ROLES), content: z.union([z.string(), z.array(z.unknown())]) });
 const toolUseBlockSchema = z.looseObject({ type: z.literal('tool_use'), id: z.string() });
 const injectionFlagSchema = z.looseObject({ tool_use_id: z.string(), patterns: z.array(z.string()), source: z.enum(['output', 'error']).optional() });
 const toolCallStartSchema = z.looseObject({ tool_use_id: z.string(), attempt: z.int().positive() });
@@ -91,20 +93,17 @@ function pageOf<Item>(items: readonly Item[], positionOf: (item: Item) => number
   return { items: page, nextAfter: rest.length > limit && last !== undefined ? positionOf(last) : null };
 }
 
-/** The text blocks of a transcript message, joined; null when it has none. */
-function textOf(message: unknown): string | null {
+/** What the model wrote in a transcript message (model-written-text.ts: its text blocks, and its
+ * progress updates where the run reads them), redacted; null when it wrote nothing. */
+function textOf(message: unknown, progressUpdates: boolean): string | null {
   const parsed = transcriptMessageInputSchema.safeParse(message);
   if (!parsed.success || parsed.data.role !== 'assistant') return null;
   const { content } = parsed.data;
-  const texts = typeof content === 'string' ? [content] : content.flatMap((block) => {
-    const text = textBlockSchema.safeParse(block);
-    return text.success ? [text.data.text] : [];
-  });
-  const joined = texts.filter((text) => text.trim() !== '').join('\n\n');
-  return joined === '' ? null : redactText(joined);
+  const written = typeof content === 'string' ? content.trim() : modelWrittenText({ content: content.filter((block): block is AssistantBlock => typeof block === 'object' && block !== null), progressUpdates }).written;
+  return written === '' ? null : redactText(written);
 }
 
-function turnSummaryOf(runId: string, turn: ArchivedTurn, messages: readonly unknown[]): TurnSummary {
+function turnSummaryOf(runId: string, turn: ArchivedTurn, messages: readonly unknown[], progressUpdates: boolean): TurnSummary {
   const parsed = turnRequestSchema.safeParse(turn.request);
   if (!parsed.success) throw new StoredPayloadInvalid(runId, `turn ${turn.step}'s request summary: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   const request = parsed.data;
@@ -128,7 +127,7 @@ function turnSummaryOf(runId: string, turn: ArchivedTurn, messages: readonly unk
     costUsd: microUsdToUsd(turn.costMicroUsd),
     modelDurationMs: turn.modelDurationMs,
     turnDurationMs: turn.turnDurationMs,
-    text: messageIndex === null ? null : textOf(messages[messageIndex]),
+    text: messageIndex === null ? null : textOf(messages[messageIndex], progressUpdates),
   };
 }
 
@@ -215,7 +214,8 @@ export class RunPayloads {
   async turns({ found, page }: { found: FoundRun; page: PayloadPageQuery }) {
     const source = await this.readSource(found);
     const { items, nextAfter } = pageOf(source.turns, (turn) => turn.step, page);
-    return { turns: items.map((turn) => turnSummaryOf(found.run.id, turn, source.messages)), nextAfter };
+    const progressUpdates = readsProgressUpdates(found.run);
+    return { turns: items.map((turn) => turnSummaryOf(found.run.id, turn, source.messages, progressUpdates)), nextAfter };
   }
 
   /** GET /v1/runs/:id/tool-calls: one page of the run's tool calls, in transcript order. */

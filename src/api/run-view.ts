@@ -13,7 +13,7 @@ import { redactText, redactValue } from '../telemetry/redact-secrets.js';
  * or history does (archived-run-view-record.ts). */
 export type RunViewRecord = Pick<
   RunRecord,
-  | 'id' | 'status' | 'phase' | 'turn' | 'model' | 'maxTokens' | 'thinkingBudgetTokens' | 'todos' | 'latestDeploy' | 'liveDeploy'
+  | 'id' | 'status' | 'phase' | 'turn' | 'model' | 'maxTokens' | 'thinking' | 'thinkingBudgetTokens' | 'effort' | 'thinkingDisplay' | 'todos' | 'latestDeploy' | 'liveDeploy'
   | 'usage' | 'costMicroUsd' | 'budget' | 'result' | 'error' | 'question' | 'traceId' | 'createdAt' | 'updatedAt' | 'rerunOf'
 > & { options: Pick<RunOptions, 'tokenBudget'>; provider: string };
 
@@ -52,7 +52,10 @@ export function toRunView({
     model: run.model,
     provider: run.provider,
     maxTokens: run.maxTokens,
+    thinking: run.thinking,
     thinkingBudgetTokens: run.thinkingBudgetTokens,
+    effort: run.effort,
+    thinkingDisplay: run.thinkingDisplay,
     todos: redactValue(run.todos),
     files,
     deployment: {

@@ -19,6 +19,7 @@ import { admitRunBudget } from './limits/admit-run-budget.js';
 import { admitRunLimits } from './limits/admit-run-limits.js';
 import { checkRunWebhook, RUN_WEBHOOK_ERRORS } from './check-run-webhook.js';
 import { providerNames } from '../domain/provider-declarations.js';
+import type { EffortLevel } from '../domain/model-catalog.js';
 
 /** The errors startRunFromBody can answer, for the routes' documentation. */
 export const START_RUN_ERRORS = [
@@ -28,6 +29,10 @@ export const START_RUN_ERRORS = [
   'unknown_model',
   'thinking_not_supported',
   'thinking_budget_too_large',
+  'thinking_budget_not_supported',
+  'thinking_always_on',
+  'effort_not_supported',
+  'effort_requires_thinking',
   'rate_limited',
   'too_many_active_runs',
   'model_spend_limit_reached',
@@ -49,9 +54,9 @@ function codePointLength(text: string): number {
 }
 
 /** Throws the API error of a model or thinking choice the fleet refuses. */
-function checkModelSettings(fleet: FleetContext, body: CreateRunBody, model: string | undefined): void {
+function checkModelSettings(fleet: FleetContext, body: CreateRunBody, model: string | undefined, tenantDefaultEffort: EffortLevel | null): void {
   try {
-    resolveRunModelSettings({ config: fleet.config, model, thinking: body.thinking, describe: (name) => fleet.modelDescriptions.describe(name) });
+    resolveRunModelSettings({ config: fleet.config, model, thinking: body.thinking, tenantDefaultEffort, describe: (name) => fleet.modelDescriptions.describe(name) });
   } catch (error) {
     if (!(error instanceof RunModelSettingsError)) throw error;
     switch (error.code) {
@@ -63,6 +68,14 @@ function checkModelSettings(fleet: FleetContext, body: CreateRunBody, model: str
         throw apiErrors.thinkingNotSupported(error.message);
       case 'thinking_budget_too_large':
         throw apiErrors.thinkingBudgetTooLarge(error.message);
+      case 'thinking_budget_not_supported':
+        throw apiErrors.thinkingBudgetNotSupported(error.message);
+      case 'thinking_always_on':
+        throw apiErrors.thinkingAlwaysOn(error.message);
+      case 'effort_not_supported':
+        throw apiErrors.effortNotSupported(error.message);
+      case 'effort_requires_thinking':
+        throw apiErrors.effortRequiresThinking(error.message);
       default:
         return assertNever(error.code);
     }
@@ -118,7 +131,7 @@ export async function startRunFromBody({
     });
     // Refused before admission, so a run the model cannot take uses no slot (submitRun checks
     // again); a refusal releases the Idempotency-Key for a corrected retry.
-    checkModelSettings(fleet, body, model);
+    checkModelSettings(fleet, body, model, limits.policy.defaultEffort);
     const webhook = await checkRunWebhook({ fleet, webhook: body.webhook });
     const runId = newRunId();
     await refuseDuringSpendLimit({ fleet });
@@ -134,6 +147,7 @@ export async function startRunFromBody({
         maxTurns,
         options: body.options,
         thinking: body.thinking,
+        tenantDefaultEffort: limits.policy.defaultEffort,
         budget,
         rerunOf,
         webhook,

@@ -14,7 +14,7 @@ export async function runApiCommand(): Promise<number> {
   const tracing = startTracing({ serviceName: 'buildfleet-api', endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const fleet = createFleetContext(config, 'api');
   const metrics = new FleetMetrics({ role: 'api', queues: fleet.queues });
-  metrics.observeRunEnds(fleet.store);
+  metrics.observeRuns(fleet.store);
   // A cancel ends its run here: its archive is enqueued here too (the tool workers archive).
   startHistory(fleet, false);
   // Before the API listens, so a model only the provider's Models API describes is accepted from

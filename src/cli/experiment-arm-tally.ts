@@ -2,7 +2,6 @@
 // the model workers' decision hook, and the table they print. One home, so the two experiments'
 // rates mean the same thing.
 import type { ModelTurnHooks } from '../agent/run-model-turn.js';
-import { chooseToolChoice } from '../agent/tool-choice-policy.js';
 import type { RunRecord } from '../engine/run-types.js';
 import { formatTable } from './format-table.js';
 
@@ -29,18 +28,13 @@ export function newArmTally(arm: string): ArmTally {
   return { arm, runs: 0, turnsExpectingTool: 0, toolUseTurns: 0, jsonInTextTurns: 0, recoveredTurns: 0, recoveredParseModes: {}, verifiedFinishes: 0, otherEnds: {} };
 }
 
-/** Whether the turn this record starts could only end in a call (mirrors run-model-turn.ts). */
-function turnIsForced(run: RunRecord): boolean {
-  const phase = run.pendingPhase ?? run.phase;
-  return chooseToolChoice({ phase, hasPlan: run.todos.length > 0, thinking: run.thinkingBudgetTokens !== null }).type !== 'auto';
-}
-
 /** Decision hooks that count each turn of a run into its arm's tally (runs of no arm are ignored). */
 export function armTallyHooks(tallyOfRun: (runId: string) => ArmTally | undefined): ModelTurnHooks {
   return {
-    onDecision({ run, response, expectedTool, events }) {
+    onDecision({ run, response, expectedTool, toolChoice, events }) {
       const tally = tallyOfRun(run.id);
-      if (!tally || !expectedTool || turnIsForced(run)) return;
+      // A forced turn (the model's capabilities allowed it) could only end in a call.
+      if (!tally || !expectedTool || toolChoice.type !== 'auto') return;
       tally.turnsExpectingTool += 1;
       if (response.stop_reason === 'tool_use') tally.toolUseTurns += 1;
       if (events.some((event) => event.event === 'json-in-text' || event.event === 'fence-only-stop')) tally.jsonInTextTurns += 1;

@@ -17,7 +17,8 @@ export const POLICY_USAGE = `  buildfleet keys policy get <tenant> [--json]
       fields: maxTurns, maxConcurrentRuns, allowedModels (comma-separated model ids),
       allowedProviders (comma-separated provider names: anthropic, BUILDFLEET_PROVIDERS' names),
       defaultRunBudgetUsd, maxRunBudgetUsd, defaultRunTokenBudget, maxRunTokenBudget,
-      dailySpendLimitUsd, monthlySpendLimitUsd; 0 = none; field= removes the override
+      dailySpendLimitUsd, monthlySpendLimitUsd; 0 = none; defaultEffort (low, medium, high, xhigh,
+      max: runs naming no effort get it where their model takes it); field= removes the override
   buildfleet keys policy reset <tenant>          remove every override (the fleet's defaults apply)`;
 
 /** A mistake in what the operator typed: exit code 2 with the usage. */
@@ -42,6 +43,11 @@ export function applyPolicyAssignments(current: TenantPolicyOverrides, assignmen
     }
     if (field === 'allowedModels' || field === 'allowedProviders') {
       next[field] = value.split(',').map((name) => name.trim());
+      continue;
+    }
+    // A word, checked by the policy's schema.
+    if (field === 'defaultEffort') {
+      next[field] = value;
       continue;
     }
     // Number('') and Number(' ') are 0, and Number('0x10') is 16: only plain decimals pass.

@@ -14,6 +14,7 @@ Commands:
   dev                         run the whole fleet locally (private redis, simulator, API, workers)
   demo [--once]               dev + submit a sample build, follow it, print the site URL
   submit "<prompt>" [--follow [--answer TEXT] [--full]] [--scenario NAME] [--model M] [--max-turns N]
+         [--thinking on|off] [--thinking-budget N] [--effort low|medium|high|xhigh|max]
   list [--status S] [--from T] [--to T] [--prompt TEXT] [--tenant T] [--limit N] [--cursor C] [--all] [--json]
                               the tenant's runs, newest first: id, status, phase/turn, cost, created, prompt
   status <runId> [--json]     a run's state as a readable summary (--json: the raw record)
@@ -82,6 +83,18 @@ async function followIfAsked({ client, runId, values, io }: { client: ApiClient;
 }
 
 /** The one run id a command takes. */
+/** The `thinking` of a submit body from `--thinking on|off`, `--thinking-budget N` and `--effort L`
+ * (the API checks them against the model: docs/models.md). */
+function thinkingBody({ thinking, budget, effort }: { thinking?: string | undefined; budget?: string | undefined; effort?: string | undefined }): { thinking?: Record<string, unknown> } {
+  if (thinking !== undefined && thinking !== 'on' && thinking !== 'off') throw new UsageError(`--thinking is on or off, not ${JSON.stringify(thinking)}`);
+  const body = {
+    ...(thinking ? { enabled: thinking === 'on' } : {}),
+    ...(budget !== undefined ? { budgetTokens: Number(budget) } : {}),
+    ...(effort !== undefined ? { effort } : {}),
+  };
+  return Object.keys(body).length > 0 ? { thinking: body } : {};
+}
+
 function runIdOf(command: string, positionals: string[]): string {
   const runId = positionals[0];
   if (!runId) throw new UsageError(`${command} needs a run id: buildfleet ${command} <runId>`);
@@ -110,6 +123,9 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
             scenario: { type: 'string' },
             model: { type: 'string' },
             'max-turns': { type: 'string' },
+            thinking: { type: 'string' },
+            'thinking-budget': { type: 'string' },
+            effort: { type: 'string' },
           },
         });
         const prompt = positionals.join(' ').trim();
@@ -120,6 +136,7 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
           ...(values.model ? { model: values.model } : {}),
           ...(values['max-turns'] ? { maxTurns: Number(values['max-turns']) } : {}),
           ...(values.scenario ? { options: { scenario: values.scenario } } : {}),
+          ...thinkingBody({ thinking: values.thinking, budget: values['thinking-budget'], effort: values.effort }),
         });
         io.print(created.id);
         return await followIfAsked({ client, runId: created.id, values, io });

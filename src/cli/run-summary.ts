@@ -28,11 +28,17 @@ function formatBudget(budget: RunView['budget']): string | null {
   return parts.length > 0 ? parts.join(' · ') : null;
 }
 
+/** How the run thinks, in a few words: `thinking adaptive (updates) · effort high`. */
+export function describeThinking(view: Pick<RunView, 'thinking' | 'thinkingBudgetTokens' | 'effort' | 'thinkingDisplay'>): string {
+  const mode = view.thinking === 'manual' && view.thinkingBudgetTokens ? `manual ${count.format(view.thinkingBudgetTokens)}` : view.thinking.replace('_', ' ');
+  return `thinking ${mode}${view.thinkingDisplay ? ` (${view.thinkingDisplay})` : ''}${view.effort ? ` · effort ${view.effort}` : ''}`;
+}
+
 /** The summary's lines, label column first. */
 export function describeRunView(view: RunView): string[] {
   const row = (label: string, value: string) => `  ${label.padEnd(9)}${value}`.trimEnd();
   const lines = [`${view.id}  ${view.status}${view.error ? ` (${view.error.code})` : ''}`];
-  lines.push(row('phase', `${view.phase} · turn ${view.turn} · model ${view.model}${view.thinkingBudgetTokens ? ` · thinking ${count.format(view.thinkingBudgetTokens)}` : ''}`));
+  lines.push(row('phase', `${view.phase} · turn ${view.turn} · model ${view.model} · ${describeThinking(view)}`));
   lines.push(row('created', `${formatTime(view.createdAt)} · updated ${formatTime(view.updatedAt)}`));
   lines.push(row('cost', describeRunCost(view).replace(/^cost /, '')));
   const budget = formatBudget(view.budget);

@@ -109,7 +109,7 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
   const metrics = options.metrics;
   if (metrics && !metrics.queues) metrics.queues = fleet.queues;
   // The fleet's one engine: every run end of this process is counted once.
-  metrics?.observeRunEnds(fleet.store);
+  metrics?.observeRuns(fleet.store);
   // The catalog check as the API and model worker processes run it, only when asked: most tests
   // count the simulator's requests (src/fleet/start-models-api-check.ts).
   const modelsApiCheck = options.modelsApiCheck

@@ -68,7 +68,9 @@ export type ThinkingOff =
   | 'omit'
   /** `{type: 'disabled'}`: it thinks by default; disabling is accepted at any effort. */
   | 'disabled'
-  /** `{type: 'disabled'}`, only at effort high or below (Opus 5, Haiku 5.5). */
+  /** Not thinking only at effort high or below: `{type: 'disabled'}` on Opus 5 and Haiku 5.5 (they
+   * think by default); on Opus 4.8, which thinks only when asked, xhigh or max without thinking is
+   * a 400 too. */
   | 'disabled_at_effort_high_or_below'
   /** `{type: 'between_tools'}`: no up-front thinking, progress updates only (Sonnet 5.5). */
   | 'between_tools'

@@ -29,7 +29,26 @@ export interface UserMessage {
   role: 'user';
   content: string | UserBlock[];
 }
-export type TranscriptMessage = AssistantMessage | UserMessage;
+/** A mid-conversation tool change (docs build-with-claude/mid-conversation-system-messages, beta
+ * `mid-conversation-tool-changes-2026-07-01`): surfaces (`tool_addition`) or withdraws
+ * (`tool_removal`) a tool declared in the request's `tools`, from this point of the conversation on. */
+export interface ToolChangeBlock {
+  type: 'tool_addition' | 'tool_removal';
+  tool: { type: 'tool_reference'; name: string };
+}
+export type SystemBlock = TextBlock | ToolChangeBlock;
+
+/** A mid-conversation system message (`role: "system"` inside `messages`, GA, no beta header):
+ * instructions that apply from here on, and the tool changes above. It follows a user turn and
+ * precedes an assistant turn; once sent it is part of the prefix and sent again verbatim. */
+export interface SystemMessage {
+  role: 'system';
+  content: string | SystemBlock[];
+}
+export type TranscriptMessage = AssistantMessage | UserMessage | SystemMessage;
+
+/** The roles a stored transcript message may have: the payload views and the archive read these. */
+export const TRANSCRIPT_ROLES = ['user', 'assistant', 'system'] as const satisfies ReadonlyArray<TranscriptMessage['role']>;
 
 /** What the fleet keeps of one model response. */
 export interface ModelResponse {
@@ -42,6 +61,9 @@ export interface ModelResponse {
   usage: UsageByClass;
 }
 
+export function isToolChange(block: { type: string }): block is ToolChangeBlock {
+  return block.type === 'tool_addition' || block.type === 'tool_removal';
+}
 export function isToolUse(block: AssistantBlock): block is ToolUseBlock {
   return block.type === 'tool_use';
 }

@@ -33,7 +33,8 @@ describe('a run’s model settings', () => {
     expect(codeOf(() => resolveRunModelSettings({ config: config(), model: 'gpt-9' }))).toBe('unknown_model');
     const allowed = resolveRunModelSettings({ config: config({ BUILDFLEET_ALLOW_UNKNOWN_MODELS: true }), model: 'gpt-9' });
     expect(allowed).toMatchObject({ known: false, maxTokens: 4096, maxTokensCeiling: 8192, thinkingBudgetTokens: null });
-    expect(codeOf(() => resolveRunModelSettings({ config: config({ BUILDFLEET_ALLOW_UNKNOWN_MODELS: true }), model: 'gpt-9', thinking: {} }))).toBe('thinking_not_supported');
+    expect(codeOf(() => resolveRunModelSettings({ config: config({ BUILDFLEET_ALLOW_UNKNOWN_MODELS: true }), model: 'gpt-9', thinking: { enabled: true } }))).toBe('thinking_not_supported');
+    expect(codeOf(() => resolveRunModelSettings({ config: config({ BUILDFLEET_ALLOW_UNKNOWN_MODELS: true }), model: 'gpt-9', thinking: { budgetTokens: 2048 } }))).toBe('thinking_not_supported');
   });
 
   it('turns thinking on with a budget and raises max_tokens so the answer keeps its room', () => {
@@ -41,7 +42,10 @@ describe('a run’s model settings', () => {
     // Capped at the model maximum, still above the budget.
     expect(resolveRunModelSettings({ config: config(), thinking: { budgetTokens: 120_000 } })).toMatchObject({ thinkingBudgetTokens: 120_000, maxTokens: 128_000 });
     expect(resolveRunModelSettings({ config: config({ BUILDFLEET_MAX_TOKENS: 1000 }), thinking: { budgetTokens: 1024 } })).toMatchObject({ maxTokens: 2024 });
-    expect(resolveRunModelSettings({ config: config(), thinking: {} })).toMatchObject({ thinkingBudgetTokens: 4096 });
+    // Without a budget, thinking on is adaptive where the model has it, else the fallback budget.
+    expect(resolveRunModelSettings({ config: config(), thinking: { enabled: true } })).toMatchObject({ thinking: 'adaptive', thinkingBudgetTokens: null, maxTokens: 16_384 });
+    expect(resolveRunModelSettings({ config: config(), model: 'claude-opus-4-5', thinking: { enabled: true } })).toMatchObject({ thinking: 'manual', thinkingBudgetTokens: 4096 });
+    expect(resolveRunModelSettings({ config: config(), thinking: {} })).toMatchObject({ thinking: 'off', thinkingBudgetTokens: null });
   });
 
   it('refuses a budget that cannot stay below max_tokens', () => {
@@ -77,6 +81,68 @@ describe('a run’s model settings', () => {
     // An operator whose provider still serves a retired model describes it, and owns that choice.
     const described = config({ BUILDFLEET_MODEL_CAPABILITIES: { 'claude-opus-4-1': {} } });
     expect(resolveRunModelSettings({ config: described, model: 'claude-opus-4-1' }).model).toBe('claude-opus-4-1');
+  });
+
+  describe('thinking, effort and display follow the model’s capabilities', () => {
+    const settingsOf = (model: string, thinking?: Parameters<typeof resolveRunModelSettings>[0]['thinking'], tenantDefaultEffort: 'low' | 'medium' | 'high' | 'xhigh' | 'max' | null = null) => {
+      const { thinking: mode, thinkingBudgetTokens, effort, thinkingDisplay } = resolveRunModelSettings({ config: config(), model, thinking, tenantDefaultEffort });
+      return { thinking: mode, thinkingBudgetTokens, effort, thinkingDisplay };
+    };
+
+    it('a model that thinks by default runs adaptive, with the updates display where it offers one', () => {
+      expect(settingsOf('claude-sonnet-5-5')).toEqual({ thinking: 'adaptive', thinkingBudgetTokens: null, effort: null, thinkingDisplay: 'updates' });
+      expect(settingsOf('claude-opus-5-5')).toEqual({ thinking: 'adaptive', thinkingBudgetTokens: null, effort: null, thinkingDisplay: 'updates' });
+      // No progress updates: its own default display.
+      expect(settingsOf('claude-haiku-5-5')).toEqual({ thinking: 'adaptive', thinkingBudgetTokens: null, effort: null, thinkingDisplay: 'omitted' });
+      expect(settingsOf('claude-opus-5')).toMatchObject({ thinking: 'adaptive', thinkingDisplay: 'omitted' });
+      // A model that thinks only when asked does not think unless asked.
+      expect(settingsOf('claude-sonnet-4-6')).toEqual({ thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null });
+      expect(settingsOf('claude-sonnet-4-6', { enabled: true })).toEqual({ thinking: 'adaptive', thinkingBudgetTokens: null, effort: null, thinkingDisplay: 'summarized' });
+    });
+
+    it('turning thinking off takes the model’s own way, or is refused where it always thinks', () => {
+      expect(settingsOf('claude-sonnet-5-5', { enabled: false })).toEqual({ thinking: 'between_tools', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null });
+      expect(settingsOf('claude-opus-5', { enabled: false })).toMatchObject({ thinking: 'off' });
+      expect(settingsOf('claude-haiku-5-5', { enabled: false, effort: 'high' })).toMatchObject({ thinking: 'off', effort: 'high' });
+      expect(settingsOf('claude-sonnet-4-6', { enabled: false })).toMatchObject({ thinking: 'off' });
+      expect(codeOf(() => settingsOf('claude-opus-5-5', { enabled: false }))).toBe('thinking_always_on');
+      expect(codeOf(() => settingsOf('claude-fable-5-2', { enabled: false }))).toBe('thinking_always_on');
+      // Off only at effort high or below, whether the effort is the run's or the tenant's.
+      expect(codeOf(() => settingsOf('claude-opus-5', { enabled: false, effort: 'xhigh' }))).toBe('effort_requires_thinking');
+      expect(codeOf(() => settingsOf('claude-haiku-5-5', { enabled: false, effort: 'max' }))).toBe('effort_requires_thinking');
+      expect(codeOf(() => settingsOf('claude-sonnet-5-5', { enabled: false }, 'max'))).toBe('effort_requires_thinking');
+      // Opus 4.8 thinks only when asked and refuses xhigh / max without thinking.
+      expect(codeOf(() => settingsOf('claude-opus-4-8', { effort: 'xhigh' }))).toBe('effort_requires_thinking');
+      expect(settingsOf('claude-opus-4-8', { enabled: true, effort: 'xhigh' })).toMatchObject({ thinking: 'adaptive', effort: 'xhigh' });
+      expect(settingsOf('claude-opus-4-8', undefined, 'max')).toMatchObject({ thinking: 'off', effort: null });
+    });
+
+    it('a manual budget is refused on an adaptive-only model, telling to set effort', () => {
+      const error = (() => {
+        try {
+          settingsOf('claude-sonnet-5-5', { budgetTokens: 4096 });
+          return null;
+        } catch (caught) {
+          return caught as RunModelSettingsError;
+        }
+      })();
+      expect(error?.code).toBe('thinking_budget_not_supported');
+      expect(error?.message).toContain('thinking.effort');
+      expect(codeOf(() => settingsOf('claude-opus-4-8', { budgetTokens: 4096 }))).toBe('thinking_budget_not_supported');
+      expect(settingsOf('claude-sonnet-4-6', { budgetTokens: 4096, effort: 'low' })).toEqual({ thinking: 'manual', thinkingBudgetTokens: 4096, effort: 'low', thinkingDisplay: 'summarized' });
+    });
+
+    it('an effort the model does not take is refused; the tenant’s default applies only where it is taken', () => {
+      expect(settingsOf('claude-opus-5-5', { effort: 'max' })).toMatchObject({ thinking: 'adaptive', effort: 'max' });
+      expect(codeOf(() => settingsOf('claude-sonnet-4-6', { effort: 'xhigh' }))).toBe('effort_not_supported');
+      expect(codeOf(() => settingsOf('claude-haiku-4-5', { effort: 'low' }))).toBe('effort_not_supported');
+      expect(settingsOf('claude-sonnet-5-5', undefined, 'xhigh')).toMatchObject({ effort: 'xhigh' });
+      // Sonnet 4.6 has no xhigh: the tenant's default is skipped, the model's own applies.
+      expect(settingsOf('claude-sonnet-4-6', undefined, 'xhigh')).toMatchObject({ effort: null });
+      expect(settingsOf('claude-haiku-4-5', undefined, 'low')).toMatchObject({ effort: null });
+      // The run's own effort wins over the tenant's.
+      expect(settingsOf('claude-sonnet-5-5', { effort: 'low' }, 'xhigh')).toMatchObject({ effort: 'low' });
+    });
   });
 });
 

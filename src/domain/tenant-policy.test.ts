@@ -25,6 +25,7 @@ describe('a tenant’s policy', () => {
       maxConcurrentRuns: 20,
       allowedModels: null,
       allowedProviders: null,
+      defaultEffort: null,
     });
   });
 

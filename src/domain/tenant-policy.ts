@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { usdToMicroUsd } from './usage-cost.js';
 import { providerNameSchema } from './provider-declarations.js';
+import { EFFORT_LEVELS, type EffortLevel } from './model-catalog.js';
 
 /** The largest amount a policy or a run option may name, in USD: far above any real build, low
  * enough that micro-dollars stay exact integers (2^53 µUSD is $9 billion). */
@@ -82,6 +83,12 @@ const allowedProvidersSchema = z
     'The model providers the tenant’s runs may use; a run naming another is refused (`provider_not_allowed`), and a run naming none gets BUILDFLEET_PROVIDER when it is listed, else the first provider listed. Leave it out for every provider the fleet has',
   );
 
+/** The effort of the tenant's runs that name none (`thinking.effort`): applied where the run's
+ * model takes that level, else the model's own default. */
+const defaultEffortSchema = z
+  .enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]])
+  .describe('The effort (`output_config.effort`) of the tenant’s runs that name none: low, medium, high, xhigh or max; applied where the run’s model takes that level, else the model’s default applies. Leave it out for the model’s default');
+
 export type TenantPolicyField = keyof typeof policyFields;
 
 /** A default above its maximum (both set) is a mistake an operator should hear about. */
@@ -113,6 +120,7 @@ export const tenantPolicyOverridesSchema = z
     maxConcurrentRuns: policyFields.maxConcurrentRuns.optional(),
     allowedModels: allowedModelsSchema.optional(),
     allowedProviders: allowedProvidersSchema.optional(),
+    defaultEffort: defaultEffortSchema.optional(),
   })
   .superRefine(defaultsWithinMaximums)
   .describe('A tenant’s overrides of the fleet’s policy: a field left out takes the fleet’s default (BUILDFLEET_* variables); 0 = none');
@@ -134,6 +142,7 @@ export const tenantPolicySchema = z
     maxConcurrentRuns: z.int().nullable().describe('Runs not yet ended beyond which new runs are refused; null = none'),
     allowedModels: z.array(z.string()).nullable().describe('The models the tenant’s runs may use; null = every model the fleet accepts'),
     allowedProviders: z.array(z.string()).nullable().describe('The model providers the tenant’s runs may use; null = every provider the fleet has'),
+    defaultEffort: z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]]).nullable().describe('Effort of the tenant’s runs that name none, where the model takes it; null = the model’s default'),
   })
   .describe('The policy in force for a tenant: its overrides over the fleet’s defaults');
 export type TenantPolicy = z.infer<typeof tenantPolicySchema>;
@@ -164,6 +173,7 @@ export function effectiveTenantPolicy({ defaults, overrides }: { defaults: Tenan
     maxConcurrentRuns: field('maxConcurrentRuns'),
     allowedModels: overrides.allowedModels ? [...overrides.allowedModels] : null,
     allowedProviders: overrides.allowedProviders ? [...overrides.allowedProviders] : null,
+    defaultEffort: overrides.defaultEffort ?? null,
   };
 }
 

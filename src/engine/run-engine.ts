@@ -34,6 +34,7 @@ import { isQueueShard } from '../domain/queue-shards.js';
 import { confirmClaimDurable, type ClaimDurability } from './effects/claim-durability.js';
 import { EMPTY_USAGE } from '../domain/usage.js';
 import type { RunBudget } from '../domain/run-budget.js';
+import type { ModelDeprecation, RunThinkingSettings } from '../domain/resolve-run-model-settings.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
 import { decodeTenantSpend, defineTenantSpendScripts, isPendingSpendField, pendingSpendField, pendingSpendSchema, spendIncrements, spendPeriods, TENANT_SPEND_TTL_SECONDS, type PendingSpend, type TenantSpendPeriod } from './tenant-spend.js';
 
@@ -80,8 +81,11 @@ export interface CreateRunInput {
   maxTokens: number;
   /** Default: maxTokens (never raised). */
   maxTokensCeiling?: number;
-  /** Default: null (no thinking). */
-  thinkingBudgetTokens?: number | null;
+  /** How the run thinks (domain/resolve-run-model-settings.ts). Default: off, no effort. */
+  thinking?: RunThinkingSettings;
+  /** The run's model is deprecated (resolve-run-model-settings.ts): the run is created with a
+   * `model-deprecated` warning event (its log line and the deprecated-model metric follow it). */
+  deprecation?: ModelDeprecation | null;
   options: RunOptions;
   traceId?: string | null;
   traceContext?: Record<string, string>;
@@ -359,7 +363,10 @@ export class RunEngine {
       maxTurns: input.maxTurns,
       maxTokens: input.maxTokens,
       maxTokensCeiling: Math.max(input.maxTokensCeiling ?? input.maxTokens, input.maxTokens),
-      thinkingBudgetTokens: input.thinkingBudgetTokens ?? null,
+      thinking: input.thinking?.thinking ?? 'off',
+      thinkingBudgetTokens: input.thinking?.thinkingBudgetTokens ?? null,
+      effort: input.thinking?.effort ?? null,
+      thinkingDisplay: input.thinking?.thinkingDisplay ?? null,
       options: input.options,
       createdAt: now,
       updatedAt: now,
@@ -390,13 +397,14 @@ export class RunEngine {
     // Before the record, for the same reason as the live-run index (the tenant's index is in
     // another Cluster slot than the run's keys): a listing skips an entry whose record is missing.
     await this.redis.zadd(this.keys.runsByTenant(input.tenant), Date.parse(now), id);
-    const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking_budget_tokens: record.thinkingBudgetTokens, ...(record.budget ? { budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens } : {}), ...(record.traceId ? { trace_id: record.traceId } : {}) });
-    await this.redis
-      .multi()
-      .hset(this.keys.run(id), toFields(record))
-      .xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', event.json)
-      .exec();
-    this.emitted([event]);
+    const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking: record.thinking, thinking_budget_tokens: record.thinkingBudgetTokens, effort: record.effort, thinking_display: record.thinkingDisplay, ...(record.budget ? { budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens } : {}), ...(record.traceId ? { trace_id: record.traceId } : {}) });
+    const deprecation = input.deprecation
+      ? this.encode({ run_id: id, step: 0, event: 'model-deprecated', level: 'warn', model: record.model, retires_on: input.deprecation.retiresOn, successor: input.deprecation.successor, message: input.deprecation.message })
+      : null;
+    const created = this.redis.multi().hset(this.keys.run(id), toFields(record)).xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', event.json);
+    if (deprecation) created.xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', deprecation.json);
+    await created.exec();
+    this.emitted(deprecation ? [event, deprecation] : [event]);
     return record;
   }
 

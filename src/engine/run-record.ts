@@ -7,6 +7,8 @@ import { EMPTY_USAGE } from '../domain/usage.js';
 import { IMPLICIT_PROVIDER, providerNameSchema } from '../domain/provider-declarations.js';
 import { isQueueShard, MAX_QUEUE_SHARDS } from '../domain/queue-shards.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
+import { EFFORT_LEVELS } from '../domain/model-catalog.js';
+import { RUN_THINKING_MODES } from '../domain/resolve-run-model-settings.js';
 import {
   countersSchema,
   questionSchema,
@@ -109,7 +111,10 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     maxTokens,
     // Records written before the ceiling was stored could not be raised past their maxTokens.
     maxTokensCeiling: integer('maxTokensCeiling', maxTokens),
+    thinking: oneOf('thinking', RUN_THINKING_MODES),
     thinkingBudgetTokens: thinking ? integer('thinkingBudgetTokens') : null,
+    effort: fields.effort ? oneOf('effort', EFFORT_LEVELS) : null,
+    thinkingDisplay: fields.thinkingDisplay ? oneOf('thinkingDisplay', ['summarized', 'omitted', 'updates'] as const) : null,
     options: json('options', runOptionsSchema, {}),
     createdAt: text('createdAt'),
     updatedAt: fields.updatedAt ?? '',

@@ -20,6 +20,7 @@ const stored: Record<string, string> = {
   model: 'claude-sonnet-4-6',
   maxTurns: '40',
   maxTokens: '8192',
+  thinking: 'off',
   createdAt: '2026-11-23T00:00:00.000Z',
   updatedAt: '2026-11-23T00:00:01.000Z',
 };

@@ -6,6 +6,8 @@ import { runPrioritySchema } from '../domain/run-priority.js';
 import { usageByClassSchema, type UsageByClass } from '../domain/usage.js';
 import { MAX_POLICY_USD, MAX_TOKEN_BUDGET } from '../domain/tenant-policy.js';
 import type { RunBudget } from '../domain/run-budget.js';
+import { EFFORT_LEVELS, type EffortLevel, type ThinkingDisplay } from '../domain/model-catalog.js';
+import type { RunThinkingMode } from '../domain/resolve-run-model-settings.js';
 
 export { NON_TERMINAL_STATUSES, TERMINAL_STATUSES, RUN_STATUSES, isTerminal, type RunStatus, type TerminalStatus } from '../domain/run-outcomes.js';
 import type { RunStatus } from '../domain/run-outcomes.js';
@@ -47,22 +49,31 @@ export const runOptionsSchema = z.strictObject({
 });
 export type RunOptions = z.infer<typeof runOptionsSchema>;
 
-/** A run's extended-thinking choice at submit: `{budgetTokens: N}` turns it on with that budget,
- * `{}` with the model's default budget, `{enabled: false}` turns a model default off. */
+/** A run's thinking choice at submit (docs/models.md, "Thinking, effort and display"):
+ * `{budgetTokens: N}` manual thinking with that budget, `{enabled: true}` adaptive thinking where
+ * the model has it (else manual with the default budget), `{enabled: false}` off (or the model's
+ * lowest setting), `{effort}` the effort of every call. */
 export const runThinkingSchema = z
   .strictObject({
-    enabled: z.boolean().optional().describe('false: no thinking even where the model has a default budget'),
+    enabled: z
+      .boolean()
+      .optional()
+      .describe('true: think (adaptive where the model has it, else with the default budget); false: do not think — on a model that thinks by default its way of turning it off (`between_tools` on Claude Sonnet 5.5), refused where it always thinks (`thinking_always_on`). Left out: the model’s own default'),
     budgetTokens: z
       .int()
       .min(1024)
       .max(1_000_000)
       .optional()
-      .describe('Thinking budget in tokens, at least 1024 (the API minimum) and below the model maximum output; max_tokens is raised to fit it'),
+      .describe('Manual thinking budget in tokens, at least 1024 (the API minimum) and below the model maximum output; max_tokens is raised to fit it. Refused on models that only think adaptively (`thinking_budget_not_supported`: set `effort` instead)'),
+    effort: z
+      .enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]])
+      .optional()
+      .describe('`output_config.effort` of every call: low, medium, high, xhigh or max, among the levels the model takes (`effort_not_supported`). Default: the tenant policy’s `defaultEffort` where the model takes it, else the model’s own default'),
   })
   .refine((thinking) => !(thinking.enabled === false && thinking.budgetTokens !== undefined), {
     message: 'budgetTokens cannot be combined with enabled: false',
   })
-  .describe('Extended thinking for this run (models whose capabilities say thinking: true)');
+  .describe('Thinking and effort for this run, within what its model allows (docs/models.md)');
 export type RunThinking = z.infer<typeof runThinkingSchema>;
 
 /** Where a run's webhook deliveries go (docs/webhooks.md): the URL as the client gave it, checked
@@ -106,8 +117,14 @@ export interface RunRecord {
   maxTokens: number;
   /** How far a truncation may raise maxTokens (the model's maximum output unless configured lower). */
   maxTokensCeiling: number;
-  /** Extended-thinking budget of every call; null = the run does not think. */
+  /** How the run thinks, decided at submit (domain/resolve-run-model-settings.ts). */
+  thinking: RunThinkingMode;
+  /** Manual thinking budget of every call; null unless `thinking` is `manual`. */
   thinkingBudgetTokens: number | null;
+  /** `output_config.effort` of every call; null = not sent (the model's default). */
+  effort: EffortLevel | null;
+  /** The thinking display the run asks for or gets by default; null when it does not think up front. */
+  thinkingDisplay: ThinkingDisplay | null;
   options: RunOptions;
   createdAt: string;
   updatedAt: string;

@@ -10,6 +10,7 @@ import { HistoryStore } from '../history/history-store.js';
 import { FleetQueues } from '../jobs/fleet-queues.js';
 import { QueueShards } from '../jobs/queue-shards.js';
 import { redisTargetOf } from '../domain/redis-target.js';
+import { resolveRunModelSettings } from '../domain/resolve-run-model-settings.js';
 import { connectRedis } from '../redis/redis-connection.js';
 import { createLogger } from '../telemetry/logger.js';
 import { registerSecretsFromEnvironment } from '../telemetry/redact-secrets.js';
@@ -54,6 +55,10 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
   const resolvedLogger = (logger ?? createLogger({ level: config.LOG_LEVEL, role })).child({ worker: workerIdentity(role) });
   const redis = connectRedis(redisTargetOf(config), role === 'api' ? 'api' : 'worker');
   redis.on('error', (error) => resolvedLogger.warn({ err: error.message }, 'redis connection error'));
+  // A deprecated default model still runs (loadConfig refused a retired one); every process says
+  // so once at boot, naming the date and the successor, as each run on it says so in its events.
+  const deprecation = resolveRunModelSettings({ config }).deprecation;
+  if (deprecation) resolvedLogger.warn({ model: deprecation.model, retires_on: deprecation.retiresOn, successor: deprecation.successor }, `BUILDFLEET_MODEL: ${deprecation.message}`);
   const keys = createKeySpace(config.BUILDFLEET_PREFIX);
   const store = new RunEngine(redis, keys, { logger: resolvedLogger, transcriptCacheBytes: config.BUILDFLEET_TRANSCRIPT_CACHE_MB * 1024 * 1024 });
   // Every trace line of a run goes to the log and, as a span event, to the active span.

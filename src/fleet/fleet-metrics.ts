@@ -54,6 +54,7 @@ export class FleetMetrics {
   readonly jobDuration: Histogram<'queue'>;
   readonly workerConcurrency: Gauge<'queue'>;
   readonly runsEnded: Counter<'status' | 'error_code'>;
+  readonly deprecatedModelRuns: Counter<'model'>;
   readonly httpRequests: Counter<'route' | 'status_code'>;
   readonly eventLoopDelay: Histogram | null = null;
   /** Stops feeding eventLoopDelay. */
@@ -133,6 +134,7 @@ export class FleetMetrics {
       registers,
     });
     this.runsEnded = counter(METRICS.runsEnded, 'Runs that reached a terminal state', ['status', 'error_code']);
+    this.deprecatedModelRuns = counter(METRICS.deprecatedModelRuns, 'Runs created on a deprecated model', ['model']);
     this.httpRequests = counter(METRICS.httpRequests, 'API requests by route and status', ['route', 'status_code']);
     this.admissionWaits = counter(METRICS.admissionWaits, 'Model calls told to wait by the admission limiter', ['model', 'priority', 'limit']);
     this.admissionWaitDuration = new Histogram({
@@ -259,9 +261,14 @@ export class FleetMetrics {
   }
 
   /** Counts every run end — succeeded, failed, refused and cancelled, from whichever process ended
-   * it — through the engine, which reports each end exactly once. Wire it once per engine. */
-  observeRunEnds(engine: Pick<RunEngine, 'observeRunEnds'>): void {
+   * it — through the engine, which reports each end exactly once, and every run created on a
+   * deprecated model. Wire it once per engine. */
+  observeRuns(engine: Pick<RunEngine, 'observeRunEnds' | 'observeEvents'>): void {
     engine.observeRunEnds(({ status, errorCode }) => this.runsEnded.inc({ status, error_code: errorCode ?? '' }));
+    // Counted by the process that created the run (its model-deprecated event is stored there).
+    engine.observeEvents((event) => {
+      if (event.event === 'model-deprecated' && typeof event.model === 'string') this.deprecatedModelRuns.inc({ model: event.model });
+    });
   }
 
   toolJobHooks(): ToolJobHooks {

@@ -7,7 +7,8 @@ import type { PlannedDispatch } from '../engine/turn-outcome.js';
 import type { RunOptions, RunRecord, RunThinking, RunWebhook } from '../engine/run-types.js';
 import { resolveRunModelSettings } from '../domain/resolve-run-model-settings.js';
 import type { RunBudget } from '../domain/run-budget.js';
-import { readTenantLimits, runBudgetFor } from './tenant-account.js';
+import { readTenantLimits, runBudgetFor, type TenantLimits } from './tenant-account.js';
+import type { EffortLevel } from '../domain/model-catalog.js';
 import { newRunId, type StoredToolResult } from '../engine/run-engine.js';
 import { RESUMABLE_RUN_ERRORS } from '../engine/resumable-run-errors.js';
 import type { RunStatus } from '../domain/run-outcomes.js';
@@ -36,6 +37,9 @@ export interface SubmitRunInput {
   /** Where the run's webhook deliveries go (docs/webhooks.md): the caller has checked the URL
    * (POST /v1/runs: checkWebhookUrl); every delivery checks it again. */
   webhook?: RunWebhook | null;
+  /** The tenant policy's `defaultEffort`, read by the API with the rest of the policy. Absent (the
+   * CLI in-process, experiments, tests): read here from the tenant's policy. */
+  tenantDefaultEffort?: EffortLevel | null;
 }
 
 /** Creates the run and enqueues its first model turn. The run's root span starts here, in the
@@ -50,8 +54,10 @@ export async function submitRun(fleet: FleetContext, input: SubmitRunInput): Pro
 }
 
 async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { runId: string }): Promise<RunRecord> {
-  const settings = resolveRunModelSettings({ config: fleet.config, model: input.model, thinking: input.thinking, describe: (name) => fleet.modelDescriptions.describe(name) });
-  const budget = input.budget ?? (await trustedRunBudget(fleet, input.tenant, input.options));
+  const limits = input.budget === undefined || input.tenantDefaultEffort === undefined ? await readTenantLimits({ fleet, tenant: input.tenant }) : null;
+  const tenantDefaultEffort = input.tenantDefaultEffort !== undefined ? input.tenantDefaultEffort : (limits?.policy.defaultEffort ?? null);
+  const settings = resolveRunModelSettings({ config: fleet.config, model: input.model, thinking: input.thinking, tenantDefaultEffort, describe: (name) => fleet.modelDescriptions.describe(name) });
+  const budget = input.budget ?? trustedRunBudget(limits ?? (await readTenantLimits({ fleet, tenant: input.tenant })), input.options);
   const run = await fleet.store.createRun({
     tenant: input.tenant,
     prompt: input.prompt,
@@ -62,7 +68,8 @@ async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { r
     maxTurns: input.maxTurns ?? fleet.config.BUILDFLEET_MAX_TURNS,
     maxTokens: settings.maxTokens,
     maxTokensCeiling: settings.maxTokensCeiling,
-    thinkingBudgetTokens: settings.thinkingBudgetTokens,
+    thinking: { thinking: settings.thinking, thinkingBudgetTokens: settings.thinkingBudgetTokens, effort: settings.effort, thinkingDisplay: settings.thinkingDisplay },
+    deprecation: settings.deprecation,
     options: input.options ?? {},
     traceId: input.traceId ?? null,
     traceContext: input.traceContext ?? {},
@@ -101,8 +108,7 @@ async function endUnstartedRun(fleet: FleetContext, run: RunRecord, cause: unkno
 
 /** The budgets of a run submitted in-process: its options within the tenant's policy, maximums not
  * enforced (the caller is trusted), lowered to what the tenant may still spend. */
-async function trustedRunBudget(fleet: FleetContext, tenant: string, options: RunOptions | undefined): Promise<RunBudget> {
-  const limits = await readTenantLimits({ fleet, tenant });
+function trustedRunBudget(limits: TenantLimits, options: RunOptions | undefined): RunBudget {
   const resolution = runBudgetFor({ limits, requested: { budgetUsd: options?.budgetUsd, tokenBudget: options?.tokenBudget }, mayExceedMaximum: true });
   if (resolution.kind !== 'budget') throw new Error('a trusted run budget was refused');
   return resolution.budget;

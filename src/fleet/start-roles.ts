@@ -40,7 +40,7 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
   const tracing = startTracing({ serviceName: `buildfleet-${role}-worker`, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const fleet = createFleetContext(config, `${role}-worker`);
   const metrics = new FleetMetrics({ role: `${role}-worker`, queues: fleet.queues });
-  metrics.observeRunEnds(fleet.store);
+  metrics.observeRuns(fleet.store);
   const archiving = startHistory(fleet, role === 'tool');
   // Webhook deliveries go out from the tool workers, whose egress is the SSRF guard's already, and
   // their sweep runs there too (docs/webhooks.md); every process enqueues them (fleet-context.ts).

@@ -80,9 +80,10 @@ export class HistoryStore {
         `INSERT INTO runs (id, tenant, status, error_code, error_message, model, prompt, phase, turns,
            input_tokens, cache_write_5m_input_tokens, cache_write_1h_input_tokens, cache_read_input_tokens, output_tokens,
            cost_micro_usd, budget, result, latest_deploy, live_deploy, trace_id, created_at, ended_at,
-           max_tokens, thinking_budget_tokens, todos, files, question, options_token_budget, meta, rerun_of, provider)
+           max_tokens, thinking_budget_tokens, todos, files, question, options_token_budget, meta, rerun_of, provider,
+           thinking, effort, thinking_display)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-           $23, $24, $25, $26, $27, $28, $29, $30, $31)
+           $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         [
           run.id, run.tenant, run.status, run.errorCode, run.errorMessage, run.model, run.prompt, run.phase, run.turns,
@@ -95,6 +96,9 @@ export class HistoryStore {
           run.meta === null ? null : JSON.stringify(run.meta),
           run.rerunOf,
           run.provider,
+          run.thinking,
+          run.effort,
+          run.thinkingDisplay,
         ],
       );
       if (inserted.rowCount === 0) {

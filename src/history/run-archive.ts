@@ -7,6 +7,8 @@ import { PHASES } from '../domain/profile.js';
 import { providerNameSchema } from '../domain/provider-declarations.js';
 import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
+import { EFFORT_LEVELS, type EffortLevel } from '../domain/model-catalog.js';
+import { RUN_THINKING_MODES, type RunThinkingMode } from '../domain/resolve-run-model-settings.js';
 import { usageByClassSchema } from '../domain/usage.js';
 import { todoItem } from '../domain/tool-input-schemas.js';
 
@@ -49,8 +51,11 @@ export const archivedRunSchema = z.object({
   traceId: z.string().nullable(),
   /** max_tokens of the run's last call (raised after a truncation). */
   maxTokens: z.int().positive(),
-  /** null: the run did not think. */
+  thinking: z.enum(RUN_THINKING_MODES as [RunThinkingMode, ...RunThinkingMode[]]),
+  /** null: the run did not think with a manual budget. */
   thinkingBudgetTokens: z.int().positive().nullable(),
+  effort: z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]]).nullable(),
+  thinkingDisplay: z.enum(['summarized', 'omitted', 'updates']).nullable(),
   todos: z.array(archivedTodoSchema),
   /** The workspace listing when the run was archived, sorted by path. */
   files: z.array(archivedFileSchema),

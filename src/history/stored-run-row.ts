@@ -6,6 +6,8 @@ import { PHASES } from '../domain/profile.js';
 import { providerNameSchema } from '../domain/provider-declarations.js';
 import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
+import { EFFORT_LEVELS, type EffortLevel } from '../domain/model-catalog.js';
+import { RUN_THINKING_MODES, type RunThinkingMode } from '../domain/resolve-run-model-settings.js';
 import { archivedFileSchema, archivedMetaSchema, archivedQuestionSchema, archivedTodoSchema, type ArchivedRun } from './run-archive.js';
 import { StoredHistoryRowInvalid } from './history-errors.js';
 
@@ -49,6 +51,9 @@ const storedRunRowSchema = z.object({
   // view to give (migration 1767312000000), and says so by name rather than with made-up values.
   max_tokens: z.int().positive(),
   thinking_budget_tokens: z.int().positive().nullable(),
+  thinking: z.enum(RUN_THINKING_MODES as [RunThinkingMode, ...RunThinkingMode[]]),
+  effort: z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]]).nullable(),
+  thinking_display: z.enum(['summarized', 'omitted', 'updates']).nullable(),
   todos: z.array(archivedTodoSchema),
   files: z.array(archivedFileSchema),
   question: archivedQuestionSchema.nullable(),
@@ -104,7 +109,10 @@ export function decodeRunRow(row: Record<string, unknown>): ArchivedRun {
     liveDeploy: stored.live_deploy,
     traceId: stored.trace_id,
     maxTokens: stored.max_tokens,
+    thinking: stored.thinking,
     thinkingBudgetTokens: stored.thinking_budget_tokens,
+    effort: stored.effort,
+    thinkingDisplay: stored.thinking_display,
     todos: stored.todos,
     files: stored.files,
     question: stored.question,

@@ -8,6 +8,8 @@ import type { Config } from '../config.js';
 import { isPromptTooLongMessage, type ModelCallFailure } from './classify-model-error.js';
 import type { AssistantBlock, ModelResponse, TranscriptMessage } from '../domain/model-message.js';
 import type { ToolChoice } from '../domain/tool-choice.js';
+import type { ThinkingParam } from '../domain/thinking-request.js';
+import type { EffortLevel } from '../domain/model-catalog.js';
 import { usageFromApi, type UsageByClass } from '../domain/usage.js';
 import type { Tokenizer } from '../domain/estimate-text-tokens.js';
 import { lookupModelCapabilities } from '../domain/model-capabilities.js';
@@ -46,8 +48,13 @@ export interface ModelRequest {
   messages: TranscriptMessage[];
   tools: Array<{ name: string; description: string; input_schema: unknown; cache_control?: CacheControl }>;
   toolChoice: ToolChoice;
-  /** Extended thinking with a budget (never with a forced toolChoice: the API answers 400). */
-  thinking?: { type: 'enabled'; budget_tokens: number };
+  /** The run's thinking (domain/thinking-request.ts; never with a forced toolChoice where the
+   * API answers 400). Absent: the request leaves `thinking` out. */
+  thinking?: ThinkingParam;
+  /** `output_config` (the run's effort); absent: left out. */
+  outputConfig?: { effort: EffortLevel };
+  /** `anthropic-beta` values the request needs (display `updates`). */
+  betas?: string[];
   stopSequences: string[];
   headers: Record<string, string>;
   signal?: AbortSignal;
@@ -59,7 +66,7 @@ export interface ModelRequest {
 
 /** What count_tokens is asked about: a call's prompt as it will be sent (docs
  * build-with-claude/token-counting: the same body as Messages, without max_tokens). */
-export type TokenCountRequest = Pick<ModelRequest, 'model' | 'system' | 'messages' | 'tools' | 'toolChoice' | 'thinking'>;
+export type TokenCountRequest = Pick<ModelRequest, 'model' | 'system' | 'messages' | 'tools' | 'toolChoice' | 'thinking' | 'outputConfig' | 'betas'>;
 
 export interface ModelCallOptions {
   /** Abandon the call when the stream sends nothing (not even a ping) for this long. */
@@ -135,7 +142,7 @@ const COUNT_TOKENS_TIMEOUT_MS = 5000;
  * the SDK's messages.countTokens): free, but rate-limited on its own, so the fleet calls it only
  * to calibrate its estimates now and then (token-calibration.ts), never before every call. */
 export async function countPromptTokens(client: Pick<Anthropic, 'messages'>, request: TokenCountRequest): Promise<number> {
-  const counted = await client.messages.countTokens(promptBody(request), { timeout: COUNT_TOKENS_TIMEOUT_MS });
+  const counted = await client.messages.countTokens(promptBody(request), { timeout: COUNT_TOKENS_TIMEOUT_MS, headers: withBetas({}, request.betas) });
   return counted.input_tokens;
 }
 
@@ -147,7 +154,9 @@ function promptBody(request: TokenCountRequest) {
     messages: request.messages as Anthropic.MessageParam[],
     tools: request.tools as Anthropic.Tool[],
     tool_choice: request.toolChoice,
-    ...(request.thinking ? { thinking: request.thinking } : {}),
+    // `display: 'updates'` is in the SDK's beta types only; its header goes with the request.
+    ...(request.thinking ? { thinking: request.thinking as Anthropic.ThinkingConfigParam } : {}),
+    ...(request.outputConfig ? { output_config: request.outputConfig } : {}),
   };
 }
 
@@ -164,7 +173,7 @@ export async function callModel(client: AnthropicFamilyClient, request: ModelReq
   const progress = createStreamProgressTracker({ intervalMs: options.progressIntervalMs ?? 2000, tokenizer: requestTokenizer(request) });
   const stream = client.messages.stream(
     { ...promptBody(request), max_tokens: request.maxTokens, stop_sequences: request.stopSequences },
-    { headers: request.headers, signal: watchdog.signal, middleware: [watchdog.middleware] },
+    { headers: withBetas(request.headers, request.betas), signal: watchdog.signal, middleware: [watchdog.middleware] },
   );
   let sawMessageStop = false;
   let startUsage: Anthropic.Usage | null = null;
@@ -199,6 +208,14 @@ export async function callModel(client: AnthropicFamilyClient, request: ModelReq
     throw incomplete;
   }
   return { response: toModelResponse(message), requestId, headers: stream.response?.headers ?? null, headersReceivedAt };
+}
+
+/** The request's headers with its betas joined into `anthropic-beta` (as the SDK's beta resources
+ * send them: one comma-separated header), after any the caller set. */
+export function withBetas(headers: Record<string, string>, betas: readonly string[] | undefined): Record<string, string> {
+  if (!betas || betas.length === 0) return headers;
+  const existing = headers['anthropic-beta'];
+  return { ...headers, 'anthropic-beta': [...(existing ? [existing] : []), ...betas].join(',') };
 }
 
 /** The error a failed streamed call is reported as: the fleet's own when it abandoned the stream

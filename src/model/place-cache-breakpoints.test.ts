@@ -123,3 +123,26 @@ describe('placeCacheBreakpoints', () => {
     expect(JSON.stringify(later.messages[2])).toBe(JSON.stringify(earlier.messages[2]));
   });
 });
+
+describe('placeCacheBreakpoints with mid-conversation system messages', () => {
+  const phase: TranscriptMessage = {
+    role: 'system',
+    content: [
+      { type: 'text', text: 'Current phase: building.' },
+      { type: 'tool_addition', tool: { type: 'tool_reference', name: 'write_file' } },
+    ],
+  };
+
+  it('never marks a system message: the last breakpoint goes on the user message before it, the tail skips it', () => {
+    const request = placeCacheBreakpoints({ tools: TOOLS, system: SYSTEM, messages: [opening, firstAnswer, firstResults, phase], ttl: '5m' });
+    expect(breakpointPaths(request)).toEqual(['tools.1', 'system.0', 'messages.0.content.0', 'messages.2.content.0']);
+    expect(request.messages[3]).toBe(phase);
+    const next = placeCacheBreakpoints({ tools: TOOLS, system: SYSTEM, messages: [opening, firstAnswer, firstResults, phase, secondAnswer, secondResults], ttl: '5m' });
+    expect(breakpointPaths(next)).toEqual(['tools.1', 'system.0', 'messages.2.content.0', 'messages.5.content.2']);
+  });
+
+  it('marks the last tool that is not deferred', () => {
+    const tools = [...TOOLS, { name: 'publish', description: 'Publish.', input_schema: { type: 'object' }, defer_loading: true }];
+    expect(breakpointPaths(placeCacheBreakpoints({ tools, system: SYSTEM, messages: [opening], ttl: '5m' }))).toEqual(['tools.1', 'system.0', 'messages.0.content.0']);
+  });
+});

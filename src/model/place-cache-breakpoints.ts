@@ -14,12 +14,18 @@
 //      assistant answer. The previous request wrote its entry exactly there, so it is read even
 //      when the turn added more than ~20 blocks (a dozen parallel tool calls and their results);
 //   4. the last block of the last message: the transcript up to this turn, for the next one.
+// A mid-conversation system message (role "system": a phase change's instructions and tool
+// changes, src/agent/phase-tools.ts) never carries one: breakpoints 3 and 4 go on the user or
+// assistant message before it. The docs refuse cache_control on a turn-scoped system message and
+// say nothing of the others; a phase message is a few dozen tokens, read from the cache from the
+// next request on (it sits before that request's breakpoint 3), so nothing is lost by leaving it
+// unmarked.
 // The cached prefix is then byte-identical from one turn to the next: the blocks before a
 // breakpoint are the stored transcript's, serialized the same way every time (JSON.stringify of
 // what the run engine parsed back from Redis), and a breakpoint marks the same block with the same
 // `cache_control` in both requests. Every breakpoint takes the same lifetime, so the rule that
 // "a 1-hour cache entry must appear before any 5-minute cache entries" always holds.
-import type { AssistantBlock, TranscriptMessage, UserBlock } from '../domain/model-message.js';
+import type { AssistantBlock, AssistantMessage, TranscriptMessage, UserBlock, UserMessage } from '../domain/model-message.js';
 
 export type PromptCacheTtl = '5m' | '1h';
 
@@ -53,7 +59,7 @@ function mayCarryBreakpoint(block: Block): boolean {
 }
 
 /** The message with a breakpoint on its last block that may carry one; the same message when none may. */
-function withBreakpointOnLastBlock(message: TranscriptMessage, cacheControl: CacheControl): TranscriptMessage {
+function withBreakpointOnLastBlock(message: UserMessage | AssistantMessage, cacheControl: CacheControl): TranscriptMessage {
   const blocks: Block[] = typeof message.content === 'string' ? (message.content === '' ? [] : [{ type: 'text', text: message.content }]) : message.content;
   for (let index = blocks.length - 1; index >= 0; index -= 1) {
     const block = blocks[index]!;
@@ -67,15 +73,27 @@ function withBreakpointOnLastBlock(message: TranscriptMessage, cacheControl: Cac
 
 /** Index of the user message the previous request ended with: the last user message before the
  * last assistant message (a tool loop `… user, assistant, user` or a continued pause `… user,
- * assistant`); -1 when the transcript has no earlier request. */
+ * assistant`; system messages between them are passed over); -1 when the transcript has no
+ * earlier request. */
 function previousTailIndex(messages: readonly TranscriptMessage[]): number {
   let sawAssistant = false;
   for (let index = messages.length - 1; index >= 0; index -= 1) {
     const role = messages[index]!.role;
     if (role === 'assistant') sawAssistant = true;
-    else if (sawAssistant) return index;
+    else if (role === 'user' && sawAssistant) return index;
   }
   return -1;
+}
+
+/** Index of the last message that may carry a breakpoint (not a system message); -1 when none. */
+function lastMarkableIndex(messages: readonly TranscriptMessage[]): number {
+  for (let index = messages.length - 1; index >= 0; index -= 1) if (messages[index]!.role !== 'system') return index;
+  return -1;
+}
+
+function mark(messages: TranscriptMessage[], index: number, cacheControl: CacheControl): void {
+  const message = messages[index]!;
+  if (message.role !== 'system') messages[index] = withBreakpointOnLastBlock(message, cacheControl);
 }
 
 /**
@@ -96,16 +114,18 @@ export function placeCacheBreakpoints<Tool extends object>({
 }): { tools: Array<Tool & { cache_control?: CacheControl }>; system: string | SystemTextBlock[]; messages: TranscriptMessage[] } {
   const cacheControl = cacheControlFor(ttl);
   const markedTools: Array<Tool & { cache_control?: CacheControl }> = [...tools];
-  const lastTool = tools.at(-1);
-  if (lastTool) markedTools[markedTools.length - 1] = { ...lastTool, cache_control: cacheControl };
+  // A tool declared with defer_loading is not rendered where it is declared (a tool_addition
+  // surfaces it later: src/agent/phase-tools.ts), so the breakpoint goes on the last one that is.
+  const lastToolIndex = tools.findLastIndex((tool) => (tool as { defer_loading?: unknown }).defer_loading !== true);
+  if (lastToolIndex >= 0) markedTools[lastToolIndex] = { ...tools[lastToolIndex]!, cache_control: cacheControl };
 
   const markedSystem: string | SystemTextBlock[] = system === '' ? system : [{ type: 'text', text: system, cache_control: cacheControl }];
 
   const markedMessages = [...messages];
-  const lastIndex = markedMessages.length - 1;
-  if (lastIndex >= 0) markedMessages[lastIndex] = withBreakpointOnLastBlock(markedMessages[lastIndex]!, cacheControl);
+  const lastIndex = lastMarkableIndex(messages);
+  if (lastIndex >= 0) mark(markedMessages, lastIndex, cacheControl);
   const tailIndex = previousTailIndex(messages);
-  if (tailIndex >= 0 && tailIndex !== lastIndex) markedMessages[tailIndex] = withBreakpointOnLastBlock(markedMessages[tailIndex]!, cacheControl);
+  if (tailIndex >= 0 && tailIndex !== lastIndex) mark(markedMessages, tailIndex, cacheControl);
 
   return { tools: markedTools, system: markedSystem, messages: markedMessages };
 }

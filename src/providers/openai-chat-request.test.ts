@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../model/model-client.js';
-import { toChatCompletionRequest, toChatToolChoice } from './openai-chat-request.js';
+import { toChatCompletionRequest, toChatMessages, toChatToolChoice } from './openai-chat-request.js';
 
 const base: ModelRequest = {
   model: 'claude-sonnet-4-6',
@@ -90,5 +90,20 @@ describe('the canonical request as a chat completion', () => {
     expect(toChatToolChoice({ type: 'any' }, false)).toBe('required');
     expect(toChatToolChoice({ type: 'tool', name: 'todo_write' }, false)).toEqual({ type: 'function', function: { name: 'todo_write' } });
     expect(toChatCompletionRequest(base, 'm', { toolParser: true }).tool_choice).toBe('auto');
+  });
+});
+
+describe('a mid-conversation system message as chat messages', () => {
+  it('becomes a chat system message with its text; the tool changes, which chat completions has no field for, are dropped', () => {
+    expect(
+      toChatMessages({
+        role: 'system',
+        content: [
+          { type: 'text', text: 'Current phase: building.' },
+          { type: 'tool_addition', tool: { type: 'tool_reference', name: 'write_file' } },
+        ],
+      }),
+    ).toEqual([{ role: 'system', content: 'Current phase: building.' }]);
+    expect(toChatMessages({ role: 'system', content: [{ type: 'tool_removal', tool: { type: 'tool_reference', name: 'deploy' } }] })).toEqual([]);
   });
 });

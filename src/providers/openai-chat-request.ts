@@ -123,10 +123,27 @@ function assertNeverChoice(choice: never): never {
 
 /** One transcript message as chat messages: a user message whose tool results each become a
  * `tool` message (ids verbatim), and its text a user message after them; an assistant message as
- * one assistant message with its text and its tool calls (same ids). */
+ * one assistant message with its text and its tool calls (same ids); a mid-conversation system
+ * message as a chat `system` message with its text. Its tool_addition / tool_removal blocks have
+ * no chat-completions counterpart and are dropped: the fleet never uses tool changes on this
+ * provider (src/agent/phase-tools.ts), which gets the phase's tier in `tools` every turn. */
 export function toChatMessages(message: TranscriptMessage): ChatMessage[] {
-  if (message.role === 'user') return userMessages(message.content);
-  return [assistantMessage(message.content)];
+  switch (message.role) {
+    case 'user':
+      return userMessages(message.content);
+    case 'assistant':
+      return [assistantMessage(message.content)];
+    case 'system': {
+      const text = typeof message.content === 'string' ? message.content : message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n\n');
+      return text === '' ? [] : [{ role: 'system', content: text }];
+    }
+    default:
+      return assertNeverMessage(message);
+  }
+}
+
+function assertNeverMessage(message: never): never {
+  throw new Error(`Unhandled transcript message: ${JSON.stringify(message)}`);
 }
 
 function userMessages(content: string | UserBlock[]): ChatMessage[] {

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ALL_TOOLS, type ToolName } from '../domain/profile.js';
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
+import { MAXIMUM_STRICT_TOOLS, strictInputSchema } from './strict-input-schema.js';
 
 /** Each tool's description as the model reads it; the implementation files take theirs from here. */
 export const toolDescriptions: Readonly<Record<ToolName, string>> = {
@@ -88,6 +89,16 @@ export interface AnthropicTool {
   input_schema: AnthropicInputSchema;
   /** Stream the tool's input as it is generated instead of per buffered parameter (SDK Tool). */
   eager_input_streaming: true;
+  /** Strict tool use: the input always matches `input_schema` (strict-input-schema.ts). */
+  strict?: true;
+  /** Declared but withheld until a tool_addition surfaces it (src/agent/phase-tools.ts). */
+  defer_loading?: true;
+}
+
+/** How a tools array is built: strict tool use, and the tools declared with defer_loading. */
+export interface ToolDefinitionOptions {
+  strict?: boolean;
+  deferred?: ReadonlySet<string>;
 }
 
 function deepFreeze<T>(value: T): T {
@@ -98,13 +109,15 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const anthropicToolCache = new Map<ToolName, AnthropicTool>();
+const anthropicToolCache = new Map<string, AnthropicTool>();
 
-function anthropicTool(name: ToolName): AnthropicTool {
-  const cached = anthropicToolCache.get(name);
+function anthropicTool(name: ToolName, strict: boolean, deferred: boolean): AnthropicTool {
+  const key = `${name}:${strict ? 'strict' : ''}:${deferred ? 'deferred' : ''}`;
+  const cached = anthropicToolCache.get(key);
   if (cached) return cached;
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(toolInputSchemas[name]) as Record<string, unknown>;
-  if (schema.type !== 'object') throw new Error(`Tool ${name}'s input schema is not an object schema`);
+  const { $schema: _dialect, ...generated } = z.toJSONSchema(toolInputSchemas[name]) as Record<string, unknown>;
+  if (generated.type !== 'object') throw new Error(`Tool ${name}'s input schema is not an object schema`);
+  const schema = strict ? strictInputSchema(generated) : generated;
   // Frozen because the cached object is shared by every request; a caller mutating it would
   // change the tools of every later run.
   // eager_input_streaming: without it the API buffers and validates each parameter before sending
@@ -117,14 +130,17 @@ function anthropicTool(name: ToolName): AnthropicTool {
     description: toolDescriptions[name],
     input_schema: schema as AnthropicInputSchema,
     eager_input_streaming: true as const,
+    ...(strict ? { strict: true as const } : {}),
+    ...(deferred ? { defer_loading: true as const } : {}),
   });
-  anthropicToolCache.set(name, tool);
+  anthropicToolCache.set(key, tool);
   return tool;
 }
 
-/** The tools array of a model request, in the order given. */
-export function anthropicToolsFor(names: readonly ToolName[]): AnthropicTool[] {
-  return names.map(anthropicTool);
+/** The tools array of a model request, in the order given; strict and deferred as asked. */
+export function anthropicToolsFor(names: readonly ToolName[], { strict = false, deferred }: ToolDefinitionOptions = {}): AnthropicTool[] {
+  if (strict && names.length > MAXIMUM_STRICT_TOOLS) throw new Error(`At most ${MAXIMUM_STRICT_TOOLS} strict tools per request; asked for ${names.length}`);
+  return names.map((name) => anthropicTool(name, strict, deferred?.has(name) ?? false));
 }
 
 /** Every tool, for checks that need the whole catalog. */

@@ -11,7 +11,7 @@ function source(overrides: Partial<RunArchiveSource> = {}, run: Partial<RunRecor
   return {
     run: {
       id: RUN_ID, tenant: 'acme', status: 'failed', phase: 'building', turn: 2, prompt: 'a bakery', model: 'claude-sonnet-4-6', provider: 'anthropic', queueShard: 0, maxTurns: 10, maxTokens: 1024,
-      maxTokensCeiling: 1024, thinkingBudgetTokens: null, options: {}, createdAt: '2026-03-02T10:00:00.000Z', updatedAt: '2026-03-02T10:05:00.000Z', traceId: null,
+      maxTokensCeiling: 1024, thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null, options: {}, createdAt: '2026-03-02T10:00:00.000Z', updatedAt: '2026-03-02T10:05:00.000Z', traceId: null,
       traceContext: {}, todos: [], usage, costMicroUsd: 70, budget: null, result: null, error: { code: 'max_turns', message: 'ran out of turns' }, latestDeploy: null,
       liveDeploy: null, question: null, finishVerified: false, safeMode: null, pendingPhase: null,
       counters: { endTurnNudges: 0, pauseTurnsInRow: 0, maxTokensContinuations: 0, reemitRequests: 0, driftReprompts: 0, summaryReprompts: 0 }, meta: null, rerunOf: null, webhook: null, ...run,
@@ -90,9 +90,9 @@ describe('runArchiveOf', () => {
 
   it('keeps the plan, the token budget option and the site meta of the run', () => {
     const todos = [{ id: 'hero', title: 'Hero section', phase: 'build' as const, done: true }];
-    const archive = runArchiveOf(source({}, { todos, options: { tokenBudget: 50_000, scenario: 'happy' }, thinkingBudgetTokens: 2048, meta: { title: 'Bakery', description: 'Fresh bread' } }));
+    const archive = runArchiveOf(source({}, { todos, options: { tokenBudget: 50_000, scenario: 'happy' }, thinking: 'manual', thinkingBudgetTokens: 2048, meta: { title: 'Bakery', description: 'Fresh bread' } }));
     expect(runArchiveSchema.safeParse(archive).success).toBe(true);
-    expect(archive.run).toMatchObject({ todos, optionsTokenBudget: 50_000, thinkingBudgetTokens: 2048, meta: { title: 'Bakery', description: 'Fresh bread' } });
+    expect(archive.run).toMatchObject({ todos, optionsTokenBudget: 50_000, thinking: 'manual', thinkingBudgetTokens: 2048, meta: { title: 'Bakery', description: 'Fresh bread' } });
   });
 
   it('refuses a run that has not ended, and a turn whose committed response does not decode', () => {

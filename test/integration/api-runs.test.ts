@@ -237,7 +237,10 @@ describe('GET /v1/runs/:id', () => {
       model: 'claude-sonnet-4-5',
       provider: 'anthropic',
       maxTokens: 1024,
+      thinking: 'off',
       thinkingBudgetTokens: null,
+      effort: null,
+      thinkingDisplay: null,
       todos: [{ id: 'hero', title: 'Hero section', phase: 'build', done: true }],
       files: [
         { path: 'css/site.css', bytes: 6 },

@@ -6,6 +6,7 @@
 // on its cloud's path with its cloud's authentication, none on the Messages API.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
+import { expectPublishedSite } from '../support/expect-published-site.js';
 import { startInProcessFleet as startFleet } from '../../src/dev/in-process-fleet.js';
 import { freePort } from '../../src/dev/private-redis.js';
 import { lookupModelPrice } from '../../src/domain/model-prices.js';
@@ -75,13 +76,7 @@ const requestsOf = (runId: string): RecordedRequest[] => harness.simulator.reque
 
 /** The run built a site: succeeded, its finish verified, deployed, and the sites origin serves it. */
 async function expectDeployedSite(run: RunRecord): Promise<void> {
-  expect(run.error).toBeNull();
-  expect(run.status).toBe('succeeded');
-  expect(run.finishVerified).toBe(true);
-  expect(run.liveDeploy).not.toBeNull();
-  const page = await fetch(`${harness.sitesUrl}/sites/${run.id}/`);
-  expect(page.status).toBe(200);
-  expect(await page.text()).toContain('<html');
+  await expectPublishedSite({ run, sitesUrl: harness.sitesUrl });
 }
 
 /** Tool calls the model made were dispatched and answered. */

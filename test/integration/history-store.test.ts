@@ -44,7 +44,10 @@ function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site
       liveDeploy: null,
       traceId: null,
       maxTokens: 8192,
+      thinking: 'off',
       thinkingBudgetTokens: null,
+      effort: null,
+      thinkingDisplay: null,
       todos: [{ id: 'hero', title: 'Hero section', phase: 'build', done: true }],
       files: [{ path: 'index.html', bytes: 11 }],
       question: null,
@@ -89,7 +92,7 @@ describe('history migrations', () => {
     const database = await createTestDatabase('migrations', { migrate: false });
     try {
       const first = await migrateHistory({ databaseUrl: database.url });
-      expect(first).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider']);
+      expect(first).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider', '1767571200000_run-thinking-settings']);
       const tables = await database.pool.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
       expect(tables.rows.map((row) => row.table_name)).toEqual([MIGRATIONS_TABLE, 'events', 'runs', 'tool_calls', 'transcripts', 'turns']);
       expect(await migrateHistory({ databaseUrl: database.url })).toEqual([]);
@@ -97,7 +100,7 @@ describe('history migrations', () => {
       const again = await createTestDatabase('migrationsrace', { migrate: false });
       try {
         const results = await Promise.all([migrateHistory({ databaseUrl: again.url }), migrateHistory({ databaseUrl: again.url })]);
-        expect(results.flat()).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider']);
+        expect(results.flat()).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider', '1767571200000_run-thinking-settings']);
       } finally {
         await again.drop();
       }
@@ -112,11 +115,13 @@ describe('history migrations', () => {
       expect(await migrateHistory({ databaseUrl: database.url, count: 3 })).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of']);
       // The row as the previous release archived it: written by today's store through a column of
       // the same name, which is then dropped, so only the previous schema's columns remain.
-      await database.pool.query('ALTER TABLE runs ADD COLUMN provider text');
+      // The thinking columns of a later migration are added ahead of it the same way (and kept: the
+      // provider migration alone is applied).
+      await database.pool.query('ALTER TABLE runs ADD COLUMN provider text, ADD COLUMN thinking text, ADD COLUMN effort text, ADD COLUMN thinking_display text');
       const archive = archiveOf({ id: 'run_before_providers', provider: 'vllm' });
       expect(await new HistoryStore(database.pool).archiveRun(archive)).toEqual({ archived: true });
       await database.pool.query('ALTER TABLE runs DROP COLUMN provider');
-      expect(await migrateHistory({ databaseUrl: database.url })).toEqual(['1767484800000_run-provider']);
+      expect(await migrateHistory({ databaseUrl: database.url, count: 1 })).toEqual(['1767484800000_run-provider']);
       expect(await new HistoryStore(database.pool).getRun('run_before_providers')).toEqual({ ...archive.run, provider: 'anthropic' });
     } finally {
       await database.drop();

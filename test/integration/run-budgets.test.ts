@@ -256,6 +256,7 @@ describe('a tenant’s policy', () => {
         maxConcurrentRuns: null,
         allowedModels: null,
         allowedProviders: null,
+        defaultEffort: null,
       },
     });
     expect((await api('GET', path, harness.apiKey)).json).toEqual(set.json);

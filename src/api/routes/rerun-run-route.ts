@@ -8,6 +8,7 @@ import { RunReader, type FoundRun } from '../run-reader.js';
 import { formatZodIssues } from '../format-zod-issues.js';
 import { START_RUN_ERRORS, startRunFromBody } from '../start-run-from-body.js';
 import { runTenantScopeOf } from '../tenant-of.js';
+import { assertNever } from '../../domain/profile.js';
 
 /**
  * The original's input as a POST /v1/runs body, with the edits on top. From Redis: prompt, model,
@@ -16,13 +17,32 @@ import { runTenantScopeOf } from '../tenant-of.js';
  */
 function rerunBody(found: FoundRun, edits: RerunRunBody): CreateRunBody {
   const run = found.run;
-  const thinking = run.thinkingBudgetTokens === null ? undefined : { type: 'enabled' as const, budget_tokens: run.thinkingBudgetTokens };
+  // The original's thinking as the request that gives it again — on the same model only: a rerun
+  // on another model (a new conversation; its thinking blocks could not be carried anyway) takes
+  // that model's own defaults unless the edits name a thinking choice (docs/models.md).
+  const thinking = edits.model === undefined || edits.model === run.model ? thinkingRequestOf(run) : undefined;
   const original = found.source === 'redis' ? { prompt: run.prompt, model: run.model, provider: found.run.provider, maxTurns: found.run.maxTurns, options: found.run.options, thinking } : { prompt: run.prompt, model: run.model, thinking };
   const merged = { ...original, ...edits };
   // What the original ran with was valid then; the edited whole is checked again as a new body.
   const parsed = createRunBodySchema.safeParse(Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)));
   if (!parsed.success) throw apiErrors.invalidBody(`The rerun's input is not a valid run: ${formatZodIssues('body', parsed.error.issues)}`);
   return parsed.data;
+}
+
+/** The `thinking` body that decides the same settings on the same model (resolve-run-model-settings.ts). */
+function thinkingRequestOf(run: Pick<FoundRun['run'], 'thinking' | 'thinkingBudgetTokens' | 'effort'>): CreateRunBody['thinking'] {
+  const effort = run.effort === null ? {} : { effort: run.effort };
+  switch (run.thinking) {
+    case 'manual':
+      return run.thinkingBudgetTokens === null ? { enabled: true, ...effort } : { budgetTokens: run.thinkingBudgetTokens, ...effort };
+    case 'adaptive':
+      return { enabled: true, ...effort };
+    case 'off':
+    case 'between_tools':
+      return { enabled: false, ...effort };
+    default:
+      return assertNever(run.thinking);
+  }
 }
 
 export function rerunRunRoute({ fleet }: { fleet: FleetContext }) {
