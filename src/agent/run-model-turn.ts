@@ -543,6 +543,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     limits: DEFAULT_TURN_LIMITS,
     stopSequences: DEFAULT_STOP_SEQUENCES,
     progressUpdates: readsProgressUpdates(run),
+    assistantPrefill: capabilities.assistantPrefill,
     recover: recover ? (text, intent) => recover(text, tools.names, intent) : null,
     recoveryEnabled: run.options.textRecovery ?? deps.config.BUILDFLEET_TEXT_RECOVERY,
     newSyntheticId: () => `synthetic_${randomBytes(12).toString('hex')}`,

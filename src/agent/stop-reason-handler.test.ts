@@ -8,6 +8,7 @@ import {
   EMPTY_ANSWER_TEXT,
   VERIFIED_WITHOUT_SUMMARY_TEXT,
   handleStopReason,
+  PAUSE_TURN_CONTINUE_TEXT,
   mergeContinuation,
   sanitizeAssistant,
   type StopReasonInput,
@@ -45,6 +46,7 @@ function input(overrides: Partial<StopReasonInput> & { response: ModelResponse }
     limits: DEFAULT_TURN_LIMITS,
     stopSequences: DEFAULT_STOP_SEQUENCES,
     progressUpdates: false,
+    assistantPrefill: true,
     recover: () => noRecovery,
     recoveryEnabled: true,
     newSyntheticId: () => 'synthetic_1',
@@ -207,6 +209,11 @@ describe('the other stop reasons', () => {
 
   it('pause_turn sends the content back, at most 3 in a row', () => {
     expect(handleStopReason(input({ response: response('pause_turn', [text('Searching…')]) })).decision).toMatchObject({ kind: 'continue', input: { kind: 'none' } });
+    // A model that refuses an assistant prefill goes on after a user message.
+    expect(handleStopReason(input({ assistantPrefill: false, response: response('pause_turn', [text('Searching…')]) })).decision).toMatchObject({
+      kind: 'continue',
+      input: { kind: 'text', text: PAUSE_TURN_CONTINUE_TEXT },
+    });
     const fourth = handleStopReason(input({ counters: { ...countersSchema.parse({}), pauseTurnsInRow: 3 }, response: response('pause_turn', [text('…')]) }));
     expect(fourth.decision).toMatchObject({ kind: 'end', error: { code: 'pause_turn_limit' } });
   });

@@ -106,6 +106,9 @@ export interface StopReasonInput {
   /** The run's non-empty thinking blocks are progress updates (model-written-text.ts): the result
    * and a refusal's message include them. */
   progressUpdates: boolean;
+  /** The model takes a request that ends with an assistant message (model-catalog.ts
+   * `assistantPrefill`); false: a paused turn goes on after a user message instead. */
+  assistantPrefill: boolean;
   /** Parses text for a tool call written as text (detection and recovery). */
   recover: ((text: string, toolIntent: boolean) => TextRecovery) | null;
   /** Act on what recover finds: run a valid call, ask for a re-emit otherwise. */
@@ -121,6 +124,9 @@ export interface StopReasonOutput {
   maxTokens: number;
   events: DecisionEvent[];
 }
+
+/** After pause_turn, on a model that refuses an assistant prefill: the user message that lets it go on. */
+export const PAUSE_TURN_CONTINUE_TEXT = 'Your previous answer was paused. Continue from where you left off.';
 
 export const EMPTY_ANSWER_TEXT = 'The model ended its turn without writing any text.';
 /** The result of a verified run whose model kept calling tools and whose finish_turn summary
@@ -392,7 +398,15 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
         });
       }
       counters.pauseTurnsInRow += 1;
-      return decide({ kind: 'continue', assistant: sanitizeAssistant(content), input: { kind: 'none' } });
+      // The documented continuation sends the paused answer back as the last message
+      // (build-with-claude/handling-stop-reasons); a model that refuses a conversation ending with
+      // an assistant message (400 "This model does not support assistant message prefill",
+      // models/sonnet-5-5/migration-guide) gets a user message asking it to go on instead.
+      return decide({
+        kind: 'continue',
+        assistant: sanitizeAssistant(content),
+        input: input.assistantPrefill ? { kind: 'none' } : { kind: 'text', text: PAUSE_TURN_CONTINUE_TEXT },
+      });
 
     case 'refusal': {
       const text = modelWrittenText({ content, progressUpdates: input.progressUpdates }).written;

@@ -24,7 +24,7 @@ function describeState(view: { status: string; error: { code: string } | null })
 /** What every run of the matrix is submitted with besides its scenario. */
 export interface ScenarioRunSettings {
   model?: string;
-  thinking?: { budgetTokens?: number };
+  thinking?: { enabled?: boolean; budgetTokens?: number; effort?: string };
 }
 
 async function runOne(client: ApiClient, expectation: ScenarioExpectation, timeoutMs: number, settings: ScenarioRunSettings): Promise<ScenarioRow> {

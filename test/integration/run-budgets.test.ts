@@ -180,8 +180,10 @@ describe('a tenant’s spend limit', () => {
     const userKey = await keyOf(tenant);
     const first = await build(userKey);
     const spent = await settledDaySpend(tenant, [first.run]);
-    // Room for part of a build: the next run may spend half of what the first one did.
-    const leftMicroUsd = Math.floor(first.run.costMicroUsd / 2);
+    // Room for less than a build: the next run may spend what the first one did, which its calls'
+    // worst cases (every input token at the cache-write price, all of max_tokens as output) exceed
+    // before its last call — while the first call's worst case still fits, so it makes calls first.
+    const leftMicroUsd = first.run.costMicroUsd;
     const limitUsd = (spent + leftMicroUsd) / 1_000_000;
     expect((await api('PUT', `/v1/admin/tenants/${tenant}/policy`, harness.apiKey, { dailySpendLimitUsd: limitUsd })).status).toBe(200);
     expect((await api('GET', '/v1/spend', userKey)).json.day.remainingUsd).toBe(leftMicroUsd / 1_000_000);

@@ -90,4 +90,30 @@ describe('thinking runs', () => {
     expect(plan).toBeGreaterThanOrEqual(0);
     expect(plan).toBeLessThan(firstBuild);
   }, 60_000);
+
+  it('run the same rewrite paths on the 5.x generation, thinking by default: no prefill, no forced tool, every bound thinking block sent back unchanged', async () => {
+    // Claude Sonnet 5.5 (model-catalog.ts): adaptive thinking unless turned off, the `updates`
+    // display, forced tool_choice refused, an assistant prefill refused, thinking blocks bound to
+    // the conversation before them, phase changes as mid-conversation tool changes. The simulator
+    // answers 400 to each of those the fleet gets wrong (src/sim/README.md, "Model generations").
+    const before = harness.simulator.requests.length;
+    const rows = await runScenarioMatrix(new ApiClient(harness.apiUrl, harness.apiKey), {
+      timeoutMs: 30_000,
+      concurrency: 4,
+      only: THINKING_SCENARIOS,
+      settings: { model: 'claude-sonnet-5-5', thinking: { effort: 'low' } },
+    });
+    expect(rows.filter((row) => !row.passed), formatScenarioTable(rows)).toEqual([]);
+    const requests = harness.simulator.requests.slice(before).filter((request) => request.path === '/v1/messages');
+    const rejected = requests.filter((request) => request.status >= 400 && request.status < 500);
+    expect(rejected.map((request) => `${request.status} ${request.scenario}: ${JSON.stringify(request.body).slice(0, 300)}`), 'the simulator answered 4xx to the fleet').toEqual([]);
+    const bodies = requests.map((request) => request.body as SentBody & { output_config?: { effort: string } });
+    for (const body of bodies) {
+      expect(body.thinking).toMatchObject({ type: 'adaptive' });
+      expect(body.output_config).toEqual({ effort: 'low' });
+      expect(['auto', undefined]).toContain(body.tool_choice?.type);
+      expect(body.messages.at(-1)?.role, 'a conversation that ends with an assistant message (prefill)').not.toBe('assistant');
+    }
+  }, 180_000);
 });
+
