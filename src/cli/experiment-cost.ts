@@ -35,6 +35,7 @@ import { isTimingProfileName, type TimingProfileName } from '../sim/timing-profi
 import { lookupModelCapabilities, parseModelCapabilityOverrides, type ModelCapabilities } from '../domain/model-capabilities.js';
 import { billRunRequests, costBreakdown, totalsOf, type BilledRequest, type BreakdownRow, type RequestTotals } from './experiment-cost-analysis.js';
 import { newRunTally, tallyRunEvents, type RunTally } from './experiment-run-tally.js';
+import { modelListOption } from './model-list-option.js';
 import { percent as share } from './experiment-arm-tally.js';
 
 export const COST_TARGET_RATIO = 0.35;
@@ -355,9 +356,7 @@ export async function runCostExperimentCommand(argv: string[]): Promise<number> 
   const builds = whole('builds', values.builds, 1, 50);
   if (values['phase-tool-changes'] !== 'true' && values['phase-tool-changes'] !== 'false') throw new Error('--phase-tool-changes must be true or false');
   if (!isTimingProfileName(values.profile!)) throw new Error('--profile must be realistic, fast or instant');
-  // --model m1 --model m2, or --model m1,m2; none: the fleet's default model.
-  const models: Array<string | undefined> = (values.model ?? []).flatMap((value) => value.split(',')).map((model) => model.trim()).filter((model) => model !== '');
-  if (models.length === 0) models.push(undefined);
+  const models = modelListOption(values.model);
   let exitCode = 0;
   const results: unknown[] = [];
   for (const model of models) {

@@ -15,6 +15,7 @@ import { lookupModelCapabilities } from '../domain/model-capabilities.js';
 import { lookupModelPrice } from '../domain/model-prices.js';
 import { costMicroUsd, microUsdToUsd } from '../domain/usage-cost.js';
 import { EMPTY_USAGE, totalInputTokens, usageFromApi, type UsageByClass } from '../domain/usage.js';
+import { modelListOption } from './model-list-option.js';
 import { percent } from './experiment-arm-tally.js';
 import { newRunTally, tallyRunEvents, type RunTally } from './experiment-run-tally.js';
 import { Redis } from 'ioredis';
@@ -365,8 +366,7 @@ export async function runProductionExperimentCommand(argv: string[]): Promise<nu
     if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a non-negative number`);
     return value;
   };
-  const models: Array<string | undefined> = (values.model ?? []).flatMap((value) => value.split(',')).map((model) => model.trim()).filter((model) => model !== '');
-  if (models.length === 0) models.push(undefined);
+  const models = modelListOption(values.model);
   let exitCode = 0;
   for (const model of models) {
     const result = await runProductionExperiment({
