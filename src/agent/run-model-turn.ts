@@ -308,7 +308,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         priority,
         inputTokens: estimatedPromptTokens,
         outputTokens: callMaxTokens,
-        cache: admissionCacheHint({ system, tools: tools.definitions, toolNames: tools.names, toolChoice, thinking }),
+        // The prefix is what is sent: a declared_once run's tools are every tool, whatever its phase.
+        cache: admissionCacheHint({ system, tools: tools.definitions, toolNames: tools.definitions.map((tool) => tool.name), toolChoice, thinking }),
       })
     : null;
   if (admission?.kind === 'wait') {
