@@ -31,6 +31,12 @@
 //                             a model that checks once more before its summary)
 //   tool_calls_after_finish_always  the same on every such turn (a model that never writes the
 //                             summary while it may call tools)
+//   invalid_tool_input        the run's first tool call → its input loses its first field
+//                             and gains one its schema does not have (once): what a model does
+//                             "without strict mode" (strict-tool-use: "incompatible types … or
+//                             missing required fields"; troubleshooting-tool-use: "Parameter that
+//                             doesn't exist in your schema"). A strict tool's call stays valid
+//                             (conform-strict-tool-inputs.ts)
 //
 // Adversarial faults, not model behaviour: the real API mints every tool_use id itself
 // (`toolu_` and base62) and refuses any other in a request (400 "messages.N.content.M.tool_use.id:
@@ -42,7 +48,7 @@
 //   long_tool_use_ids         first build-tier turn → every tool_use id in the pattern but 10,000
 //                             characters long (the API documents no length) (once)
 import { BUILD_TOOLS, assertNever } from '../domain/profile.js';
-import type { MessagesRequest } from './messages-request.js';
+import { isStrictTool, type MessagesRequest } from './messages-request.js';
 import { parseTextToolCall } from './parse-text-tool-call.js';
 import type { PlannedTurn } from './planned-turn.js';
 import { blocksForTurn, type ResponseBlock, type ResponsePlan } from './response-plan.js';
@@ -76,6 +82,8 @@ export const UNKNOWN_STOP_REASON = 'brand_new_reason';
 export const MISSING_FILE_PATH = 'content/brief.md';
 /** `max_tokens_tool_use` cuts the write_file JSON here: inside the path string, so nothing parses. */
 const TRUNCATED_TOOL_JSON_CHARACTERS = 12;
+/** The field `invalid_tool_input` adds, which no tool schema of the fleet has. */
+export const INVENTED_TOOL_FIELD = 'unrequested_option';
 /** `text_tool_calls` writes the first call of these steps as text, once each. */
 const TEXT_CALL_STEPS: readonly string[] = ['set_colors', 'deploy', 'publish'];
 
@@ -108,6 +116,7 @@ const ONCE_PER_RUN: ReadonlySet<ScenarioName> = new Set<ScenarioName>([
   'tool_call_after_finish',
   'hostile_tool_use_ids',
   'long_tool_use_ids',
+  'invalid_tool_input',
 ]);
 
 /** The i-th id of `hostile_tool_use_ids`: each outside the API's pattern in its own way, all distinct. */
@@ -226,6 +235,8 @@ export function applyScenario(context: ScenarioContext): ResponsePlan | null {
       if (turn.kind !== 'tool-calls' || request.toolChoice.type !== 'auto') return null;
       const firstCall = turn.calls[0];
       if (!firstCall || !TEXT_CALL_STEPS.includes(firstCall.name) || calledBefore(firstCall.name)) return null;
+      // A strict tool's call is grammar-constrained, never written as text (respond-to-messages.ts).
+      if (isStrictTool({ request, name: firstCall.name })) return null;
       const drifted = facts.assistantTexts.some((candidate) => parseTextToolCall({ text: candidate })?.name === firstCall.name);
       if (drifted) return null;
       const format = pickTextCallFormat({ seed: context.seed, transcriptHash: context.transcriptHash, pinned: context.textFormat ?? null });
@@ -244,6 +255,17 @@ export function applyScenario(context: ScenarioContext): ResponsePlan | null {
       if (scenario === 'tool_call_after_finish' && calledSince) return null;
       const preface = isContinuation ? [] : [text(SCENARIO_TEXTS.callAfterFinishPreface)];
       return plan(scenario, [...preface, { type: 'tool_use', name: 'read_session', input: {} }], 'tool_use');
+    }
+    case 'invalid_tool_input': {
+      if (turn.kind !== 'tool-calls' || facts.calls.length > 0) return null;
+      let bent = false;
+      const blocks = blocksForTurn({ turn }).map((block) => {
+        if (block.type !== 'tool_use' || bent) return block;
+        bent = true;
+        const [, ...kept] = Object.entries(block.input);
+        return { ...block, input: { ...Object.fromEntries(kept), [INVENTED_TOOL_FIELD]: true } };
+      });
+      return plan(scenario, blocks, 'tool_use');
     }
     case 'hostile_tool_use_ids':
     case 'long_tool_use_ids': {

@@ -2,6 +2,7 @@
 // policy and the scenarios read is kept; other documented fields are accepted and ignored.
 import type { PromptBlock } from './cache-breakpoints.js';
 import type { ModelDescription } from './model-catalog.js';
+import type { StrictTool } from './parse-strict-tools.js';
 
 export type NormalizedBlock =
   | { kind: 'text'; text: string }
@@ -42,6 +43,8 @@ export interface MessagesRequest {
   toolNames: string[];
   /** Every tool in the top-level `tools`, in order. */
   declaredToolNames: string[];
+  /** Tools with `strict: true`, whose complete calls always match their schema (conform-strict-tool-inputs.ts). */
+  strictTools: StrictTool[];
   /** The instructions in force for the next turn: the latest mid-conversation system message's text,
    * else the top-level `system` ("Later system messages win over earlier ones, and over the
    * top-level system field", docs build-with-claude/mid-conversation-system-messages). */
@@ -62,4 +65,9 @@ export interface MessagesRequest {
   modelDescription: ModelDescription;
   /** The prompt as cacheable blocks, tools → system → messages, with their breakpoints (cache-breakpoints.ts). */
   promptBlocks: PromptBlock[];
+}
+
+/** Whether `name` is one of the request's strict tools. */
+export function isStrictTool({ request, name }: { request: Pick<MessagesRequest, 'strictTools'>; name: string }): boolean {
+  return request.strictTools.some((tool) => tool.name === name);
 }

@@ -8,6 +8,7 @@ import { checkExtraFields } from './check-extra-fields.js';
 import { collectPromptBlocks } from './collect-prompt-blocks.js';
 import { lookupServedModel, type ModelDescription } from './model-catalog.js';
 import { availableTools } from './available-tools.js';
+import { parseStrictTools, StrictToolInvalid } from './parse-strict-tools.js';
 import { parseSystemMessage, SystemMessageInvalid, type SystemMessage } from './parse-system-message.js';
 import { countModelTokens } from './count-model-tokens.js';
 import { COUNT_TOKENS_REQUEST_FIELDS } from './request-fields.js';
@@ -58,7 +59,7 @@ export function parseMessagesRequest({
     return { ok: true, request: parseBody(body, acceptsBetaFields, betas, countingTokens) };
   } catch (error) {
     if (error instanceof ModelNotFound) return { ok: false, status: 404, message: error.message };
-    if (error instanceof RequestInvalid || error instanceof ThinkingSettingInvalid || error instanceof CacheControlInvalid || error instanceof SystemMessageInvalid) {
+    if (error instanceof RequestInvalid || error instanceof ThinkingSettingInvalid || error instanceof CacheControlInvalid || error instanceof SystemMessageInvalid || error instanceof StrictToolInvalid) {
       return { ok: false, status: 400, message: error.message };
     }
     throw error;
@@ -103,6 +104,7 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
   const stopSequences = parseStopSequences(body.stop_sequences);
   const toolNames = parseTools(body.tools);
   const deferredTools = deferredToolsOf(body.tools);
+  const strictTools = parseStrictTools({ tools: body.tools, model: modelDescription });
   const eagerInputStreamingTools = eagerInputStreamingToolsOf(body.tools, betas);
   const toolChoice = parseToolChoice(body.tool_choice, toolNames);
   checkThinkingCompatibility({ thinking, toolChoice, temperature: body.temperature, topP: body.top_p, topK: body.top_k });
@@ -144,6 +146,7 @@ function parseBody(body: unknown, acceptsBetaFields: boolean, betas: readonly st
     messages,
     toolNames: available,
     declaredToolNames: toolNames,
+    strictTools,
     instructions: systemMessages.findLast((message) => message.text !== '')?.text ?? systemPrompt,
     eagerInputStreamingTools,
     betas: [...betas],

@@ -75,7 +75,8 @@ describe('unknown fields (400 "<path>: Extra inputs are not permitted", like the
       temperature: 0.5,
       top_p: 0.9,
       top_k: 10,
-      tools: [{ ...tool, strict: true, cache_control: { type: 'ephemeral', ttl: '1h' } }],
+      // A strict tool's object schemas are closed (strict-tool-use; parse-strict-tools.ts).
+      tools: [{ ...tool, input_schema: { ...tool.input_schema, additionalProperties: false }, strict: true, cache_control: { type: 'ephemeral', ttl: '1h' } }],
       tool_choice: { type: 'auto', disable_parallel_tool_use: true },
       service_tier: 'auto',
       stream: false,

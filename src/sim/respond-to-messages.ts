@@ -1,10 +1,11 @@
 // The model itself: a validated request in, a response plan out. Policy first, then the
 // scenario may bend the turn, then (if nothing bent it) text-call drift may write the call as text.
 import { addThinking } from './add-thinking.js';
+import { conformStrictToolInputs } from './conform-strict-tool-inputs.js';
 import { applyScenario } from './apply-scenario.js';
 import { decideBuilderTurn } from './builder-policy.js';
 import { hashTranscript } from './deterministic-random.js';
-import type { MessagesRequest } from './messages-request.js';
+import { isStrictTool, type MessagesRequest } from './messages-request.js';
 import { planFromTurn, type ResponsePlan } from './response-plan.js';
 import type { ScenarioName } from './scenario-names.js';
 import { SMALL_SITE, type SiteOptions } from './site-plan.js';
@@ -31,7 +32,7 @@ export interface RespondToMessagesInput {
 export function respondToMessages(input: RespondToMessagesInput): ResponsePlan {
   const site = input.site ?? SMALL_SITE;
   const facts = readTranscriptFacts({ messages: input.request.messages });
-  const plan = decideResponse(input, facts, site);
+  const plan = conformStrictToolInputs({ plan: decideResponse(input, facts, site), strictTools: input.request.strictTools });
   return addThinking({
     plan,
     request: input.request,
@@ -60,8 +61,9 @@ function decideResponse(input: RespondToMessagesInput, facts: TranscriptFacts, s
   if (bent) return bent;
 
   const firstCall = turn.kind === 'tool-calls' ? turn.calls[0] : undefined;
-  // Forced tool_choice guarantees a tool_use block, so only `auto` turns can drift.
-  if (firstCall && request.toolChoice.type === 'auto') {
+  // Forced tool_choice guarantees a tool_use block, so only `auto` turns can drift; a strict tool's
+  // call is sampled under its grammar (strict-tool-use: "Tool `name` is always valid"), never as text.
+  if (firstCall && request.toolChoice.type === 'auto' && !isStrictTool({ request, name: firstCall.name })) {
     const format = decideTextToolCall({
       mode: input.textCallMode,
       table: input.textCallTable,

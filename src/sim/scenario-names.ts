@@ -21,6 +21,7 @@ export const SCENARIO_NAMES = [
   'redacted_thinking',
   'tool_call_after_finish',
   'tool_calls_after_finish_always',
+  'invalid_tool_input',
   // Adversarial (apply-scenario.ts): ids the real API never sends, for the fleet's hardening.
   'hostile_tool_use_ids',
   'long_tool_use_ids',

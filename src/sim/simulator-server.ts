@@ -313,15 +313,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       const answer = faultAnswer({ fault, requestId, now: clock() });
       if (answer) return answer;
     }
-    const headerProblem = checkApiHeaders({ headers: incoming.headers });
-    if (headerProblem) return errorAnswer(headerProblem.status, headerProblem.type, headerProblem.message, requestId);
-    const json = parseJson(bodyText);
-    if (!json.ok) return errorAnswer(400, 'invalid_request_error', `There was an error parsing the body: ${json.message}`, requestId);
-    const parsed = parseMessagesRequest({
-      body: json.value,
-      acceptsBetaFields: incoming.headers['anthropic-beta'] !== undefined,
-      betas: parseBetaHeader({ header: incoming.headers['anthropic-beta'] }),
-    });
+    const read = readMessagesBody(incoming, bodyText, requestId);
+    if ('status' in read) return read;
+    const parsed = parseMessagesRequest(read);
     if (!parsed.ok) return errorAnswer(parsed.status, errorTypeForStatus({ status: parsed.status }), parsed.message, requestId);
     entry.cacheBreakpoints = parsed.request.promptBlocks.reduce((count, block) => count + block.markers.length, 0);
     const thinkingProblem = verifyThinkingBlocks({ request: parsed.request, signer });
@@ -460,23 +454,33 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     return null;
   }
 
+  /** A Messages-shaped body (Messages, count_tokens) after the header checks: the JSON and the betas,
+   * or the error answer. */
+  function readMessagesBody(
+    incoming: RequestHeaders,
+    bodyText: string,
+    requestId: string,
+  ): JsonAnswer | { body: unknown; acceptsBetaFields: boolean; betas: string[] } {
+    const headerProblem = checkApiHeaders({ headers: incoming.headers });
+    if (headerProblem) return errorAnswer(headerProblem.status, headerProblem.type, headerProblem.message, requestId);
+    const json = parseJson(bodyText);
+    if (!json.ok) return errorAnswer(400, 'invalid_request_error', `There was an error parsing the body: ${json.message}`, requestId);
+    const betaHeader = incoming.headers['anthropic-beta'];
+    return { body: json.value, acceptsBetaFields: betaHeader !== undefined, betas: parseBetaHeader({ header: betaHeader }) };
+  }
+
   /** GET /v1/models[/{id}] and POST /v1/messages/count_tokens: the same credential and version
    * checks as Messages; no faults, no rate limits, no model time. */
   function answerModelsOrCount({ incoming, path, method, bodyText, requestId }: { incoming: IncomingMessage; path: string; method: string; bodyText: string; requestId: string }): JsonAnswer {
-    const headerProblem = checkApiHeaders({ headers: incoming.headers });
-    if (headerProblem) return errorAnswer(headerProblem.status, headerProblem.type, headerProblem.message, requestId);
     if (method === 'GET') {
+      const headerProblem = checkApiHeaders({ headers: incoming.headers });
+      if (headerProblem) return errorAnswer(headerProblem.status, headerProblem.type, headerProblem.message, requestId);
       const answer = answerModelsRequest({ path, query: new URL(incoming.url ?? '/', 'http://simulator').searchParams });
       return answer.status === 200 ? answer : errorAnswer(answer.status, errorTypeForStatus({ status: answer.status }), answer.message, requestId);
     }
-    const json = parseJson(bodyText);
-    if (!json.ok) return errorAnswer(400, 'invalid_request_error', `There was an error parsing the body: ${json.message}`, requestId);
-    const answer = answerCountTokens({
-      body: json.value,
-      acceptsBetaFields: incoming.headers['anthropic-beta'] !== undefined,
-      betas: parseBetaHeader({ header: incoming.headers['anthropic-beta'] }),
-      signer,
-    });
+    const read = readMessagesBody(incoming, bodyText, requestId);
+    if ('status' in read) return read;
+    const answer = answerCountTokens({ ...read, signer });
     return answer.status === 200 ? answer : errorAnswer(answer.status, errorTypeForStatus({ status: answer.status }), answer.message, requestId);
   }
 
