@@ -64,6 +64,9 @@ export interface CostExperimentOptions {
   modelPrices?: string;
   /** BUILDFLEET_MODEL_CAPABILITIES for the fleets. */
   modelCapabilities?: string;
+  /** A simulator scenario for every build (`x-buildfleet-scenario`): `invalid_tool_input` makes
+   * each build's first tool call lose a field, which strict tool use must prevent. */
+  scenario?: string;
   /** BUILDFLEET_PHASE_TOOL_CHANGES for the fleets (default true): false measures a model that
    * supports tool changes with the tier per request, for comparison. */
   phaseToolChanges?: boolean;
@@ -103,6 +106,7 @@ export interface CostModeResult {
 export interface CostExperimentResult {
   profile: TimingProfileName;
   seed: number;
+  scenario: string | null;
   uncached: CostModeResult;
   cached: CostModeResult;
   /** Caching on without strict tools: only on a model that supports them. */
@@ -148,7 +152,7 @@ async function runMode(options: CostExperimentOptions & { redisUrl: string }, mo
       while (next < prompts.length && Date.now() < deadline) {
         const prompt = prompts[next]!;
         next += 1;
-        const created = await fleet.submit({ prompt, model });
+        const created = await fleet.submit({ prompt, model, ...(options.scenario ? { options: { scenario: options.scenario } } : {}) });
         runIds.push(created.id);
         for (;;) {
           const run = await fleet.fleet.store.getRun(created.id);
@@ -224,7 +228,7 @@ export async function runCostExperiment(options: CostExperimentOptions): Promise
     const inputCostRatio = uncached.totals.inputMicroUsd === 0 ? Number.NaN : cached.totals.inputMicroUsd / uncached.totals.inputMicroUsd;
     const keepsPrefix = options.phaseToolChanges !== false && capabilities.midConversationSystemMessages && capabilities.midConversationToolChanges;
     const targetRatio = keepsPrefix ? COST_TARGET_RATIO_WITH_TOOL_CHANGES : COST_TARGET_RATIO;
-    return { profile: options.profile, seed: options.seed, uncached, cached, strictOff, inputCostRatio, targetRatio, targetMet: inputCostRatio <= targetRatio };
+    return { profile: options.profile, seed: options.seed, scenario: options.scenario ?? null, uncached, cached, strictOff, inputCostRatio, targetRatio, targetMet: inputCostRatio <= targetRatio };
   } finally {
     await redis?.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -276,7 +280,7 @@ export function formatCostResult(result: CostExperimentResult): string {
     ['wall time of the mode', ...modes.map((mode) => `${(mode.wallMs / 1000).toFixed(1)} s`)],
   ];
   const lines = [
-    `model ${cached.model}, phase changes ${cached.requests.length > 0 && result.targetRatio === COST_TARGET_RATIO_WITH_TOOL_CHANGES ? 'as system messages with tool changes (tools declared once)' : 'as a new tools tier per request'}, simulator profile ${result.profile}${result.profile === 'realistic' ? '' : result.profile === 'fast' ? ' (the realistic profile\'s pages at 10x its speed: the tokens are the realistic profile\'s)' : ' (small pages: not the realistic profile)'}, seed ${result.seed}, prices of ${PRICES_READ_ON}`,
+    `model ${cached.model}${result.scenario ? `, scenario ${result.scenario}` : ''}, phase changes ${cached.requests.length > 0 && result.targetRatio === COST_TARGET_RATIO_WITH_TOOL_CHANGES ? 'as system messages with tool changes (tools declared once)' : 'as a new tools tier per request'}, simulator profile ${result.profile}${result.profile === 'realistic' ? '' : result.profile === 'fast' ? ' (the realistic profile\'s pages at 10x its speed: the tokens are the realistic profile\'s)' : ' (small pages: not the realistic profile)'}, seed ${result.seed}, prices of ${PRICES_READ_ON}`,
     '',
     table(rows),
     '',
@@ -346,6 +350,7 @@ export async function runCostExperimentCommand(argv: string[]): Promise<number> 
       json: { type: 'boolean', default: false },
       requests: { type: 'boolean', default: false },
       'phase-tool-changes': { type: 'string', default: 'true' },
+      scenario: { type: 'string' },
     },
   });
   const whole = (name: string, value: string | undefined, min: number, max: number) => {
@@ -371,6 +376,7 @@ export async function runCostExperimentCommand(argv: string[]): Promise<number> 
       ...(process.env.BUILDFLEET_MODEL_PRICES ? { modelPrices: process.env.BUILDFLEET_MODEL_PRICES } : {}),
       ...(process.env.BUILDFLEET_MODEL_CAPABILITIES ? { modelCapabilities: process.env.BUILDFLEET_MODEL_CAPABILITIES } : {}),
       phaseToolChanges: values['phase-tool-changes'] === 'true',
+      ...(values.scenario ? { scenario: values.scenario } : {}),
       log: (line) => console.error(`[cost${model ? ` ${model}` : ''}] ${line}`),
     });
     if (values.json) results.push(jsonOf(result, values.requests));
