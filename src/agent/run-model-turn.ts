@@ -344,11 +344,12 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         priority,
         inputTokens: estimatedPromptTokens,
         outputTokens: callMaxTokens,
-        // Effort keys the cache as thinking does (a change starts a new prefix, build-with-claude/effort).
+        // Effort keys the cache as thinking does (a change starts a new prefix, build-with-claude/effort);
+        // the prefix is what is sent: a declared_once run's tools are every tool, whatever its phase.
         cache: admissionCacheHint({
           system,
           tools: tools.definitions,
-          toolNames: tools.names,
+          toolNames: tools.definitions.map((tool) => tool.name),
           toolChoice,
           thinking: thinkingRequest.outputConfig ? { thinking, output_config: thinkingRequest.outputConfig } : thinking,
           tokenizer: capabilities.tokenizer,

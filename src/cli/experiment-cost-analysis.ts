@@ -89,7 +89,8 @@ export function billRunRequests({
 }: {
   requests: readonly RecordedRequest[];
   runId: string;
-  price: ModelPrice;
+  /** The price of one answer's usage: a banded price (Haiku 5.5) depends on the prompt's length. */
+  price: ModelPrice | ((usage: UsageByClass) => ModelPrice);
   /** The phase of each turn attempt, in order (the run's turn-start events). */
   phases?: readonly string[];
 }): BilledRequest[] {
@@ -106,7 +107,8 @@ export function billRunRequests({
     const cacheBreakpoints = request.cacheBreakpoints ?? 0;
     const previousCached = previous ? previous.usage.cache_read_input_tokens + previous.usage.cache_write_5m_input_tokens + previous.usage.cache_write_1h_input_tokens : 0;
     const written = usage.cache_write_5m_input_tokens + usage.cache_write_1h_input_tokens;
-    const inputMicroUsd = inputCostMicroUsd(usage, price);
+    const priceOfAnswer = typeof price === 'function' ? price(usage) : price;
+    const inputMicroUsd = inputCostMicroUsd(usage, priceOfAnswer);
     billed.push({
       runId,
       index,
@@ -117,8 +119,8 @@ export function billRunRequests({
       cacheBreakpoints,
       usage,
       inputMicroUsd,
-      totalMicroUsd: costMicroUsd({ usage, price }),
-      keptPrefixInputMicroUsd: kind === 'prefix-change' && previousCached > 0 ? inputCostMicroUsd(keptPrefixUsage(usage, previousCached), price) : inputMicroUsd,
+      totalMicroUsd: costMicroUsd({ usage, price: priceOfAnswer }),
+      keptPrefixInputMicroUsd: kind === 'prefix-change' && previousCached > 0 ? inputCostMicroUsd(keptPrefixUsage(usage, previousCached), priceOfAnswer) : inputMicroUsd,
     });
   }
   return billed;

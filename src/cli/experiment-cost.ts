@@ -10,6 +10,13 @@
 // the input cost goes (experiment-cost-analysis.ts): first requests, phase changes, same-prefix
 // turns, and the misses the design does not plan.
 //
+// With --model (repeatable, or a comma list) the experiment runs once per model and prints one
+// table each. On a model that supports strict tool use a third mode runs: caching on with
+// BUILDFLEET_STRICT_TOOLS=false, so the invalid-tool-input rate is measured with and without it.
+// Each mode also counts, from the runs' events (experiment-run-tally.ts): builds verified,
+// tool_use_rate, json_in_text_rate, recovery_rate and the share of tool calls whose input the
+// fleet refused.
+//
 // The cost does not depend on latency as long as a run's consecutive requests come within the
 // cache lifetime (5 minutes; a realistic turn takes well under that), so `--profile fast` — the
 // realistic profile's pages at 10x the speed — gives the realistic profile's tokens in a tenth of
@@ -20,15 +27,22 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isTerminal } from '../domain/run-outcomes.js';
 import { lookupModelPrice, PRICES_READ_ON } from '../domain/model-prices.js';
-import { cacheHitRatio, type UsageByClass } from '../domain/usage.js';
+import { cacheHitRatio, totalInputTokens, type UsageByClass } from '../domain/usage.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
 import { startInProcessFleet } from '../dev/in-process-fleet.js';
 import { startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
 import { isTimingProfileName, type TimingProfileName } from '../sim/timing-profile.js';
+import { lookupModelCapabilities, parseModelCapabilityOverrides, type ModelCapabilities } from '../domain/model-capabilities.js';
 import { billRunRequests, costBreakdown, totalsOf, type BilledRequest, type BreakdownRow, type RequestTotals } from './experiment-cost-analysis.js';
+import { newRunTally, tallyRunEvents, type RunTally } from './experiment-run-tally.js';
+import { modelListOption } from './model-list-option.js';
+import { percent as share } from './experiment-arm-tally.js';
 
 export const COST_TARGET_RATIO = 0.35;
-export const CACHE_MODES = ['uncached', 'cached'] as const;
+/** The target on a model whose phase changes keep the prefix (src/agent/phase-tools.ts): the
+ * third of the cached cost a phase change used to write again is gone. */
+export const COST_TARGET_RATIO_WITH_TOOL_CHANGES = 0.25;
+export const CACHE_MODES = ['uncached', 'cached', 'no-strict'] as const;
 export type CacheMode = (typeof CACHE_MODES)[number];
 
 export interface CostExperimentOptions {
@@ -48,6 +62,14 @@ export interface CostExperimentOptions {
   prefix?: string;
   /** BUILDFLEET_MODEL_PRICES for the fleets (the operator's price corrections). */
   modelPrices?: string;
+  /** BUILDFLEET_MODEL_CAPABILITIES for the fleets. */
+  modelCapabilities?: string;
+  /** A simulator scenario for every build (`x-buildfleet-scenario`): `invalid_tool_input` makes
+   * each build's first tool call lose a field, which strict tool use must prevent. */
+  scenario?: string;
+  /** BUILDFLEET_PHASE_TOOL_CHANGES for the fleets (default true): false measures a model that
+   * supports tool changes with the tier per request, for comparison. */
+  phaseToolChanges?: boolean;
   log?: (line: string) => void;
 }
 
@@ -77,15 +99,21 @@ export interface CostModeResult {
   wallMs: number;
   /** Every answered request, for --json and for reading a miss. */
   requests: BilledRequest[];
+  /** The runs' rates, from their events. */
+  tally: RunTally;
 }
 
 export interface CostExperimentResult {
   profile: TimingProfileName;
   seed: number;
+  scenario: string | null;
   uncached: CostModeResult;
   cached: CostModeResult;
+  /** Caching on without strict tools: only on a model that supports them. */
+  strictOff: CostModeResult | null;
   /** Input USD cached / uncached (the same builds, so per build = in total). */
   inputCostRatio: number;
+  targetRatio: number;
   targetMet: boolean;
 }
 
@@ -102,8 +130,11 @@ async function runMode(options: CostExperimentOptions & { redisUrl: string }, mo
     modelWorkers: 2,
     toolWorkers: 2,
     env: {
-      BUILDFLEET_PROMPT_CACHING: mode === 'cached' ? 'true' : 'false',
+      BUILDFLEET_PROMPT_CACHING: mode === 'uncached' ? 'false' : 'true',
+      BUILDFLEET_STRICT_TOOLS: mode === 'no-strict' ? 'false' : 'true',
+      BUILDFLEET_PHASE_TOOL_CHANGES: options.phaseToolChanges === false ? 'false' : 'true',
       ...(options.modelPrices ? { BUILDFLEET_MODEL_PRICES: options.modelPrices } : {}),
+      ...(options.modelCapabilities ? { BUILDFLEET_MODEL_CAPABILITIES: options.modelCapabilities } : {}),
       ...(options.model ? { BUILDFLEET_MODEL: options.model } : {}),
     },
     // The log keeps every request of the mode: a build is at most a few dozen calls.
@@ -121,7 +152,7 @@ async function runMode(options: CostExperimentOptions & { redisUrl: string }, mo
       while (next < prompts.length && Date.now() < deadline) {
         const prompt = prompts[next]!;
         next += 1;
-        const created = await fleet.submit({ prompt, model });
+        const created = await fleet.submit({ prompt, model, ...(options.scenario ? { options: { scenario: options.scenario } } : {}) });
         runIds.push(created.id);
         for (;;) {
           const run = await fleet.fleet.store.getRun(created.id);
@@ -137,12 +168,16 @@ async function runMode(options: CostExperimentOptions & { redisUrl: string }, mo
     };
     await Promise.all(Array.from({ length: Math.min(options.concurrency, prompts.length) }, lane));
     const wallMs = Date.now() - started;
-    const { price } = lookupModelPrice({ model, overrides: fleet.config.BUILDFLEET_MODEL_PRICES });
+    // Priced per answer, as the fleet prices it: a banded price depends on the prompt's length.
+    const price = (usage: UsageByClass) => lookupModelPrice({ model, overrides: fleet.config.BUILDFLEET_MODEL_PRICES, promptTokens: totalInputTokens(usage) }).price;
     const requests: BilledRequest[] = [];
+    const tally = newRunTally();
     for (const runId of runIds) {
+      const events = await fleet.fleet.store.readEvents(runId, '-', 10_000);
       // One turn-start per turn attempt says the phase each call was made in.
-      const phases = (await fleet.fleet.store.readEvents(runId, '-', 10_000)).filter((event) => event.event === 'turn-start').map((event) => String(event.phase));
+      const phases = events.filter((event) => event.event === 'turn-start').map((event) => String(event.phase));
       requests.push(...billRunRequests({ requests: fleet.simulator.requests, runId, price, phases }));
+      tallyRunEvents(tally, await fleet.fleet.store.getRun(runId), events);
     }
     const runIdSet = new Set(runIds);
     const otherAnswers = fleet.simulator.requests.filter(
@@ -173,6 +208,7 @@ async function runMode(options: CostExperimentOptions & { redisUrl: string }, mo
       recordedMicroUsd: [...ends.values()].reduce((sum, end) => sum + end.costMicroUsd, 0),
       wallMs,
       requests,
+      tally,
     };
   } finally {
     await fleet.close();
@@ -187,12 +223,20 @@ export async function runCostExperiment(options: CostExperimentOptions): Promise
     const redisUrl = options.redisUrl ?? (redis = await startPrivateRedis({ dataDir })).url;
     const uncached = await runMode({ ...options, redisUrl }, 'uncached');
     const cached = await runMode({ ...options, redisUrl }, 'cached');
+    const capabilities = capabilitiesOf(cached.model, options.modelCapabilities);
+    const strictOff = capabilities.strictTools ? await runMode({ ...options, redisUrl }, 'no-strict') : null;
     const inputCostRatio = uncached.totals.inputMicroUsd === 0 ? Number.NaN : cached.totals.inputMicroUsd / uncached.totals.inputMicroUsd;
-    return { profile: options.profile, seed: options.seed, uncached, cached, inputCostRatio, targetMet: inputCostRatio <= COST_TARGET_RATIO };
+    const keepsPrefix = options.phaseToolChanges !== false && capabilities.midConversationSystemMessages && capabilities.midConversationToolChanges;
+    const targetRatio = keepsPrefix ? COST_TARGET_RATIO_WITH_TOOL_CHANGES : COST_TARGET_RATIO;
+    return { profile: options.profile, seed: options.seed, scenario: options.scenario ?? null, uncached, cached, strictOff, inputCostRatio, targetRatio, targetMet: inputCostRatio <= targetRatio };
   } finally {
     await redis?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+function capabilitiesOf(model: string, modelCapabilities: string | undefined): ModelCapabilities {
+  return lookupModelCapabilities({ model, overrides: parseModelCapabilityOverrides(modelCapabilities ?? '') }).capabilities;
 }
 
 const dollars = (microUsd: number) => `$${microUsdToUsd(microUsd).toFixed(4)}`;
@@ -214,12 +258,17 @@ function buildsCell(mode: CostModeResult): string {
 /** The two modes side by side, then the ratio against the target and the cached mode's breakdown. */
 export function formatCostResult(result: CostExperimentResult): string {
   const { uncached, cached } = result;
-  const modes = [uncached, cached];
+  const modes = [uncached, cached, ...(result.strictOff ? [result.strictOff] : [])];
   const tokens = (pick: (usage: UsageByClass) => number) => modes.map((mode) => String(Math.round(perBuild(pick(mode.totals.usage), mode.builds))));
   const rows: string[][] = [
-    ['per build (mean)', 'caching off', 'caching on'],
+    ['per build (mean)', 'caching off', 'caching on', ...(result.strictOff ? ['caching on, strict off'] : [])],
     ['builds', ...modes.map(buildsCell)],
+    ['builds verified', ...modes.map((mode) => `${mode.tally.verifiedFinishes}/${mode.tally.runs}`)],
     ['turns (model calls)', ...modes.map((mode) => (perBuild(mode.turns, mode.builds)).toFixed(1))],
+    ['tool_use_rate', ...modes.map((mode) => share(mode.tally.toolUseTurns, mode.tally.turnsExpectingTool))],
+    ['json_in_text_rate', ...modes.map((mode) => share(mode.tally.jsonInTextTurns, mode.tally.turnsExpectingTool))],
+    ['recovery_rate', ...modes.map((mode) => share(mode.tally.recoveredTurns, mode.tally.turnsExpectingTool))],
+    ['invalid tool input (calls)', ...modes.map((mode) => `${share(mode.tally.invalidInputCalls, mode.tally.toolCalls)} (${mode.tally.invalidInputCalls}/${mode.tally.toolCalls})`)],
     ['input tokens: uncached', ...tokens((usage) => usage.input_tokens)],
     ['input tokens: cache write 5m', ...tokens((usage) => usage.cache_write_5m_input_tokens)],
     ['input tokens: cache write 1h', ...tokens((usage) => usage.cache_write_1h_input_tokens)],
@@ -231,11 +280,11 @@ export function formatCostResult(result: CostExperimentResult): string {
     ['wall time of the mode', ...modes.map((mode) => `${(mode.wallMs / 1000).toFixed(1)} s`)],
   ];
   const lines = [
-    `model ${cached.model}, simulator profile ${result.profile}${result.profile === 'realistic' ? '' : result.profile === 'fast' ? ' (the realistic profile\'s pages at 10x its speed: the tokens are the realistic profile\'s)' : ' (small pages: not the realistic profile)'}, seed ${result.seed}, prices of ${PRICES_READ_ON}`,
+    `model ${cached.model}${result.scenario ? `, scenario ${result.scenario}` : ''}, phase changes ${cached.requests.length > 0 && result.targetRatio === COST_TARGET_RATIO_WITH_TOOL_CHANGES ? 'as system messages with tool changes (tools declared once)' : 'as a new tools tier per request'}, simulator profile ${result.profile}${result.profile === 'realistic' ? '' : result.profile === 'fast' ? ' (the realistic profile\'s pages at 10x its speed: the tokens are the realistic profile\'s)' : ' (small pages: not the realistic profile)'}, seed ${result.seed}, prices of ${PRICES_READ_ON}`,
     '',
     table(rows),
     '',
-    `input USD cached / uncached: ${percent(result.inputCostRatio)} (target at most ${percent(COST_TARGET_RATIO)}: ${result.targetMet ? 'met' : 'NOT met'})`,
+    `input USD cached / uncached: ${dollars(perBuild(cached.totals.inputMicroUsd, cached.builds))} / ${dollars(perBuild(uncached.totals.inputMicroUsd, uncached.builds))} per build = ${percent(result.inputCostRatio)} (target at most ${percent(result.targetRatio)}: ${result.targetMet ? 'met' : 'NOT met'})`,
     `total USD cached / uncached: ${percent(uncached.totals.totalMicroUsd === 0 ? null : cached.totals.totalMicroUsd / uncached.totals.totalMicroUsd)}`,
   ];
   const mismatched = modes.filter((mode) => mode.recordedMicroUsd !== mode.totals.totalMicroUsd);
@@ -285,7 +334,7 @@ function jsonOf(result: CostExperimentResult, withRequests: boolean): unknown {
     perBuild: { inputUsd: microUsdToUsd(perBuild(rest.totals.inputMicroUsd, rest.builds)), totalUsd: microUsdToUsd(perBuild(rest.totals.totalMicroUsd, rest.builds)) },
     ...(withRequests ? { requests } : {}),
   });
-  return { ...result, targetRatio: COST_TARGET_RATIO, uncached: mode(result.uncached), cached: mode(result.cached) };
+  return { ...result, uncached: mode(result.uncached), cached: mode(result.cached), strictOff: result.strictOff ? mode(result.strictOff) : null };
 }
 
 export async function runCostExperimentCommand(argv: string[]): Promise<number> {
@@ -293,13 +342,15 @@ export async function runCostExperimentCommand(argv: string[]): Promise<number> 
     args: argv,
     options: {
       builds: { type: 'string', default: '3' },
-      model: { type: 'string' },
+      model: { type: 'string', multiple: true },
       profile: { type: 'string', default: 'realistic' },
       seed: { type: 'string', default: '1' },
       concurrency: { type: 'string' },
       'timeout-s': { type: 'string', default: '900' },
       json: { type: 'boolean', default: false },
       requests: { type: 'boolean', default: false },
+      'phase-tool-changes': { type: 'string', default: 'true' },
+      scenario: { type: 'string' },
     },
   });
   const whole = (name: string, value: string | undefined, min: number, max: number) => {
@@ -308,21 +359,34 @@ export async function runCostExperimentCommand(argv: string[]): Promise<number> 
     return parsed;
   };
   const builds = whole('builds', values.builds, 1, 50);
+  if (values['phase-tool-changes'] !== 'true' && values['phase-tool-changes'] !== 'false') throw new Error('--phase-tool-changes must be true or false');
   if (!isTimingProfileName(values.profile!)) throw new Error('--profile must be realistic, fast or instant');
-  const result = await runCostExperiment({
-    builds,
-    ...(values.model ? { model: values.model } : {}),
-    profile: values.profile,
-    seed: whole('seed', values.seed, 0, 2 ** 31 - 1),
-    concurrency: values.concurrency === undefined ? builds : whole('concurrency', values.concurrency, 1, 50),
-    timeoutMs: whole('timeout-s', values['timeout-s'], 10, 3600) * 1000,
-    ...(process.env.REDIS_URL ? { redisUrl: process.env.REDIS_URL } : {}),
-    ...(process.env.BUILDFLEET_MODEL_PRICES ? { modelPrices: process.env.BUILDFLEET_MODEL_PRICES } : {}),
-    log: (line) => console.error(`[cost] ${line}`),
-  });
-  console.log(values.json ? JSON.stringify(jsonOf(result, values.requests), null, 2) : formatCostResult(result));
-  const allSucceeded = result.uncached.succeeded === result.uncached.builds && result.cached.succeeded === result.cached.builds;
-  // What the runs recorded must be what the provider billed: a difference is an accounting bug.
-  const recordedAsBilled = [result.uncached, result.cached].every((mode) => mode.recordedMicroUsd === mode.totals.totalMicroUsd);
-  return allSucceeded && result.targetMet && recordedAsBilled ? 0 : 1;
+  const models = modelListOption(values.model);
+  let exitCode = 0;
+  const results: unknown[] = [];
+  for (const model of models) {
+    const result = await runCostExperiment({
+      builds,
+      ...(model ? { model } : {}),
+      profile: values.profile,
+      seed: whole('seed', values.seed, 0, 2 ** 31 - 1),
+      concurrency: values.concurrency === undefined ? builds : whole('concurrency', values.concurrency, 1, 50),
+      timeoutMs: whole('timeout-s', values['timeout-s'], 10, 3600) * 1000,
+      ...(process.env.REDIS_URL ? { redisUrl: process.env.REDIS_URL } : {}),
+      ...(process.env.BUILDFLEET_MODEL_PRICES ? { modelPrices: process.env.BUILDFLEET_MODEL_PRICES } : {}),
+      ...(process.env.BUILDFLEET_MODEL_CAPABILITIES ? { modelCapabilities: process.env.BUILDFLEET_MODEL_CAPABILITIES } : {}),
+      phaseToolChanges: values['phase-tool-changes'] === 'true',
+      ...(values.scenario ? { scenario: values.scenario } : {}),
+      log: (line) => console.error(`[cost${model ? ` ${model}` : ''}] ${line}`),
+    });
+    if (values.json) results.push(jsonOf(result, values.requests));
+    else console.log(`${model === models[0] ? '' : '\n'}${formatCostResult(result)}`);
+    const modes = [result.uncached, result.cached, ...(result.strictOff ? [result.strictOff] : [])];
+    const allSucceeded = modes.every((mode) => mode.succeeded === mode.builds);
+    // What the runs recorded must be what the provider billed: a difference is an accounting bug.
+    const recordedAsBilled = modes.every((mode) => mode.recordedMicroUsd === mode.totals.totalMicroUsd);
+    if (!(allSucceeded && result.targetMet && recordedAsBilled)) exitCode = 1;
+  }
+  if (values.json) console.log(JSON.stringify(models.length === 1 ? results[0] : results, null, 2));
+  return exitCode;
 }

@@ -6,7 +6,18 @@
 // model calls the client abandoned, conversations paid for twice, turns and tokens by class.
 // Everything is read from the simulator's own request log (what the "provider" saw and billed)
 // and from the runs' records, not from the fleet's opinion of itself.
+// With --model (repeatable, or a comma list) it runs once per model and prints one table each,
+// with the runs' rates from their events (experiment-run-tally.ts) and the input USD as billed
+// against the same input tokens priced uncached. A model without manual thinking runs every build
+// without it (the thinking share needs `thinking.budget_tokens`).
 import { parseArgs } from 'node:util';
+import { lookupModelCapabilities } from '../domain/model-capabilities.js';
+import { lookupModelPrice } from '../domain/model-prices.js';
+import { costMicroUsd, microUsdToUsd } from '../domain/usage-cost.js';
+import { EMPTY_USAGE, totalInputTokens, usageFromApi, type UsageByClass } from '../domain/usage.js';
+import { modelListOption } from './model-list-option.js';
+import { percent } from './experiment-arm-tally.js';
+import { newRunTally, tallyRunEvents, type RunTally } from './experiment-run-tally.js';
 import { Redis } from 'ioredis';
 import { createKeySpace } from '../engine/keys.js';
 import { RunEngine } from '../engine/run-engine.js';
@@ -28,6 +39,8 @@ export interface ProductionExperimentOptions {
   toolWorkers: number;
   /** Time between two submissions: traffic arrives over time, so the episodes meet runs in every phase. */
   submitIntervalMs: number;
+  /** The runs' model; absent: the fleet's default. */
+  model?: string;
   log?: (line: string) => void;
 }
 
@@ -64,7 +77,13 @@ interface RunSummary {
 }
 
 export interface ProductionExperimentResult {
+  /** The runs' model (null: the fleet's default). */
+  model: string | null;
   runs: RunSummary[];
+  tally: RunTally;
+  /** Input cost of every answered call as billed, and of the same input tokens priced uncached. */
+  inputMicroUsd: number;
+  inputUncachedMicroUsd: number;
   succeeded: number;
   wallMsPerBuild: { median: number; max: number };
   modelCalls: number;
@@ -135,7 +154,8 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
     await simulator(simulatorUrl, 'DELETE', '/_sim/requests');
     store = new RunEngine(new Redis(fleet.redisUrl, { maxRetriesPerRequest: 3 }), createKeySpace(PREFIX));
     const client = new ApiClient(fleet.apiUrl, fleet.apiKey);
-    const thinkingRuns = Math.round(options.runs * options.thinkingShare);
+    const manualThinking = options.model === undefined || lookupModelCapabilities({ model: options.model, overrides: {} }).capabilities.thinking;
+    const thinkingRuns = manualThinking ? Math.round(options.runs * options.thinkingShare) : 0;
     const submitted: Array<{ id: string; thinking: boolean; at: number }> = [];
     const experimentStart = Date.now();
     // The episodes, scheduled from the first submission.
@@ -156,6 +176,7 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
       const thinking = index % 2 === 1 && submitted.filter((run) => run.thinking).length < thinkingRuns;
       const created = await client.request<{ id: string }>('POST', '/v1/runs', {
         prompt: `Build a landing page for Harbor Bakery number ${index + 1}, with an about page.`,
+        ...(options.model ? { model: options.model } : {}),
         ...(thinking ? { thinking: { budgetTokens: options.thinkingBudget } } : {}),
       });
       submitted.push({ id: created.id, thinking, at: Date.now() });
@@ -217,8 +238,18 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
       }
     }
     const tokens = { input: 0, cacheWrite: 0, cacheRead: 0, output: 0 };
+    let inputMicroUsd = 0;
+    let inputUncachedMicroUsd = 0;
     for (const call of calls) {
       if (!call.usage) continue;
+      if (options.model) {
+        // Priced per answer, as the fleet prices it (a banded price depends on the prompt's length).
+        const usage = usageFromApi(call.usage);
+        const { price } = lookupModelPrice({ model: options.model, overrides: {}, promptTokens: totalInputTokens(usage) });
+        const inputOnly: UsageByClass = { ...usage, output_tokens: 0 };
+        inputMicroUsd += costMicroUsd({ usage: inputOnly, price });
+        inputUncachedMicroUsd += costMicroUsd({ usage: { ...EMPTY_USAGE, input_tokens: totalInputTokens(usage) }, price });
+      }
       tokens.input += call.usage.input_tokens;
       tokens.output += call.usage.output_tokens;
       tokens.cacheWrite += call.usage.cache_creation_input_tokens ?? 0;
@@ -248,8 +279,14 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
     const answered = calls.filter((call) => call.status === 200 && !call.abandoned);
     const longest = answered.reduce<SimulatorRequestSummary | null>((best, call) => ((call.durationMs ?? 0) > (best?.durationMs ?? -1) ? call : best), null);
     const runs = [...finals.values()];
+    const tally = newRunTally();
+    for (const run of submitted) tallyRunEvents(tally, await store.getRun(run.id), await store.readEvents(run.id, '-', 10_000));
     return {
+      model: options.model ?? null,
       runs,
+      tally,
+      inputMicroUsd,
+      inputUncachedMicroUsd,
       succeeded: runs.filter((run) => run.status === 'succeeded').length,
       wallMsPerBuild: { median: median(runs.map((run) => run.wallMs)), max: Math.max(0, ...runs.map((run) => run.wallMs)) },
       modelCalls: calls.length,
@@ -286,12 +323,23 @@ export function formatProductionResult(result: ProductionExperimentResult): stri
     ['model calls abandoned by the client', String(result.abandoned)],
     ['conversations paid for twice', String(result.paidTwice)],
     [`calls received during a fleet-wide pause (±${IN_FLIGHT_GRACE_MS} ms)`, String(result.callsDuringBackoff)],
+    ['builds verified', `${result.tally.verifiedFinishes} / ${result.tally.runs}`],
     ['turns', String(result.turns)],
+    ['tool_use_rate / json_in_text_rate / recovery_rate', `${percent(result.tally.toolUseTurns, result.tally.turnsExpectingTool)} / ${percent(result.tally.jsonInTextTurns, result.tally.turnsExpectingTool)} / ${percent(result.tally.recoveredTurns, result.tally.turnsExpectingTool)}`],
+    ['invalid tool input (calls)', `${percent(result.tally.invalidInputCalls, result.tally.toolCalls)} (${result.tally.invalidInputCalls} / ${result.tally.toolCalls})`],
     ['tokens: input / cache write / cache read / output', `${result.tokens.input} / ${result.tokens.cacheWrite} / ${result.tokens.cacheRead} / ${result.tokens.output}`],
+    ...(result.model
+      ? ([
+          [
+            'input USD cached / same tokens uncached',
+            `$${microUsdToUsd(result.inputMicroUsd).toFixed(4)} / $${microUsdToUsd(result.inputUncachedMicroUsd).toFixed(4)} = ${percent(result.inputMicroUsd, result.inputUncachedMicroUsd)}`,
+          ],
+        ] as Array<[string, string]>)
+      : []),
     ['experiment wall time', seconds(result.durationMs)],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
-  return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n');
+  return [...(result.model ? [`model ${result.model}`] : []), ...rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`)].join('\n');
 }
 
 export async function runProductionExperimentCommand(argv: string[]): Promise<number> {
@@ -310,6 +358,7 @@ export async function runProductionExperimentCommand(argv: string[]): Promise<nu
       'tool-workers': { type: 'string', default: '2' },
       'submit-interval-s': { type: 'string', default: '3' },
       'timeout-s': { type: 'string', default: '900' },
+      model: { type: 'string', multiple: true },
     },
   });
   const number = (name: keyof typeof values) => {
@@ -317,21 +366,27 @@ export async function runProductionExperimentCommand(argv: string[]): Promise<nu
     if (!Number.isFinite(value) || value < 0) throw new Error(`--${name} must be a non-negative number`);
     return value;
   };
-  const result = await runProductionExperiment({
-    runs: number('runs'),
-    profile: String(values.profile),
-    thinkingShare: number('thinking-share'),
-    thinkingBudget: number('thinking-budget'),
-    overloadAfterMs: number('overload-after-s') * 1000,
-    overloadMs: number('overload-s') * 1000,
-    rateLimitAfterMs: number('rate-limit-after-s') * 1000,
-    rateLimitMs: number('rate-limit-s') * 1000,
-    modelWorkers: number('model-workers'),
-    toolWorkers: number('tool-workers'),
-    submitIntervalMs: number('submit-interval-s') * 1000,
-    timeoutMs: number('timeout-s') * 1000,
-    log: (line) => console.error(`[production] ${line}`),
-  });
-  console.log(formatProductionResult(result));
-  return result.succeeded === result.runs.length && result.abandoned === 0 && result.paidTwice === 0 ? 0 : 1;
+  const models = modelListOption(values.model);
+  let exitCode = 0;
+  for (const model of models) {
+    const result = await runProductionExperiment({
+      ...(model ? { model } : {}),
+      runs: number('runs'),
+      profile: String(values.profile),
+      thinkingShare: number('thinking-share'),
+      thinkingBudget: number('thinking-budget'),
+      overloadAfterMs: number('overload-after-s') * 1000,
+      overloadMs: number('overload-s') * 1000,
+      rateLimitAfterMs: number('rate-limit-after-s') * 1000,
+      rateLimitMs: number('rate-limit-s') * 1000,
+      modelWorkers: number('model-workers'),
+      toolWorkers: number('tool-workers'),
+      submitIntervalMs: number('submit-interval-s') * 1000,
+      timeoutMs: number('timeout-s') * 1000,
+      log: (line) => console.error(`[production${model ? ` ${model}` : ''}] ${line}`),
+    });
+    console.log(`${model === models[0] ? '' : '\n'}${formatProductionResult(result)}`);
+    if (!(result.succeeded === result.runs.length && result.abandoned === 0 && result.paidTwice === 0)) exitCode = 1;
+  }
+  return exitCode;
 }

@@ -42,4 +42,32 @@ describe('experiment cost', () => {
     expect(printed).toContain('input USD cached / uncached');
     expect(printed).toContain('prefix change building → verifying');
   });
+
+  it('on a model with tool changes the phase changes keep the prefix, and strict tools are measured on and off', { timeout: 180_000 }, async () => {
+    const result = await runCostExperiment({
+      builds: 1,
+      model: 'claude-sonnet-5-5',
+      profile: 'instant',
+      seed: 1,
+      concurrency: 1,
+      timeoutMs: 60_000,
+      redisUrl: testRedisUrl(),
+      prefix: uniquePrefix('cost-experiment-55'),
+    });
+    expect(result.targetRatio).toBe(0.25);
+    expect(result.strictOff).not.toBeNull();
+    for (const mode of [result.uncached, result.cached, result.strictOff!]) {
+      expect(mode.succeeded, mode.mode).toBe(1);
+      expect(mode.tally.verifiedFinishes, mode.mode).toBe(1);
+      expect(mode.tally.toolCalls, mode.mode).toBeGreaterThan(5);
+      expect(mode.recordedMicroUsd, mode.mode).toBe(mode.totals.totalMicroUsd);
+    }
+    // Tools and system never change: no request after the first is a prefix change but the one
+    // where tool_choice leaves the forced plan.
+    expect(result.cached.breakdown.filter((row) => row.kind === 'prefix-change').map((row) => row.label)).not.toContain('prefix change building → verifying');
+    expect(result.cached.missedRequests).toBe(0);
+    const printed = formatCostResult(result);
+    expect(printed).toContain('caching on, strict off');
+    expect(printed).toContain('invalid tool input (calls)');
+  });
 });

@@ -10,7 +10,10 @@ import { startInProcessFleet, type InProcessFleet } from '../support/in-process-
 let harness: InProcessFleet;
 
 beforeAll(async () => {
-  harness = await startInProcessFleet({ label: 'build' });
+  // Strict tools off: with strict tool use a model's calls are native by construction (the
+  // simulator never writes a strict tool's call as text), and this file's text-call tests need
+  // the calls written as text that models without strict tools (and open models) still write.
+  harness = await startInProcessFleet({ label: 'build', env: { BUILDFLEET_STRICT_TOOLS: 'false' } });
 });
 afterAll(async () => {
   await harness?.close();

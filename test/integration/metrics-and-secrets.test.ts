@@ -24,7 +24,9 @@ beforeAll(async () => {
   });
   harness = await startInProcessFleet({
     label: 'metrics',
-    env: { BUILDFLEET_RETRY_BASE_MS: '20' },
+    // Strict tools off: the text_tool_calls scenario below must write its calls as text, which
+    // the simulator never does for a strict tool.
+    env: { BUILDFLEET_RETRY_BASE_MS: '20', BUILDFLEET_STRICT_TOOLS: 'false' },
     metrics: new FleetMetrics({ role: 'test', defaultMetrics: false }),
     logger: createLogger({ level: 'debug', role: 'test', destination: destination as unknown as pino.DestinationStream }),
   });
