@@ -32,8 +32,14 @@ function conform({ schema, candidate, fits }: { schema: unknown; candidate: unkn
       }
       return result;
     }
-    case 'array':
-      return [];
+    case 'array': {
+      // A strict schema may keep `minItems` (0 or 1, build-with-claude/structured-outputs "JSON
+      // Schema limitations"): the input has that many items, each a value of `items`.
+      const minItems = typeof schema.minItems === 'number' ? schema.minItems : 0;
+      const kept = Array.isArray(candidate) ? candidate.filter((item) => fits(item, schema.items ?? {})) : [];
+      while (kept.length < minItems) kept.push(conform({ schema: schema.items, candidate: undefined, fits }));
+      return kept;
+    }
     case 'string':
       return 'x'.repeat(typeof schema.minLength === 'number' ? schema.minLength : 0);
     case 'integer':

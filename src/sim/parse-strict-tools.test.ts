@@ -80,6 +80,13 @@ describe('a strict tool’s input always matches its schema', () => {
     const strict = todoCall(await send([todoWrite(true), finishTurn], scenario));
     expect(validTodoInput(strict?.input)).toBe(true);
     expect(strict?.input).not.toHaveProperty(INVENTED_TOOL_FIELD);
+
+    // A schema that keeps minItems (structured outputs allow 0 and 1) gets as many items, each valid.
+    const atLeastOne = { ...TODO_SCHEMA, properties: { todos: { ...TODO_SCHEMA.properties.todos, minItems: 1 } } };
+    const strictAtLeastOne = todoCall(await send([{ ...todoWrite(true), input_schema: atLeastOne }, finishTurn], scenario));
+    const todos = (strictAtLeastOne?.input as { todos?: Array<{ id?: unknown; title?: unknown }> } | undefined)?.todos ?? [];
+    expect(todos.length).toBeGreaterThanOrEqual(1);
+    expect(todos.every((todo) => typeof todo.id === 'string' && typeof todo.title === 'string')).toBe(true);
   });
 
   it('a strict tool’s call is never written as text, whatever the drift setting', async () => {
