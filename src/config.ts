@@ -6,6 +6,7 @@ import { parseToolOutputModes } from './domain/tool-output-modes.js';
 import { parseModelCapabilityOverrides } from './domain/model-capabilities.js';
 import { parseModelPriceOverrides } from './domain/model-prices.js';
 import { resolveRunModelSettings } from './domain/resolve-run-model-settings.js';
+import { DEFAULT_MODEL } from './domain/model-catalog.js';
 import { tenantPolicyOverridesSchema, type TenantPolicyDefaults } from './domain/tenant-policy.js';
 import { isUnspecifiedHost, listenerBaseUrl } from './domain/listener-base-url.js';
 import { IMPLICIT_PROVIDER, parseProviderDeclarations, providerNameSchema } from './domain/provider-declarations.js';
@@ -80,7 +81,7 @@ export const configSchema = z.object({
   // docker compose and the k8s simulator overlay always name the simulator, yet call Claude as
   // soon as a key is supplied.
   BUILDFLEET_SIMULATOR_URL: z.string().url().optional(),
-  BUILDFLEET_MODEL: z.string().min(1).default('claude-sonnet-4-6'),
+  BUILDFLEET_MODEL: z.string().min(1).default(DEFAULT_MODEL),
   /** The model providers besides the implicit `anthropic` (docs/providers.md): JSON, provider
    * name → {kind: anthropic | bedrock | vertex | openai_compatible, ...that kind's options}. Each
    * kind's options are checked against that kind's schema (src/providers/provider-settings.ts,

@@ -5,11 +5,14 @@
 import { describe, expect, it } from 'vitest';
 import { formatCostResult, runCostExperiment } from '../../src/cli/experiment-cost.js';
 import { testRedisUrl, uniquePrefix } from '../support/redis.js';
+import { SUITE_MODEL } from '../support/suite-model.js';
 
 describe('experiment cost', () => {
   it('runs the same build uncached then cached: the cached one reads the cache and pays less input', { timeout: 120_000 }, async () => {
+    // A model whose phase changes send a new tier (the next test measures the current generation's layout).
     const result = await runCostExperiment({
       builds: 1,
+      model: SUITE_MODEL,
       profile: 'instant',
       seed: 1,
       concurrency: 1,

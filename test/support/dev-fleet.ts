@@ -1,5 +1,6 @@
 // A dev fleet of separate processes for an e2e test file: its own key prefix on the suite's
 // Redis, started before the file's tests and stopped (keys removed) after them.
+import { SUITE_MODEL } from './suite-model.js';
 import { afterAll, beforeAll } from 'vitest';
 import { startDevFleet, type DevFleet } from '../../src/cli/dev-fleet.js';
 import { connectTestRedis, deletePrefix, testRedisEnv, uniquePrefix } from './redis.js';
@@ -15,7 +16,7 @@ export function useDevFleet(options: { label: string; modelWorkers: number; tool
   beforeAll(async () => {
     fleet = await startDevFleet({
       // LOG_LEVEL info: the fleet waits for each worker's "worker started" log line.
-      env: { ...testRedisEnv(), BUILDFLEET_PREFIX: prefix, LOG_LEVEL: 'info', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', ...options.env },
+      env: { ...testRedisEnv(), BUILDFLEET_MODEL: SUITE_MODEL, BUILDFLEET_PREFIX: prefix, LOG_LEVEL: 'info', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '', ...options.env },
       modelWorkers: options.modelWorkers,
       toolWorkers: options.toolWorkers,
       writeStateFile: false,

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from 'bullmq';
 import { loadConfig, type Config } from '../../src/config.js';
+import { SUITE_MODEL } from './suite-model.js';
 import { startFaultyUpstream, type FaultyUpstream, type FaultyUpstreamOptions } from '../../src/dev/faulty-upstream.js';
 import { createFleetContext, type FleetContext } from '../../src/fleet/fleet-context.js';
 import { jobIds, toolJobSchema } from '../../src/jobs/job-catalog.js';
@@ -59,6 +60,7 @@ export async function startToolOutputFleet(options: {
   // A site store of its own (deploy writes there), removed on close.
   const sitesDir = await mkdtemp(join(tmpdir(), 'bf-sites-tool-output-'));
   const config = loadConfig({
+    BUILDFLEET_MODEL: SUITE_MODEL,
     BUILDFLEET_SITES_DIR: sitesDir,
     ...testRedisEnv(),
     BUILDFLEET_PREFIX: uniquePrefix(options.label),

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { deletePrefix, testRedisEnv, uniquePrefix } from '../../../test/support/redis.js';
+import { SUITE_MODEL } from '../../../test/support/suite-model.js';
 import type { ApiKeyScope } from '../../auth/api-key-scopes.js';
 import { ApiKeyStore } from '../../auth/api-key-store.js';
 import { loadConfig } from '../../config.js';
@@ -55,6 +56,8 @@ export async function createApiTestHarness({
   // A site store of its own, removed on close (a test's environment may name another).
   const sitesDir = await mkdtemp(join(tmpdir(), 'bf-sites-api-'));
   const config = loadConfig({
+    // The API tests assert the responses of the suite's model unless they name one.
+    BUILDFLEET_MODEL: SUITE_MODEL,
     BUILDFLEET_SITES_DIR: sitesDir,
     ...testRedisEnv(),
     BUILDFLEET_PREFIX: prefix,
