@@ -9,44 +9,40 @@
 // test/integration/capability-table-matches-simulator.test.ts holds this table to the simulator's
 // own, independently written catalog (src/sim/model-catalog.ts), so a wrong entry fails a test.
 import { parseJsonSetting } from './parse-json-setting.js';
-import type { Tokenizer } from './estimate-text-tokens.js';
 import { z } from 'zod';
-import { EFFORT_LEVELS, MODEL_RECORDS, type EffortLevel, type ModelLifecycle, type ModelRecord, type ThinkingDisplay, type ThinkingOff } from './model-catalog.js';
+import { EFFORT_LEVELS, MODEL_RECORDS, type EffortLevel, type ModelLifecycle, type ModelRecord } from './model-catalog.js';
 import { providerCapabilityFacts, providerLifecycle, type ProviderModelDescription } from './provider-model-description.js';
 
-export interface ModelCapabilities {
+/** The catalog's facts the turn protocol reads, as model-catalog.ts documents each. */
+const PROTOCOL_FACTS = [
+  'maxOutputTokens',
+  'contextWindowTokens',
+  'adaptiveThinking',
+  'thinksByDefault',
+  'thinkingOff',
+  'thinkingDisplays',
+  'defaultThinkingDisplay',
+  'progressUpdates',
+  'effortLevels',
+  'defaultEffort',
+  'forcedToolChoice',
+  'assistantPrefill',
+  'midConversationSystemMessages',
+  'midConversationToolChanges',
+  'strictTools',
+  'minimumCacheableTokens',
+  'tokenizer',
+  'rateLimitClass',
+] as const satisfies ReadonlyArray<keyof ModelRecord>;
+
+export type ModelCapabilities = Pick<ModelRecord, (typeof PROTOCOL_FACTS)[number]> & {
   /** max_tokens of a call when nothing raised it. */
   defaultMaxTokens: number;
-  /** The model's largest output ("Max output"): max_tokens is never raised above it. */
-  maxOutputTokens: number;
-  contextWindowTokens: number;
-  /** Accepts manual thinking, `thinking: {type: 'enabled', budget_tokens}`. */
+  /** Accepts manual thinking, `thinking: {type: 'enabled', budget_tokens}` (the record's `manualThinking`). */
   thinking: boolean;
   /** Thinking budget of runs that do not choose one; null = such runs do not use a manual budget. */
   defaultThinkingBudgetTokens: number | null;
-  /** Accepts `thinking: {type: 'adaptive'}`. */
-  adaptiveThinking: boolean;
-  /** Thinks when a request leaves `thinking` out. */
-  thinksByDefault: boolean;
-  /** How a run that does not think says so on this model. */
-  thinkingOff: ThinkingOff;
-  thinkingDisplays: readonly ThinkingDisplay[];
-  defaultThinkingDisplay: 'summarized' | 'omitted' | null;
-  /** Text between tool calls comes back as progress-update thinking blocks. */
-  progressUpdates: boolean;
-  effortLevels: readonly EffortLevel[];
-  defaultEffort: EffortLevel | null;
-  /** Accepts tool_choice `any` / `tool`. */
-  forcedToolChoice: boolean;
-  /** A request may end with an assistant message (pause_turn's continuation sent back as it came). */
-  assistantPrefill: boolean;
-  midConversationSystemMessages: boolean;
-  midConversationToolChanges: boolean;
-  strictTools: boolean;
-  minimumCacheableTokens: number;
-  tokenizer: Tokenizer;
-  rateLimitClass: string;
-}
+};
 
 /** The API's smallest thinking budget (docs build-with-claude/extended-thinking: "The minimum
  * budget is 1,024 tokens"). */
@@ -62,28 +58,12 @@ export const FALLBACK_THINKING_BUDGET_TOKENS = 4096;
 const DEFAULT_MAX_TOKENS = 16_384;
 
 function capabilitiesOf(record: ModelRecord): ModelCapabilities {
+  const facts = Object.fromEntries(PROTOCOL_FACTS.map((fact) => [fact, record[fact]])) as Pick<ModelRecord, (typeof PROTOCOL_FACTS)[number]>;
   return Object.freeze({
+    ...facts,
     defaultMaxTokens: Math.min(DEFAULT_MAX_TOKENS, record.maxOutputTokens),
-    maxOutputTokens: record.maxOutputTokens,
-    contextWindowTokens: record.contextWindowTokens,
     thinking: record.manualThinking,
     defaultThinkingBudgetTokens: null,
-    adaptiveThinking: record.adaptiveThinking,
-    thinksByDefault: record.thinksByDefault,
-    thinkingOff: record.thinkingOff,
-    thinkingDisplays: record.thinkingDisplays,
-    defaultThinkingDisplay: record.defaultThinkingDisplay,
-    progressUpdates: record.progressUpdates,
-    effortLevels: record.effortLevels,
-    defaultEffort: record.defaultEffort,
-    forcedToolChoice: record.forcedToolChoice,
-    assistantPrefill: record.assistantPrefill,
-    midConversationSystemMessages: record.midConversationSystemMessages,
-    midConversationToolChanges: record.midConversationToolChanges,
-    strictTools: record.strictTools,
-    minimumCacheableTokens: record.minimumCacheableTokens,
-    tokenizer: record.tokenizer,
-    rateLimitClass: record.rateLimitClass,
   });
 }
 

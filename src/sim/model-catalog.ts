@@ -164,10 +164,8 @@ export interface ModelDescription {
   cacheReadsCountTowardInputLimit: boolean;
 }
 
-type ModelFacts = Omit<
-  ModelDescription,
-  | 'names'
-  | 'cacheReadsCountTowardInputLimit'
+/** The facts `model()` defaults (to the older generations' values) when an entry leaves them out. */
+type DefaultedFact =
   | 'refusesMaxTokensBeyondContextWindow'
   | 'keepsThinkingOfEarlierTurns'
   | 'deprecatedOn'
@@ -180,26 +178,10 @@ type ModelFacts = Omit<
   | 'prefixBoundThinking'
   | 'thinkingReadableBy'
   | 'unreadableThinkingOf'
-  | 'refusesPrefill'
-> &
-  Partial<
-    Pick<
-      ModelDescription,
-      | 'refusesMaxTokensBeyondContextWindow'
-      | 'keepsThinkingOfEarlierTurns'
-      | 'deprecatedOn'
-      | 'retiresOn'
-      | 'updatesDisplay'
-      | 'progressUpdates'
-      | 'midConversationSystemMessages'
-      | 'midConversationToolChanges'
-      | 'refusesSampling'
-      | 'prefixBoundThinking'
-      | 'thinkingReadableBy'
-      | 'unreadableThinkingOf'
-      | 'refusesPrefill'
-    >
-  > & { aliases?: readonly string[] };
+  | 'refusesPrefill';
+
+type ModelFacts = Omit<ModelDescription, 'names' | 'cacheReadsCountTowardInputLimit' | DefaultedFact> &
+  Partial<Pick<ModelDescription, DefaultedFact>> & { aliases?: readonly string[] };
 
 function model(facts: ModelFacts): ModelDescription {
   const { aliases = [], ...rest } = facts;
