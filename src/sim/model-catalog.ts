@@ -150,9 +150,6 @@ export interface ModelDescription {
   refusesPrefill: boolean;
   /** Tokens per character relative to the older tokenizer: 1.3 on the newer one. */
   tokenizer: 'classic' | 'newer';
-  /** Answers 400 when the prompt's tokens plus max_tokens exceed the context window (Claude 3.7
-   * Sonnet and the Claude 4 models before 4.5); every other model accepts such a request. */
-  refusesMaxTokensBeyondContextWindow: boolean;
   /** Prompt prefixes shorter than this are processed without caching (no error). */
   minimumCacheableTokens: number;
   /** Thinking blocks of turns before the current one stay in context; false: they are stripped
@@ -166,7 +163,6 @@ export interface ModelDescription {
 
 /** The facts `model()` defaults (to the older generations' values) when an entry leaves them out. */
 type DefaultedFact =
-  | 'refusesMaxTokensBeyondContextWindow'
   | 'keepsThinkingOfEarlierTurns'
   | 'deprecatedOn'
   | 'retiresOn'
@@ -186,7 +182,6 @@ type ModelFacts = Omit<ModelDescription, 'names' | 'cacheReadsCountTowardInputLi
 function model(facts: ModelFacts): ModelDescription {
   const { aliases = [], ...rest } = facts;
   return {
-    refusesMaxTokensBeyondContextWindow: false,
     keepsThinkingOfEarlierTurns: true,
     deprecatedOn: null,
     retiresOn: null,
@@ -234,6 +229,28 @@ const FABLE_GENERATION_READERS: Readonly<Record<string, readonly string[]>> = {
 };
 /** Earlier Fable / Mythos models, whose blocks neither Sonnet 5.5 nor Opus 5.5 reads. */
 const EARLIER_FABLE_GENERATION = ['claude-fable-5', 'claude-mythos-5', 'claude-mythos-preview'] as const;
+
+/** Claude Sonnet 4.6, and the pattern of the simulator's own `claude-sim`. */
+const SONNET_4_6: ModelFacts = {
+  id: 'claude-sonnet-4-6',
+  displayName: 'Claude Sonnet 4.6',
+  line: 'sonnet',
+  releasedOn: '2026-02-17',
+  lifecycle: 'active',
+  maxOutputTokens: 128_000,
+  contextWindowTokens: 1_000_000,
+  thinkingTypes: MANUAL_AND_ADAPTIVE,
+  thinkingWhenOmitted: 'off',
+  disabling: 'accepted',
+  defaultDisplay: 'summarized',
+  effortLevels: EFFORTS_TO_MAX,
+  defaultEffort: 'high',
+  forcedToolChoice: 'allowed',
+  strictTools: true,
+  tokenizer: 'classic',
+  minimumCacheableTokens: 1024,
+  rateLimitClass: 'claude-sonnet-4',
+};
 
 const CATALOG: readonly ModelDescription[] = [
   // Fable and Mythos 5.x: thinking always on (adaptive only), forced tool use refused from 5.1.
@@ -480,26 +497,7 @@ const CATALOG: readonly ModelDescription[] = [
     minimumCacheableTokens: 4096,
     rateLimitClass: 'claude-opus-4',
   }),
-  model({
-    id: 'claude-sonnet-4-6',
-    displayName: 'Claude Sonnet 4.6',
-    line: 'sonnet',
-    releasedOn: '2026-02-17',
-    lifecycle: 'active',
-    maxOutputTokens: 128_000,
-    contextWindowTokens: 1_000_000,
-    thinkingTypes: MANUAL_AND_ADAPTIVE,
-    thinkingWhenOmitted: 'off',
-    disabling: 'accepted',
-    defaultDisplay: 'summarized',
-    effortLevels: EFFORTS_TO_MAX,
-    defaultEffort: 'high',
-    forcedToolChoice: 'allowed',
-    strictTools: true,
-    tokenizer: 'classic',
-    minimumCacheableTokens: 1024,
-    rateLimitClass: 'claude-sonnet-4',
-  }),
+  model(SONNET_4_6),
   model({
     id: 'claude-opus-4-5-20251101',
     aliases: ['claude-opus-4-5'],
@@ -591,7 +589,6 @@ const CATALOG: readonly ModelDescription[] = [
       deprecatedOn,
       retiresOn,
       keepsThinkingOfEarlierTurns: false,
-      refusesMaxTokensBeyondContextWindow: true,
       maxOutputTokens,
       contextWindowTokens: 200_000,
       thinkingTypes: line === 'haiku' ? NO_THINKING : MANUAL,
@@ -607,27 +604,9 @@ const CATALOG: readonly ModelDescription[] = [
       rateLimitClass,
     }),
   ),
-  // The simulator's own name: a current thinking model with generous limits that allows every form.
-  model({
-    id: 'claude-sim',
-    displayName: 'Claude (simulated)',
-    line: null,
-    releasedOn: '2026-01-01',
-    lifecycle: 'active',
-    maxOutputTokens: 128_000,
-    contextWindowTokens: 1_000_000,
-    thinkingTypes: MANUAL_AND_ADAPTIVE,
-    thinkingWhenOmitted: 'off',
-    disabling: 'accepted',
-    defaultDisplay: 'summarized',
-    effortLevels: EFFORTS_TO_MAX,
-    defaultEffort: 'high',
-    forcedToolChoice: 'allowed',
-    strictTools: true,
-    tokenizer: 'classic',
-    minimumCacheableTokens: 1024,
-    rateLimitClass: 'claude-sim',
-  }),
+  // The simulator's own name: Claude Sonnet 4.6's rules (both thinking forms, forced tool_choice,
+  // prefill) under a rate-limit class of its own.
+  model({ ...SONNET_4_6, id: 'claude-sim', displayName: 'Claude (simulated)', line: null, releasedOn: '2026-01-01', rateLimitClass: 'claude-sim' }),
 ];
 
 const BY_NAME: ReadonlyMap<string, ModelDescription> = new Map(CATALOG.flatMap((description) => description.names.map((name) => [name, description] as const)));

@@ -185,19 +185,10 @@ function parseBody({
   if (promptTokens > modelDescription.contextWindowTokens) {
     reject(`prompt is too long: ${promptTokens} tokens > ${modelDescription.contextWindowTokens} maximum`);
   }
-  // Claude 3.7 Sonnet and the Claude 4 models before 4.5 hold prompt + max_tokens (thinking budget
-  // included) to the context window (docs build-with-claude/extended-thinking, "Max tokens and
-  // context window size": "On earlier models, the API returns a validation error instead"); newer
-  // ones accept the request and stop with model_context_window_exceeded if generation reaches the
-  // window (docs build-with-claude/handling-stop-reasons). The real wording, from live answers
-  // (continuedev/continue#6080, anthropics/claude-code#228): "input length and `max_tokens` exceed
-  // context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again".
-  if (!countingTokens && modelDescription.refusesMaxTokensBeyondContextWindow && promptTokens + maxTokens > modelDescription.contextWindowTokens) {
-    reject(
-      `input length and \`max_tokens\` exceed context limit: ${promptTokens} + ${maxTokens} > ${modelDescription.contextWindowTokens}, ` +
-        'decrease input length or `max_tokens` and try again',
-    );
-  }
+  // prompt + max_tokens beyond the window is accepted on every model still served: "On Claude 4.5
+  // models and newer … the API accepts the request" and stops with model_context_window_exceeded
+  // (build-with-claude/extended-thinking, "Max tokens and context window size"); the models that
+  // answered 400 instead (Claude 3.7 Sonnet, the Claude 4 models before 4.5) are retired.
 
   return {
     model: body.model,
