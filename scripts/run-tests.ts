@@ -10,25 +10,58 @@ import { join } from 'node:path';
 import { startPrivateRedis, type PrivateRedis } from '../src/dev/private-redis.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../src/dev/private-postgres.js';
 import { startLocalRedisCluster, type LocalRedisCluster } from '../src/dev/local-redis-cluster.js';
+import { imageNodeMajor, registryNodeBinary } from './image-node.js';
 
 // A few seconds; before Redis starts, so a layer violation is the first thing on screen.
 const dependencyCheck = spawnSync(process.execPath, ['scripts/check-dependencies.mjs'], { stdio: 'inherit' });
 const dependenciesPass = dependencyCheck.status === 0;
 
+/** A check that runs beside the tests (its own process), printed once they are done. */
+interface BesideCheck {
+  label: string;
+  mend: string;
+  result: Promise<{ passed: boolean; output: string }>;
+}
+
+function besideCheck(label: string, mend: string, args: string[]): BesideCheck {
+  const result = new Promise<{ passed: boolean; output: string }>((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', (error) => resolve({ passed: false, output: `${output}[${label}] did not start: ${error.message}\n` }));
+    child.on('close', (status) => resolve({ passed: status === 0, output }));
+  });
+  return { label, mend, result };
+}
+
+/** Whole-suite runs (`npm test` with no arguments) get every check; `=1` asks for one in a
+ * targeted run, `=0` skips it. */
+function wanted(variable: string): boolean {
+  return process.env[variable] === '1' || (process.env[variable] !== '0' && process.argv.length <= 2);
+}
+
+const besideChecks: BesideCheck[] = [];
 // The committed lock file under npm 10 and 11 (scripts/check-lock-file.mjs), as the image's
-// `npm ci` reads it: for the whole suite (targeted runs skip it unless BUILDFLEET_TEST_LOCK_CHECK=1;
-// =0 skips it). It fetches each npm major through npx, so it runs beside the tests, not before them.
-const lockCheckWanted = process.env.BUILDFLEET_TEST_LOCK_CHECK === '1' || (process.env.BUILDFLEET_TEST_LOCK_CHECK !== '0' && process.argv.length <= 2);
-const lockCheck: Promise<{ passed: boolean; output: string }> | null = lockCheckWanted
-  ? new Promise((resolve) => {
-      const child = spawn(process.execPath, ['scripts/check-lock-file.mjs'], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.on('error', (error) => resolve({ passed: false, output: `${output}[lock] the lock check did not start: ${error.message}\n` }));
-      child.on('close', (status) => resolve({ passed: status === 0, output }));
-    })
-  : null;
+// `npm ci` reads it. It fetches each npm major through npx (cached after the first run).
+if (wanted('BUILDFLEET_TEST_LOCK_CHECK')) besideChecks.push(besideCheck('the lock-file check', 'node scripts/check-lock-file.mjs', ['scripts/check-lock-file.mjs']));
+// The type check of everything tsconfig.json includes: src, workers, and the tests, benchmarks and
+// scripts that the build (tsconfig.build.json) leaves out, so nothing else ever type-checks them.
+if (wanted('BUILDFLEET_TEST_TYPECHECK')) besideChecks.push(besideCheck('the type check', 'npm run typecheck', ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']));
+
+// The image's runtime (issue #31): after the passes on this machine's Node.js, the whole suite
+// runs again on the Node.js major the Dockerfile's NODE_IMAGE names (scripts/image-node.mjs),
+// fetched from the npm registry, unless this Node.js already is that major.
+// BUILDFLEET_TEST_IMAGE_NODE_PASS=0 skips it; =1 runs a targeted run's tests on it too.
+const imageNodeMajorNumber = ((): number | null => {
+  try {
+    return imageNodeMajor();
+  } catch (error) {
+    console.error(`[test] no pass on the image's Node.js: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+})();
+const imageNodePass = imageNodeMajorNumber !== null && Number(process.versions.node.split('.')[0]) !== imageNodeMajorNumber && wanted('BUILDFLEET_TEST_IMAGE_NODE_PASS');
 
 let redis: PrivateRedis | null = null;
 const dataDir = mkdtempSync(join(tmpdir(), 'buildfleet-test-redis-'));
@@ -134,9 +167,9 @@ const reportDir = mkdtempSync(join(tmpdir(), 'buildfleet-test-report-'));
 const summaries: string[] = [];
 let reportCount = 0;
 
-function runVitest(label: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+function runVitest(label: string, args: string[], env: NodeJS.ProcessEnv, node = process.execPath): Promise<number> {
   const reportPath = join(reportDir, `${(reportCount += 1)}.json`);
-  const vitest = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reportPath}`, ...args], { stdio: 'inherit', env });
+  const vitest = spawn(node, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${reportPath}`, ...args], { stdio: 'inherit', env });
   const forward = (signal: NodeJS.Signals) => vitest.kill(signal);
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
@@ -169,6 +202,20 @@ try {
       const clusterCode = await runVitest('the Redis Cluster pass', [...CLUSTER_PASS_PATHS, ...CLUSTER_PASS_EXCLUDES.flatMap((path) => ['--exclude', path])], { ...process.env, BUILDFLEET_REDIS_CLUSTER_NODES: cluster.seeds });
       code = code !== 0 ? code : clusterCode;
     }
+    if (imageNodePass) {
+      let imageNode: { path: string; version: string } | null = null;
+      try {
+        imageNode = registryNodeBinary(imageNodeMajorNumber!);
+      } catch (error) {
+        summaries.push(`[test] the pass on the image's Node.js ${imageNodeMajorNumber}: FAILED, no binary from the npm registry (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+        code = code !== 0 ? code : 1;
+      }
+      if (imageNode) {
+        console.log(`[test] the tests again, on the image's Node.js ${imageNode.version} (${imageNode.path})`);
+        const imageNodeCode = await runVitest(`the ${process.argv.length <= 2 ? 'whole suite' : 'tests'} on Node.js ${imageNode.version}, the image's`, process.argv.slice(2), process.env, imageNode.path);
+        code = code !== 0 ? code : imageNodeCode;
+      }
+    }
   }
 } finally {
   cluster ??= await clusterStart?.catch(() => null) ?? null;
@@ -177,10 +224,13 @@ try {
   rmSync(clusterDir, { recursive: true, force: true });
   rmSync(reportDir, { recursive: true, force: true });
 }
-const lock = await lockCheck;
-if (lock) process.stdout.write(lock.output);
+const checkResults = await Promise.all(besideChecks.map(async (check) => ({ check, ...(await check.result) })));
+for (const { output } of checkResults) process.stdout.write(output);
 for (const line of summaries) (line.includes('FAILED') || line.startsWith('  ') ? console.error : console.log)(line);
 if (!dependenciesPass) console.error('[test] the dependency check failed (printed before the tests): npm run depcheck');
-if (lock && !lock.passed) console.error('[test] the lock-file check failed (printed above): node scripts/check-lock-file.mjs');
-const checksPass = dependenciesPass && (lock?.passed ?? true);
+for (const { check, passed } of checkResults) {
+  if (passed) console.log(`[test] ${check.label}: passed`);
+  else console.error(`[test] ${check.label} FAILED (printed above): ${check.mend}`);
+}
+const checksPass = dependenciesPass && checkResults.every((result) => result.passed);
 process.exit(code !== 0 ? code : checksPass ? 0 : 1);
