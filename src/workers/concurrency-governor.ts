@@ -15,7 +15,7 @@
 // sees. BullMQ reads
 // `worker.concurrency` before every fetch (Worker.mainLoop), so a cut takes effect as running
 // jobs finish — nothing running is interrupted.
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 export interface GovernedWorker {
   concurrency: number;
@@ -54,7 +54,7 @@ export function nextConcurrency(input: { current: number; ceiling: number; floor
 }
 
 export class ConcurrencyGovernor {
-  private histogram: IntervalHistogram | null = null;
+  private histogram: ReturnType<typeof monitorEventLoopDelay> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private worker: GovernedWorker | null = null;
   private active = 0;

@@ -147,7 +147,8 @@ function headersFor(random: FuzzRandom, target: FuzzTarget, hasBody: boolean): O
   else if (auth === 7) headers.authorization = random.pick(['Bearer', 'Basic eDp5', `Bearer ${'a'.repeat(5_000)}`, 'Bearer bf_' + 'x'.repeat(43), `Bearer ${target.keys.admin} extra`]);
   // Duplicate Authorization headers (Node keeps the first).
   else if (auth === 8) (headers as Record<string, string[]>).authorization = [`Bearer ${target.keys.reader}`, `Bearer ${target.keys.admin}`];
-  if (hasBody || random.chance(0.2)) headers['content-type'] = random.chance(0.1) ? [random.pick(CONTENT_TYPES), random.pick(CONTENT_TYPES)] : random.pick(CONTENT_TYPES);
+  // Duplicate Content-Type headers now and then (an array, as Node sends repeated headers).
+  if (hasBody || random.chance(0.2)) (headers as Record<string, string | string[]>)['content-type'] = random.chance(0.1) ? [random.pick(CONTENT_TYPES), random.pick(CONTENT_TYPES)] : random.pick(CONTENT_TYPES);
   if (random.chance(0.3)) headers.accept = random.pick(ACCEPTS);
   if (random.chance(0.2)) headers['idempotency-key'] = random.chance(0.5) ? `fuzz-${random.int(20)}` : random.pick(['', ' ', 'a'.repeat(201), 'has space', '%00']);
   if (random.chance(0.1)) headers['last-event-id'] = random.pick(['1-0', 'abc', '99999999999999999999-1', '']);
