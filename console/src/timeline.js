@@ -8,10 +8,10 @@
 import { html } from './html.js';
 import { formatUsd } from './format.js';
 
-const TOOL_EVENTS = new Set(['tool-call-dispatch', 'tool-call-start', 'tool-call-retry', 'tool-call-end', 'tool-call-reject', 'tool-call-recover', 'tool-call-truncated', 'tool-call-reemit', 'tool-output-injection-flagged']);
+const TOOL_EVENTS = new Set(['tool-call-dispatch', 'tool-call-start', 'tool-call-retry', 'tool-call-end', 'tool-call-reject', 'tool-call-recover', 'tool-call-truncate', 'tool-call-reemit', 'tool-output-injection-flag']);
 /** Which pause a wait is behind: the run's provider and its model's rate-limit class. */
 const pauseScope = (event) => (event.provider && event.rate_limit_class ? ` · ${event.provider} / ${event.rate_limit_class}` : '');
-const WARNINGS = new Set(['model-error', 'model-overload', 'model-rate-limit', 'model-admission-wait', 'job-fail', 'run-stall', 'run-resume', 'stop-unexpected', 'max-tokens-raise', 'summary-fallback', 'finish-suspect', 'tool-call-retry', 'webhook-failed']);
+const WARNINGS = new Set(['model-call-fail', 'model-overload-wait', 'model-rate-limit-wait', 'model-admission-wait', 'job-fail', 'run-stall', 'run-resume', 'stop-reason-reject', 'max-tokens-raise', 'summary-fallback-use', 'finish-suspect', 'tool-call-retry', 'webhook-fail']);
 
 /** "attempt 2 of 10", or "attempt 2" when the total is not known. */
 function attemptOf(event) {
@@ -28,7 +28,7 @@ function describe(event) {
       return `Model call · phase ${event.phase} · ${event.tools} tools · tool_choice ${event.tool_choice} · attempt ${event.attempt}`;
     case 'model-progress':
       return `Writing${event.tool ? ` ${event.tool}` : ` ${event.block ?? ''}`} · ≈${event.output_tokens} tokens · ${Math.round((event.elapsed_ms ?? 0) / 1000)} s`;
-    case 'model-response': {
+    case 'model-call-end': {
       const usage = event.usage ?? {};
       const input = (usage.input_tokens ?? 0) + (usage.cache_write_5m_input_tokens ?? 0) + (usage.cache_write_1h_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
       const tools = Array.isArray(event.tool_uses) && event.tool_uses.length > 0 ? ` · calls ${event.tool_uses.join(', ')}` : '';
@@ -40,11 +40,11 @@ function describe(event) {
       return `Asked the user${event.question ? `: ${event.question}` : ''}`;
     case 'input-receive':
       return 'The user answered';
-    case 'model-error':
+    case 'model-call-fail':
       return `Model error ${event.status ?? ''} ${event.error_type ?? ''} · ${event.outcome} · attempt ${event.attempt}: ${event.message ?? ''}`;
-    case 'model-overload':
+    case 'model-overload-wait':
       return `Overloaded · waiting ${event.wait_ms} ms (step ${event.backoff_step})${pauseScope(event)}`;
-    case 'model-rate-limit':
+    case 'model-rate-limit-wait':
       return `Rate limited · waiting ${event.wait_ms} ms${pauseScope(event)}`;
     case 'model-admission-wait':
       return `Waiting for model capacity (${event.limit}) · ${event.wait_ms} ms`;
@@ -56,9 +56,9 @@ function describe(event) {
     case 'tool-call-retry':
       return `${event.tool ?? 'Tool'} failed on ${attemptOf(event)}, retried: ${event.message ?? 'no reason given'}`;
     // One attempt of a webhook delivery each (docs/webhooks.md#in-the-runs-events).
-    case 'webhook-delivered':
+    case 'webhook-deliver':
       return `Webhook ${event.webhook_event ?? ''} delivered · HTTP ${event.status} · ${attemptOf(event)}`;
-    case 'webhook-failed':
+    case 'webhook-fail':
       return `Webhook ${event.webhook_event ?? ''} not delivered · ${event.status === null || event.status === undefined ? 'no answer' : `HTTP ${event.status}`} · ${event.reason ?? ''} · ${attemptOf(event)} · ${event.final ? 'given up' : 'will retry'}`;
     default:
       if (event.event.startsWith('killswitch-')) return `Kill switch · ${event.event.slice('killswitch-'.length)}${event.scope ? ` · ${typeof event.scope === 'string' ? event.scope : JSON.stringify(event.scope)}` : ''}${event.tool ? ` · ${event.tool}` : ''}`;
@@ -131,7 +131,7 @@ function ToolLine({ line, call }) {
   const first = line.events[0];
   const end = line.events.find((event) => event.event === 'tool-call-end');
   const rejected = line.events.find((event) => event.event === 'tool-call-reject');
-  const flagged = line.events.some((event) => event.event === 'tool-output-injection-flagged');
+  const flagged = line.events.some((event) => event.event === 'tool-output-injection-flag');
   const retries = line.events.filter((event) => event.event === 'tool-call-retry');
   const attempt = Math.max(...line.events.map((event) => (typeof event.attempt === 'number' ? event.attempt : 1)));
   const outcome = rejected ? `refused${rejected.reason ? ` (${rejected.reason})` : ''}` : end ? (end.ok ? 'ok' : `failed${end.error_code ? ` (${end.error_code})` : ''}`) : 'running…';

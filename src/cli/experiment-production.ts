@@ -255,13 +255,13 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
       tokens.cacheWrite += call.usage.cache_creation_input_tokens ?? 0;
       tokens.cacheRead += call.usage.cache_read_input_tokens ?? 0;
     }
-    // The fleet-wide pauses as the workers recorded them (model-overload / model-rate-limit: when,
+    // The fleet-wide pauses as the workers recorded them (model-overload-wait / model-rate-limit-wait: when,
     // and the pause then in force), and the calls the simulator received inside one. A call already
     // on its way when the pause was set may arrive just after it: IN_FLIGHT_GRACE_MS allows for that.
     const pauses: Array<{ from: number; until: number; event: string; runId: string }> = [];
     for (const run of submitted) {
       for (const event of await store.readEvents(run.id, '-', 10_000)) {
-        if ((event.event === 'model-overload' || event.event === 'model-rate-limit') && typeof event.wait_ms === 'number') {
+        if ((event.event === 'model-overload-wait' || event.event === 'model-rate-limit-wait') && typeof event.wait_ms === 'number') {
           pauses.push({ from: Date.parse(event.at), until: Date.parse(event.at) + event.wait_ms, event: event.event, runId: run.id });
         }
       }

@@ -85,7 +85,7 @@ export async function tailRun({
         const parsed = storedEventSchema.safeParse(JSON.parse(message.data));
         if (!parsed.success) throw new ApiResponseInvalidError(`the event stream sent an event the CLI cannot read: ${message.data.slice(0, 200)}`);
         const event = parsed.data;
-        const turn = event.event === 'model-response' ? await payloads.turn(event.step) : null;
+        const turn = event.event === 'model-call-end' ? await payloads.turn(event.step) : null;
         const toolCall = event.event === 'tool-call-end' ? await payloads.toolCall(String(event.tool_use_id)) : null;
         for (const line of describeTimelineEvent({ event, turn, toolCall, full })) io.print(line);
         if (event.event === 'input-wait') {

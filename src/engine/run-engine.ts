@@ -84,7 +84,7 @@ export interface CreateRunInput {
   /** How the run thinks (domain/resolve-run-model-settings.ts). Default: off, no effort. */
   thinking?: RunThinkingSettings;
   /** The run's model is deprecated (resolve-run-model-settings.ts): the run is created with a
-   * `model-deprecated` warning event (its log line and the deprecated-model metric follow it). */
+   * `model-deprecation-warn` warning event (its log line and the deprecated-model metric follow it). */
   deprecation?: ModelDeprecation | null;
   options: RunOptions;
   traceId?: string | null;
@@ -399,7 +399,7 @@ export class RunEngine {
     await this.redis.zadd(this.keys.runsByTenant(input.tenant), Date.parse(now), id);
     const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking: record.thinking, thinking_budget_tokens: record.thinkingBudgetTokens, effort: record.effort, thinking_display: record.thinkingDisplay, ...(record.budget ? { budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens } : {}), ...(record.traceId ? { trace_id: record.traceId } : {}) });
     const deprecation = input.deprecation
-      ? this.encode({ run_id: id, step: 0, event: 'model-deprecated', level: 'warn', model: record.model, retires_on: input.deprecation.retiresOn, successor: input.deprecation.successor, message: input.deprecation.message })
+      ? this.encode({ run_id: id, step: 0, event: 'model-deprecation-warn', level: 'warn', model: record.model, retires_on: input.deprecation.retiresOn, successor: input.deprecation.successor, message: input.deprecation.message })
       : null;
     const created = this.redis.multi().hset(this.keys.run(id), toFields(record)).xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', event.json);
     if (deprecation) created.xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', deprecation.json);
