@@ -6,6 +6,7 @@
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { quoteUntrusted } from '../domain/quote-untrusted.js';
 import type { ToolName } from '../domain/profile.js';
+import type { ToolErrorCode } from '../domain/tool-error-codes.js';
 import type { PlannedCall } from './stop-reason-handler.js';
 
 const isSafeToolName = (name: string): name is ToolName => Object.hasOwn(toolInputSchemas, name);
@@ -24,7 +25,7 @@ export function rejectCall({
   /** finish_turn passed the gate: the site is done, and the turn offers the tools of the phase it
    * passed in only to keep the cached prefix (summary-request.ts). */
   finishVerified: boolean;
-}): { code: string; message: string } | null {
+}): { code: ToolErrorCode; message: string } | null {
   if (finishVerified) {
     return {
       code: 'finish_already_verified',

@@ -55,6 +55,7 @@ import type { QueueShards } from '../jobs/queue-shards.js';
 import type { ModelJobData, ToolJobData } from '../jobs/job-catalog.js';
 type ToolParseMode = ToolJobData['parseMode'];
 import type { RunEngine, RunEvent, StoredToolResult, TrailEntry, TurnView } from '../engine/run-engine.js';
+import type { RunEventName } from '../domain/run-events.js';
 import { StoredRunInvalid } from '../engine/run-record.js';
 import type { TurnOutcome } from '../engine/turn-outcome.js';
 import type { RunRecord } from '../engine/run-types.js';
@@ -155,8 +156,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const { runId, turn } = data;
   // The turn's duration, as GET /v1/runs/:id/turns shows it: from this attempt's load to its commit.
   const turnLoadedAt = performance.now();
-  const event = (name: string, fields: Record<string, unknown> = {}): RunEvent => ({ run_id: runId, step: turn, event: name, ...fields });
-  const emit = (name: string, fields: Record<string, unknown> = {}) => store.appendEvent(event(name, fields));
+  const event = (name: RunEventName, fields: Record<string, unknown> = {}): RunEvent => ({ run_id: runId, step: turn, event: name, ...fields });
+  const emit = (name: RunEventName, fields: Record<string, unknown> = {}) => store.appendEvent(event(name, fields));
 
   let view: TurnView | null;
   try {
@@ -604,7 +605,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         cost_usd: microUsdToUsd(costMicroUsd),
         tool_uses: response.content.filter((block) => block.type === 'tool_use').map((block) => (block as { name: string }).name),
       }),
-      ...decisionEvents.map((fieldsOf) => event(String(fieldsOf.event), fieldsOf)),
+      ...decisionEvents.map((fieldsOf) => event(fieldsOf.event, fieldsOf)),
       ...planned.events,
       ...planned.outcome.dispatch.filter((call) => call.name !== 'ask_user').map((call) => event('tool-call-dispatch', { tool: call.name, tool_use_id: call.toolUseId, parse_mode: call.parseMode })),
     ],

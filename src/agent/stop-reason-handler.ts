@@ -4,6 +4,7 @@
 import type { RunCounters } from '../engine/run-types.js';
 import type { NextInput } from '../engine/turn-outcome.js';
 import type { RunErrorCode } from '../domain/run-outcomes.js';
+import type { RunEventDraft } from '../domain/run-events.js';
 import {
   isText,
   isThinking,
@@ -78,10 +79,7 @@ export interface PlannedCall {
 /** What the next turn sends the model (stored with the turn's outcome: src/engine/turn-outcome.ts). */
 export type { NextInput };
 
-export interface DecisionEvent {
-  event: string;
-  [field: string]: unknown;
-}
+export type DecisionEvent = RunEventDraft;
 
 export type TurnDecision =
   | { kind: 'tools'; assistant: AssistantMessage; calls: PlannedCall[]; note: string | null }

@@ -19,6 +19,7 @@ import { providerNameSchema } from '../domain/provider-declarations.js';
 import { EFFORT_LEVELS, type EffortLevel } from '../domain/model-catalog.js';
 import { RUN_THINKING_MODES, type RunThinkingMode } from '../domain/resolve-run-model-settings.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
+import { RUN_EVENT_NAMES } from '../domain/run-events.js';
 import { apiErrors } from './api-errors.js';
 import { resourceParams } from './zod-route-compilers.js';
 
@@ -242,7 +243,7 @@ export const storedEventSchema = z
     id: z.string().describe('Event id (Redis stream id), usable as Last-Event-ID'),
     run_id: z.string(),
     step: z.number(),
-    event: z.string().describe('Noun-verb event name, e.g. `tool-call-end`'),
+    event: z.enum(RUN_EVENT_NAMES).describe('Noun-verb event name, e.g. `tool-call-end` (src/domain/run-events.ts lists each)'),
     at: z.string(),
   })
   .describe('One trace line of the run');

@@ -22,9 +22,11 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { toolUseIdJobPart, type ToolJobData } from '../jobs/job-catalog.js';
 import type { RunEngine, RunEvent, StoredToolResult } from '../engine/run-engine.js';
+import type { RunEventName } from '../domain/run-events.js';
 import type { RunRecord } from '../engine/run-types.js';
 import { isToolName } from '../domain/profile.js';
 import { isTerminal } from '../domain/run-outcomes.js';
+import type { ToolErrorCode } from '../domain/tool-error-codes.js';
 import { describeRefusal, type KillSwitch } from '../safety/kill-switch.js';
 import { upstreamOf } from '../safety/kill-switch-scope.js';
 import type { ToolSafetyHooks } from '../safety/safety-hooks.js';
@@ -59,7 +61,7 @@ export interface ToolJobHooks extends ToolSafetyHooks {
 export type ToolJobResult = { kind: 'recorded'; result: StoredToolResult; cached: boolean } | { kind: 'skipped'; reason: string };
 
 /** The stable error code of a tool_result whose output failed its contract. */
-export const TOOL_OUTPUT_INVALID_CODE = 'ToolOutputInvalid';
+export const TOOL_OUTPUT_INVALID_CODE = 'ToolOutputInvalid' satisfies ToolErrorCode;
 /** The run error code of a run stopped by a fail_closed contract. */
 export const INVALID_TOOL_OUTPUT_RUN_ERROR = 'invalid_tool_output';
 
@@ -72,8 +74,8 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   if (loaded === 'missing') return { kind: 'skipped', reason: 'run_missing' };
   if ('recorded' in loaded) return { kind: 'recorded', result: loaded.recorded, cached: true };
   const { run } = loaded;
-  const event = (name: string, fields: Record<string, unknown>): RunEvent => ({ run_id: data.runId, step: data.turn, event: name, tool: data.name, tool_use_id: data.toolUseId, ...fields });
-  const emit = (name: string, fields: Record<string, unknown>) => store.appendEvent(event(name, fields));
+  const event = (name: RunEventName, fields: Record<string, unknown>): RunEvent => ({ run_id: data.runId, step: data.turn, event: name, tool: data.name, tool_use_id: data.toolUseId, ...fields });
+  const emit = (name: RunEventName, fields: Record<string, unknown>) => store.appendEvent(event(name, fields));
   const trail = { tool: data.name, phase: run.phase, turn: data.turn, toolUseId: data.toolUseId };
   // Tool output is data, and so is an error that quotes an upstream: what looks like an injected
   // instruction is kept (the envelope marks it untrusted) and flagged in the run's events and the
@@ -91,7 +93,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   const appendEach = async (events: readonly RunEvent[]) => {
     for (const item of events) await store.appendEvent(item);
   };
-  const fail = async (code: string, message: string, durationMs = 0) => {
+  const fail = async (code: ToolErrorCode, message: string, durationMs = 0) => {
     const cause = REFUSAL_CODES[code];
     if (cause) deps.hooks?.onWriteRefused?.(data.name, cause);
     const flagged = flagInjection(message, 'error');
