@@ -14,7 +14,7 @@ import {
   type ModelResponse,
   type ToolUseBlock,
 } from '../domain/model-message.js';
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import { modelWrittenText } from '../domain/model-written-text.js';
 import type { ParseMode } from '../domain/parse-modes.js';
 

@@ -2,6 +2,7 @@
 // todos, tool calls and the end, then what the run cost and how much of its input the prompt
 // cache served.
 import type { ApiClient } from './api-client.js';
+import { isTerminal } from '../domain/run-outcomes.js';
 
 export interface RunView {
   id: string;
@@ -46,7 +47,6 @@ export function describeRunCost(view: Pick<RunView, 'usage' | 'cacheHitRatio' | 
   );
 }
 
-const TERMINAL = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
 
 /** Parses an SSE byte stream into {event, data} records. */
 export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id?: string; event: string; data: string }> {
@@ -150,7 +150,7 @@ async function followRunEvents(client: ApiClient, runId: string, print: (line: s
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const view = await client.request<RunView>('GET', `/v1/runs/${runId}`);
-    if (TERMINAL.has(view.status)) return view;
+    if (isTerminal(view.status)) return view;
   }
   return client.request<RunView>('GET', `/v1/runs/${runId}`);
 }

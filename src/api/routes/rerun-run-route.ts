@@ -8,7 +8,7 @@ import { RunReader, type FoundRun } from '../run-reader.js';
 import { formatZodIssues } from '../format-zod-issues.js';
 import { START_RUN_ERRORS, startRunFromBody } from '../start-run-from-body.js';
 import { runTenantScopeOf } from '../tenant-of.js';
-import { assertNever } from '../../domain/profile.js';
+import { assertNever } from '../../domain/assert-never.js';
 
 /**
  * The original's input as a POST /v1/runs body, with the edits on top. From Redis: prompt, model,
