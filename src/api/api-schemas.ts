@@ -20,7 +20,7 @@ import { EFFORT_LEVELS, type EffortLevel } from '../domain/model-catalog.js';
 import { RUN_THINKING_MODES, type RunThinkingMode } from '../domain/resolve-run-model-settings.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
 import { RUN_EVENT_NAMES } from '../domain/run-events.js';
-import { DEPLOY_ID_PATTERN, RUN_ID_PATTERN } from '../domain/ids.js';
+import { RUN_ID_PATTERN } from '../domain/ids.js';
 import { apiErrors } from './api-errors.js';
 import { resourceParams } from './zod-route-compilers.js';
 

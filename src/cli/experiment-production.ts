@@ -23,7 +23,7 @@ import { createKeySpace } from '../engine/keys.js';
 import { RunEngine } from '../engine/run-engine.js';
 import { ApiClient } from './api-client.js';
 import { startDevFleet } from './dev-fleet.js';
-import { isTerminal } from '../domain/run-outcomes.js';
+import { isTerminal, type RunStatus } from '../domain/run-outcomes.js';
 
 export interface ProductionExperimentOptions {
   runs: number;
@@ -184,13 +184,12 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
     }
     log(`submitted ${submitted.length} runs (${thinkingRuns} with thinking), one every ${options.submitIntervalMs / 1000} s`);
 
-
     const finals = new Map<string, RunSummary>();
     const deadline = Date.now() + options.timeoutMs;
     while (finals.size < submitted.length && Date.now() < deadline) {
       for (const run of submitted) {
         if (finals.has(run.id)) continue;
-        const view = await client.request<{ status: string; turn: number; error: { code: string } | null; updatedAt: string }>('GET', `/v1/runs/${run.id}`);
+        const view = await client.request<{ status: RunStatus; turn: number; error: { code: string } | null; updatedAt: string }>('GET', `/v1/runs/${run.id}`);
         if (!isTerminal(view.status)) continue;
         finals.set(run.id, {
           id: run.id,

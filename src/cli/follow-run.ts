@@ -2,11 +2,11 @@
 // todos, tool calls and the end, then what the run cost and how much of its input the prompt
 // cache served.
 import type { ApiClient } from './api-client.js';
-import { isTerminal } from '../domain/run-outcomes.js';
+import { isTerminal, type RunStatus } from '../domain/run-outcomes.js';
 
 export interface RunView {
   id: string;
-  status: string;
+  status: RunStatus;
   phase: string;
   turn: number;
   todos: Array<{ id: string; title: string; done: boolean }>;

@@ -27,6 +27,7 @@ import type { RunRecord } from '../engine/run-types.js';
 import { isToolName } from '../domain/profile.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import type { ToolErrorCode } from '../domain/tool-error-codes.js';
+import { formatZodIssues } from '../domain/format-zod-issues.js';
 import { describeRefusal, type KillSwitch } from '../safety/kill-switch.js';
 import { upstreamOf } from '../safety/kill-switch-scope.js';
 import type { ToolSafetyHooks } from '../safety/safety-hooks.js';
@@ -114,8 +115,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   const definition = toolDefinitions[toolName];
   const parsed = definition.inputSchema.safeParse(data.input);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`);
-    return fail('tool_input_invalid', problems.join('; '));
+    return fail('tool_input_invalid', formatZodIssues({ issues: parsed.error.issues, whole: '(input)' }));
   }
 
   let probeToken = '';
