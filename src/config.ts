@@ -12,6 +12,7 @@ import { isUnspecifiedHost, listenerBaseUrl } from './domain/listener-base-url.j
 import { IMPLICIT_PROVIDER, parseProviderDeclarations, providerNameSchema } from './domain/provider-declarations.js';
 import { parseClusterSeeds } from './domain/redis-target.js';
 import { MAX_QUEUE_SHARDS } from './domain/queue-shards.js';
+import { formatZodIssues } from './domain/format-zod-issues.js';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -375,8 +376,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   }
   const parsed = configSchema.safeParse(relevant);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
+    throw new ConfigError(`Invalid environment: ${formatZodIssues({ issues: parsed.error.issues })}`);
   }
   if (parsed.data.BUILDFLEET_QUEUE_SHARD >= parsed.data.BUILDFLEET_QUEUE_SHARDS) {
     throw new ConfigError(`Invalid environment: BUILDFLEET_QUEUE_SHARD: ${parsed.data.BUILDFLEET_QUEUE_SHARD} is not one of the ${parsed.data.BUILDFLEET_QUEUE_SHARDS} shards BUILDFLEET_QUEUE_SHARDS names (0 … ${parsed.data.BUILDFLEET_QUEUE_SHARDS - 1})`);

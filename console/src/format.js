@@ -1,10 +1,12 @@
-// Small formatting helpers shared by the pages.
+// Small formatting helpers shared by the pages, and the run statuses as the fleet defines them
+// (the bundle takes them from the domain's TypeScript: scripts/build-console.mjs).
+import { isTerminal as isTerminalStatus, RUN_STATUSES, TERMINAL_STATUSES } from '../../src/domain/run-outcomes.js';
 
-export const TERMINAL_STATUSES = ['succeeded', 'failed', 'refused', 'cancelled'];
-export const RUN_STATUSES = ['queued', 'running', 'waiting_for_input', ...TERMINAL_STATUSES];
+export { RUN_STATUSES, TERMINAL_STATUSES };
 
+/** Whether a status is terminal; a value that is no status at all is not. */
 export function isTerminal(status) {
-  return TERMINAL_STATUSES.includes(status);
+  return RUN_STATUSES.includes(status) && isTerminalStatus(status);
 }
 
 /** USD with enough digits for a cheap run to show something. */

@@ -11,11 +11,12 @@ import { RunsPage } from './runs-page.js';
 import { RunPage } from './run-page.js';
 import { NewRunPage } from './new-run-page.js';
 import { AdminPage } from './admin-page.js';
+import { RUN_ID_PATTERN } from '../../src/domain/ids.js';
 
 /** The page the hash names. */
 function routeOf(hash) {
-  const run = /^#\/runs\/(run_[A-Za-z0-9]{8,64})$/.exec(hash);
-  if (run) return { page: 'run', runId: run[1] };
+  const run = /^#\/runs\/(.+)$/.exec(hash);
+  if (run && RUN_ID_PATTERN.test(run[1])) return { page: 'run', runId: run[1] };
   if (hash === '#/new') return { page: 'new' };
   if (hash === '#/admin') return { page: 'admin' };
   // The runs list's filters ride in the hash (runs-filters.js): the server never sees them.

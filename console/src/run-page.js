@@ -12,6 +12,7 @@ import { describeThinking, formatTime, formatTokens, formatUsd, isTerminal, tota
 import { StatusBadge } from './status-badge.js';
 import { Timeline } from './timeline.js';
 import { useRunPayloads } from './run-payloads.js';
+import { RESUMABLE_RUN_ERRORS } from '../../src/engine/resumable-run-errors.js';
 
 const REFRESH_DELAY_MS = 400;
 // How often an ended run's record is read while the page is visible: one small read, for a page
@@ -21,7 +22,7 @@ const ENDED_POLL_MS = 3000;
 // The error codes POST /v1/runs/:id/resume accepts (RESUMABLE_RUN_ERRORS in
 // src/engine/resumable-run-errors.ts, docs/run-states.md#resume): the button shows only where a
 // resume can succeed. The API decides all the same; a refusal is shown as it answers.
-const RESUMABLE_ERROR_CODES = ['model_unavailable', 'rate_limit_exhausted', 'billing_spend_cap', 'job_attempts_exhausted', 'run_stalled'];
+const RESUMABLE_ERROR_CODES = Object.keys(RESUMABLE_RUN_ERRORS);
 
 function isRunView(value) {
   return value && typeof value.id === 'string' && typeof value.status === 'string' && Array.isArray(value.todos) && value.usage && typeof value.usage === 'object';

@@ -7,11 +7,10 @@
 // model's text and each tool call opens to its input, its output and the output contract's verdict.
 import { html } from './html.js';
 import { formatUsd } from './format.js';
+import { EVENT, TOOL_EVENTS, WARNING_EVENTS } from './timeline-event-names.js';
 
-const TOOL_EVENTS = new Set(['tool-call-dispatch', 'tool-call-start', 'tool-call-retry', 'tool-call-end', 'tool-call-reject', 'tool-call-recover', 'tool-call-truncated', 'tool-call-reemit', 'tool-output-injection-flagged']);
 /** Which pause a wait is behind: the run's provider and its model's rate-limit class. */
 const pauseScope = (event) => (event.provider && event.rate_limit_class ? ` · ${event.provider} / ${event.rate_limit_class}` : '');
-const WARNINGS = new Set(['model-error', 'model-overload', 'model-rate-limit', 'model-admission-wait', 'job-fail', 'run-stall', 'run-resume', 'stop-unexpected', 'max-tokens-raise', 'summary-fallback', 'finish-suspect', 'tool-call-retry', 'webhook-failed']);
 
 /** "attempt 2 of 10", or "attempt 2" when the total is not known. */
 function attemptOf(event) {
@@ -22,43 +21,43 @@ function attemptOf(event) {
 /** One line of text for an event. */
 function describe(event) {
   switch (event.event) {
-    case 'run-create':
+    case EVENT.runCreate:
       return `Run created · ${event.model ?? ''}`;
-    case 'turn-start':
+    case EVENT.turnStart:
       return `Model call · phase ${event.phase} · ${event.tools} tools · tool_choice ${event.tool_choice} · attempt ${event.attempt}`;
-    case 'model-progress':
+    case EVENT.modelProgress:
       return `Writing${event.tool ? ` ${event.tool}` : ` ${event.block ?? ''}`} · ≈${event.output_tokens} tokens · ${Math.round((event.elapsed_ms ?? 0) / 1000)} s`;
-    case 'model-response': {
+    case EVENT.modelCallEnd: {
       const usage = event.usage ?? {};
       const input = (usage.input_tokens ?? 0) + (usage.cache_write_5m_input_tokens ?? 0) + (usage.cache_write_1h_input_tokens ?? 0) + (usage.cache_read_input_tokens ?? 0);
       const tools = Array.isArray(event.tool_uses) && event.tool_uses.length > 0 ? ` · calls ${event.tool_uses.join(', ')}` : '';
       return `Answer · ${event.stop_reason} · ${input} in / ${usage.output_tokens ?? 0} out · ${formatUsd(event.cost_usd)}${tools}`;
     }
-    case 'phase-change':
+    case EVENT.phaseChange:
       return `Phase ${event.from} → ${event.to}`;
-    case 'input-wait':
+    case EVENT.inputWait:
       return `Asked the user${event.question ? `: ${event.question}` : ''}`;
-    case 'input-receive':
+    case EVENT.inputReceive:
       return 'The user answered';
-    case 'model-error':
+    case EVENT.modelCallFail:
       return `Model error ${event.status ?? ''} ${event.error_type ?? ''} · ${event.outcome} · attempt ${event.attempt}: ${event.message ?? ''}`;
-    case 'model-overload':
+    case EVENT.modelOverloadWait:
       return `Overloaded · waiting ${event.wait_ms} ms (step ${event.backoff_step})${pauseScope(event)}`;
-    case 'model-rate-limit':
+    case EVENT.modelRateLimitWait:
       return `Rate limited · waiting ${event.wait_ms} ms${pauseScope(event)}`;
-    case 'model-admission-wait':
+    case EVENT.modelAdmissionWait:
       return `Waiting for model capacity (${event.limit}) · ${event.wait_ms} ms`;
-    case 'run-reopen':
+    case EVENT.runReopen:
       return `Resumed · turn ${event.step} called again after ${event.error_code} (resume ${event.reopen})`;
-    case 'run-end':
-      return `Run ended · ${event.status}${event.error?.code ? ` · ${event.error.code}` : ''}`;
+    case EVENT.runEnd:
+      return `Run ended · ${event.status}${event.error_code ? ` · ${event.error_code}` : ''}`;
     // A tool job that threw with attempts left (src/tools/run-tool-job.ts): the queue runs it again.
-    case 'tool-call-retry':
+    case EVENT.toolCallRetry:
       return `${event.tool ?? 'Tool'} failed on ${attemptOf(event)}, retried: ${event.message ?? 'no reason given'}`;
     // One attempt of a webhook delivery each (docs/webhooks.md#in-the-runs-events).
-    case 'webhook-delivered':
+    case EVENT.webhookDeliver:
       return `Webhook ${event.webhook_event ?? ''} delivered · HTTP ${event.status} · ${attemptOf(event)}`;
-    case 'webhook-failed':
+    case EVENT.webhookFail:
       return `Webhook ${event.webhook_event ?? ''} not delivered · ${event.status === null || event.status === undefined ? 'no answer' : `HTTP ${event.status}`} · ${event.reason ?? ''} · ${attemptOf(event)} · ${event.final ? 'given up' : 'will retry'}`;
     default:
       if (event.event.startsWith('killswitch-')) return `Kill switch · ${event.event.slice('killswitch-'.length)}${event.scope ? ` · ${typeof event.scope === 'string' ? event.scope : JSON.stringify(event.scope)}` : ''}${event.tool ? ` · ${event.tool}` : ''}`;
@@ -69,9 +68,9 @@ function describe(event) {
 /** The class of a line: what kind of thing happened. */
 function kindOf(name) {
   if (name.startsWith('killswitch-')) return 'killswitch';
-  if (WARNINGS.has(name)) return 'warning';
-  if (name === 'phase-change') return 'phase';
-  if (name === 'run-end' || name === 'run-create' || name === 'run-reopen') return 'run';
+  if (WARNING_EVENTS.has(name)) return 'warning';
+  if (name === EVENT.phaseChange) return 'phase';
+  if (name === EVENT.runEnd || name === EVENT.runCreate || name === EVENT.runReopen) return 'run';
   if (name.startsWith('input-')) return 'question';
   return 'model';
 }
@@ -92,7 +91,7 @@ function linesOf(events) {
       line.events.push(event);
       continue;
     }
-    if (event.event === 'model-progress') {
+    if (event.event === EVENT.modelProgress) {
       if (!progress) {
         progress = { type: 'event', event };
         lines.push(progress);
@@ -129,10 +128,10 @@ function ToolCallPayload({ call }) {
 
 function ToolLine({ line, call }) {
   const first = line.events[0];
-  const end = line.events.find((event) => event.event === 'tool-call-end');
-  const rejected = line.events.find((event) => event.event === 'tool-call-reject');
-  const flagged = line.events.some((event) => event.event === 'tool-output-injection-flagged');
-  const retries = line.events.filter((event) => event.event === 'tool-call-retry');
+  const end = line.events.find((event) => event.event === EVENT.toolCallEnd);
+  const rejected = line.events.find((event) => event.event === EVENT.toolCallReject);
+  const flagged = line.events.some((event) => event.event === EVENT.toolOutputInjectionFlag);
+  const retries = line.events.filter((event) => event.event === EVENT.toolCallRetry);
   const attempt = Math.max(...line.events.map((event) => (typeof event.attempt === 'number' ? event.attempt : 1)));
   const outcome = rejected ? `refused${rejected.reason ? ` (${rejected.reason})` : ''}` : end ? (end.ok ? 'ok' : `failed${end.error_code ? ` (${end.error_code})` : ''}`) : 'running…';
   const state = rejected || (end && !end.ok) ? 'failed' : end ? 'ok' : 'running';
@@ -143,7 +142,7 @@ function ToolLine({ line, call }) {
           <span class="tool-name">${first.tool ?? 'tool'}</span> · ${outcome}${end?.duration_ms !== undefined ? ` · ${end.duration_ms} ms` : ''}${attempt > 1 ? ` · attempt ${attempt}` : ''}${retries.length > 0 ? ` · retried ${retries.length}× (${retries[retries.length - 1].message ?? 'no reason given'})` : ''}${flagged ? ' · flagged as possible injection' : ''}${call?.verdict ? ` · ${call.verdict}` : ''}
         </summary>
         ${call && html`<${ToolCallPayload} call=${call} />`}
-        ${line.events.map((event) => html`<div class="tool-event" data-event=${event.event}><b>${event.event}</b>${event.event === 'tool-call-retry' ? html` <span data-testid="tool-event-description">${describe(event)}</span>` : ''}<${Fields} value=${event} /></div>`)}
+        ${line.events.map((event) => html`<div class="tool-event" data-event=${event.event}><b>${event.event}</b>${event.event === EVENT.toolCallRetry ? html` <span data-testid="tool-event-description">${describe(event)}</span>` : ''}<${Fields} value=${event} /></div>`)}
       </details>
     </li>
   `;

@@ -5,7 +5,7 @@
 // is the queue's rate limit: BullMQ's is one key for the whole queue, and every wait here belongs
 // to one provider and rate-limit class (model-call-pause.ts) or to this job alone.
 import type { RunErrorCode } from '../domain/run-outcomes.js';
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import { backoffDelay, type BackoffPolicy, type RetryOutcome } from '../model/classify-model-error.js';
 
 export type RetryDecision =

@@ -5,7 +5,9 @@
 // the message quotes it as data.
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { quoteUntrusted } from '../domain/quote-untrusted.js';
+import { formatZodIssues } from '../domain/format-zod-issues.js';
 import type { ToolName } from '../domain/profile.js';
+import type { ToolErrorCode } from '../domain/tool-error-codes.js';
 import type { PlannedCall } from './stop-reason-handler.js';
 
 const isSafeToolName = (name: string): name is ToolName => Object.hasOwn(toolInputSchemas, name);
@@ -24,7 +26,7 @@ export function rejectCall({
   /** finish_turn passed the gate: the site is done, and the turn offers the tools of the phase it
    * passed in only to keep the cached prefix (summary-request.ts). */
   finishVerified: boolean;
-}): { code: string; message: string } | null {
+}): { code: ToolErrorCode; message: string } | null {
   if (finishVerified) {
     return {
       code: 'finish_already_verified',
@@ -42,8 +44,7 @@ export function rejectCall({
   }
   const parsed = toolInputSchemas[call.name].safeParse(call.input);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`);
-    return { code: 'tool_input_invalid', message: `Invalid input for ${call.name}: ${problems.join('; ')}` };
+    return { code: 'tool_input_invalid', message: `Invalid input for ${call.name}: ${formatZodIssues({ issues: parsed.error.issues, whole: '(input)' })}` };
   }
   return null;
 }

@@ -55,6 +55,7 @@ import type { QueueShards } from '../jobs/queue-shards.js';
 import type { ModelJobData, ToolJobData } from '../jobs/job-catalog.js';
 type ToolParseMode = ToolJobData['parseMode'];
 import type { RunEngine, RunEvent, StoredToolResult, TrailEntry, TurnView } from '../engine/run-engine.js';
+import type { RunEventName } from '../domain/run-events.js';
 import { StoredRunInvalid } from '../engine/run-record.js';
 import type { TurnOutcome } from '../engine/turn-outcome.js';
 import type { RunRecord } from '../engine/run-types.js';
@@ -155,8 +156,8 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   const { runId, turn } = data;
   // The turn's duration, as GET /v1/runs/:id/turns shows it: from this attempt's load to its commit.
   const turnLoadedAt = performance.now();
-  const event = (name: string, fields: Record<string, unknown> = {}): RunEvent => ({ run_id: runId, step: turn, event: name, ...fields });
-  const emit = (name: string, fields: Record<string, unknown> = {}) => store.appendEvent(event(name, fields));
+  const event = (name: RunEventName, fields: Record<string, unknown> = {}): RunEvent => ({ run_id: runId, step: turn, event: name, ...fields });
+  const emit = (name: RunEventName, fields: Record<string, unknown> = {}) => store.appendEvent(event(name, fields));
 
   let view: TurnView | null;
   try {
@@ -223,7 +224,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     } else if (nextInput.kind === 'tool_results') {
       // After the finish gate the message ends with the request for the summary (summary-request.ts).
       const built = buildToolResultsMessage(view.results, nextInput.toolUseIds, noteForToolResults({ finishVerified: run.finishVerified, note: nextInput.note }));
-      if (built.missing.length > 0) inputEvents.push(event('tool-result-missing', { level: 'warn', tool_use_ids: built.missing }));
+      if (built.missing.length > 0) inputEvents.push(event('tool-result-miss', { level: 'warn', tool_use_ids: built.missing }));
       inputMessages.push(built.message);
     } else if (nextInput.kind === 'text') inputMessages.push(textMessage(nextInput.text));
     if (phase !== run.phase) inputEvents.push(event('phase-change', { from: run.phase, to: phase }));
@@ -234,7 +235,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       const message = phaseMessage({ messages: [...(view.messages as TranscriptMessage[]), ...inputMessages], phase, note: safeModeNote });
       if (message) {
         inputMessages.push(message);
-        inputEvents.push(event('phase-message', { phase, tool_changes: Array.isArray(message.content) ? message.content.filter((block) => block.type !== 'text').length : 0 }));
+        inputEvents.push(event('phase-message-add', { phase, tool_changes: Array.isArray(message.content) ? message.content.filter((block) => block.type !== 'text').length : 0 }));
       }
     }
   }
@@ -413,7 +414,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       (error: unknown) => deps.logger.warn({ run_id: runId, step: turn, err: error instanceof Error ? error.message : String(error) }, 'turn-start event lost'),
     );
     // Progress events go out while the answer streams; each is awaited before the turn moves on,
-    // so none lands after the model-response event.
+    // so none lands after the model-call-end event.
     const progressWrites: Array<Promise<unknown>> = [];
     const onProgress = (progress: ModelStreamProgress) => {
       progressWrites.push(
@@ -509,7 +510,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       const paidCostMicroUsd = paidUsage ? costOfAnswer({ model: run.model, usage: paidUsage, overrides: deps.config.BUILDFLEET_MODEL_PRICES }).costMicroUsd : 0;
       if (paidUsage) await store.chargeFailedCall(runId, turn, { callId: failureRequestId ?? randomBytes(8).toString('hex'), usage: paidUsage, costMicroUsd: paidCostMicroUsd });
       deps.hooks?.onModelCall?.({ run, toolCount: tools.names.length, durationMs: performance.now() - callStarted, outcome, ...(paidUsage ? { paidUsage, costMicroUsd: paidCostMicroUsd } : {}) });
-      await emit('model-error', {
+      await emit('model-call-fail', {
         status: failure.status ?? null,
         error_type: failure.errorType ?? null,
         outcome: outcome.kind,
@@ -596,7 +597,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     fields,
     outcome: planned.outcome,
     events: [
-      event('model-response', {
+      event('model-call-end', {
         request_id: requestId,
         stop_reason: response.stop_reason,
         stop_sequence: response.stop_sequence,
@@ -604,7 +605,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
         cost_usd: microUsdToUsd(costMicroUsd),
         tool_uses: response.content.filter((block) => block.type === 'tool_use').map((block) => (block as { name: string }).name),
       }),
-      ...decisionEvents.map((fieldsOf) => event(String(fieldsOf.event), fieldsOf)),
+      ...decisionEvents.map((fieldsOf) => event(fieldsOf.event, fieldsOf)),
       ...planned.events,
       ...planned.outcome.dispatch.filter((call) => call.name !== 'ask_user').map((call) => event('tool-call-dispatch', { tool: call.name, tool_use_id: call.toolUseId, parse_mode: call.parseMode })),
     ],
@@ -733,7 +734,7 @@ async function retryOrFail(
     await store.appendEvent({
       run_id: run.id,
       step: turn,
-      event: 'model-overload',
+      event: 'model-overload-wait',
       ...scopeFields,
       wait_ms: pauseMs || null,
       backoff_step: pauseSet && 'step' in pauseSet ? pauseSet.step : null,
@@ -742,7 +743,7 @@ async function retryOrFail(
       ...windowFields,
     });
   } else if (failure.kind === 'rate_limited' || failure.kind === 'rate_limited_backoff') {
-    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-rate-limit', ...scopeFields, wait_ms: decision.delayMs, cycle: rateLimitCycles, ...windowFields, ...(failure.kind === 'rate_limited_backoff' ? { backoff: true } : {}) });
+    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-rate-limit-wait', ...scopeFields, wait_ms: decision.delayMs, cycle: rateLimitCycles, ...windowFields, ...(failure.kind === 'rate_limited_backoff' ? { backoff: true } : {}) });
   } else if (failure.kind === 'admission_wait' && failure.limit !== 'booked') {
     // A booked call looking again whether its slot came early says nothing new: one event per wait.
     await store.appendEvent({ run_id: run.id, step: turn, event: 'model-admission-wait', wait_ms: decision.delayMs, limit: failure.limit, booked: failure.booked, priority: failure.priority });

@@ -106,7 +106,7 @@ describe('end_turn', () => {
     const recovered: TextRecovery = { ...noRecovery, calls: [{ name: 'deploy', arguments: {} }], parse_mode: 'tag', candidate_count: 1, reason: null };
     const { decision, events } = handleStopReason(input({ recoveryEnabled: false, recover: () => recovered, response: response('end_turn', [text('<tool name="deploy">{}</tool>')]) }));
     expect(decision.kind).toBe('continue');
-    expect(events).toContainEqual(expect.objectContaining({ event: 'json-in-text', parse_mode: 'tag', recovery: false }));
+    expect(events).toContainEqual(expect.objectContaining({ event: 'text-call-detect', parse_mode: 'tag', recovery: false }));
     expect(events.map((event) => event.event)).not.toContain('tool-call-recover');
   });
 });
@@ -144,7 +144,7 @@ describe('tool calls after the finish gate passed (the summary turn keeps tools 
     const late = () => response('tool_use', [text('Let me check once more.'), toolUse('toolu_again', 'fetch_url_live', { url: 'https://x.test/' })]);
     const { decision, events } = handleStopReason(input({ ...verified, counters: exhausted, response: late() }));
     expect(decision).toMatchObject({ kind: 'succeed', result: 'Luna Bakery is live.' });
-    expect(events).toContainEqual({ event: 'summary-fallback', reprompts: DEFAULT_TURN_LIMITS.maxSummaryReprompts, tools: ['fetch_url_live'] });
+    expect(events).toContainEqual({ event: 'summary-fallback-use', reprompts: DEFAULT_TURN_LIMITS.maxSummaryReprompts, tools: ['fetch_url_live'] });
     const withoutSummary = handleStopReason(input({ ...verified, finishSummary: null, counters: exhausted, response: late() }));
     expect(withoutSummary.decision).toMatchObject({ kind: 'succeed', result: VERIFIED_WITHOUT_SUMMARY_TEXT });
   });
@@ -177,7 +177,7 @@ describe('max_tokens', () => {
     if (decision.kind !== 'continue') return;
     expect(JSON.stringify(decision.assistant)).not.toContain('toolu_cut');
     expect(decision.input.kind === 'text' && decision.input.text).toContain('NOT executed');
-    expect(events).toContainEqual(expect.objectContaining({ event: 'tool-call-truncated', tool_use_id: 'toolu_cut' }));
+    expect(events).toContainEqual(expect.objectContaining({ event: 'tool-call-truncate', tool_use_id: 'toolu_cut' }));
   });
 
   it('complete tool_use before a cut: runs those and drops the cut one', () => {
@@ -233,7 +233,7 @@ describe('the other stop reasons', () => {
   it('an unknown stop reason ends the run unexpected_stop with a warning event', () => {
     const { decision, events } = handleStopReason(input({ response: response('brand_new_reason', [text('?')]) }));
     expect(decision).toMatchObject({ kind: 'end', status: 'failed', error: { code: 'unexpected_stop' } });
-    expect(events).toContainEqual(expect.objectContaining({ event: 'stop-unexpected', raw_stop_reason: 'brand_new_reason' }));
+    expect(events).toContainEqual(expect.objectContaining({ event: 'stop-reason-reject', raw_stop_reason: 'brand_new_reason' }));
     expect(handleStopReason(input({ response: response(null, []) })).decision).toMatchObject({ error: { code: 'unexpected_stop' } });
   });
 });

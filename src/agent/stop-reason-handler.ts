@@ -4,6 +4,7 @@
 import type { RunCounters } from '../engine/run-types.js';
 import type { NextInput } from '../engine/turn-outcome.js';
 import type { RunErrorCode } from '../domain/run-outcomes.js';
+import type { RunEventDraft } from '../domain/run-events.js';
 import {
   isText,
   isThinking,
@@ -13,7 +14,7 @@ import {
   type ModelResponse,
   type ToolUseBlock,
 } from '../domain/model-message.js';
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import { modelWrittenText } from '../domain/model-written-text.js';
 import type { ParseMode } from '../domain/parse-modes.js';
 
@@ -78,10 +79,7 @@ export interface PlannedCall {
 /** What the next turn sends the model (stored with the turn's outcome: src/engine/turn-outcome.ts). */
 export type { NextInput };
 
-export interface DecisionEvent {
-  event: string;
-  [field: string]: unknown;
-}
+export type DecisionEvent = RunEventDraft;
 
 export type TurnDecision =
   | { kind: 'tools'; assistant: AssistantMessage; calls: PlannedCall[]; note: string | null }
@@ -189,7 +187,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
   const callsDecision = (decision: Extract<TurnDecision, { kind: 'tools' }>): StopReasonOutput => {
     if (!input.finishVerified) return decide(decision);
     if (counters.summaryReprompts >= limits.maxSummaryReprompts) {
-      events.push({ event: 'summary-fallback', reprompts: counters.summaryReprompts, tools: decision.calls.map((call) => call.name) });
+      events.push({ event: 'summary-fallback-use', reprompts: counters.summaryReprompts, tools: decision.calls.map((call) => call.name) });
       return decide({ kind: 'succeed', assistant: decision.assistant, result: input.finishSummary ?? VERIFIED_WITHOUT_SUMMARY_TEXT });
     }
     counters.summaryReprompts += 1;
@@ -211,7 +209,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
       const detected = call !== undefined || recovery.fence_only_stop || recovery.json_in_text || recovery.candidate_count > 0;
       if (detected && !input.finishVerified) {
         events.push({
-          event: recovery.fence_only_stop ? 'fence-only-stop' : 'json-in-text',
+          event: recovery.fence_only_stop ? 'fence-only-stop' : 'text-call-detect',
           parse_mode: recovery.parse_mode,
           candidate_count: recovery.candidate_count,
           fallback_used: recovery.fallback_used,
@@ -305,7 +303,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
       const complete = cutInsideToolUse ? toolUses.slice(0, -1) : toolUses;
       const kept = cutInsideToolUse || (last !== undefined && isUnsignedThinking(last)) ? content.slice(0, -1) : content;
       if (cutInsideToolUse) {
-        events.push({ event: 'tool-call-truncated', tool: last.name, tool_use_id: last.id });
+        events.push({ event: 'tool-call-truncate', tool: last.name, tool_use_id: last.id });
       }
       if (reason === 'model_context_window_exceeded' && complete.length === 0) {
         return decide({
@@ -359,7 +357,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
     case 'stop_sequence': {
       const sequence = response.stop_sequence ?? '';
       const action = input.stopSequences[sequence] ?? 'finish';
-      events.push({ event: 'stop-sequence', sequence, action });
+      events.push({ event: 'stop-sequence-match', sequence, action });
       switch (action) {
         case 'finish':
           return finishOrNudge();
@@ -430,7 +428,7 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
   }
 
   function unexpected(raw: string): StopReasonOutput {
-    events.push({ event: 'stop-unexpected', level: 'warn', raw_stop_reason: raw });
+    events.push({ event: 'stop-reason-reject', level: 'warn', raw_stop_reason: raw });
     return decide({
       kind: 'end',
       status: 'failed',

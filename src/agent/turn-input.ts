@@ -2,12 +2,13 @@
 import type { StoredToolResult } from '../engine/run-engine.js';
 import type { ToolResultBlock, UserBlock, UserMessage } from '../domain/model-message.js';
 import { wrapToolError } from '../domain/tool-result-envelope.js';
+import type { ToolErrorCode } from '../domain/tool-error-codes.js';
 import { TOOL_JOB_ATTEMPTS } from '../jobs/fleet-queues.js';
 
 /** The code of a call without a ledger entry: its tool job failed for good, and BullMQ let the
  * turn run without it (ignoreDependencyOnFailure, src/jobs/fleet-queues.ts). The run goes on — a
  * tool failure is data — and its turn and budget limits bound what the model does next. */
-export const MISSING_RESULT_CODE = 'job_attempts_exhausted';
+export const MISSING_RESULT_CODE = 'job_attempts_exhausted' satisfies ToolErrorCode;
 export const MISSING_RESULT_TEXT = `The tool gave no result: its job failed after ${TOOL_JOB_ATTEMPTS} attempts (the tool worker or its infrastructure failed, not the tool's answer). Treat the call as failed.`;
 /** What the model reads for a call without a ledger entry: an error result in the same envelope
  * as every other result (the turn does not know the call's tool, so the envelope names none). */

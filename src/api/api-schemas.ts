@@ -19,11 +19,11 @@ import { providerNameSchema } from '../domain/provider-declarations.js';
 import { EFFORT_LEVELS, type EffortLevel } from '../domain/model-catalog.js';
 import { RUN_THINKING_MODES, type RunThinkingMode } from '../domain/resolve-run-model-settings.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
+import { RUN_EVENT_NAMES } from '../domain/run-events.js';
+import { RUN_ID_PATTERN } from '../domain/ids.js';
 import { apiErrors } from './api-errors.js';
 import { resourceParams } from './zod-route-compilers.js';
 
-export const RUN_ID_PATTERN = /^run_[a-zA-Z0-9]{8,64}$/;
-export const DEPLOY_ID_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
 export const STREAM_ID_PATTERN = /^\d{1,20}-\d{1,20}$/;
 
 export const runIdSchema = z.string().regex(RUN_ID_PATTERN).describe('Run id: `run_` followed by 8–64 letters and digits');
@@ -242,7 +242,7 @@ export const storedEventSchema = z
     id: z.string().describe('Event id (Redis stream id), usable as Last-Event-ID'),
     run_id: z.string(),
     step: z.number(),
-    event: z.string().describe('Noun-verb event name, e.g. `tool-call-end`'),
+    event: z.enum(RUN_EVENT_NAMES).describe('Noun-verb event name, e.g. `tool-call-end` (src/domain/run-events.ts lists each)'),
     at: z.string(),
   })
   .describe('One trace line of the run');

@@ -1,7 +1,7 @@
 // The opaque cursor of GET /v1/runs: where the previous page stopped in the tenant's runs, as
 // (creation time, run id). The id breaks ties between runs created in the same millisecond, so
 // paging never skips nor repeats a run.
-import { RUN_ID_PATTERN } from './api-schemas.js';
+import { RUN_ID_PATTERN } from '../domain/ids.js';
 
 export interface RunListPosition {
   /** Creation time in ms: the run's score in the tenant's sorted set. */

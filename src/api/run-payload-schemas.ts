@@ -71,7 +71,7 @@ export const toolCallViewSchema = z
     untrusted: z.boolean().nullable().describe('The result reached the model inside the untrusted-data envelope (`trust="untrusted"`); null while unanswered'),
     injectionFlags: z
       .array(z.object({ patterns: z.array(z.string()), source: z.enum(['output', 'error']) }))
-      .describe('Injection-like text flagged in the result (`tool-output-injection-flagged` events; attributed to calls since issue #18)'),
+      .describe('Injection-like text flagged in the result (`tool-output-injection-flag` events; attributed to calls since issue #18)'),
     attempt: z.number().int().min(1).nullable().describe('The tool job’s last attempt (`tool-call-start`); null when it never started (refused, or failed its checks)'),
     durationMs: nullableDuration,
     result: z

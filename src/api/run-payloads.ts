@@ -157,7 +157,7 @@ function toolCallViewOf(runId: string, call: ArchivedToolCall, position: number,
   let attempt: number | null = null;
   for (const event of events) {
     if (event.tool_use_id !== call.toolUseId) continue;
-    if (event.event === 'tool-output-injection-flagged') {
+    if (event.event === 'tool-output-injection-flag') {
       const flag = injectionFlagSchema.safeParse(event);
       if (flag.success) injectionFlags.push({ patterns: flag.data.patterns, source: flag.data.source ?? 'output' });
     } else if (event.event === 'tool-call-start') {

@@ -9,7 +9,7 @@ import { newRunId } from '../engine/run-engine.js';
 import type { RunRecord } from '../engine/run-types.js';
 import { apiErrors } from './api-errors.js';
 import type { CreateRunBody } from './api-schemas.js';
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import { resolveRunModelSettings, RunModelSettingsError } from '../domain/resolve-run-model-settings.js';
 import { admitRun, releaseRunAdmission } from './limits/admit-run.js';
 import { refuseDuringSpendLimit } from './limits/refuse-during-spend-limit.js';

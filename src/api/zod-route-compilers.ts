@@ -4,7 +4,10 @@
 import type { FastifySchemaCompiler, FastifySerializerCompiler } from 'fastify';
 import { z } from 'zod';
 import { apiErrors, type ApiErrorFactory } from './api-errors.js';
-import { formatZodIssues, type RequestPart } from './format-zod-issues.js';
+import { formatZodIssues } from '../domain/format-zod-issues.js';
+
+/** The request part a path is rooted at. */
+type RequestPart = 'body' | 'params' | 'query' | 'headers';
 
 // Path parameters that name a resource: failing their schema means "no such resource", so the
 // client gets that resource's 404 rather than a 400 that hints the id format was guessed wrong.
@@ -34,7 +37,7 @@ export const zodValidatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, h
     }
     const parsed = schema.safeParse(data);
     if (parsed.success) return { value: parsed.data };
-    const message = formatZodIssues(part, parsed.error.issues);
+    const message = formatZodIssues({ issues: parsed.error.issues, root: part, limit: 5 });
     switch (part) {
       case 'body':
         return { error: apiErrors.invalidBody(message) };

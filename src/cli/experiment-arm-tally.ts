@@ -14,7 +14,7 @@ export interface ArmTally {
    * a native call whatever the model would have written. */
   turnsExpectingTool: number;
   toolUseTurns: number;
-  /** Turns whose text held a tool call (json-in-text or fence-only-stop), whether or not it was recovered. */
+  /** Turns whose text held a tool call (text-call-detect or fence-only-stop), whether or not it was recovered. */
   jsonInTextTurns: number;
   recoveredTurns: number;
   /** The recovered calls' parse modes (tool-call-recover events), by count. */
@@ -37,7 +37,7 @@ export function armTallyHooks(tallyOfRun: (runId: string) => ArmTally | undefine
       if (!tally || !expectedTool || toolChoice.type !== 'auto') return;
       tally.turnsExpectingTool += 1;
       if (response.stop_reason === 'tool_use') tally.toolUseTurns += 1;
-      if (events.some((event) => event.event === 'json-in-text' || event.event === 'fence-only-stop')) tally.jsonInTextTurns += 1;
+      if (events.some((event) => event.event === 'text-call-detect' || event.event === 'fence-only-stop')) tally.jsonInTextTurns += 1;
       const recovered = events.filter((event) => event.event === 'tool-call-recover');
       if (recovered.length > 0) tally.recoveredTurns += 1;
       for (const event of recovered) {

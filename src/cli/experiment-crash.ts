@@ -24,6 +24,7 @@ import { connectRedis } from '../redis/redis-connection.js';
 import { observeAcknowledgedWrites, type AcknowledgedWriteAudit } from './acknowledged-write-audit.js';
 import { ApiClient } from './api-client.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
+import { isTerminal } from '../domain/run-outcomes.js';
 
 export interface CrashExperimentResult {
   runs: number;
@@ -204,7 +205,6 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     })();
 
     const deadline = Date.now() + options.timeoutMs;
-    const terminal = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
     const finals = new Map<string, { status: string; error: { code: string } | null }>();
     // In cluster mode the loop also waits for both failovers (one that finds every run ended is
     // reported as such, and fails the experiment: it proved nothing).
@@ -213,7 +213,7 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
       for (const id of runIds) {
         if (finals.has(id)) continue;
         const run = await store.getRun(id).catch(() => null);
-        if (run && terminal.has(run.status)) finals.set(id, { status: run.status, error: run.error });
+        if (run && isTerminal(run.status)) finals.set(id, { status: run.status, error: run.error });
       }
       // Chaos stops once most runs are done, so the last ones finish in calm.
       // In cluster mode not before both failovers have happened: they are the experiment.
@@ -227,8 +227,8 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
       // for every run to be terminal now (the table counts such ends among the lost writes).
       for (;;) {
         const views = await Promise.all(runIds.map(async (id) => [id, await store.getRun(id).catch(() => null)] as const));
-        const open = views.filter(([, run]) => !run || !terminal.has(run.status));
-        for (const [id, run] of views) if (run && terminal.has(run.status)) finals.set(id, { status: run.status, error: run.error });
+        const open = views.filter(([, run]) => !run || !isTerminal(run.status));
+        for (const [id, run] of views) if (run && isTerminal(run.status)) finals.set(id, { status: run.status, error: run.error });
         for (const [id] of open) finals.delete(id);
         if (open.length === 0 || Date.now() >= deadline) break;
         await new Promise((resolve) => setTimeout(resolve, 500));

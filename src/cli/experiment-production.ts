@@ -23,6 +23,7 @@ import { createKeySpace } from '../engine/keys.js';
 import { RunEngine } from '../engine/run-engine.js';
 import { ApiClient } from './api-client.js';
 import { startDevFleet } from './dev-fleet.js';
+import { isTerminal, type RunStatus } from '../domain/run-outcomes.js';
 
 export interface ProductionExperimentOptions {
   runs: number;
@@ -183,15 +184,13 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
     }
     log(`submitted ${submitted.length} runs (${thinkingRuns} with thinking), one every ${options.submitIntervalMs / 1000} s`);
 
-
-    const terminal = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
     const finals = new Map<string, RunSummary>();
     const deadline = Date.now() + options.timeoutMs;
     while (finals.size < submitted.length && Date.now() < deadline) {
       for (const run of submitted) {
         if (finals.has(run.id)) continue;
-        const view = await client.request<{ status: string; turn: number; error: { code: string } | null; updatedAt: string }>('GET', `/v1/runs/${run.id}`);
-        if (!terminal.has(view.status)) continue;
+        const view = await client.request<{ status: RunStatus; turn: number; error: { code: string } | null; updatedAt: string }>('GET', `/v1/runs/${run.id}`);
+        if (!isTerminal(view.status)) continue;
         finals.set(run.id, {
           id: run.id,
           thinking: run.thinking,
@@ -255,13 +254,13 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
       tokens.cacheWrite += call.usage.cache_creation_input_tokens ?? 0;
       tokens.cacheRead += call.usage.cache_read_input_tokens ?? 0;
     }
-    // The fleet-wide pauses as the workers recorded them (model-overload / model-rate-limit: when,
+    // The fleet-wide pauses as the workers recorded them (model-overload-wait / model-rate-limit-wait: when,
     // and the pause then in force), and the calls the simulator received inside one. A call already
     // on its way when the pause was set may arrive just after it: IN_FLIGHT_GRACE_MS allows for that.
     const pauses: Array<{ from: number; until: number; event: string; runId: string }> = [];
     for (const run of submitted) {
       for (const event of await store.readEvents(run.id, '-', 10_000)) {
-        if ((event.event === 'model-overload' || event.event === 'model-rate-limit') && typeof event.wait_ms === 'number') {
+        if ((event.event === 'model-overload-wait' || event.event === 'model-rate-limit-wait') && typeof event.wait_ms === 'number') {
           pauses.push({ from: Date.parse(event.at), until: Date.parse(event.at) + event.wait_ms, event: event.event, runId: run.id });
         }
       }

@@ -32,7 +32,7 @@ export function tallyRunEvents(tally: RunTally, run: { status: string; finishVer
   const stepsWithCalls: number[] = [];
   for (const event of events) {
     if (event.event === 'turn-start') choiceOfStep.set(event.step, String(event.tool_choice));
-    if (event.event === 'model-response' && Array.isArray(event.tool_uses) && event.tool_uses.length > 0) stepsWithCalls.push(event.step);
+    if (event.event === 'model-call-end' && Array.isArray(event.tool_uses) && event.tool_uses.length > 0) stepsWithCalls.push(event.step);
   }
   // A verified run's turns after its last call are its summary: no tool is expected there.
   const summaryAfter = run?.finishVerified ? Math.max(-1, ...stepsWithCalls) : Number.POSITIVE_INFINITY;
@@ -41,14 +41,14 @@ export function tallyRunEvents(tally: RunTally, run: { status: string; finishVer
   const recoveredSteps = new Set<number>();
   for (const event of events) {
     switch (event.event) {
-      case 'model-response':
+      case 'model-call-end':
         tally.turns += 1;
         if (expecting(event.step)) {
           tally.turnsExpectingTool += 1;
           if (event.stop_reason === 'tool_use') tally.toolUseTurns += 1;
         }
         break;
-      case 'json-in-text':
+      case 'text-call-detect':
       case 'fence-only-stop':
         if (expecting(event.step)) jsonSteps.add(event.step);
         break;

@@ -7,12 +7,12 @@ describe('describeEvent (buildfleet --follow)', () => {
       '  … writing write_file (≈1200 tokens, 14 s)',
     );
     expect(describeEvent({ event: 'model-progress', tool: null, block: 'thinking', output_tokens: 300, estimated: false, elapsed_ms: 2000 })).toBe('  … writing thinking (300 tokens, 2 s)');
-    expect(describeEvent({ event: 'model-overload', wait_ms: 4000, overloaded_for_ms: 9000 })).toMatch(/overloaded; the fleet waits 4000 ms/);
+    expect(describeEvent({ event: 'model-overload-wait', wait_ms: 4000, overloaded_for_ms: 9000 })).toMatch(/overloaded; the fleet waits 4000 ms/);
     expect(describeEvent({ event: 'tool-call-reject', tool: 'read_session', reason: 'finish_already_verified' })).toBe('    ✗ read_session rejected: finish_already_verified');
-    expect(describeEvent({ event: 'summary-fallback', reprompts: 2, tools: ['read_session'] })).toMatch(/kept calling tools after the finish gate/);
-    expect(describeEvent({ event: 'model-error', outcome: 'transient', message: 'no event for 90000 ms' })).toMatch(/failed \(transient\)/);
+    expect(describeEvent({ event: 'summary-fallback-use', reprompts: 2, tools: ['read_session'] })).toMatch(/kept calling tools after the finish gate/);
+    expect(describeEvent({ event: 'model-call-fail', outcome: 'transient', message: 'no event for 90000 ms' })).toMatch(/failed \(transient\)/);
     // Waits the fleet reports on their own lines are not repeated as failures.
-    expect(describeEvent({ event: 'model-error', outcome: 'overloaded', message: 'Overloaded' })).toBeNull();
+    expect(describeEvent({ event: 'model-call-fail', outcome: 'overloaded', message: 'Overloaded' })).toBeNull();
   });
 });
 

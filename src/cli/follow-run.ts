@@ -2,10 +2,11 @@
 // todos, tool calls and the end, then what the run cost and how much of its input the prompt
 // cache served.
 import type { ApiClient } from './api-client.js';
+import { isTerminal, type RunStatus } from '../domain/run-outcomes.js';
 
 export interface RunView {
   id: string;
-  status: string;
+  status: RunStatus;
   phase: string;
   turn: number;
   todos: Array<{ id: string; title: string; done: boolean }>;
@@ -46,7 +47,6 @@ export function describeRunCost(view: Pick<RunView, 'usage' | 'cacheHitRatio' | 
   );
 }
 
-const TERMINAL = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
 
 /** Parses an SSE byte stream into {event, data} records. */
 export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id?: string; event: string; data: string }> {
@@ -87,11 +87,11 @@ export function describeEvent(event: Record<string, unknown>): string | null {
       return `    ✗ ${String(event.tool)} rejected: ${String(event.reason)}`;
     case 'input-wait':
       return `? the agent asks: ${String(event.question)}  (answer with: buildfleet input ${String(event.run_id)} "<text>")`;
-    case 'summary-fallback':
+    case 'summary-fallback-use':
       return `  ! the model kept calling tools after the finish gate passed; the run ends with finish_turn's summary`;
     case 'finish-suspect':
       return `  ! the model stopped early; still missing: ${(event.missing as string[] | undefined)?.join('; ') ?? ''}`;
-    case 'model-rate-limit':
+    case 'model-rate-limit-wait':
       // A retry-after is waited out by the whole model queue; a 429 naming no wait (backoff) by this run only.
       return event.backoff ? `  … rate limited, this run backs off ${String(event.wait_ms)} ms` : `  … rate limited, the fleet waits ${String(event.wait_ms)} ms`;
     case 'model-progress': {
@@ -100,9 +100,9 @@ export function describeEvent(event: Record<string, unknown>): string | null {
       const tokens = `${event.estimated ? '≈' : ''}${String(event.output_tokens)} tokens`;
       return `  … ${what} (${tokens}, ${Math.round(Number(event.elapsed_ms) / 1000)} s)`;
     }
-    case 'model-overload':
+    case 'model-overload-wait':
       return `  … the model API is overloaded; the fleet waits ${String(event.wait_ms)} ms (overloaded for ${Math.round(Number(event.overloaded_for_ms) / 1000)} s of this turn)`;
-    case 'model-error':
+    case 'model-call-fail':
       return event.outcome === 'overloaded' || event.outcome === 'rate_limited' ? null : `  ! model call failed (${String(event.outcome)}): ${String(event.message)}`;
     case 'run-end':
       return `■ run ${String(event.status)}${event.error_code ? ` (${String(event.error_code)}: ${String(event.message ?? '')})` : ''}`;
@@ -150,7 +150,7 @@ async function followRunEvents(client: ApiClient, runId: string, print: (line: s
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     const view = await client.request<RunView>('GET', `/v1/runs/${runId}`);
-    if (TERMINAL.has(view.status)) return view;
+    if (isTerminal(view.status)) return view;
   }
   return client.request<RunView>('GET', `/v1/runs/${runId}`);
 }

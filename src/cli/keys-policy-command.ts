@@ -11,6 +11,7 @@ import { effectiveTenantPolicy, tenantPolicyOverridesSchema, type TenantPolicyOv
 import { modelsTheFleetRefuses } from '../domain/tenant-run-limits.js';
 import type { KeySpace } from '../engine/keys.js';
 import { TenantPolicyStore } from '../engine/tenant-policy-store.js';
+import { zodIssueLines } from '../domain/format-zod-issues.js';
 
 export const POLICY_USAGE = `  buildfleet keys policy get <tenant> [--json]
   buildfleet keys policy set <tenant> field=value [field=value …] [--json]
@@ -60,7 +61,7 @@ export function applyPolicyAssignments(current: TenantPolicyOverrides, assignmen
 /** The problems of a policy the operator asked for, one line each (empty when it is valid). */
 function policyProblems(candidate: Record<string, unknown>, config: Config): { overrides: TenantPolicyOverrides | null; problems: string[] } {
   const parsed = tenantPolicyOverridesSchema.safeParse(candidate);
-  if (!parsed.success) return { overrides: null, problems: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(policy)'}: ${issue.message}`) };
+  if (!parsed.success) return { overrides: null, problems: zodIssueLines({ issues: parsed.error.issues, whole: '(policy)' }) };
   const refused = modelsTheFleetRefuses({ models: parsed.data.allowedModels ?? [], config });
   const problems = refused.map((model) => `allowedModels: ${JSON.stringify(model)} is not in the fleet's capability table`);
   // As PUT /v1/admin/tenants/:tenant/policy refuses them (unknown_provider): this process's

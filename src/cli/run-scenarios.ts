@@ -3,6 +3,7 @@
 import { SCENARIO_MATRIX, type ScenarioExpectation } from '../agent/scenario-matrix.js';
 import type { ApiClient } from './api-client.js';
 import type { RunView } from './follow-run.js';
+import { isTerminal } from '../domain/run-outcomes.js';
 
 export interface ScenarioRow {
   scenario: string;
@@ -15,7 +16,6 @@ export interface ScenarioRow {
   detail: string;
 }
 
-const TERMINAL = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
 
 function describeState(view: { status: string; error: { code: string } | null }): string {
   return view.error && view.status !== 'succeeded' ? `${view.status}(${view.error.code})` : view.status;
@@ -37,7 +37,7 @@ async function runOne(client: ApiClient, expectation: ScenarioExpectation, timeo
   const deadline = Date.now() + timeoutMs;
   let answered = false;
   let view: RunView & { question?: unknown } = await client.request('GET', `/v1/runs/${created.id}`);
-  while (!TERMINAL.has(view.status) && Date.now() < deadline) {
+  while (!isTerminal(view.status) && Date.now() < deadline) {
     if (view.status === 'waiting_for_input' && expectation.answer && !answered) {
       await client.request('POST', `/v1/runs/${created.id}/input`, { text: expectation.answer });
       answered = true;
@@ -45,7 +45,7 @@ async function runOne(client: ApiClient, expectation: ScenarioExpectation, timeo
     await new Promise((resolve) => setTimeout(resolve, 50));
     view = await client.request('GET', `/v1/runs/${created.id}`);
   }
-  const actual = TERMINAL.has(view.status) ? describeState(view) : `${view.status} (timed out)`;
+  const actual = isTerminal(view.status) ? describeState(view) : `${view.status} (timed out)`;
   const resultOk = (expectation.resultIncludes ?? []).every((fragment) => view.result?.includes(fragment));
   const answerOk = !expectation.answer || answered;
   return {

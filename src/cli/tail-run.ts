@@ -10,10 +10,10 @@ import { describeRunCost, readServerSentEvents } from './follow-run.js';
 import { RunPayloadReader, type TimelineEvent } from './run-payload-reader.js';
 import { readRunView, type RunView } from './run-summary.js';
 import { describeTimelineEvent } from './timeline-lines.js';
+import { isTerminal } from '../domain/run-outcomes.js';
 
 export type TailOutcome = { kind: 'ended'; view: RunView } | { kind: 'waiting'; view: RunView };
 
-const TERMINAL = new Set(['succeeded', 'failed', 'refused', 'cancelled']);
 const RECONNECT_DELAY_MS = 500;
 /** Under the question's line, past its clock. */
 const ANSWER_INDENT = ' '.repeat(12);
@@ -85,7 +85,7 @@ export async function tailRun({
         const parsed = storedEventSchema.safeParse(JSON.parse(message.data));
         if (!parsed.success) throw new ApiResponseInvalidError(`the event stream sent an event the CLI cannot read: ${message.data.slice(0, 200)}`);
         const event = parsed.data;
-        const turn = event.event === 'model-response' ? await payloads.turn(event.step) : null;
+        const turn = event.event === 'model-call-end' ? await payloads.turn(event.step) : null;
         const toolCall = event.event === 'tool-call-end' ? await payloads.toolCall(String(event.tool_use_id)) : null;
         for (const line of describeTimelineEvent({ event, turn, toolCall, full })) io.print(line);
         if (event.event === 'input-wait') {
@@ -100,7 +100,7 @@ export async function tailRun({
     }
     // The stream closed without its `end`: the run may have ended while we were away.
     const view = await readRunView({ client, runId });
-    if (TERMINAL.has(view.status)) return await ended();
+    if (isTerminal(view.status)) return await ended();
   }
   throw new Error(`the event stream of ${runId} kept dropping (${maxReconnects} reconnects)`);
 }

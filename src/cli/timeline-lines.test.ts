@@ -9,10 +9,10 @@ const base = { id: '1-0', run_id: 'run_abcdefgh', at: '2026-03-01T12:34:56.000Z'
 describe('describeTimelineEvent (logs and tail)', () => {
   it('prints a turn with its text cut to the first lines unless full', () => {
     const turn = { step: 2, phase: 'building', stopReason: 'end_turn', usage: { input_tokens: 10, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 1990, output_tokens: 5 }, costUsd: 0.0012, modelDurationMs: 1500, attempt: 1, text: 'a\nb\nc\nd\ne\nf\ng\nh' };
-    const lines = describeTimelineEvent({ event: { ...base, step: 2, event: 'model-response' }, turn: turn as never });
+    const lines = describeTimelineEvent({ event: { ...base, step: 2, event: 'model-call-end' }, turn: turn as never });
     expect(lines[0]).toBe('12:34:56  turn 2 · building · stop end_turn · 2,000 in / 5 out · $0.0012 · 1,500 ms');
     expect(lines.slice(1)).toEqual([...'abcdef'].map((letter) => `            │ ${letter}`).concat('            │ … 2 more lines (--full shows them)'));
-    expect(describeTimelineEvent({ event: { ...base, step: 2, event: 'model-response' }, turn: turn as never, full: true })).toHaveLength(9);
+    expect(describeTimelineEvent({ event: { ...base, step: 2, event: 'model-call-end' }, turn: turn as never, full: true })).toHaveLength(9);
   });
 
   it('prints a failed tool call with its error, and skips progress events', () => {

@@ -78,11 +78,11 @@ function describeOther(event: TimelineEvent): string[] {
       return [`? the agent asks: ${text(event.question)}`];
     case 'input-receive':
       return ['  ✓ the question was answered'];
-    case 'model-error':
+    case 'model-call-fail':
       return [`  ! model call failed (${text(event.outcome)}${event.status ? `, ${text(event.status)}` : ''}, attempt ${text(event.attempt)}): ${text(event.message)}`];
-    case 'model-rate-limit':
+    case 'model-rate-limit-wait':
       return [`  … rate limited; retry in ${seconds(event.wait_ms)} (cycle ${text(event.cycle)})`];
-    case 'model-overload':
+    case 'model-overload-wait':
       return [`  … the model API is overloaded; retry in ${seconds(event.wait_ms ?? 0)} (overloaded ${seconds(event.overloaded_for_ms)} of this turn)`];
     case 'model-admission-wait':
       return [`  … waits ${seconds(event.wait_ms)} for the ${text(event.limit)} limit (admission)`];
@@ -90,11 +90,11 @@ function describeOther(event: TimelineEvent): string[] {
       return [`  ↑ max_tokens ${text(event.from)} → ${text(event.to)} (the answer was cut off)`];
     case 'tool-call-recover':
       return [`  ↺ ${text(event.tool)} was written as text; recovered (${text(event.parse_mode)})`];
-    case 'tool-call-truncated':
+    case 'tool-call-truncate':
       return [`  ✂ ${text(event.tool)} was cut off by max_tokens; the model is asked to reissue it`];
-    case 'stop-sequence':
+    case 'stop-sequence-match':
       return [`  ${text(event.sequence).trim()} stop sequence → ${text(event.action)}`];
-    case 'stop-unexpected':
+    case 'stop-reason-reject':
       return [`  ! unknown stop_reason ${text(event.raw_stop_reason)}`];
     case 'killswitch-trip':
       return [`  ⛔ kill switch tripped${event.tool ? ` on ${text(event.tool)}` : ''}: writes refused`];
@@ -122,7 +122,7 @@ export function describeTimelineEvent({
   full = false,
 }: {
   event: TimelineEvent;
-  /** The turn of a `model-response` event. */
+  /** The turn of a `model-call-end` event. */
   turn?: TurnSummary | null;
   /** The call of a `tool-call-end` event. */
   toolCall?: ToolCallView | null;
@@ -130,6 +130,6 @@ export function describeTimelineEvent({
   full?: boolean;
 }): string[] {
   const lines =
-    event.event === 'model-response' ? describeTurn(event, turn, full) : event.event === 'tool-call-end' ? describeToolCall(event, toolCall) : describeOther(event);
+    event.event === 'model-call-end' ? describeTurn(event, turn, full) : event.event === 'tool-call-end' ? describeToolCall(event, toolCall) : describeOther(event);
   return lines.map((line, index) => (index === 0 ? `${clockOf(event.at)}  ${line}` : `${CONTINUATION}${line}`));
 }

@@ -48,7 +48,9 @@ function buildWhenStale(root: string, output: string): void {
   // A compiled module (.js) is the image or `npm run build`: its assets were built with it.
   if (!fileURLToPath(import.meta.url).endsWith('.ts') || !existsSync(sources)) return;
   const page = join(output, 'index.html');
-  if (existsSync(page) && statSync(page).mtimeMs >= newestChange(sources)) return;
+  // The bundle also takes the fleet's vocabularies (statuses, event names) from src/domain/.
+  const newest = Math.max(newestChange(sources), newestChange(join(root, 'src', 'domain')), statSync(join(root, 'src', 'engine', 'resumable-run-errors.ts')).mtimeMs);
+  if (existsSync(page) && statSync(page).mtimeMs >= newest) return;
   // A child process, not an import: the build needs esbuild (a devDependency) and no TypeScript.
   const built = spawnSync(process.execPath, [join(root, 'scripts', 'build-console.mjs'), '--quiet'], { cwd: root, encoding: 'utf8' });
   if (built.status !== 0) throw new Error(`building the console's assets failed (node scripts/build-console.mjs): ${built.stderr || built.error?.message || `exit ${built.status}`}`);

@@ -1,6 +1,7 @@
 // A JSON-valued setting (an environment variable holding a table of overrides), parsed against its
 // schema. Throws an Error whose message names every bad entry, for config.ts to report at boot.
 import type { z } from 'zod';
+import { formatZodIssues } from './format-zod-issues.js';
 
 export function parseJsonSetting<Schema extends z.ZodType>(text: string, schema: Schema): z.infer<Schema> | null {
   if (text.trim() === '') return null;
@@ -12,8 +13,7 @@ export function parseJsonSetting<Schema extends z.ZodType>(text: string, schema:
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.map(String).join('.') || '(value)'}: ${issue.message}`);
-    throw new Error(problems.join('; '));
+    throw new Error(formatZodIssues({ issues: parsed.error.issues }));
   }
   return parsed.data;
 }

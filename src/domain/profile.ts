@@ -1,5 +1,6 @@
 // The builder agent's profile: its phases, the tool tier each phase exposes, and its plan rules.
 // Pure data and pure functions: the tier for a turn depends on the phase alone.
+import { assertNever } from './assert-never.js';
 
 /** `done` is retired: runs whose finish gate passed before the summary turn kept its prefix
  * (issue #15) entered it, and their records still decode. No run enters it now: a run stays in
@@ -71,8 +72,4 @@ export const WRITE_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>([
 
 export function isToolName(name: string): name is ToolName {
   return (ALL_TOOLS as readonly string[]).includes(name);
-}
-
-export function assertNever(value: never, message = 'Unexpected value'): never {
-  throw new Error(`${message}: ${JSON.stringify(value)}`);
 }

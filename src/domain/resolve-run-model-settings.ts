@@ -5,7 +5,7 @@
 // Messages API will accept too. Every rule reads the model's capabilities (model-capabilities.ts),
 // never its id.
 import type { EffortLevel, ThinkingDisplay } from './model-catalog.js';
-import { assertNever } from './profile.js';
+import { assertNever } from './assert-never.js';
 import {
   FALLBACK_THINKING_BUDGET_TOKENS,
   knownModelIds,

@@ -12,7 +12,7 @@
 //   leaving it out).
 import type { ModelCapabilities } from './model-capabilities.js';
 import type { EffortLevel } from './model-catalog.js';
-import { assertNever } from './profile.js';
+import { assertNever } from './assert-never.js';
 import type { RunThinkingSettings } from './resolve-run-model-settings.js';
 
 /** The beta that lets `display: 'updates'` through. */

@@ -1,10 +1,16 @@
 // Lua fragments generated from the domain's own definitions, so a Lua script can never disagree
 // with TypeScript about which statuses are terminal (adding one changes every script with it).
-import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
+import { TERMINAL_STATUSES, type RunStatus } from '../domain/run-outcomes.js';
+
+/** A run status as a Lua string literal: scripts spell a status through this, so a status the
+ * domain does not define does not compile. */
+export function luaStatus(status: RunStatus): string {
+  return `'${status}'`;
+}
 
 /** `is_terminal(status)`: true for the statuses of TERMINAL_STATUSES. */
 export const LUA_IS_TERMINAL = `
-local TERMINAL_STATUS = {${TERMINAL_STATUSES.map((status) => `['${status}'] = true`).join(', ')}}
+local TERMINAL_STATUS = {${TERMINAL_STATUSES.map((status) => `[${luaStatus(status)}] = true`).join(', ')}}
 local function is_terminal(status)
   return status ~= false and status ~= nil and TERMINAL_STATUS[status] == true
 end

@@ -3,7 +3,7 @@
 // failed, in one step, so two resumes at once reopen it once and a late worker cannot race it.
 import type { RedisClient } from '../redis/redis-connection.js';
 import { defineLuaCommands } from './define-lua-commands.js';
-import { LUA_APPEND_EVENTS } from './lua-vocabulary.js';
+import { LUA_APPEND_EVENTS, luaStatus } from './lua-vocabulary.js';
 
 /**
  * bfReopenRun — a `failed` run whose error code is resumable goes back to `running` at its turn.
@@ -27,7 +27,7 @@ const REOPEN_RUN =
   `
 local run = redis.call('HMGET', KEYS[1], 'status', 'turn', 'error', 'tenant')
 if not run[1] then return {-1} end
-if run[1] ~= 'failed' then return {0, run[1]} end
+if run[1] ~= ${luaStatus('failed')} then return {0, run[1]} end
 local code = ''
 if run[3] and run[3] ~= '' then
   local ok, decoded = pcall(cjson.decode, run[3])
@@ -40,7 +40,7 @@ end
 if not resumable then return {-3, code} end
 if (run[2] or '0') ~= ARGV[1] then return {-4} end
 if (redis.call('HGET', KEYS[2], 'reopens') or '0') ~= ARGV[2] then return {-4} end
-redis.call('HSET', KEYS[1], 'status', 'running', 'error', '', 'result', '', 'updatedAt', ARGV[4])
+redis.call('HSET', KEYS[1], 'status', ${luaStatus('running')}, 'error', '', 'result', '', 'updatedAt', ARGV[4])
 redis.call('HDEL', KEYS[1], 'archivedAt')
 redis.call('HDEL', KEYS[2], 'overloadSince', 'rateLimitCycles')
 redis.call('HINCRBY', KEYS[2], 'reopens', 1)

@@ -33,22 +33,17 @@ import { IMPLICIT_PROVIDER } from '../domain/provider-declarations.js';
 import { isQueueShard } from '../domain/queue-shards.js';
 import { confirmClaimDurable, type ClaimDurability } from './effects/claim-durability.js';
 import { EMPTY_USAGE } from '../domain/usage.js';
+import type { ToolErrorCode } from '../domain/tool-error-codes.js';
+import { RUN_EVENT_NAMES, type RunEvent, type RunEventDraft } from '../domain/run-events.js';
 import type { RunBudget } from '../domain/run-budget.js';
 import type { ModelDeprecation, RunThinkingSettings } from '../domain/resolve-run-model-settings.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
 import { decodeTenantSpend, defineTenantSpendScripts, isPendingSpendField, pendingSpendField, pendingSpendSchema, spendIncrements, spendPeriods, TENANT_SPEND_TTL_SECONDS, type PendingSpend, type TenantSpendPeriod } from './tenant-spend.js';
 
-export interface RunEvent {
-  run_id: string;
-  step: number;
-  event: string;
-  [field: string]: unknown;
-}
+export type { RunEvent, RunEventDraft, RunEventName } from '../domain/run-events.js';
 
-export interface StoredEvent extends RunEvent {
-  id: string;
-  at: string;
-}
+/** An event as read back from the stream: its stream id and the time the engine stamped. */
+export type StoredEvent = RunEvent & { id: string; at: string };
 
 export interface TrailEntry {
   tool: string;
@@ -65,7 +60,7 @@ export interface StoredToolResult {
   is_error: boolean;
   /** The tool's output before wrapping, for the API and the finish gate; absent on errors. */
   output?: unknown;
-  error_code?: string;
+  error_code?: ToolErrorCode;
   error_reason?: string;
 }
 
@@ -84,7 +79,7 @@ export interface CreateRunInput {
   /** How the run thinks (domain/resolve-run-model-settings.ts). Default: off, no effort. */
   thinking?: RunThinkingSettings;
   /** The run's model is deprecated (resolve-run-model-settings.ts): the run is created with a
-   * `model-deprecated` warning event (its log line and the deprecated-model metric follow it). */
+   * `model-deprecation-warn` warning event (its log line and the deprecated-model metric follow it). */
   deprecation?: ModelDeprecation | null;
   options: RunOptions;
   traceId?: string | null;
@@ -399,7 +394,7 @@ export class RunEngine {
     await this.redis.zadd(this.keys.runsByTenant(input.tenant), Date.parse(now), id);
     const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking: record.thinking, thinking_budget_tokens: record.thinkingBudgetTokens, effort: record.effort, thinking_display: record.thinkingDisplay, ...(record.budget ? { budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens } : {}), ...(record.traceId ? { trace_id: record.traceId } : {}) });
     const deprecation = input.deprecation
-      ? this.encode({ run_id: id, step: 0, event: 'model-deprecated', level: 'warn', model: record.model, retires_on: input.deprecation.retiresOn, successor: input.deprecation.successor, message: input.deprecation.message })
+      ? this.encode({ run_id: id, step: 0, event: 'model-deprecation-warn', level: 'warn', model: record.model, retires_on: input.deprecation.retiresOn, successor: input.deprecation.successor, message: input.deprecation.message })
       : null;
     const created = this.redis.multi().hset(this.keys.run(id), toFields(record)).xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', event.json);
     if (deprecation) created.xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', deprecation.json);
@@ -499,7 +494,7 @@ export class RunEngine {
     turn: number,
     status: TerminalStatus,
     outcome: { result?: string | null; error?: { code: RunErrorCode; message: string } | null },
-    before: Array<Record<string, unknown>> = [],
+    before: RunEventDraft[] = [],
   ): Promise<boolean> {
     const error = outcome.error ? { code: outcome.error.code, message: redactText(outcome.error.message) } : null;
     const fields = toFields({ status, result: outcome.result ?? null, error, question: null, updatedAt: new Date().toISOString() });
@@ -796,7 +791,7 @@ export class RunEngine {
     runId: string,
     seen: { turn: number; updatedAt: string },
     error: { code: RunErrorCode; message: string },
-    before: Array<Record<string, unknown>> = [],
+    before: RunEventDraft[] = [],
   ): Promise<'ended' | 'changed' | 'terminal'> {
     const redacted = { code: error.code, message: redactText(error.message) };
     const fields = toFields({ status: 'failed', result: null, error: redacted, question: null, updatedAt: new Date().toISOString() });
@@ -1472,7 +1467,7 @@ function parseToolResult(raw: string): StoredToolResult {
 }
 
 // The shape every event has once encode() stored it; the API documents the same (storedEventSchema).
-const storedEventDataSchema = z.looseObject({ run_id: z.string(), step: z.number(), event: z.string(), at: z.string() });
+const storedEventDataSchema = z.looseObject({ run_id: z.string(), step: z.number(), event: z.enum(RUN_EVENT_NAMES), at: z.string() });
 
 /** One event stream entry ([id, [field, value, …]], from XRANGE or XREAD), validated: its `data`
  * field is the event's JSON. The stream id is set last, so it is the id whatever the data holds

@@ -5,7 +5,7 @@
 // is slot-safe on Redis Cluster. Registered with ioredis defineCommand: EVALSHA after the first call.
 import type { RedisClient } from '../redis/redis-connection.js';
 import { defineLuaCommands } from './define-lua-commands.js';
-import { LUA_APPEND_EVENTS, LUA_HSET_JSON, LUA_IS_TERMINAL } from './lua-vocabulary.js';
+import { LUA_APPEND_EVENTS, LUA_HSET_JSON, LUA_IS_TERMINAL, luaStatus } from './lua-vocabulary.js';
 
 /** charge(run, turn, usage JSON, cost µUSD, pending spend JSON or '') — adds a paid answer's usage
  * and cost to the run and leaves its tenant spend pending on the turn, under its own marker
@@ -240,7 +240,7 @@ const PARK_FOR_INPUT =
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or is_terminal(status) then return -2 end
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 1 end
-redis.call('HSET', KEYS[1], 'status', 'waiting_for_input', 'updatedAt', ARGV[2])
+redis.call('HSET', KEYS[1], 'status', ${luaStatus('waiting_for_input')}, 'updatedAt', ARGV[2])
 append_events(KEYS[3], 3, 1)
 return 0
 `;
@@ -265,8 +265,8 @@ if question.toolUseId ~= ARGV[1] then return 0 end
 if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 1 then redis.call('RPUSH', KEYS[3], ARGV[3]) end
 redis.call('HSET', KEYS[1], 'question', '', 'updatedAt', ARGV[4])
 append_events(KEYS[4], 5, 1)
-if status == 'waiting_for_input' then
-  redis.call('HSET', KEYS[1], 'status', 'running')
+if status == ${luaStatus('waiting_for_input')} then
+  redis.call('HSET', KEYS[1], 'status', ${luaStatus('running')})
   return 1
 end
 return 2
@@ -337,7 +337,7 @@ const RESUME_TURN =
   `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or is_terminal(status) then return -2 end
-if status == 'waiting_for_input' then return 0 end
+if status == ${luaStatus('waiting_for_input')} then return 0 end
 if redis.call('HGET', KEYS[1], 'turn') ~= ARGV[1] or (redis.call('HGET', KEYS[1], 'updatedAt') or '') ~= ARGV[2] then return 0 end
 if (redis.call('HGET', KEYS[2], 'recoveries') or '0') ~= ARGV[3] then return 0 end
 redis.call('HINCRBY', KEYS[2], 'recoveries', 1)
@@ -360,7 +360,7 @@ const END_RUN_IF_UNCHANGED =
   `
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or is_terminal(status) then return {-2} end
-if status == 'waiting_for_input' then return {0} end
+if status == ${luaStatus('waiting_for_input')} then return {0} end
 if redis.call('HGET', KEYS[1], 'turn') ~= ARGV[1] or (redis.call('HGET', KEYS[1], 'updatedAt') or '') ~= ARGV[2] then return {0} end
 hset_json(KEYS[1], ARGV[3])
 append_events(KEYS[2], 5, tonumber(ARGV[4]))

@@ -4,6 +4,7 @@
 // mistaken for "no limits".
 import type { RedisClient } from '../redis/redis-connection.js';
 import { tenantPolicyOverridesSchema, type TenantPolicyOverrides } from '../domain/tenant-policy.js';
+import { formatZodIssues } from '../domain/format-zod-issues.js';
 import type { KeySpace } from './keys.js';
 
 export class StoredTenantPolicyInvalid extends Error {
@@ -32,7 +33,7 @@ export class TenantPolicyStore {
       throw new StoredTenantPolicyInvalid(key, 'not JSON');
     }
     const parsed = tenantPolicyOverridesSchema.safeParse(value);
-    if (!parsed.success) throw new StoredTenantPolicyInvalid(key, parsed.error.issues.map((issue) => `${issue.path.join('.') || '(value)'}: ${issue.message}`).join('; '));
+    if (!parsed.success) throw new StoredTenantPolicyInvalid(key, formatZodIssues({ issues: parsed.error.issues }));
     return parsed.data;
   }
 

@@ -215,7 +215,7 @@ export class FleetMetrics {
           if (response.stop_reason === 'tool_use') this.turnsWithToolUse.inc({ tool_count });
         }
         for (const event of events) {
-          if (event.event === 'json-in-text') this.jsonInText.inc({ tool_count });
+          if (event.event === 'text-call-detect') this.jsonInText.inc({ tool_count });
           if (event.event === 'fence-only-stop') this.fenceOnlyStops.inc({ tool_count });
           if (event.event === 'tool-call-recover') this.recoveries.inc({ tool_count, parse_mode: String(event.parse_mode) });
         }
@@ -265,9 +265,9 @@ export class FleetMetrics {
    * deprecated model. Wire it once per engine. */
   observeRuns(engine: Pick<RunEngine, 'observeRunEnds' | 'observeEvents'>): void {
     engine.observeRunEnds(({ status, errorCode }) => this.runsEnded.inc({ status, error_code: errorCode ?? '' }));
-    // Counted by the process that created the run (its model-deprecated event is stored there).
+    // Counted by the process that created the run (its model-deprecation-warn event is stored there).
     engine.observeEvents((event) => {
-      if (event.event === 'model-deprecated' && typeof event.model === 'string') this.deprecatedModelRuns.inc({ model: event.model });
+      if (event.event === 'model-deprecation-warn' && typeof event.model === 'string') this.deprecatedModelRuns.inc({ model: event.model });
     });
   }
 

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { PHASES } from '../domain/profile.js';
 import { providerNameSchema } from '../domain/provider-declarations.js';
 import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
+import { RUN_EVENT_NAMES } from '../domain/run-events.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
 import { EFFORT_LEVELS, type EffortLevel } from '../domain/model-catalog.js';
 import { RUN_THINKING_MODES, type RunThinkingMode } from '../domain/resolve-run-model-settings.js';
@@ -104,7 +105,7 @@ export type ArchivedToolCall = z.infer<typeof archivedToolCallSchema>;
 export const archivedEventSchema = z.object({
   streamId: z.string().regex(/^\d+-\d+$/, 'a Redis stream id (ms-seq)'),
   step: z.int(),
-  event: z.string().min(1),
+  event: z.enum(RUN_EVENT_NAMES),
   at: isoTime,
   data: z.record(z.string(), z.unknown()),
 });

@@ -7,7 +7,7 @@ import { StoredHistoryRowInvalid } from './history-errors.js';
 const storedEventRowSchema = z.object({
   stream_id: archivedEventSchema.shape.streamId,
   step: z.int(),
-  event: z.string().min(1),
+  event: archivedEventSchema.shape.event,
   at: z.date().transform((date) => date.toISOString()),
   data: z.record(z.string(), z.unknown()),
 });

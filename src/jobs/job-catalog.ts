@@ -4,11 +4,12 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { PARSE_MODES } from '../domain/parse-modes.js';
 import { webhookPayloadSchema } from '../domain/webhook-payload.js';
+import { RUN_ID_PATTERN } from '../domain/ids.js';
 
 export const QUEUE_NAMES = { model: 'model', tool: 'tool' } as const;
 export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 
-const runId = z.string().regex(/^run_[a-zA-Z0-9]{8,64}$/);
+const runId = z.string().regex(RUN_ID_PATTERN);
 const traceCarrier = z.record(z.string(), z.string()).default({});
 
 /** The longest tool_use id a tool job carries. The Messages API documents no length, only the

@@ -120,7 +120,7 @@ export interface PauseCheck {
   overloadEpisode: boolean;
   /** When the check ran, by Redis's clock (ms): the clock the pause is kept on, so whether a call
    * was let out inside a pause is decided exactly (turn-start's `pause_checked_at_ms`, set
-   * against model-overload's `pause_from_ms`/`pause_until_ms`), not by the workers' clocks. */
+   * against model-overload-wait's `pause_from_ms`/`pause_until_ms`), not by the workers' clocks. */
   atMs: number;
 }
 

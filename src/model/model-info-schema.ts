@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { EFFORT_LEVELS } from '../domain/model-catalog.js';
 import type { ProviderModelDescription } from '../domain/provider-model-description.js';
+import { formatZodIssues } from '../domain/format-zod-issues.js';
 
 const support = z.looseObject({ supported: z.boolean() });
 const tokenLimit = z.int().positive().max(100_000_000).nullable();
@@ -47,7 +48,7 @@ export function readModelInfo(item: unknown): { ok: true; description: ProviderM
   const parsed = modelInfoSchema.safeParse(item);
   if (!parsed.success) {
     const id = typeof item === 'object' && item !== null && typeof (item as { id?: unknown }).id === 'string' ? (item as { id: string }).id : null;
-    return { ok: false, id, problem: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`).join('; ') };
+    return { ok: false, id, problem: formatZodIssues({ issues: parsed.error.issues, whole: '(item)' }) };
   }
   const info = parsed.data;
   const capabilities = info.capabilities;

@@ -1,5 +1,5 @@
 // What phase 1 hands to phase 2: raw text and where it was found, never a value that could run.
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import type { CandidateMode } from './parse-types.js';
 
 export interface Candidate {

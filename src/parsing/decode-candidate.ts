@@ -2,7 +2,7 @@
 // arguments, per format. Strict: the JSON must be exactly one object, envelopes hold exactly a
 // name and one arguments key (Mistral's may add its call `id`), and the arguments are never
 // re-parsed from a string.
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import type { Candidate } from './candidate.js';
 import { splitDeepSeekCall } from './decode-deepseek-call.js';
 import { isPlainObject } from './is-plain-object.js';

@@ -5,6 +5,7 @@
 import type OpenAI from 'openai';
 import type { AssistantBlock, TranscriptMessage, UserBlock } from '../domain/model-message.js';
 import type { ToolChoice } from '../domain/tool-choice.js';
+import { assertNever } from '../domain/assert-never.js';
 import type { ModelRequest } from '../model/model-client.js';
 
 type ChatMessage = OpenAI.Chat.ChatCompletionMessageParam;
@@ -113,12 +114,8 @@ export function toChatToolChoice(choice: RequestToolChoice, toolParser = true): 
     case 'tool':
       return { type: 'function', function: { name: choice.name } };
     default:
-      return assertNeverChoice(choice);
+      return assertNever(choice, 'Unhandled tool choice');
   }
-}
-
-function assertNeverChoice(choice: never): never {
-  throw new Error(`Unhandled tool choice: ${JSON.stringify(choice)}`);
 }
 
 /** One transcript message as chat messages: a user message whose tool results each become a
@@ -138,12 +135,8 @@ export function toChatMessages(message: TranscriptMessage): ChatMessage[] {
       return text === '' ? [] : [{ role: 'system', content: text }];
     }
     default:
-      return assertNeverMessage(message);
+      return assertNever(message, 'Unhandled transcript message');
   }
-}
-
-function assertNeverMessage(message: never): never {
-  throw new Error(`Unhandled transcript message: ${JSON.stringify(message)}`);
 }
 
 function userMessages(content: string | UserBlock[]): ChatMessage[] {

@@ -9,6 +9,7 @@ import { IMPLICIT_PROVIDER } from '../domain/provider-declarations.js';
 import { bedrockProviderOptionsSchema, type BedrockProviderOptions } from './bedrock-client.js';
 import { openAiCompatibleProviderOptionsSchema, type OpenAiCompatibleProviderOptions } from './openai-compatible-provider.js';
 import { vertexProviderOptionsSchema, type VertexProviderOptions } from './vertex-client.js';
+import { formatZodIssues } from '../domain/format-zod-issues.js';
 
 /** A declared `anthropic` provider: another key or endpoint of the Anthropic API. */
 export const anthropicProviderOptionsSchema = z
@@ -32,8 +33,7 @@ export class ProviderConfigurationError extends Error {
 function check<Schema extends z.ZodType>(name: string, schema: Schema, options: unknown): z.infer<Schema> {
   const parsed = schema.safeParse(options);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `BUILDFLEET_PROVIDERS.${[name, ...issue.path.map(String)].join('.')}: ${issue.message}`);
-  throw new ProviderConfigurationError(`Invalid environment: ${problems.join('; ')}`);
+  throw new ProviderConfigurationError(`Invalid environment: ${formatZodIssues({ issues: parsed.error.issues, root: `BUILDFLEET_PROVIDERS.${name}` })}`);
 }
 
 /** Every provider's settings by name, the implicit `anthropic` included (unless declared anew);

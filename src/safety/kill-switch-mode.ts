@@ -1,5 +1,5 @@
 // The kill switch's modes, shared by the switch, its routes and the metrics hook.
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 
 /** read_write: writes allowed. read_only: every write tool refused, reads go on. half_open: after
  * an automatic trip's cool-down, one probe write is let through to test recovery. */

@@ -15,7 +15,7 @@
 //   - a tool without a `url` (write_file, list_files, check_broken_images …) is one of the fleet's
 //     own tools: its outcomes are windowed per tool, and the fleet trips on them only when enough
 //     tenants spike on that tool (src/safety/kill-switch-scripts.ts).
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
 
 export const KILL_SWITCH_SCOPE_KINDS = ['fleet', 'tenant', 'upstream'] as const;

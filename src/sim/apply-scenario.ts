@@ -47,7 +47,8 @@
 //                             next request carrying them is refused like the real API refuses it
 //   long_tool_use_ids         first build-tier turn → every tool_use id in the pattern but 10,000
 //                             characters long (the API documents no length) (once)
-import { BUILD_TOOLS, assertNever } from '../domain/profile.js';
+import { BUILD_TOOLS } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import { isStrictTool, type MessagesRequest } from './messages-request.js';
 import { parseTextToolCall } from './parse-text-tool-call.js';
 import type { PlannedTurn } from './planned-turn.js';

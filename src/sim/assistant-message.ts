@@ -8,6 +8,7 @@ import { conversationPrefixDigest } from './conversation-prefix.js';
 import { cutAtMaxTokens } from './cut-at-max-tokens.js';
 import type { BindingMessage, InputTransformation, NormalizedBlock } from './messages-request.js';
 import { createIdentifier } from './identifiers.js';
+import { assertNever } from '../domain/assert-never.js';
 import type { ModelDescription } from './model-catalog.js';
 import type { RefusalStopDetails, ResponseBlock, ResponsePlan } from './response-plan.js';
 import type { ThinkingSigner } from './thinking-signature.js';
@@ -77,7 +78,7 @@ function toWireBlock(block: ResponseBlock, signer: ThinkingSigner, binding: { pr
         complete: block.partialJson === undefined,
       };
     default:
-      return assertNeverResponseBlock(block);
+      return assertNever(block, 'unexpected response block');
   }
 }
 
@@ -93,7 +94,7 @@ function normalizedOf(block: WireBlock): NormalizedBlock {
     case 'tool_use':
       return { kind: 'tool_use', id: block.id, name: block.name, input: toolInputOf(block) };
     default:
-      return assertNeverResponseBlock(block);
+      return assertNever(block, 'unexpected response block');
   }
 }
 
@@ -111,10 +112,6 @@ function renderBlocks(plan: ResponsePlan, signer: ThinkingSigner, binding: Answe
   });
 }
 
-function assertNeverResponseBlock(block: never): never {
-  throw new Error(`unexpected response block ${JSON.stringify(block)}`);
-}
-
 /** The Message body a client sees for one wire block. */
 export function contentBlockOf(block: WireBlock): AssistantContentBlock {
   switch (block.type) {
@@ -127,7 +124,7 @@ export function contentBlockOf(block: WireBlock): AssistantContentBlock {
     case 'tool_use':
       return { type: 'tool_use', id: block.id, name: block.name, input: toolInputOf(block) };
     default:
-      return assertNeverResponseBlock(block);
+      return assertNever(block, 'unexpected response block');
   }
 }
 

@@ -1,7 +1,7 @@
 // The simulator's stand-in for sampling: every "random" choice is a hash of the seed and the
 // transcript, so a test that replays the same conversation sees the same model behaviour.
 import { createHash } from 'node:crypto';
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import type { NormalizedMessage } from './messages-request.js';
 
 /** A number in [0, 1) fixed by its parts. */

@@ -2,6 +2,7 @@
 // inputs against the real schemas and answers with plausible results in the fleet's wrapper.
 import { isToolName, type ToolName } from '../domain/profile.js';
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
+import { formatZodIssues } from '../domain/format-zod-issues.js';
 
 export interface FakeToolResult {
   content: string;
@@ -28,7 +29,8 @@ export class FakeToolExecutor {
     if (!isToolName(name)) return { content: `Error (tool_not_available): Tool "${name}" does not exist.`, isError: true };
     const parsed = toolInputSchemas[name].safeParse(input);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
+      // The fleet's own wording (src/agent/reject-call.ts), which this stands in for.
+      const problems = formatZodIssues({ issues: parsed.error.issues, whole: '(input)' });
       return { content: `Error (tool_input_invalid): Invalid input for ${name}: ${problems}`, isError: true };
     }
     const output = this.#run(name, parsed.data as Record<string, unknown>);

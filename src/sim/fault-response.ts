@@ -1,6 +1,6 @@
 // The HTTP answer a fault produces, shaped like the real API's (status, error body, headers).
 // `connection_reset`, `slow` and `latency` are not answers; the server handles them itself.
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import { createApiErrorBody, errorTypeForStatus, type ApiErrorBody } from './api-error.js';
 import type { FaultSpec } from './fault-spec.js';
 

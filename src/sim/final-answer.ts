@@ -1,6 +1,6 @@
 // The builder's closing texts. Each answer is three paragraphs so the `multi_block_text`
 // scenario can return them as three blocks; normally they are joined into one.
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import type { BuilderProgress } from './builder-progress.js';
 import type { PlannedTurn } from './planned-turn.js';
 

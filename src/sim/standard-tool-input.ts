@@ -1,6 +1,7 @@
 // The input the builder gives each of the 19 tools, valid against src/domain/tool-input-schemas.ts.
 // Used for the policy's own steps, forced tool_choice and finish_turn remedies alike.
-import { assertNever, isToolName } from '../domain/profile.js';
+import { isToolName } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import type { BuilderProgress } from './builder-progress.js';
 import { PLAN_TODOS, SITE_FONTS, SITE_PALETTE, siteFiles, type SiteOptions } from './site-plan.js';
 

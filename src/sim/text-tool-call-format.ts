@@ -4,7 +4,7 @@
 // open models write when an OpenAI-compatible server runs without a tool parser (each cites its
 // source in src/parsing/extract-*-candidates.ts).
 import type { ParseMode } from '../domain/parse-modes.js';
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import type { PlannedToolCall } from './planned-turn.js';
 
 export const TEXT_TOOL_CALL_FORMATS = [

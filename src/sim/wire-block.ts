@@ -1,6 +1,7 @@
 // A content block as it goes over the wire: ids and signatures attached, tool input kept as the JSON
 // text the model wrote (so a cut-off call can be streamed as the real API streams it). Both the
 // Message body (assistant-message.ts) and the event stream (stream-message.ts) are made from these.
+import { assertNever } from '../domain/assert-never.js';
 import { partialParse } from '@anthropic-ai/sdk/_vendor/partial-json-parser/parser';
 
 export type WireBlock =
@@ -24,12 +25,8 @@ export function outputCharactersOf(block: WireBlock): number {
     case 'tool_use':
       return block.inputJson.length;
     default:
-      return assertNeverBlock(block);
+      return assertNever(block, 'unexpected wire block');
   }
-}
-
-function assertNeverBlock(block: never): never {
-  throw new Error(`unexpected wire block ${JSON.stringify(block)}`);
 }
 
 /**

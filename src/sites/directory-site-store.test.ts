@@ -3,9 +3,8 @@ import { lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEPLOY_ID_PATTERN, RUN_ID_PATTERN } from '../api/api-schemas.js';
 import { DirectorySiteStore } from './directory-site-store.js';
-import { SITE_DEPLOY_ID_PATTERN, SITE_RUN_ID_PATTERN, SiteStoreCorrupt, SiteStoreRefused } from './site-store.js';
+import { SiteStoreCorrupt, SiteStoreRefused } from './site-store.js';
 
 const RUN = 'run_abcdefgh1234';
 let root: string;
@@ -29,11 +28,6 @@ async function snapshotTree(directory = root): Promise<Map<string, number>> {
 }
 
 describe('DirectorySiteStore', () => {
-  it('keeps the API’s id patterns', () => {
-    expect(SITE_RUN_ID_PATTERN.source).toBe(RUN_ID_PATTERN.source);
-    expect(SITE_DEPLOY_ID_PATTERN.source).toBe(DEPLOY_ID_PATTERN.source);
-  });
-
   it('stores a deployment once, immutably, and reads each file back', async () => {
     const files = [
       { path: 'index.html', content: '<h1>v1</h1>' },

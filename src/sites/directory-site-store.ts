@@ -32,9 +32,9 @@ import { link, lstat, mkdir, open, readdir, rm, unlink } from 'node:fs/promises'
 import { join } from 'node:path';
 import { z } from 'zod';
 import { normalizeWorkspacePath } from '../safety/workspace-path.js';
+// Ids become directory and file names, so the store checks them itself, whatever its callers did.
+import { DEPLOY_ID_PATTERN, RUN_ID_PATTERN } from '../domain/ids.js';
 import {
-  SITE_DEPLOY_ID_PATTERN,
-  SITE_RUN_ID_PATTERN,
   SiteStoreCorrupt,
   SiteStoreRefused,
   type PublishedPointer,
@@ -54,15 +54,15 @@ const POINTER_NAME = new RegExp(`^\\d{${SEQUENCE_DIGITS}}\\.json$`);
 
 const manifestSchema = z.strictObject({
   version: z.literal(1),
-  runId: z.string().regex(SITE_RUN_ID_PATTERN),
-  deployId: z.string().regex(SITE_DEPLOY_ID_PATTERN),
+  runId: z.string().regex(RUN_ID_PATTERN),
+  deployId: z.string().regex(DEPLOY_ID_PATTERN),
   createdAt: z.string(),
   files: z.record(z.string(), z.strictObject({ sha256: z.string().regex(SHA256_HEX), bytes: z.number().int().nonnegative() })),
 });
 type Manifest = z.infer<typeof manifestSchema>;
 
 const pointerSchema = z.strictObject({
-  deployId: z.string().regex(SITE_DEPLOY_ID_PATTERN),
+  deployId: z.string().regex(DEPLOY_ID_PATTERN),
   sequence: z.number().int().nonnegative(),
   publishedAt: z.string(),
 });
@@ -72,12 +72,12 @@ function isErrorCode(error: unknown, code: string): boolean {
 }
 
 function checkRunId(runId: string): void {
-  if (!SITE_RUN_ID_PATTERN.test(runId)) throw new SiteStoreRefused(`not a run id: ${JSON.stringify(runId).slice(0, 80)}`);
+  if (!RUN_ID_PATTERN.test(runId)) throw new SiteStoreRefused(`not a run id: ${JSON.stringify(runId).slice(0, 80)}`);
 }
 
 function checkIds(runId: string, deployId: string): void {
   checkRunId(runId);
-  if (!SITE_DEPLOY_ID_PATTERN.test(deployId)) throw new SiteStoreRefused(`not a deploy id: ${JSON.stringify(deployId).slice(0, 80)}`);
+  if (!DEPLOY_ID_PATTERN.test(deployId)) throw new SiteStoreRefused(`not a deploy id: ${JSON.stringify(deployId).slice(0, 80)}`);
 }
 
 /** The workspace path, or null when the workspace rules refuse it. */
@@ -172,7 +172,7 @@ export class DirectorySiteStore implements SiteStore {
     return names
       .filter((name) => name.endsWith('.json'))
       .map((name) => name.slice(0, -'.json'.length))
-      .filter((deployId) => SITE_DEPLOY_ID_PATTERN.test(deployId))
+      .filter((deployId) => DEPLOY_ID_PATTERN.test(deployId))
       .sort();
   }
 

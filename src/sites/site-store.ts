@@ -50,11 +50,6 @@ export interface SiteStore {
   readPublished(runId: string): Promise<PublishedPointer | null>;
 }
 
-// Ids become directory and file names, so the store checks them itself, whatever its callers
-// did. They match the API's patterns (src/api/api-schemas.ts RUN_ID_PATTERN and DEPLOY_ID_PATTERN;
-// site-ids.test.ts keeps them equal), which admit no '/', '.' or '..'.
-export const SITE_RUN_ID_PATTERN = /^run_[a-zA-Z0-9]{8,64}$/;
-export const SITE_DEPLOY_ID_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
 
 /** Thrown for an id or path the store refuses: a caller bug or an attack, never stored. */
 export class SiteStoreRefused extends Error {

@@ -1,7 +1,7 @@
 // Every Prometheus metric the fleet exports, by name, in one place (dashboards, alert rules and
 // the README table are written against these). Labels are listed beside each.
 export const METRICS = {
-  /** counter {model} — runs created on a deprecated model (each also gets a model-deprecated event) */
+  /** counter {model} — runs created on a deprecated model (each also gets a model-deprecation-warn event) */
   deprecatedModelRuns: 'buildfleet_deprecated_model_runs_total',
   /** counter {stop_reason, tool_count} — model turns by stop reason */
   turns: 'buildfleet_turns_total',

@@ -11,10 +11,10 @@
 //   degrade      the run continues in skip_writes safe mode, with the tool's last-known-good
 //                output (marked degraded: true) where one is cached, else an is_error result.
 // Trace lines (the run's event stream):
-//   {event:'tool_result', tool, tool_use_id, ok:false, error:'ToolOutputInvalid', reason}
-//   {event:'stop', reason:'invalid_tool_output'}                        fail_closed
-//   {event:'stop', reason:'invalid_tool_output', safe_mode:'skip_writes'} degrade (the run goes on)
-//   {event:'tool-output-injection-flagged', tool, tool_use_id, patterns[, source:'error']}  flagged, not dropped
+//   {event:'tool-output-reject', tool, tool_use_id, ok:false, error:'ToolOutputInvalid', reason}
+//   {event:'run-stop', reason:'invalid_tool_output'}                        fail_closed
+//   {event:'run-stop', reason:'invalid_tool_output', safe_mode:'skip_writes'} degrade (the run goes on)
+//   {event:'tool-output-injection-flag', tool, tool_use_id, patterns[, source:'error']}  flagged, not dropped
 //   {event:'killswitch-trip', tool, reason, scope, scope_id, cause, window, ...}  this output tripped a scope
 //   {event:'killswitch-probe', tool, outcome, mode, scope, scope_id}     this probe write settled a scope
 import { ClaimNotDurableError } from '../engine/effects/claim-durability.js';
@@ -22,9 +22,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { toolUseIdJobPart, type ToolJobData } from '../jobs/job-catalog.js';
 import type { RunEngine, RunEvent, StoredToolResult } from '../engine/run-engine.js';
+import type { RunEventName } from '../domain/run-events.js';
 import type { RunRecord } from '../engine/run-types.js';
 import { isToolName } from '../domain/profile.js';
 import { isTerminal } from '../domain/run-outcomes.js';
+import type { ToolErrorCode } from '../domain/tool-error-codes.js';
+import { formatZodIssues } from '../domain/format-zod-issues.js';
 import { describeRefusal, type KillSwitch } from '../safety/kill-switch.js';
 import { upstreamOf } from '../safety/kill-switch-scope.js';
 import type { ToolSafetyHooks } from '../safety/safety-hooks.js';
@@ -59,7 +62,7 @@ export interface ToolJobHooks extends ToolSafetyHooks {
 export type ToolJobResult = { kind: 'recorded'; result: StoredToolResult; cached: boolean } | { kind: 'skipped'; reason: string };
 
 /** The stable error code of a tool_result whose output failed its contract. */
-export const TOOL_OUTPUT_INVALID_CODE = 'ToolOutputInvalid';
+export const TOOL_OUTPUT_INVALID_CODE = 'ToolOutputInvalid' satisfies ToolErrorCode;
 /** The run error code of a run stopped by a fail_closed contract. */
 export const INVALID_TOOL_OUTPUT_RUN_ERROR = 'invalid_tool_output';
 
@@ -72,8 +75,8 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   if (loaded === 'missing') return { kind: 'skipped', reason: 'run_missing' };
   if ('recorded' in loaded) return { kind: 'recorded', result: loaded.recorded, cached: true };
   const { run } = loaded;
-  const event = (name: string, fields: Record<string, unknown>): RunEvent => ({ run_id: data.runId, step: data.turn, event: name, tool: data.name, tool_use_id: data.toolUseId, ...fields });
-  const emit = (name: string, fields: Record<string, unknown>) => store.appendEvent(event(name, fields));
+  const event = (name: RunEventName, fields: Record<string, unknown>): RunEvent => ({ run_id: data.runId, step: data.turn, event: name, tool: data.name, tool_use_id: data.toolUseId, ...fields });
+  const emit = (name: RunEventName, fields: Record<string, unknown>) => store.appendEvent(event(name, fields));
   const trail = { tool: data.name, phase: run.phase, turn: data.turn, toolUseId: data.toolUseId };
   // Tool output is data, and so is an error that quotes an upstream: what looks like an injected
   // instruction is kept (the envelope marks it untrusted) and flagged in the run's events and the
@@ -85,13 +88,13 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     if (patterns.length === 0) return [];
     deps.hooks?.onInjectionFlagged?.(data.name, patterns);
     deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, patterns, source }, 'tool result looks like an injected instruction');
-    return [{ run_id: data.runId, step: data.turn, event: 'tool-output-injection-flagged', tool: data.name, tool_use_id: data.toolUseId, patterns, ...(source === 'error' ? { source } : {}) }];
+    return [{ run_id: data.runId, step: data.turn, event: 'tool-output-injection-flag', tool: data.name, tool_use_id: data.toolUseId, patterns, ...(source === 'error' ? { source } : {}) }];
   };
   // For the rarer paths that append events on their own, in order.
   const appendEach = async (events: readonly RunEvent[]) => {
     for (const item of events) await store.appendEvent(item);
   };
-  const fail = async (code: string, message: string, durationMs = 0) => {
+  const fail = async (code: ToolErrorCode, message: string, durationMs = 0) => {
     const cause = REFUSAL_CODES[code];
     if (cause) deps.hooks?.onWriteRefused?.(data.name, cause);
     const flagged = flagInjection(message, 'error');
@@ -112,8 +115,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   const definition = toolDefinitions[toolName];
   const parsed = definition.inputSchema.safeParse(data.input);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`);
-    return fail('tool_input_invalid', problems.join('; '));
+    return fail('tool_input_invalid', formatZodIssues({ issues: parsed.error.issues, whole: '(input)' }));
   }
 
   let probeToken = '';
@@ -176,7 +178,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     await appendEach(await recordOutcome(false, reason));
     const mode = resolveToolOutputMode({ tool: toolName, defaultMode: definition.output.mode, configured: deps.config.BUILDFLEET_TOOL_OUTPUT_MODES });
     deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, reason, mode, err: error.message }, 'tool output invalid');
-    await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool_result', tool: data.name, tool_use_id: data.toolUseId, ok: false, error: TOOL_OUTPUT_INVALID_CODE, reason });
+    await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool-output-reject', tool: data.name, tool_use_id: data.toolUseId, ok: false, error: TOOL_OUTPUT_INVALID_CODE, reason });
     await appendEach(flagInjection(error.message, 'error'));
     const trailEntry = { ...trail, ok: false, detail: `${TOOL_OUTPUT_INVALID_CODE}:${reason}` };
     const finish = async (result: StoredToolResult, extra: Record<string, unknown>, endRunFirst?: (endEvent: RunEvent) => Promise<boolean>) => {
@@ -200,12 +202,12 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
       // failed run whose retried job answers run_ended, never an open run that goes on.
       return finish(errorResult('Nothing was built from it, and the run is stopped.'), {}, async (endEvent) => {
         const message = `${data.name} returned an invalid output (${reason}): ${error.message}`;
-        return store.endRun(data.runId, data.turn, 'failed', { error: { code: INVALID_TOOL_OUTPUT_RUN_ERROR, message } }, [endEvent, { event: 'stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR }]);
+        return store.endRun(data.runId, data.turn, 'failed', { error: { code: INVALID_TOOL_OUTPUT_RUN_ERROR, message } }, [endEvent, { event: 'run-stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR }]);
       });
     }
     // degrade: from here on the run makes no writes; the switch to safe mode is announced once.
     if (run.safeMode !== 'skip_writes') {
-      await store.updateRun(data.runId, { safeMode: 'skip_writes' }, [{ run_id: data.runId, step: data.turn, event: 'stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR, safe_mode: 'skip_writes' }]);
+      await store.updateRun(data.runId, { safeMode: 'skip_writes' }, [{ run_id: data.runId, step: data.turn, event: 'run-stop', reason: INVALID_TOOL_OUTPUT_RUN_ERROR, safe_mode: 'skip_writes' }]);
     }
     const scope = lastKnownGoodScopeOf({ writes: definition.writes, scope: definition.output.lastKnownGood });
     const lastGood =

@@ -19,7 +19,7 @@ import type { FleetQueues } from '../jobs/fleet-queues.js';
 import type { QueueShards } from '../jobs/queue-shards.js';
 import { jobIds, QUEUE_NAMES, type ModelJobData, type ToolJobData } from '../jobs/job-catalog.js';
 import type { PlannedDispatch } from '../engine/turn-outcome.js';
-import { assertNever } from '../domain/profile.js';
+import { assertNever } from '../domain/assert-never.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import { decideStalledRun, isLiveJobState, type ObservedJobState, type StalledRunDecision } from './decide-stalled-run.js';
 import { ReaperLock } from './reaper-lock.js';

@@ -118,7 +118,7 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
   // data, Redis, a stalled job) does not end its run: a tool failure is data. BullMQ lets the
   // parent turn run without it (ignoreDependencyOnFailure) and the turn tells the model the call
   // failed after its attempts (src/agent/turn-input.ts). Logged here with its reason, which the
-  // run's `tool-result-missing` event does not carry (the failed job keeps it in BullMQ too).
+  // run's `tool-result-miss` event does not carry (the failed job keeps it in BullMQ too).
   worker.on('failed', (job, error) => {
     if (!job) return;
     const final = isFinalFailure({ attemptsMade: job.attemptsMade, attempts: job.opts.attempts, errorName: error.name });

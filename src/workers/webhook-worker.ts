@@ -1,7 +1,7 @@
 // The webhook worker (docs/webhooks.md): takes one `webhook` job per delivery, signs its payload
 // with the run's tenant's secret and posts it (src/webhooks/post-webhook.ts: through the SSRF
-// guard, bounded, no redirects). Each attempt is recorded in the run's events — `webhook-delivered`
-// or `webhook-failed` with its status, attempt and whether it was the last — and its outcome
+// guard, bounded, no redirects). Each attempt is recorded in the run's events — `webhook-deliver`
+// or `webhook-fail` with its status, attempt and whether it was the last — and its outcome
 // (webhook-attempt-outcome.ts) becomes BullMQ's: a thrown error is retried with exponential
 // backoff, UnrecoverableError ends the delivery. It runs in the tool worker processes, the role
 // whose network egress is already the SSRF guard's (src/fleet/start-roles.ts).
@@ -34,7 +34,7 @@ export async function deliverWebhookJob(
   const { payload } = data;
   const attempt = job.attemptsMade + 1;
   const attempts = job.opts.attempts ?? 1;
-  const record = async (event: 'webhook-delivered' | 'webhook-failed', fields: Record<string, unknown>) => {
+  const record = async (event: 'webhook-deliver' | 'webhook-fail', fields: Record<string, unknown>) => {
     // After the POST: a failure to record must not turn a delivered attempt into a retry (which
     // would post it again), so it is logged, not thrown.
     await fleet.store
@@ -45,7 +45,7 @@ export async function deliverWebhookJob(
   if (!fleetSecret) {
     // Submit refuses webhooks without a secret; a job made before the secret was removed cannot be
     // signed, and an unsigned delivery is one no receiver should trust.
-    await record('webhook-failed', { status: null, reason: 'webhooks_not_configured: BUILDFLEET_WEBHOOK_SECRET is unset', final: true });
+    await record('webhook-fail', { status: null, reason: 'webhooks_not_configured: BUILDFLEET_WEBHOOK_SECRET is unset', final: true });
     throw new UnrecoverableError('BUILDFLEET_WEBHOOK_SECRET is unset: the delivery cannot be signed');
   }
   const answer = await postWebhook({
@@ -60,13 +60,13 @@ export async function deliverWebhookJob(
   const outcome = webhookAttemptOutcome(answer);
   options.onAttempt?.(outcome);
   if (outcome.kind === 'delivered') {
-    await record('webhook-delivered', { status: outcome.status });
-    fleet.logger.info({ run_id: data.runId, event: 'webhook-delivered', delivery_id: payload.id, status: outcome.status, attempt }, 'webhook delivered');
+    await record('webhook-deliver', { status: outcome.status });
+    fleet.logger.info({ run_id: data.runId, event: 'webhook-deliver', delivery_id: payload.id, status: outcome.status, attempt }, 'webhook delivered');
     return { status: outcome.status };
   }
   const final = outcome.kind === 'final' || attempt >= attempts;
   const excerpt = 'excerpt' in answer && answer.excerpt ? { response_excerpt: answer.excerpt.slice(0, 200) } : {};
-  await record('webhook-failed', { status: outcome.status, reason: outcome.reason, final, ...excerpt, level: 'warn' });
+  await record('webhook-fail', { status: outcome.status, reason: outcome.reason, final, ...excerpt, level: 'warn' });
   if (outcome.kind === 'final') throw new UnrecoverableError(outcome.reason);
   throw new Error(outcome.reason);
 }

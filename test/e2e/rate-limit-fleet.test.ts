@@ -74,7 +74,7 @@ describe('a 529 overload episode across the fleet', () => {
     try {
       const store = new RunEngine(redis, createKeySpace(handle.prefix));
       // Each pause as the worker that set it reported it, and the moment each call passed its
-      // pause check, both on Redis's clock (model-overload's pause_from_ms / pause_until_ms,
+      // pause check, both on Redis's clock (model-overload-wait's pause_from_ms / pause_until_ms,
       // turn-start's pause_checked_at_ms): exact, whatever the load. The events' own `at` is the
       // workers' time of writing, which a loaded machine delays by more than any margin.
       const windows: Array<{ from: number; to: number }> = [];
@@ -82,7 +82,7 @@ describe('a 529 overload episode across the fleet', () => {
       for (const { id } of runs) {
         const events = await store.readEvents(id);
         for (const event of events) {
-          if (event.event === 'model-overload') {
+          if (event.event === 'model-overload-wait') {
             expect(typeof event.pause_from_ms).toBe('number');
             windows.push({ from: Number(event.pause_from_ms), to: Number(event.pause_until_ms) });
           } else if (event.event === 'turn-start') {

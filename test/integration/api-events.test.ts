@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readServerSentEvents } from '../../src/cli/follow-run.js';
 import { EVENTS_CONNECTION_NAME } from '../../src/api/events/follow-run-events.js';
+import type { RunEventName } from '../../src/domain/run-events.js';
 import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
 import { testRedisEnv } from '../support/redis.js';
 
@@ -61,7 +62,7 @@ function authed(url: string, init: RequestInit = {}, auth = harness.auth): Promi
   return fetch(url, { ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } });
 }
 
-const append = (runId: string, event: string, extra: Record<string, unknown> = {}) =>
+const append = (runId: string, event: RunEventName, extra: Record<string, unknown> = {}) =>
   harness.fleet.store.appendEvent({ run_id: runId, step: 1, event, ...extra });
 
 describe('Server-Sent Events', () => {
@@ -104,7 +105,7 @@ describe('Server-Sent Events', () => {
   it('resumes after Last-Event-ID (and ?after=), and ends at once for a finished run', async () => {
     const run = await harness.newRun({ status: 'running' });
     const first = await append(run.id, 'turn-start');
-    const second = await append(run.id, 'turn-end');
+    const second = await append(run.id, 'model-call-end');
     await harness.fleet.store.endRun(run.id, 0, 'failed', { error: { code: 'model_error', message: 'x' } });
     const third = (await harness.fleet.store.readEvents(run.id)).at(-1)?.id;
 
@@ -129,7 +130,7 @@ describe('Server-Sent Events', () => {
     await waitForFollowerConnections(1);
     await harness.fleet.store.endRun(run.id, 0, 'refused', {});
     // Wakes the blocked follower so it re-reads the status.
-    await append(run.id, 'refusal-detect');
+    await append(run.id, 'model-progress');
     const started = Date.now();
     const frames = await framesPromise;
     expect(Date.now() - started).toBeLessThan(4_000);

@@ -31,7 +31,7 @@ describe.skipIf(onCluster)('an answer that calls a write tool, on no replica', (
     // The turn whose answer calls a write tool, and its job's failure.
     const { turn, reason } = await until('a model job refused for an answer on no replica', async () => {
       const events = await store.readEvents(run.id);
-      const answer = events.find((event) => event.event === 'model-response' && Array.isArray(event.tool_uses) && (event.tool_uses as string[]).some((name) => WRITE_TOOLS.has(name as ToolName)));
+      const answer = events.find((event) => event.event === 'model-call-end' && Array.isArray(event.tool_uses) && (event.tool_uses as string[]).some((name) => WRITE_TOOLS.has(name as ToolName)));
       if (!answer) return null;
       const job = await fleet.fleet.queues.own.model.getJob(jobIds.modelTurn(run.id, answer.step));
       const failed = job?.failedReason ?? '';
@@ -41,7 +41,7 @@ describe.skipIf(onCluster)('an answer that calls a write tool, on no replica', (
     // Committed once: the job's next attempt replays the answer, it never asks the model again.
     await until('the job’s second attempt', async () => ((await fleet.fleet.queues.own.model.getJob(jobIds.modelTurn(run.id, turn)))?.attemptsMade ?? 0) >= 2);
     const events = await store.readEvents(run.id);
-    expect(events.filter((event) => event.event === 'model-response' && event.step === turn)).toHaveLength(1);
+    expect(events.filter((event) => event.event === 'model-call-end' && event.step === turn)).toHaveLength(1);
     // No write tool ran, nor was any of its calls queued.
     // (tool-call-dispatch is written with the answer: the calls it plans, not calls handed out.)
     const writeEvents = events.filter((event) => String(event.event).startsWith('tool-call') && event.event !== 'tool-call-dispatch' && WRITE_TOOLS.has(event.tool as ToolName));

@@ -170,13 +170,13 @@ describe('Claude on Bedrock and Vertex, selected by configuration, through the q
 
     // The run's events show each throttle as a rate-limit retry of the first turn.
     const events = await harness.fleet.store.readEvents(runId);
-    const errors = events.filter((event) => event.event === 'model-error');
+    const errors = events.filter((event) => event.event === 'model-call-fail');
     expect(errors).toHaveLength(throttles);
     for (const error of errors) {
       expect(error).toMatchObject({ status: 429, outcome: 'rate_limited_backoff', attempt: 1 });
       expect(error.message).toContain('Too many tokens');
     }
-    const waits = events.filter((event) => event.event === 'model-rate-limit');
+    const waits = events.filter((event) => event.event === 'model-rate-limit-wait');
     expect(waits.map((event) => [event.cycle, event.backoff])).toEqual(Array.from({ length: throttles }, (_, index) => [index + 1, true]));
     const firstTurnStarts = events.filter((event) => event.event === 'turn-start' && event.step === errors[0]!.step);
     expect(firstTurnStarts.map((event) => event.attempt)).toEqual(Array.from({ length: throttles + 1 }, () => 1));

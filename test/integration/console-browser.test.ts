@@ -208,7 +208,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
 
     const timeline = page.getByTestId('timeline');
     expect(await timeline.locator('[data-event="turn-start"]').count()).toBeGreaterThan(3);
-    expect(await timeline.locator('[data-event="model-response"]').count()).toBeGreaterThan(3);
+    expect(await timeline.locator('[data-event="model-call-end"]').count()).toBeGreaterThan(3);
     expect(await timeline.locator('[data-event="phase-change"]').count()).toBeGreaterThan(0);
     expect(await timeline.locator('[data-event="run-end"]').textContent()).toContain('succeeded');
     const writes = timeline.locator('[data-event="tool-call"][data-tool="write_file"]');
@@ -327,7 +327,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     expect(await timeline.locator('[data-event="run-reopen"]').count()).toBe(1);
     // The stream went on after the last event shown: none is on the timeline twice.
     const events = await runEvents(runId);
-    for (const name of ['turn-start', 'model-response', 'phase-change']) {
+    for (const name of ['turn-start', 'model-call-end', 'phase-change']) {
       expect(await timeline.locator(`[data-event="${name}"]`).count(), name).toBe(events.filter((event) => event.event === name).length);
     }
     await expectNoRepeatedEffect({ runId, journalBefore });
@@ -346,7 +346,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
       const events = (await runEvents(runId)).filter((event) => event.event.startsWith('webhook-'));
       return events.length >= 2 ? events : null;
     });
-    expect(deliveries.map((event) => event.event)).toEqual(['webhook-failed', 'webhook-delivered']);
+    expect(deliveries.map((event) => event.event)).toEqual(['webhook-fail', 'webhook-deliver']);
     // A retried tool call: the event a tool job writes when an attempt throws with attempts left
     // (src/tools/run-tool-job.ts), on one of the run's own calls. No simulator fault makes a tool
     // throw, so it is written here as the job would.
@@ -356,10 +356,10 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
 
     await page.goto(`${consoleUrl}/#/runs/${runId}`);
     const timeline = page.getByTestId('timeline');
-    const failed = timeline.locator('[data-event="webhook-failed"] > details > summary');
+    const failed = timeline.locator('[data-event="webhook-fail"] > details > summary');
     await failed.waitFor({ timeout: SLOW });
     expect(await failed.textContent()).toMatch(/^Webhook run\.ended not delivered · HTTP 500 · http_500 · attempt 1 of \d+ · will retry$/);
-    expect(await timeline.locator('[data-event="webhook-delivered"] > details > summary').textContent()).toMatch(/^Webhook run\.ended delivered · HTTP 200 · attempt 2 of \d+$/);
+    expect(await timeline.locator('[data-event="webhook-deliver"] > details > summary').textContent()).toMatch(/^Webhook run\.ended delivered · HTTP 200 · attempt 2 of \d+$/);
     const retried = timeline.locator('[data-event="tool-call"]', { has: page.locator('[data-event="tool-call-retry"]') });
     await until('the retried call on the timeline', async () => (await retried.count()) === 1);
     expect(await retried.locator('summary').textContent()).toContain('retried 1× (connect ECONNRESET)');

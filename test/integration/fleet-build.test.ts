@@ -124,7 +124,7 @@ describe('tool calls written as text', () => {
   it('with recovery off, a text call is never executed', async () => {
     const run = await harness.waitForRun((await harness.submit({ options: { scenario: 'text_tool_calls', textRecovery: false } })).id);
     const events = await harness.fleet.store.readEvents(run.id);
-    expect(events.some((event) => event.event === 'json-in-text')).toBe(true);
+    expect(events.some((event) => event.event === 'text-call-detect')).toBe(true);
     expect(events.some((event) => event.event === 'tool-call-recover')).toBe(false);
     expect(events.some((event) => event.event === 'tool-call-dispatch' && event.parse_mode !== 'native')).toBe(false);
   });

@@ -214,6 +214,6 @@ describe('check_broken_images over a page with a huge image reference', () => {
     const deployed = (await callTool(runId, 'deploy', {})).output as { deploy_id: string };
     const result = await callTool(runId, 'check_broken_images', { deploy_id: deployed.deploy_id });
     expect(result).toMatchObject({ is_error: false, output: { checked: 1, broken: [expect.objectContaining({ src: expect.stringMatching(/^y{300}…\[\+199701 characters\]$/) })] } });
-    expect((await events(runId)).filter((event) => event.event === 'tool_result' && event.ok === false)).toEqual([]);
+    expect((await events(runId)).filter((event) => event.event === 'tool-output-reject' && event.ok === false)).toEqual([]);
   });
 });

@@ -44,7 +44,7 @@ describe('admission across two model workers', () => {
       waits.push(...events.filter((event) => event.event === 'model-admission-wait'));
       // Waiting spent no attempt: every call went out on its turn's first attempt.
       expect(events.filter((event) => event.event === 'turn-start').every((event) => event.attempt === 1)).toBe(true);
-      expect(events.filter((event) => event.event === 'model-error')).toEqual([]);
+      expect(events.filter((event) => event.event === 'model-call-fail')).toEqual([]);
     }
     expect(waits.length).toBeGreaterThan(0);
     // Only the input bucket was short; each wait booked the call a slot.

@@ -45,14 +45,14 @@ describe('overload', () => {
     const run = await harness.waitForRun(runId, 60_000);
     expect(run.status).toBe('succeeded');
     const events = await harness.fleet.store.readEvents(runId);
-    const errors = events.filter((event) => event.event === 'model-error');
+    const errors = events.filter((event) => event.event === 'model-call-fail');
     expect(errors).toHaveLength(3);
     for (const error of errors) {
       // A stream that began with 200 and then sent `event: error`: classified like a 529.
       expect(error).toMatchObject({ status: null, error_type: 'overloaded_error', outcome: 'overloaded', attempt: 1 });
       expect(String(error.request_id)).toMatch(/^req_/);
     }
-    expect(events.filter((event) => event.event === 'model-overload').map((event) => event.backoff_step)).toEqual([1, 2, 3]);
+    expect(events.filter((event) => event.event === 'model-overload-wait').map((event) => event.backoff_step)).toEqual([1, 2, 3]);
     expect(events.filter((event) => event.event === 'turn-start').every((event) => event.attempt === 1)).toBe(true);
     expect(requestsOf(runId).slice(0, 4).map((request) => request.status)).toEqual([200, 200, 200, 200]);
   }, 60_000);
@@ -67,13 +67,13 @@ describe('overload', () => {
 
     const requests = harness.simulator.requests.slice(before);
     expect(requests.filter((request) => request.status === 529).length).toBeGreaterThan(0);
-    // Each pause as the fleet recorded it: from its model-overload event for wait_ms. The event
+    // Each pause as the fleet recorded it: from its model-overload-wait event for wait_ms. The event
     // is written after the pause is set, so the window starts late, never early; 50 ms at either
     // end absorb a call that passed its pause check just before another worker set the pause.
     const windows: Array<{ from: number; to: number }> = [];
     for (const runId of runIds) {
       for (const event of await harness.fleet.store.readEvents(runId)) {
-        if (event.event !== 'model-overload') continue;
+        if (event.event !== 'model-overload-wait') continue;
         const start = Date.parse(String(event.at));
         windows.push({ from: start + 50, to: start + (event.wait_ms as number) - 50 });
       }

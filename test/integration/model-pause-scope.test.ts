@@ -3,7 +3,7 @@
 // calls through that provider only. An Opus 4.x run on the same provider and a Sonnet 4.x run
 // through a second provider (another key: limits of its own) build to the end inside the pause,
 // while a second Sonnet 4.x run on the paused provider sends nothing until the pause is over.
-// Judged by order and by Redis's clock (model-rate-limit's pause window, turn-start's
+// Judged by order and by Redis's clock (model-rate-limit-wait's pause window, turn-start's
 // pause_checked_at_ms), never by the workers' timing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newRunId } from '../../src/engine/run-engine.js';
@@ -54,7 +54,7 @@ describe('the model pause per provider and rate-limit class', () => {
     const limited = newRunId();
     harness.simulator.faults.add({ kind: 'rate_limit', runId: limited, retryAfterSeconds: RETRY_AFTER_SECONDS });
     await harness.submit({ runId: limited, model: SONNET });
-    const rateLimit = await waitFor('the 429', async () => (await eventsOf(limited, 'model-rate-limit'))[0]);
+    const rateLimit = await waitFor('the 429', async () => (await eventsOf(limited, 'model-rate-limit-wait'))[0]);
     expect(rateLimit).toMatchObject({ provider: 'anthropic', rate_limit_class: 'claude-sonnet-4', cycle: 1 });
     const pauseFrom = Number(rateLimit.pause_from_ms);
     const pauseUntil = Number(rateLimit.pause_until_ms);

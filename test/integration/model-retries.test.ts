@@ -78,7 +78,7 @@ describe('model call retries by class', () => {
     expect(attempts.every((request) => request.status === 529)).toBe(true);
     const events = await harness.fleet.store.readEvents(created.id);
     expect(events.filter((event) => event.event === 'turn-start').every((event) => event.attempt === 1)).toBe(true);
-    const overloads = events.filter((event) => event.event === 'model-overload');
+    const overloads = events.filter((event) => event.event === 'model-overload-wait');
     expect(overloads.length).toBeGreaterThan(0);
     // The run's scope's backoff grows through the episode: 40 ms, 80 ms, 160 ms …
     const steps = overloads.map((event) => event.backoff_step as number);
@@ -105,7 +105,7 @@ describe('model call retries by class', () => {
     const run = await harness.waitForRun(created.id);
     expect(run.status).toBe('succeeded');
     const events = await harness.fleet.store.readEvents(created.id);
-    expect(events.find((event) => event.event === 'model-error')).toMatchObject({ outcome: 'transient' });
+    expect(events.find((event) => event.event === 'model-call-fail')).toMatchObject({ outcome: 'transient' });
   });
 
   it('x-should-retry: false stops a 5xx from being retried', async () => {

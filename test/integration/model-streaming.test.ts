@@ -26,7 +26,7 @@ describe('a streamed answer slower than every timeout', () => {
     await harness?.close();
   });
 
-  it('completes on the first attempt, with model-progress events and the request-id on model-response', async () => {
+  it('completes on the first attempt, with model-progress events and the request-id on model-call-end', async () => {
     const runId = newRunId();
     // One turn is enough: the run then ends max_turns_exceeded without a second call.
     await harness.submit({ runId, maxTurns: 1 });
@@ -40,7 +40,7 @@ describe('a streamed answer slower than every timeout', () => {
     expect(request!.durationMs!).toBeGreaterThan(IDLE_TIMEOUT_MS);
 
     const events = await harness.fleet.store.readEvents(runId);
-    expect(events.filter((event) => event.event === 'model-error')).toEqual([]);
+    expect(events.filter((event) => event.event === 'model-call-fail')).toEqual([]);
     expect(events.filter((event) => event.event === 'turn-start').map((event) => event.attempt)).toEqual([1]);
     const progress = events.filter((event) => event.event === 'model-progress');
     expect(progress.find((event) => event.reason === 'tool_start')).toMatchObject({ block: 'tool_use', tool: 'todo_write' });
@@ -55,7 +55,7 @@ describe('a streamed answer slower than every timeout', () => {
     const whileWritingTool = new Set(intervals.filter((event) => event.block === 'tool_use').map((event) => event.output_tokens));
     expect(whileWritingTool.size).toBeGreaterThan(1);
     // Every progress event comes before the answer is recorded.
-    const responseIndex = events.findIndex((event) => event.event === 'model-response');
+    const responseIndex = events.findIndex((event) => event.event === 'model-call-end');
     expect(events.findLastIndex((event) => event.event === 'model-progress')).toBeLessThan(responseIndex);
     expect(events[responseIndex]).toMatchObject({ request_id: request!.requestId });
     expect(request!.requestId).toMatch(/^req_/);
@@ -90,7 +90,7 @@ describe('a stream that falls silent', () => {
     expect(retried!.conversationHash).toBe(stalled!.conversationHash);
     expect(retried!.abandoned).toBe(false);
     const events = await harness.fleet.store.readEvents(runId);
-    const errors = events.filter((event) => event.event === 'model-error');
+    const errors = events.filter((event) => event.event === 'model-call-fail');
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ outcome: 'transient', status: null, attempt: 1, request_id: stalled!.requestId });
     expect(String(errors[0]!.message)).toMatch(/no event for 300 ms/);

@@ -77,7 +77,7 @@ describe('a build through the OpenAI-compatible provider', () => {
     const events = await harness.fleet.store.readEvents(runId);
     const recovered = events.filter((event) => event.event === 'tool-call-recover');
     expect(recovered.length).toBeGreaterThan(3);
-    const detected = events.filter((event) => event.event === 'json-in-text' || event.event === 'fence-only-stop');
+    const detected = events.filter((event) => event.event === 'text-call-detect' || event.event === 'fence-only-stop');
     expect(detected.length).toBeGreaterThanOrEqual(recovered.length);
     for (const event of detected) {
       expect(event).toMatchObject({ parse_mode: expect.any(String), candidate_count: expect.any(Number), fallback_used: expect.any(Boolean), schema_validation: expect.any(String), recovery: true });

@@ -81,7 +81,7 @@ async function expectStoppedBeforeTheCall(run: RunRecord): Promise<void> {
   expect(run.status).toBe('failed');
   expect(run.error?.code).toBe('budget_exceeded');
   const events = await harness.fleet.store.readEvents(run.id);
-  const answers = events.filter((event) => event.event === 'model-response');
+  const answers = events.filter((event) => event.event === 'model-call-end');
   expect(answers.length).toBeGreaterThan(0);
   const requests = requestsOf(run.id);
   expect(requests).toHaveLength(answers.length);

@@ -131,8 +131,8 @@ describe('usage by class and cost of a build', () => {
     expect(view.cacheHitRatio).toBeCloseTo(reported.cache_read_input_tokens / totalInputTokens(reported), 12);
     expect(view.cacheHitRatio).toBeGreaterThan(0);
 
-    // Each model-response event carries its answer's usage by class and cost.
-    const responses = (await harness.fleet.store.readEvents(run.id)).filter((event) => event.event === 'model-response');
+    // Each model-call-end event carries its answer's usage by class and cost.
+    const responses = (await harness.fleet.store.readEvents(run.id)).filter((event) => event.event === 'model-call-end');
     expect(responses.map((event) => event.usage)).toEqual(answers);
     const eventMicro = responses.reduce((sum, event) => sum + Math.round(Number(event.cost_usd) * 1_000_000), 0);
     expect(eventMicro).toBe(run.costMicroUsd);
@@ -218,7 +218,7 @@ describe('usage by class and cost of a build', () => {
     const run = await harness.waitForRun(runId, 60_000);
     expect(run.status).toBe('succeeded');
     const events = await harness.fleet.store.readEvents(runId);
-    const broken = events.filter((event) => event.event === 'model-error');
+    const broken = events.filter((event) => event.event === 'model-call-fail');
     expect(broken).toHaveLength(1);
     // What the broken call had cost: the input classes of its message_start, the output so far.
     const paid = broken[0]!.usage as UsageByClass;
@@ -229,7 +229,7 @@ describe('usage by class and cost of a build', () => {
     const paidMicro = Math.round(Number(broken[0]!.cost_usd) * 1_000_000);
     expect(paidMicro).toBe(costMicroUsd({ usage: paid, price: PRICE }));
     // The run's cost is its answers' and the broken call's; its tenant's day is the same.
-    const answersMicro = events.filter((event) => event.event === 'model-response').reduce((sum, event) => sum + Math.round(Number(event.cost_usd) * 1_000_000), 0);
+    const answersMicro = events.filter((event) => event.event === 'model-call-end').reduce((sum, event) => sum + Math.round(Number(event.cost_usd) * 1_000_000), 0);
     expect(run.costMicroUsd).toBe(answersMicro + paidMicro);
     // The tenant's side of the last answer is added right after the run's end step
     // (RunEngine.commitAnswer), so a reader that saw the run end may be a moment early.

@@ -37,7 +37,7 @@ describe('the run engine', () => {
     expect(await harness.fleet.store.getMessages(runId)).toHaveLength(1);
     const events = await harness.fleet.store.readEvents(runId);
     expect(events.filter((event) => event.event === 'run-end')).toHaveLength(1);
-    expect(events.some((event) => event.event === 'model-response')).toBe(false);
+    expect(events.some((event) => event.event === 'model-call-end')).toBe(false);
   });
 
   it('ends a run whose stored record does not decode, naming the field', async () => {

@@ -320,7 +320,7 @@ describe('tool calls whose outputs the upstream shapes', () => {
       }
       // Every flag event of the run is on a call: none is lost, none counted twice.
       const events = await fleet.fleet.store.readEvents(run.id, '-', 10_000);
-      const flagEvents = events.filter((event) => event.event === 'tool-output-injection-flagged');
+      const flagEvents = events.filter((event) => event.event === 'tool-output-injection-flag');
       expect(flagged.reduce((sum, call) => sum + call.injectionFlags.length, 0)).toBe(flagEvents.length);
       expect(calls.filter((call) => call.injectionFlags.length === 0).every((call) => !JSON.stringify(call.result ?? '').includes('IGNORE ALL PREVIOUS'))).toBe(true);
     } finally {

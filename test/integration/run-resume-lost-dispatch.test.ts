@@ -107,7 +107,7 @@ describe('resume of a run whose turn failed while handing out its committed call
       }
     }
     // Turn 2 told the model both real results: none missing, none an error.
-    expect(events.filter((event) => event.event === 'tool-result-missing')).toHaveLength(0);
+    expect(events.filter((event) => event.event === 'tool-result-miss')).toHaveLength(0);
     const turn2 = requestsOf(run.id).find((request) => toolResultsOf(request).some((block) => block.tool_use_id === lostCall.toolUseId));
     expect(toolResultsOf(turn2!).map((block) => [block.tool_use_id, block.is_error ?? false])).toEqual(calls.map((call) => [call.toolUseId, false]));
 
@@ -115,7 +115,7 @@ describe('resume of a run whose turn failed while handing out its committed call
     const answered = requestsOf(run.id).filter((request) => request.status === 200);
     const lengths = answered.map(messageCount);
     expect(new Set(lengths).size).toBe(lengths.length);
-    expect(events.filter((event) => event.event === 'model-response')).toHaveLength(answered.length);
+    expect(events.filter((event) => event.event === 'model-call-end')).toHaveLength(answered.length);
     expect((await store.getTrail(run.id)).slice(0, trailBefore.length)).toEqual(trailBefore);
   });
 });

@@ -107,7 +107,7 @@ describe('POST /v1/runs/:id/resume', () => {
 
     // Cost is the sum of the answers, each committed once.
     const events = await store.readEvents(runId, '-', 10_000);
-    const responses = events.filter((event) => event.event === 'model-response');
+    const responses = events.filter((event) => event.event === 'model-call-end');
     expect(responses).toHaveLength(answered.length);
     const answersMicroUsd = responses.reduce((sum, event) => sum + Math.round((event.cost_usd as number) * 1_000_000), 0);
     expect(done.costMicroUsd).toBe(answersMicroUsd);

@@ -76,7 +76,7 @@ describe('resume of a run whose next turn’s job failed before the turn started
     const answered = requestsOf(run.id).filter((request) => request.status === 200);
     const lengths = answered.map(messageCount);
     expect(new Set(lengths).size).toBe(lengths.length);
-    expect(events.filter((event) => event.event === 'model-response')).toHaveLength(answered.length);
+    expect(events.filter((event) => event.event === 'model-call-end')).toHaveLength(answered.length);
     // No effect repeated: every tool call ended once, turn 0's before the failure among them, and
     // the trail before the failure is the start of the trail after it.
     const toolEnds = events.filter((event) => event.event === 'tool-call-end').map((event) => event.tool_use_id);
@@ -84,6 +84,6 @@ describe('resume of a run whose next turn’s job failed before the turn started
     for (const end of toolEndsBefore) expect(toolEnds).toContain(end.tool_use_id);
     expect((await store.getTrail(run.id)).slice(0, trailBefore.length)).toEqual(trailBefore);
     // The turn-1 input answered turn 0's calls from the ledger: none was reported missing.
-    expect(events.filter((event) => event.event === 'tool-result-missing')).toHaveLength(0);
+    expect(events.filter((event) => event.event === 'tool-result-miss')).toHaveLength(0);
   });
 });

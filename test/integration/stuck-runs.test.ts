@@ -273,7 +273,7 @@ describe('a job that fails for good', () => {
       expect(events.filter((event) => event.event === 'job-fail')).toHaveLength(0);
       expect(events.filter((event) => event.event === 'run-end')).toHaveLength(1);
       // The turn after the failure ran without the call's result and answered it as failed.
-      const missing = events.filter((event) => event.event === 'tool-result-missing');
+      const missing = events.filter((event) => event.event === 'tool-result-miss');
       expect(missing).toHaveLength(1);
       const [toolUseId] = missing[0]!.tool_use_ids as string[];
       const job = await harness.fleet.queues.own.tool.getJob(jobIds.tool(run.id, toolUseId!));

@@ -95,7 +95,7 @@ describe('a tool call after the finish gate passed', () => {
     expect(events.filter((event) => event.event === 'tool-call-reject').map((event) => event.reason)).toEqual(
       Array.from({ length: DEFAULT_TURN_LIMITS.maxSummaryReprompts }, () => 'finish_already_verified'),
     );
-    expect(events.filter((event) => event.event === 'summary-fallback')).toEqual([
+    expect(events.filter((event) => event.event === 'summary-fallback-use')).toEqual([
       expect.objectContaining({ reprompts: DEFAULT_TURN_LIMITS.maxSummaryReprompts, tools: ['read_session'] }),
     ]);
     expect(events.at(-1)).toMatchObject({ event: 'run-end', status: 'succeeded' });

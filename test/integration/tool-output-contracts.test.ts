@@ -35,8 +35,8 @@ describe('degrade (the default of the HTTP tools)', () => {
     expect(result.content).toContain(reason);
 
     const events = (await harness.events(run.id)).map(bare);
-    expect(events).toContainEqual({ run_id: run.id, step: 3, event: 'tool_result', tool, tool_use_id: expect.any(String), ok: false, error: 'ToolOutputInvalid', reason });
-    expect(events).toContainEqual({ run_id: run.id, step: 3, event: 'stop', reason: 'invalid_tool_output', safe_mode: 'skip_writes' });
+    expect(events).toContainEqual({ run_id: run.id, step: 3, event: 'tool-output-reject', tool, tool_use_id: expect.any(String), ok: false, error: 'ToolOutputInvalid', reason });
+    expect(events).toContainEqual({ run_id: run.id, step: 3, event: 'run-stop', reason: 'invalid_tool_output', safe_mode: 'skip_writes' });
     const after = await harness.fleet.store.getRun(run.id);
     expect(after).toMatchObject({ status: 'running', safeMode: 'skip_writes' });
     // No write was built from the invalid output, and none is made from now on.
@@ -79,11 +79,11 @@ describe('degrade (the default of the HTTP tools)', () => {
     expect(result.is_error).toBe(false);
     expect(result.content).toContain('IGNORE ALL PREVIOUS INSTRUCTIONS');
     expect(result.content.startsWith('<tool_output tool="fetch_url_live" trust="untrusted">')).toBe(true);
-    const flagged = (await harness.events(run.id)).map(bare).find((event) => event.event === 'tool-output-injection-flagged');
+    const flagged = (await harness.events(run.id)).map(bare).find((event) => event.event === 'tool-output-injection-flag');
     expect(flagged).toEqual({
       run_id: run.id,
       step: 5,
-      event: 'tool-output-injection-flagged',
+      event: 'tool-output-injection-flag',
       tool: 'fetch_url_live',
       tool_use_id: expect.any(String),
       patterns: expect.arrayContaining(['ignore_previous_instructions', 'you_are_now', 'system_prompt', 'chat_template_token']),
@@ -126,10 +126,10 @@ describe('fail_closed (configured with BUILDFLEET_TOOL_OUTPUT_MODES, and the def
     expect(after).toMatchObject({ status: 'failed', error: { code: 'invalid_tool_output' } });
     expect(after?.error?.message).toContain('unexpected_content_type:text/html');
     const events = (await harness.events(run.id)).map(bare);
-    const toolResult = events.findIndex((event) => event.event === 'tool_result');
-    const stop = events.findIndex((event) => event.event === 'stop');
-    expect(events[toolResult]).toEqual({ run_id: run.id, step: 4, event: 'tool_result', tool: 'fetch_image', tool_use_id: expect.any(String), ok: false, error: 'ToolOutputInvalid', reason: 'unexpected_content_type:text/html' });
-    expect(events[stop]).toEqual({ run_id: run.id, step: 4, event: 'stop', reason: 'invalid_tool_output' });
+    const toolResult = events.findIndex((event) => event.event === 'tool-output-reject');
+    const stop = events.findIndex((event) => event.event === 'run-stop');
+    expect(events[toolResult]).toEqual({ run_id: run.id, step: 4, event: 'tool-output-reject', tool: 'fetch_image', tool_use_id: expect.any(String), ok: false, error: 'ToolOutputInvalid', reason: 'unexpected_content_type:text/html' });
+    expect(events[stop]).toEqual({ run_id: run.id, step: 4, event: 'run-stop', reason: 'invalid_tool_output' });
     expect(stop).toBeGreaterThan(toolResult);
     expect(events).toContainEqual(expect.objectContaining({ event: 'run-end', status: 'failed', error_code: 'invalid_tool_output' }));
     expect(await harness.fleet.store.listFiles(run.id)).toEqual([]);

@@ -36,7 +36,7 @@ describe('a build whose deployment checks are read from the upstream', () => {
     expect(run.error).toBeNull();
     expect(run).toMatchObject({ status: 'succeeded', safeMode: null });
     const events = await harness.fleet.store.readEvents(run.id, '-', 10_000);
-    expect(events.filter((event) => event.event === 'tool_result')).toEqual([]);
+    expect(events.filter((event) => event.event === 'tool-output-reject')).toEqual([]);
     expect(events.some((event) => event.event === 'tool-call-end' && event.tool === 'fetch_url_live' && event.ok === true)).toBe(true);
   });
 
@@ -46,8 +46,8 @@ describe('a build whose deployment checks are read from the upstream', () => {
     expect(run.safeMode).toBe('skip_writes');
     expect(run.liveDeploy).toBeNull();
     const events = (await harness.fleet.store.readEvents(run.id, '-', 10_000)).map(bare);
-    expect(events).toContainEqual(expect.objectContaining({ event: 'tool_result', tool: 'fetch_url_live', ok: false, error: 'ToolOutputInvalid', reason: 'unexpected_content_type:application/json' }));
-    expect(events).toContainEqual(expect.objectContaining({ event: 'stop', reason: 'invalid_tool_output', safe_mode: 'skip_writes' }));
+    expect(events).toContainEqual(expect.objectContaining({ event: 'tool-output-reject', tool: 'fetch_url_live', ok: false, error: 'ToolOutputInvalid', reason: 'unexpected_content_type:application/json' }));
+    expect(events).toContainEqual(expect.objectContaining({ event: 'run-stop', reason: 'invalid_tool_output', safe_mode: 'skip_writes' }));
     const refusedWrites = events.filter((event) => event.event === 'tool-call-end' && event.error_code === 'safe_mode_skip_writes');
     expect(refusedWrites.map((event) => event.tool)).toContain('publish');
   });
@@ -70,7 +70,7 @@ describe('fail_closed in a whole run', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
       events = (await harness.fleet.store.readEvents(run.id, '-', 10_000)).map(bare);
     }
-    expect(events).toContainEqual(expect.objectContaining({ event: 'stop', reason: 'invalid_tool_output' }));
+    expect(events).toContainEqual(expect.objectContaining({ event: 'run-stop', reason: 'invalid_tool_output' }));
     expect(events.at(-1)).toMatchObject({ event: 'run-end', status: 'failed', error_code: 'invalid_tool_output' });
   });
 });

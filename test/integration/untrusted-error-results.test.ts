@@ -125,11 +125,11 @@ describe('error results of a hostile site reach the model as wrapped, quoted, ca
       expect(result.content.length).toBeLessThan(1_000);
     }
     const events = await harness.fleet.store.readEvents(runId, '-', 10_000);
-    const reasons = events.filter((event) => event.event === 'tool_result').map((event) => event.reason);
+    const reasons = events.filter((event) => event.event === 'tool-output-reject').map((event) => event.reason);
     expect(reasons.length).toBeGreaterThan(0);
     expect(new Set(reasons)).toEqual(new Set(['unexpected_content_type:malformed']));
     // The injected sentence is flagged, in the error result as in an output.
-    expect(events).toContainEqual(expect.objectContaining({ event: 'tool-output-injection-flagged', tool: 'fetch_url_live', source: 'error' }));
+    expect(events).toContainEqual(expect.objectContaining({ event: 'tool-output-injection-flag', tool: 'fetch_url_live', source: 'error' }));
   });
 
   it('an invalid JSON body: the parser’s excerpt of its start is quoted with its tag escaped', async () => {

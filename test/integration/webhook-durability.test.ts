@@ -90,7 +90,7 @@ describe('a run end whose webhook enqueue was lost', () => {
     // The tool worker role starts: its webhook worker and sweep (grace and interval 100 ms).
     delivery = startWebhookDelivery(fleet, { sweepIntervalMs: 100 });
     await until('the owed delivery to be posted', async () => deliveriesTo('/lost').length > 0);
-    await until('the delivery to be recorded', async () => (await webhookEvents(run.id)).some((event) => event.event === 'webhook-delivered'));
+    await until('the delivery to be recorded', async () => (await webhookEvents(run.id)).some((event) => event.event === 'webhook-deliver'));
     await until('the owed-webhook entry to be dropped', async () => (await owedIndex()).length === 0);
 
     const payload = JSON.parse(deliveriesTo('/lost')[0]!.body);
@@ -102,7 +102,7 @@ describe('a run end whose webhook enqueue was lost', () => {
     const again = await delivery.sweeper.sweepLocked(Date.now() + 1000);
     expect(again.skipped === 'locked' || again.enqueued.length === 0).toBe(true);
     expect(deliveriesTo('/lost')).toHaveLength(1);
-    expect((await webhookEvents(run.id)).map((event) => event.event)).toEqual(['webhook-delivered']);
+    expect((await webhookEvents(run.id)).map((event) => event.event)).toEqual(['webhook-deliver']);
   });
 
   it('is not posted twice when the process died between the enqueue and its settlement', async () => {

@@ -85,7 +85,7 @@ describe('a webhook host that rebinds to loopback after the submit check', () =>
     expect(connections).toHaveLength(0);
     const events = await webhookEvents(runId);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ event: 'webhook-failed', status: null, final: true, attempt: 1, webhook_event: 'run.ended', delivery_id: job.id });
+    expect(events[0]).toMatchObject({ event: 'webhook-fail', status: null, final: true, attempt: 1, webhook_event: 'run.ended', delivery_id: job.id });
     expect(String(events[0]!.reason)).toMatch(/^url_blocked: .*127\.0\.0\.1/);
   });
 
@@ -102,7 +102,7 @@ describe('a webhook host that rebinds to loopback after the submit check', () =>
     expect(connections).toHaveLength(0);
     const events = await webhookEvents(runId);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ event: 'webhook-failed', status: null, final: false });
+    expect(events[0]).toMatchObject({ event: 'webhook-fail', status: null, final: false });
     expect(String(events[0]!.reason)).toMatch(/^(network|timeout)/);
   });
 
@@ -115,6 +115,6 @@ describe('a webhook host that rebinds to loopback after the submit check', () =>
     ];
     await expect(deliverWebhookJob(fleetOf(), job, { resolve })).rejects.toBeInstanceOf(UnrecoverableError);
     expect(connections).toHaveLength(0);
-    expect((await webhookEvents(runId))[0]).toMatchObject({ event: 'webhook-failed', final: true });
+    expect((await webhookEvents(runId))[0]).toMatchObject({ event: 'webhook-fail', final: true });
   });
 });

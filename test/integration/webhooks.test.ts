@@ -94,9 +94,9 @@ describe('webhook deliveries', () => {
     await harness.waitForRun(runId, 60_000);
     const events = await waitFor('the delivery to be recorded', async () => {
       const found = await webhookEvents(runId);
-      return found.some((event) => event.event === 'webhook-delivered') ? found : undefined;
+      return found.some((event) => event.event === 'webhook-deliver') ? found : undefined;
     });
-    expect(events.map((event) => event.event)).toEqual(['webhook-delivered']);
+    expect(events.map((event) => event.event)).toEqual(['webhook-deliver']);
     expect(events[0]).toMatchObject({ webhook_event: 'run.ended', status: 200, attempt: 1 });
 
     const deliveries = deliveriesTo('/ended');
@@ -134,11 +134,11 @@ describe('webhook deliveries', () => {
     await harness.waitForRun(runId, 60_000);
     const events = await waitFor('the retried delivery', async () => {
       const found = await webhookEvents(runId);
-      return found.some((event) => event.event === 'webhook-delivered') ? found : undefined;
+      return found.some((event) => event.event === 'webhook-deliver') ? found : undefined;
     });
     expect(events.map((event) => [event.event, event.status, event.attempt])).toEqual([
-      ['webhook-failed', 500, 1],
-      ['webhook-delivered', 200, 2],
+      ['webhook-fail', 500, 1],
+      ['webhook-deliver', 200, 2],
     ]);
     expect(events[0]).toMatchObject({ final: false, reason: 'http_500', response_excerpt: 'answer 500' });
     const deliveries = deliveriesTo('/flaky');
@@ -176,7 +176,7 @@ describe('webhook deliveries', () => {
       return found.length > 0 ? found : undefined;
     });
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ event: 'webhook-failed', status: 410, attempt: 1, final: true, reason: 'http_410' });
+    expect(events[0]).toMatchObject({ event: 'webhook-fail', status: 410, attempt: 1, final: true, reason: 'http_410' });
     const deliveryId = String(events[0]!.delivery_id);
     await waitFor('the job to fail', async () => ((await harness.fleet.queues.own.webhook.getJobState(deliveryId)) === 'failed' ? true : undefined));
     expect(deliveriesTo('/gone')).toHaveLength(1);

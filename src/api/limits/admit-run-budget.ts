@@ -6,7 +6,7 @@ import { hasScope } from '../../auth/api-key-scopes.js';
 import type { RequestedRunBudget, RunBudget } from '../../domain/run-budget.js';
 import type { SpendPeriodStanding } from '../../domain/tenant-spend-standing.js';
 import { microUsdToUsd } from '../../domain/usage-cost.js';
-import { assertNever } from '../../domain/profile.js';
+import { assertNever } from '../../domain/assert-never.js';
 import { runBudgetFor, type TenantLimits } from '../../fleet/tenant-account.js';
 import { apiErrors } from '../api-errors.js';
 import type { RequestAuth } from '../request-auth.js';

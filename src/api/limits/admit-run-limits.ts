@@ -3,7 +3,7 @@
 // policy's is refused, not clamped (400 max_turns_above_tenant_maximum), a model outside the
 // tenant's allow-list is refused (403 model_not_allowed). docs/tenants.md has the rules.
 import { hasScope } from '../../auth/api-key-scopes.js';
-import { assertNever } from '../../domain/profile.js';
+import { assertNever } from '../../domain/assert-never.js';
 import type { TenantPolicy } from '../../domain/tenant-policy.js';
 import { resolveRunLimits, type RequestedRunLimits } from '../../domain/tenant-run-limits.js';
 import { apiErrors } from '../api-errors.js';

@@ -15,6 +15,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { FleetContext } from '../../fleet/fleet-context.js';
+import { formatZodIssues } from '../../domain/format-zod-issues.js';
 import { KillSwitch, type KillSwitchState, type ScopeState, type ScopeTrip } from '../../safety/kill-switch.js';
 import { parseScopeId, type KillSwitchScope } from '../../safety/kill-switch-scope.js';
 
@@ -95,17 +96,6 @@ function invalidBody(reply: FastifyReply, message: string) {
   return reply.code(400).send({ error: { code: 'invalid_body', message } });
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .slice(0, 5)
-    .map((issue) => {
-      if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `body.${key}: Unknown field`).join('; ');
-      const path = ['body', ...issue.path.map(String)].join('.');
-      return `${path}: ${issue.message}`;
-    })
-    .join('; ');
-}
-
 /** Registers GET and POST /v1/admin/killswitch on an app (authentication is the app's job). */
 export function registerKillSwitchRoutes(app: FastifyInstance, fleet: FleetContext, killSwitch: KillSwitch = KillSwitch.forFleet(fleet)): void {
   app.get(KILL_SWITCH_ROUTE, async () => view(await killSwitch.getState()));
@@ -115,7 +105,7 @@ export function registerKillSwitchRoutes(app: FastifyInstance, fleet: FleetConte
       return invalidBody(reply, 'body: Required: send a JSON object {mode, reason?, scope?}');
     }
     const parsed = killSwitchBodySchema.safeParse(body);
-    if (!parsed.success) return invalidBody(reply, describeIssues(parsed.error.issues));
+    if (!parsed.success) return invalidBody(reply, formatZodIssues({ issues: parsed.error.issues, root: 'body', limit: 5 }));
     const { mode, reason, scope = { kind: 'fleet' } } = parsed.data;
     const why = reason ?? (mode === 'read_only' ? 'set read-only by an operator' : 'reset by an operator');
     const state = scope === 'all' ? await killSwitch.resetAll({ reason: why }) : await killSwitch.setMode({ mode, reason: why, scope });

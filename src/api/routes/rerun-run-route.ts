@@ -5,10 +5,10 @@ import { apiErrors } from '../api-errors.js';
 import { createRunBodySchema, createRunHeadersSchema, rerunRunBodySchema, runAcceptedSchema, runParamsSchema, type CreateRunBody, type RerunRunBody, type RunAccepted } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
 import { RunReader, type FoundRun } from '../run-reader.js';
-import { formatZodIssues } from '../format-zod-issues.js';
+import { formatZodIssues } from '../../domain/format-zod-issues.js';
 import { START_RUN_ERRORS, startRunFromBody } from '../start-run-from-body.js';
 import { runTenantScopeOf } from '../tenant-of.js';
-import { assertNever } from '../../domain/profile.js';
+import { assertNever } from '../../domain/assert-never.js';
 
 /**
  * The original's input as a POST /v1/runs body, with the edits on top. From Redis: prompt, model,
@@ -25,7 +25,7 @@ function rerunBody(found: FoundRun, edits: RerunRunBody): CreateRunBody {
   const merged = { ...original, ...edits };
   // What the original ran with was valid then; the edited whole is checked again as a new body.
   const parsed = createRunBodySchema.safeParse(Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)));
-  if (!parsed.success) throw apiErrors.invalidBody(`The rerun's input is not a valid run: ${formatZodIssues('body', parsed.error.issues)}`);
+  if (!parsed.success) throw apiErrors.invalidBody(`The rerun's input is not a valid run: ${formatZodIssues({ issues: parsed.error.issues, root: 'body', limit: 5 })}`);
   return parsed.data;
 }
 

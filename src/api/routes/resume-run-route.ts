@@ -5,7 +5,7 @@ import { readTenantLimits } from '../../fleet/tenant-account.js';
 import { resumeRun, type ResumeOutcome } from '../../fleet/run-commands.js';
 import { isResumableRunError, RESUMABLE_RUN_ERRORS } from '../../engine/resumable-run-errors.js';
 import { isTerminal, type RunRecord } from '../../engine/run-types.js';
-import { assertNever } from '../../domain/profile.js';
+import { assertNever } from '../../domain/assert-never.js';
 import { apiErrors, ApiError } from '../api-errors.js';
 import { runAcceptedSchema, runParamsSchema, type RunAccepted } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';

@@ -12,9 +12,8 @@ import { readRunAsset } from '../../engine/effects/run-assets.js';
 import { readDeploymentFile as readStoredDeploymentFile } from '../../sites/deployment-files.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { ApiError, apiErrors } from '../api-errors.js';
+import { DEPLOY_ID_PATTERN, RUN_ID_PATTERN } from '../../domain/ids.js';
 import {
-  DEPLOY_ID_PATTERN,
-  RUN_ID_PATTERN,
   deploymentParamsSchema,
   deploymentRootParamsSchema,
   siteParamsSchema,

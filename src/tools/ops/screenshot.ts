@@ -9,7 +9,7 @@
 // refused still gets its screenshot (the refusals are listed); a page whose main document was
 // refused does not (the screenshot would show the guard's refusal, not the site).
 import { z } from 'zod';
-import { assertNever } from '../../domain/profile.js';
+import { assertNever } from '../../domain/assert-never.js';
 import { quoteUntrusted } from '../../domain/quote-untrusted.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { saveScreenshot } from '../../engine/effects/screenshots.js';

@@ -1,7 +1,7 @@
 // The tool side of the write fence (src/engine/effects/write-fence.ts): the fence a tool call
 // writes under, and the ToolError each refusal of the guarded write scripts becomes.
 import { UNNAMED_WRITE_FENCE, type WriteFence, type WriteRefusal } from '../../engine/effects/write-fence.js';
-import { assertNever } from '../../domain/profile.js';
+import { assertNever } from '../../domain/assert-never.js';
 import { ToolError } from '../../domain/tool-error.js';
 
 /** The fence of a tool call (the tool worker sets it; direct callers get an unnamed one). */

@@ -1,7 +1,7 @@
 // The tool side of a workspace write: the engine's one write path (src/engine/effects/
 // workspace-files.ts, which enforces the caps and the write fence atomically) with each outcome
 // that wrote nothing turned into the ToolError the model acts on.
-import { assertNever } from '../../domain/profile.js';
+import { assertNever } from '../../domain/assert-never.js';
 import type { RunEngine } from '../../engine/run-engine.js';
 import { writeWorkspaceFile, type WriteWorkspaceFileOutcome } from '../../engine/effects/workspace-files.js';
 import { MAX_FILE_BYTES, MAX_WORKSPACE_BYTES, MAX_WORKSPACE_FILES } from '../../engine/effects/workspace-limits.js';
