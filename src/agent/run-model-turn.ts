@@ -10,7 +10,7 @@ import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { anthropicToolsFor } from '../tools/tool-definitions.js';
 import { evaluateFinishGate } from '../domain/finish-gate.js';
 import { toolsForPhase, WRITE_TOOLS, type Phase, type ToolName } from '../domain/profile.js';
-import { claimDurabilityOf } from '../engine/effects/claim-durability.js';
+import { claimDurabilityOf, type RunEngine, type RunEvent, type StoredToolResult, type TrailEntry, type TurnView, StoredRunInvalid, type TurnOutcome, type RunRecord } from '../engine/index.js';
 import { isTerminal, type RunErrorCode } from '../domain/run-outcomes.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { choosePhaseToolLayout, declaredTools, phaseMessage, TOOL_CHANGES_BETA } from './phase-tools.js';
@@ -54,10 +54,6 @@ import type { ModelResponse, SystemMessage, TranscriptMessage, UserMessage } fro
 import type { QueueShards } from '../jobs/queue-shards.js';
 import type { ModelJobData, ToolJobData } from '../jobs/job-catalog.js';
 type ToolParseMode = ToolJobData['parseMode'];
-import type { RunEngine, RunEvent, StoredToolResult, TrailEntry, TurnView } from '../engine/run-engine.js';
-import { StoredRunInvalid } from '../engine/run-record.js';
-import type { TurnOutcome } from '../engine/turn-outcome.js';
-import type { RunRecord } from '../engine/run-types.js';
 import { activeTraceCarrier, inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 

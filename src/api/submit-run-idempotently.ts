@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { FleetContext } from '../fleet/fleet-context.js';
-import type { RunRecord } from '../engine/run-types.js';
+import type { RunRecord } from '../engine/index.js';
 import { apiErrors } from './api-errors.js';
 import { canonicalJsonHash } from './canonical-json.js';
 

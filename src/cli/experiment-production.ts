@@ -19,8 +19,7 @@ import { modelListOption } from './model-list-option.js';
 import { percent } from './experiment-arm-tally.js';
 import { newRunTally, tallyRunEvents, type RunTally } from './experiment-run-tally.js';
 import { Redis } from 'ioredis';
-import { createKeySpace } from '../engine/keys.js';
-import { RunEngine } from '../engine/run-engine.js';
+import { createKeySpace, RunEngine } from '../engine/index.js';
 import { ApiClient } from './api-client.js';
 import { startDevFleet } from './dev-fleet.js';
 

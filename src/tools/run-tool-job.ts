@@ -17,12 +17,10 @@
 //   {event:'tool-output-injection-flagged', tool, tool_use_id, patterns[, source:'error']}  flagged, not dropped
 //   {event:'killswitch-trip', tool, reason, scope, scope_id, cause, window, ...}  this output tripped a scope
 //   {event:'killswitch-probe', tool, outcome, mode, scope, scope_id}     this probe write settled a scope
-import { ClaimNotDurableError } from '../engine/effects/claim-durability.js';
+import { ClaimNotDurableError, type RunEngine, type RunEvent, type StoredToolResult, type RunRecord } from '../engine/index.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { toolUseIdJobPart, type ToolJobData } from '../jobs/job-catalog.js';
-import type { RunEngine, RunEvent, StoredToolResult } from '../engine/run-engine.js';
-import type { RunRecord } from '../engine/run-types.js';
 import { isToolName } from '../domain/profile.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import { describeRefusal, type KillSwitch } from '../safety/kill-switch.js';

@@ -5,7 +5,7 @@
 // leaves the run untouched. Real queue, Redis and simulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 const RUN_TENANT = 'bakery';

@@ -3,7 +3,7 @@
 // turn — no committed turn called (and paid) again, no tool effect repeated, one more run end
 // counted — and only resumable failures are; a rerun starts the same input as a new, linked run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
 import { FleetMetrics } from '../../src/fleet/fleet-metrics.js';
 import { tenantPolicyStore } from '../../src/fleet/tenant-account.js';

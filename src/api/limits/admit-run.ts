@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../redis/redis-connection.js';
 import { LUA_REDIS_NOW_MS } from '../../redis/lua-redis-time.js';
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import { isTerminal } from '../../engine/run-types.js';
+import { isTerminal } from '../../engine/index.js';
 import { apiErrors } from '../api-errors.js';
 
 export const RATE_WINDOW_MS = 60_000;

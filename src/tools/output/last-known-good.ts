@@ -5,7 +5,7 @@
 import { redactValue } from '../../telemetry/redact-secrets.js';
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '../../redis/redis-connection.js';
-import type { KeySpace } from '../../engine/keys.js';
+import type { KeySpace } from '../../engine/index.js';
 import type { LastKnownGoodScope } from './output-contract.js';
 
 export const LAST_KNOWN_GOOD_TTL_MS = 3_600_000;
