@@ -6,6 +6,8 @@
 // The engine and its transitions (run-engine.ts): every key, script and transition of a run.
 export { RunEngine, newRunId } from './run-engine.js';
 export type { CreateRunInput, RunArchiveSource, RunEvent, RunPark, StoredEvent, StoredToolResult, TrailEntry, TurnInspection, TurnView } from './run-engine.js';
+export type { Admission } from './systems/admission-system.js';
+export type { IdempotentSubmission } from './systems/idempotency-system.js';
 export { createKeySpace } from './keys.js';
 export type { KeySpace } from './keys.js';
 

@@ -17,6 +17,8 @@ import { defineRunScripts, type RunScripts } from './run-scripts.js';
 import { TranscriptCache } from './transcript-cache.js';
 import type { RunEngineOptions } from './engine-types.js';
 import type { EngineContext } from './systems/engine-system.js';
+import { AdmissionSystem } from './systems/admission-system.js';
+import { IdempotencySystem } from './systems/idempotency-system.js';
 import { LifecycleSystem } from './systems/lifecycle-system.js';
 import { EventSystem } from './systems/event-system.js';
 import { TurnSystem } from './systems/turn-system.js';
@@ -31,6 +33,8 @@ export type { CreateRunInput, OwedWebhook, RunArchiveSource, RunEnd, RunEndObser
 
 export class RunEngine {
   readonly scripts: RunScripts;
+  private readonly admission: AdmissionSystem;
+  private readonly idempotency: IdempotencySystem;
   private readonly lifecycle: LifecycleSystem;
   private readonly events: EventSystem;
   private readonly turns: TurnSystem;
@@ -50,7 +54,11 @@ export class RunEngine {
     this.events = new EventSystem(context);
     this.indexes = new IndexSystem(context);
     this.spend = new SpendSystem(context);
-    this.lifecycle = new LifecycleSystem(context, this.events, this.indexes);
+    // Admission prunes ended runs from the active-run set by their statuses, which the lifecycle
+    // system reads; the lifecycle system frees an ended run's slot through admission.
+    this.admission = new AdmissionSystem(context, (runIds) => this.lifecycle.runStatuses(runIds));
+    this.lifecycle = new LifecycleSystem(context, this.events, this.indexes, this.admission);
+    this.idempotency = new IdempotencySystem(context, this.lifecycle);
     this.turns = new TurnSystem(context, this.events, this.lifecycle, this.spend);
     this.toolCalls = new ToolCallSystem(context, this.events);
     this.effects = new EffectSystem(context);
@@ -69,6 +77,13 @@ export class RunEngine {
   readonly endRun: LifecycleSystem['endRun'] = (...args) => this.lifecycle.endRun(...args);
   readonly endRunIfUnchanged: LifecycleSystem['endRunIfUnchanged'] = (...args) => this.lifecycle.endRunIfUnchanged(...args);
   readonly reopenFailedRun: LifecycleSystem['reopenFailedRun'] = (...args) => this.lifecycle.reopenFailedRun(...args);
+
+  // ---- admission: rate limit, active-run cap, Idempotency-Key (admission-system.ts, idempotency-system.ts)
+  readonly admitRun: AdmissionSystem['admitRun'] = (...args) => this.admission.admitRun(...args);
+  readonly releaseRunAdmission: AdmissionSystem['releaseRunAdmission'] = (...args) => this.admission.releaseRunAdmission(...args);
+  readonly holdsAdmissionSlot: AdmissionSystem['holdsSlot'] = (...args) => this.admission.holdsSlot(...args);
+  readonly activeRunCount: AdmissionSystem['activeRunCount'] = (...args) => this.admission.activeRunCount(...args);
+  readonly submitIdempotently: IdempotencySystem['submitIdempotently'] = (...args) => this.idempotency.submitIdempotently(...args);
 
   // ---- events and observers (event-system.ts) ----------------------------------------------------
   readonly observeEvents: EventSystem['observeEvents'] = (...args) => this.events.observeEvents(...args);

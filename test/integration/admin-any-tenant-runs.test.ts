@@ -108,7 +108,7 @@ describe('an admin key and another tenant’s run', () => {
     const done = await harness.waitForRun(runId, 60_000);
     expect(done).toMatchObject({ status: 'succeeded', tenant: RUN_TENANT });
     // Admitted in the run's tenant: the admin's own tenant never held a slot for it.
-    expect(await harness.fleet.redis.sismember(harness.fleet.store.keys.activeRuns('operators'), runId)).toBe(0);
+    expect(await harness.fleet.store.holdsAdmissionSlot({ tenant: 'operators', runId })).toBe(false);
 
     const rerun = await call('POST', `/v1/runs/${runId}/rerun`, adminKey, { prompt: 'A florist landing page' });
     expect(rerun.status).toBe(202);

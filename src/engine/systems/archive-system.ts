@@ -106,7 +106,7 @@ export class ArchiveSystem extends EngineSystem {
     // committed and the keys expire (both indexes are another slot than the run's keys): a crash
     // before this leaves entries whose next archive job finds the run archived, or gone, and
     // comes back here. A listing meanwhile finds the run in both places and shows it once.
-    if (tenant) await this.redis.zrem(this.keys.runsByTenant(tenant), runId);
+    if (tenant) await this.indexes.leaveTenantIndex(tenant, runId);
     await this.indexes.forgetUnarchivedRun(runId);
     return reply === 1 ? 'expiring' : 'missing';
   }

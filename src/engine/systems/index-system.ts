@@ -10,12 +10,28 @@ import { fromFields, StoredRunInvalid } from '../run-record.js';
 import { decodeRunStatus } from '../run-summary.js';
 import type { RunRecord } from '../run-types.js';
 import { defineOwedWebhookScripts } from '../owed-webhook-scripts.js';
-import type { OwedWebhook } from '../engine-types.js';
+import type { OwedWebhook, RunEnd } from '../engine-types.js';
 import { EngineSystem } from './engine-system.js';
 
 const owedWebhookSchema = z.strictObject({ status: z.enum(TERMINAL_STATUSES), endedAt: z.string() });
 
 export class IndexSystem extends EngineSystem {
+  /** Puts a run into the live-run index (the reaper's work list), scored by now: at its creation,
+   * before its record exists, and when a failed run is reopened. */
+  async enterLiveRun(runId: string): Promise<void> {
+    await this.redis.zadd(this.keys.liveRuns(), Date.now(), runId);
+  }
+
+  /** Puts a run into its tenant's run index, scored by its creation (ms), the listing's order. */
+  async enterTenantIndex(tenant: string, runId: string, createdAtMs: number): Promise<void> {
+    await this.redis.zadd(this.keys.runsByTenant(tenant), createdAtMs, runId);
+  }
+
+  /** Takes an archived run off its tenant's run index (the listing finds it in history). */
+  async leaveTenantIndex(tenant: string, runId: string): Promise<void> {
+    await this.redis.zrem(this.keys.runsByTenant(tenant), runId);
+  }
+
   /** A page of the tenant's run index, newest first: run ids with their creation time (ms),
    * from `maxScore` down, skipping `offset` entries (entries of equal score come in descending id
    * order, which a cursor continues from). */
@@ -184,5 +200,35 @@ export class IndexSystem extends EngineSystem {
     }
     await this.redis.set(marker, new Date().toISOString());
     return added;
+  }
+
+  /** After a run ended (LifecycleSystem.ended): from the reaper's work list to the archive's and,
+   * when its end owes a webhook delivery, into the owed-webhook index. Failures are logged, never
+   * thrown: the reaper hands over what is left (handOffEndedRuns). */
+  async handOverEnded(end: RunEnd): Promise<void> {
+    // From the reaper's work list to the archive's (docs/history.md#every-finished-run-is-archived):
+    // first into the unarchived index, then out of the live one, so at every moment the run is in
+    // one of the two. Both are fleet-wide keys in another slot than the run's, so this cannot be
+    // part of the ending script on Redis Cluster; a crash or a failure in between leaves the run
+    // in the live-run index, where the reaper finds it ended and hands it over (handOffEndedRuns).
+    // A run whose end owes a webhook delivery enters the owed-webhook index at the same time, and
+    // before it leaves the live one, for the same reason (docs/webhooks.md#guarantee); a run without
+    // a webhook costs nothing more. Two commands sent together, not a pipeline: the two indexes are
+    // in different Cluster slots.
+    const now = Date.now();
+    const handedOver = await Promise.all([
+      this.redis.zadd(this.keys.unarchivedRuns(), 'NX', now, end.runId),
+      ...(end.webhookOwed ? [this.redis.zadd(this.keys.owedWebhooks(), 'GT', now, end.runId)] : []),
+    ])
+      .then(() => true)
+      .catch((error: unknown) => {
+        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'unarchived-run (or owed-webhook) index entry not added; the reaper hands the run over');
+        return false;
+      });
+    if (handedOver) {
+      await this.redis.zrem(this.keys.liveRuns(), end.runId).catch((error: unknown) => {
+        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'live-run index entry not removed; the reaper drops it');
+      });
+    }
   }
 }

@@ -17,12 +17,14 @@ import { runKeysOf } from './stored-values.js';
 import { type EngineContext, EngineSystem } from './engine-system.js';
 import type { EventSystem } from './event-system.js';
 import type { IndexSystem } from './index-system.js';
+import type { AdmissionSystem } from './admission-system.js';
 
 export class LifecycleSystem extends EngineSystem {
   constructor(
     context: EngineContext,
     private readonly events: EventSystem,
     private readonly indexes: IndexSystem,
+    private readonly admission: AdmissionSystem,
   ) {
     super(context);
   }
@@ -72,12 +74,12 @@ export class LifecycleSystem extends EngineSystem {
     };
     // In the live-run index before the record exists: a crash in between leaves an entry the
     // reaper drops (no record), never a run the reaper cannot find.
-    await this.redis.zadd(this.keys.liveRuns(), Date.now(), id);
+    await this.indexes.enterLiveRun(id);
     // Scored by the record's own createdAt, so the listing's position of a run (creation ms, id)
     // is the same whether it is read from this index or from history (src/api/run-reader.ts).
     // Before the record, for the same reason as the live-run index (the tenant's index is in
     // another Cluster slot than the run's keys): a listing skips an entry whose record is missing.
-    await this.redis.zadd(this.keys.runsByTenant(input.tenant), Date.parse(now), id);
+    await this.indexes.enterTenantIndex(input.tenant, id, Date.parse(now));
     const event = this.events.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking: record.thinking, thinking_budget_tokens: record.thinkingBudgetTokens, effort: record.effort, thinking_display: record.thinkingDisplay, ...(record.budget ? { budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens } : {}), ...(record.traceId ? { trace_id: record.traceId } : {}) });
     const deprecation = input.deprecation
       ? this.events.encode({ run_id: id, step: 0, event: 'model-deprecated', level: 'warn', model: record.model, retires_on: input.deprecation.retiresOn, successor: input.deprecation.successor, message: input.deprecation.message })
@@ -204,39 +206,11 @@ export class LifecycleSystem extends EngineSystem {
     // The end happened (the script said so): it is logged and counted before anything else can fail.
     this.logger?.info({ run_id: end.runId, step: end.turn, event: 'run-end', status: end.status, error_code: end.errorCode }, 'run ended');
     for (const observer of this.events.endObservers) observer(end);
-    // From the reaper's work list to the archive's (docs/history.md#every-finished-run-is-archived):
-    // first into the unarchived index, then out of the live one, so at every moment the run is in
-    // one of the two. Both are fleet-wide keys in another slot than the run's, so this cannot be
-    // part of the ending script on Redis Cluster; a crash or a failure in between leaves the run
-    // in the live-run index, where the reaper finds it ended and hands it over (handOffEndedRuns).
-    // A run whose end owes a webhook delivery enters the owed-webhook index at the same time, and
-    // before it leaves the live one, for the same reason (docs/webhooks.md#guarantee); a run without
-    // a webhook costs nothing more. Two commands sent together, not a pipeline: the two indexes are
-    // in different Cluster slots.
-    const now = Date.now();
-    const handedOver = await Promise.all([
-      this.redis.zadd(this.keys.unarchivedRuns(), 'NX', now, end.runId),
-      ...(end.webhookOwed ? [this.redis.zadd(this.keys.owedWebhooks(), 'GT', now, end.runId)] : []),
-    ])
-      .then(() => true)
-      .catch((error: unknown) => {
-        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'unarchived-run (or owed-webhook) index entry not added; the reaper hands the run over');
-        return false;
-      });
-    if (handedOver) {
-      await this.redis.zrem(this.keys.liveRuns(), end.runId).catch((error: unknown) => {
-        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'live-run index entry not removed; the reaper drops it');
-      });
-    }
-    // Frees the run's slot under its tenant's concurrent-run cap (src/api/limits/admit-run.ts).
-    // Not inside the ending script: the tenant's set and the run hash are in different Cluster
-    // slots. Only the call that made the transition gets here, and SREM is idempotent; a failure
-    // or a crash in between leaves a member that admission prunes when the cap is reached.
-    if (end.tenant) {
-      await this.redis.srem(this.keys.activeRuns(end.tenant), end.runId).catch((error: unknown) => {
-        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'active-run slot not freed; admission prunes it');
-      });
-    }
+    // From the live-run index to the unarchived one (and the owed-webhook one), then the tenant's
+    // slot: each in another Cluster slot than the run's keys, each failure logged and repaired by a
+    // sweeper (IndexSystem.handOverEnded, AdmissionSystem.releaseEndedRun).
+    await this.indexes.handOverEnded(end);
+    if (end.tenant) await this.admission.releaseEndedRun({ tenant: end.tenant, runId: end.runId });
   }
 
   /**
@@ -297,9 +271,9 @@ export class LifecycleSystem extends EngineSystem {
     this.logger?.info({ run_id: runId, step: turn, event: 'run-reopen', job_id: jobId, error_code: code }, 'run reopened');
     // First into the live index, then out of the unarchived one (as an end does the reverse), so
     // the run is always on one work list.
-    await this.redis.zadd(this.keys.liveRuns(), Date.now(), runId);
+    await this.indexes.enterLiveRun(runId);
     await this.indexes.forgetUnarchivedRun(runId);
-    await this.redis.zadd(this.keys.runsByTenant(run.tenant), Date.parse(run.createdAt), runId);
+    await this.indexes.enterTenantIndex(run.tenant, runId, Date.parse(run.createdAt));
     return { kind: 'reopened', run, jobId };
   }
 }
