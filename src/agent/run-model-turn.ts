@@ -234,8 +234,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       }
     }
   }
-  const inputFields = { status: 'running', phase, pendingPhase: '', turn: String(turn), question: '' };
-  const started = await store.startTurn(runId, turn, { jobId: job.jobId, fields: inputFields, messages: inputMessages, events: inputEvents });
+  const started = await store.startTurn(runId, turn, { jobId: job.jobId, phase, messages: inputMessages, events: inputEvents });
   if (started === 'missing') return done('run_missing');
   if (started === 'terminal') return done('run_terminal');
   // One owner per turn: a second job for the same turn (a resume racing the flow parent) stops
@@ -550,17 +549,9 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   // 5. Commit the answer and its outcome once — with every event that describes them and, when
   // the decision ends the run, the end — then act on it.
   const planned = planOutcome(run, turn, phase, decision, tools.names);
-  const fields: Record<string, string> = {
-    turn: String(turn + 1),
-    counters: JSON.stringify(counters),
-    maxTokens: String(nextMaxTokens),
-    updatedAt: new Date().toISOString(),
-  };
   const askUser = planned.outcome.dispatch.find((call) => call.name === 'ask_user');
-  if (askUser) {
-    const parsed = toolInputSchemas.ask_user.safeParse(askUser.input);
-    if (parsed.success) fields.question = JSON.stringify({ toolUseId: askUser.toolUseId, question: parsed.data.question, turn: turn + 1 });
-  }
+  const askedQuestion = askUser ? toolInputSchemas.ask_user.safeParse(askUser.input) : null;
+  const next = { counters, maxTokens: nextMaxTokens, question: askUser && askedQuestion?.success ? { toolUseId: askUser.toolUseId, question: askedQuestion.data.question } : null };
   // After pause_turn the request ended with the paused assistant message; the continuation
   // belongs to that same message (two assistant messages in a row are invalid).
   const last = messages[messages.length - 1];
@@ -589,7 +580,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     costMicroUsd,
     assistant: merged ?? decision.assistant ?? null,
     placement: merged ? 'replace_last' : 'append',
-    fields,
+    next,
     outcome: planned.outcome,
     events: [
       event('model-response', {

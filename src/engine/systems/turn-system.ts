@@ -7,7 +7,8 @@ import { redactText, redactValue } from '../../telemetry/redact-secrets.js';
 import { fromFields, pairsToFields, StoredRunInvalid, toFields } from '../run-record.js';
 import { decodeRunStatus } from '../run-summary.js';
 import type { TurnOutcome } from '../turn-outcome.js';
-import { type Usage, usageSchema } from '../run-types.js';
+import { type RunCounters, type Usage, usageSchema } from '../run-types.js';
+import type { Phase } from '../../domain/profile.js';
 import { type ClaimDurability, confirmClaimDurable } from '../effects/claim-durability.js';
 import { isPendingSpendField, type PendingSpend, spendPeriods } from '../tenant-spend.js';
 import type { RunEvent, StoredToolResult, TrailEntry, TurnInspection, TurnView } from '../engine-types.js';
@@ -99,13 +100,14 @@ export class TurnSystem extends EngineSystem {
   }
 
   /**
-   * Commits the turn's user input once (with `fields` on the run and the events that describe
-   * it) and claims the turn for `jobId`. Returns the turn's owner, or 'terminal' / 'missing'.
+   * Commits the turn's user input once and claims the turn for `jobId`: the run becomes `running`
+   * at this turn in `phase` (a pending phase taken, an answered question cleared), with the input
+   * messages and the events that describe it. Returns the turn's owner, or 'terminal' / 'missing'.
    */
   async startTurn(
     runId: string,
     turn: number,
-    input: { jobId: string; fields: Record<string, string>; messages: unknown[]; events: RunEvent[] },
+    input: { jobId: string; phase: Phase; messages: unknown[]; events: RunEvent[] },
   ): Promise<{ owner: string; committedNow: boolean; appendedCharacters: number } | 'terminal' | 'missing'> {
     const encoded = input.events.map((event) => this.events.encode(event));
     const raws = input.messages.map((message) => JSON.stringify(message));
@@ -115,7 +117,7 @@ export class TurnSystem extends EngineSystem {
       keys.turn(runId, turn),
       keys.messages(runId),
       keys.events(runId),
-      JSON.stringify(input.fields),
+      JSON.stringify(toFields({ status: 'running', phase: input.phase, pendingPhase: null, turn, question: null })),
       input.jobId,
       encoded.length,
       ...encoded.map((event) => event.json),
@@ -148,7 +150,9 @@ export class TurnSystem extends EngineSystem {
       costMicroUsd: number;
       assistant: unknown | null;
       placement: 'append' | 'replace_last';
-      fields: Record<string, string>;
+      /** What the run carries into the next turn: its counters, the max_tokens of the next call,
+       * and the question of an ask_user call the answer made (null: none). */
+      next: { counters: RunCounters; maxTokens: number; question: { toolUseId: string; question: string } | null };
       outcome: TurnOutcome;
       events: RunEvent[];
       answered: Array<{ result: StoredToolResult; trail: TrailEntry }>;
@@ -177,7 +181,7 @@ export class TurnSystem extends EngineSystem {
       JSON.stringify(commit.usage),
       assistantRaw,
       commit.placement,
-      JSON.stringify(commit.fields),
+      JSON.stringify(nextTurnFields(turn, commit.next)),
       JSON.stringify(commit.outcome),
       endFields,
       String(commit.costMicroUsd),
@@ -331,4 +335,16 @@ export class TurnSystem extends EngineSystem {
     }
     return code === 0 ? 'changed' : 'terminal';
   }
+}
+
+/** The run's fields a committed answer sets: the next turn, its counters and max_tokens, the time,
+ * and the open question when the answer asked one (left as it is otherwise). */
+function nextTurnFields(turn: number, next: { counters: RunCounters; maxTokens: number; question: { toolUseId: string; question: string } | null }): Record<string, string> {
+  return toFields({
+    turn: turn + 1,
+    counters: next.counters,
+    maxTokens: next.maxTokens,
+    updatedAt: new Date().toISOString(),
+    ...(next.question ? { question: { toolUseId: next.question.toolUseId, question: next.question.question, turn: turn + 1 } } : {}),
+  });
 }
