@@ -120,6 +120,8 @@ export class RunEngine {
   readonly confirmToolResultDurable: ToolCallSystem['confirmToolResultDurable'] = (...args) => this.toolCalls.confirmToolResultDurable(...args);
   readonly getTrail: ToolCallSystem['getTrail'] = (...args) => this.toolCalls.getTrail(...args);
   readonly getWriteJournal: ToolCallSystem['getWriteJournal'] = (...args) => this.toolCalls.getWriteJournal(...args);
+  readonly saveLastKnownGood: ToolCallSystem['saveLastKnownGood'] = (...args) => this.toolCalls.saveLastKnownGood(...args);
+  readonly loadLastKnownGood: ToolCallSystem['loadLastKnownGood'] = (...args) => this.toolCalls.loadLastKnownGood(...args);
 
   // ---- workspace and deployments (effect-system.ts) ----------------------------------------------
   readonly readFile: EffectSystem['readFile'] = (...args) => this.effects.readFile(...args);

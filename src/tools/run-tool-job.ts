@@ -27,7 +27,7 @@ import { describeRefusal, type KillSwitch } from '../safety/kill-switch.js';
 import { upstreamOf } from '../safety/kill-switch-scope.js';
 import type { ToolSafetyHooks } from '../safety/safety-hooks.js';
 import { detectInjectionInValue } from './output/detect-injection.js';
-import { lastKnownGoodKey, lastKnownGoodScopeOf, loadLastKnownGood, saveLastKnownGood } from './output/last-known-good.js';
+import { lastKnownGoodScopeOf } from './output/last-known-good.js';
 import { resolveToolOutputMode } from '../domain/tool-output-modes.js';
 import { ToolOutputInvalid } from './output/tool-output-invalid.js';
 import { validateToolOutput } from './output/validate-tool-output.js';
@@ -209,7 +209,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     const lastGood =
       scope === 'never'
         ? null
-        : await loadLastKnownGood({ redis: store.redis, key: lastKnownGoodKey({ keys: store.keys, tool: data.name, input: parsed.data, runId: data.runId, scope }) });
+        : await store.loadLastKnownGood({ tool: data.name, input: parsed.data, runId: data.runId, scope });
     if (lastGood !== null) {
       const degraded = {
         ...(typeof lastGood === 'object' && !Array.isArray(lastGood) ? (lastGood as Record<string, unknown>) : { value: lastGood }),
@@ -300,7 +300,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
       recordOutcome(true),
       scope === 'never'
         ? undefined
-        : saveLastKnownGood({ redis: store.redis, key: lastKnownGoodKey({ keys: store.keys, tool: data.name, input: parsed.data, runId: data.runId, scope }), output: value }),
+        : store.saveLastKnownGood({ tool: data.name, input: parsed.data, runId: data.runId, scope, output: value }),
       startWrite,
     ]);
     const flagged = flagInjection(value, 'output');

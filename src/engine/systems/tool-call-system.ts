@@ -1,5 +1,6 @@
 // The tool-call system: the ledger of tool results (`keys.results`, one per tool_use id, written
-// once) and the trail the finish gate reads (`keys.trail`), with the write journal's read.
+// once) and the trail the finish gate reads (`keys.trail`), with the write journal's read, and the
+// cache of tools' last known good outputs (last-known-good.ts).
 import { redactValue } from '../../telemetry/redact-secrets.js';
 import { writesKey } from '../effect-keys.js';
 import { fromFields, pairsToFields } from '../run-record.js';
@@ -9,6 +10,7 @@ import type { RunEvent, StoredToolResult, TrailEntry } from '../engine-types.js'
 import { parseToolResult, parseTrailEntry } from './stored-values.js';
 import { type EngineContext, EngineSystem } from './engine-system.js';
 import type { EventSystem } from './event-system.js';
+import { LAST_KNOWN_GOOD_TTL_MS, lastKnownGoodKey, type LastKnownGoodReuse } from './last-known-good.js';
 
 export class ToolCallSystem extends EngineSystem {
   constructor(
@@ -76,5 +78,16 @@ export class ToolCallSystem extends EngineSystem {
   /** The run's write journal (effect-scripts.ts), for audits. */
   async getWriteJournal(runId: string): Promise<unknown[]> {
     return (await this.redis.lrange(writesKey(this.keys, runId), 0, -1)).map((raw) => JSON.parse(raw) as unknown);
+  }
+
+  /** Caches a tool's validated output (redacted) as its last known good, for an hour. */
+  async saveLastKnownGood({ tool, input, runId, scope, output }: { tool: string; input: unknown; runId: string; scope: LastKnownGoodReuse; output: unknown }): Promise<void> {
+    await this.redis.set(lastKnownGoodKey({ keys: this.keys, tool, input, runId, scope }), JSON.stringify(redactValue(output)), 'PX', LAST_KNOWN_GOOD_TTL_MS);
+  }
+
+  /** The tool's last known good output for this input (and run, when per_run), or null. */
+  async loadLastKnownGood({ tool, input, runId, scope }: { tool: string; input: unknown; runId: string; scope: LastKnownGoodReuse }): Promise<unknown | null> {
+    const raw = await this.redis.get(lastKnownGoodKey({ keys: this.keys, tool, input, runId, scope }));
+    return raw === null ? null : (JSON.parse(raw) as unknown);
   }
 }
