@@ -83,6 +83,11 @@ const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
   to: { path: anyOf(LAYERS.slice(index + 1).map((higher) => higher.path)) },
 }));
 
+/** The engine's public face, and who is bound to it: every module outside src/engine/ (tests,
+ * bench and scripts too, checked by the second pass: .dependency-cruiser-tests.cjs). */
+const ENGINE_INDEX = '^src/engine/index\\.ts$';
+const ENGINE_OUTSIDE = '^(src|workers|test|bench|scripts)/';
+
 /** The model worker's whole module graph stays free of what only the tool worker needs. */
 const TOOL_IMPLEMENTATIONS = '^src/tools/(core|build|ops|http|workspace)/|^src/tools/tool-implementations\\.ts$';
 const PLAYWRIGHT = '(^|/)node_modules/playwright-core/|^playwright-core$';
@@ -136,6 +141,14 @@ module.exports = {
         'The model worker process must not load Chromium launchers, fetch code or workspace writers (nor playwright-core): it needs tool names, descriptions and input schemas only.',
       from: { path: '^src/(workers|queues)/model-worker\\.ts$' },
       to: { path: anyOf([TOOL_IMPLEMENTATIONS, PLAYWRIGHT]), reachable: true },
+    },
+    {
+      name: 'engine-imported-through-its-index',
+      severity: 'error',
+      comment:
+        "The run engine shows one face (src/engine/index.ts): code outside src/engine/ imports nothing else of it, so a run's keys, scripts and systems stay the engine's own and can change behind the index (docs/architecture.md#the-run-engine).",
+      from: { path: ENGINE_OUTSIDE, pathNot: '^src/engine/' },
+      to: { path: '^src/engine/', pathNot: ENGINE_INDEX },
     },
     {
       name: 'simulator-imports-domain-and-parsing-only',

@@ -10,7 +10,7 @@ import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { anthropicToolsFor } from '../tools/tool-definitions.js';
 import { evaluateFinishGate } from '../domain/finish-gate.js';
 import { toolsForPhase, WRITE_TOOLS, type Phase, type ToolName } from '../domain/profile.js';
-import { claimDurabilityOf } from '../engine/effects/claim-durability.js';
+import { claimDurabilityOf, type RunEngine, type RunEvent, type StoredToolResult, type TrailEntry, type TurnView, StoredRunInvalid, type TurnOutcome, type RunRecord } from '../engine/index.js';
 import { isTerminal, type RunErrorCode } from '../domain/run-outcomes.js';
 import { buildSystemPrompt } from './system-prompt.js';
 import { choosePhaseToolLayout, declaredTools, phaseMessage, TOOL_CHANGES_BETA } from './phase-tools.js';
@@ -54,11 +54,7 @@ import type { ModelResponse, SystemMessage, TranscriptMessage, UserMessage } fro
 import type { QueueShards } from '../jobs/queue-shards.js';
 import type { ModelJobData, ToolJobData } from '../jobs/job-catalog.js';
 type ToolParseMode = ToolJobData['parseMode'];
-import type { RunEngine, RunEvent, StoredToolResult, TrailEntry, TurnView } from '../engine/run-engine.js';
 import type { RunEventName } from '../domain/run-events.js';
-import { StoredRunInvalid } from '../engine/run-record.js';
-import type { TurnOutcome } from '../engine/turn-outcome.js';
-import type { RunRecord } from '../engine/run-types.js';
 import { activeTraceCarrier, inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 
@@ -239,8 +235,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
       }
     }
   }
-  const inputFields = { status: 'running', phase, pendingPhase: '', turn: String(turn), question: '' };
-  const started = await store.startTurn(runId, turn, { jobId: job.jobId, fields: inputFields, messages: inputMessages, events: inputEvents });
+  const started = await store.startTurn(runId, turn, { jobId: job.jobId, phase, messages: inputMessages, events: inputEvents });
   if (started === 'missing') return done('run_missing');
   if (started === 'terminal') return done('run_terminal');
   // One owner per turn: a second job for the same turn (a resume racing the flow parent) stops
@@ -555,17 +550,9 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   // 5. Commit the answer and its outcome once — with every event that describes them and, when
   // the decision ends the run, the end — then act on it.
   const planned = planOutcome(run, turn, phase, decision, tools.names);
-  const fields: Record<string, string> = {
-    turn: String(turn + 1),
-    counters: JSON.stringify(counters),
-    maxTokens: String(nextMaxTokens),
-    updatedAt: new Date().toISOString(),
-  };
   const askUser = planned.outcome.dispatch.find((call) => call.name === 'ask_user');
-  if (askUser) {
-    const parsed = toolInputSchemas.ask_user.safeParse(askUser.input);
-    if (parsed.success) fields.question = JSON.stringify({ toolUseId: askUser.toolUseId, question: parsed.data.question, turn: turn + 1 });
-  }
+  const askedQuestion = askUser ? toolInputSchemas.ask_user.safeParse(askUser.input) : null;
+  const next = { counters, maxTokens: nextMaxTokens, question: askUser && askedQuestion?.success ? { toolUseId: askUser.toolUseId, question: askedQuestion.data.question } : null };
   // After pause_turn the request ended with the paused assistant message; the continuation
   // belongs to that same message (two assistant messages in a row are invalid).
   const last = messages[messages.length - 1];
@@ -594,7 +581,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
     costMicroUsd,
     assistant: merged ?? decision.assistant ?? null,
     placement: merged ? 'replace_last' : 'append',
-    fields,
+    next,
     outcome: planned.outcome,
     events: [
       event('model-call-end', {

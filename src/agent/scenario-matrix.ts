@@ -1,6 +1,6 @@
 // The stop-reason matrix: one simulator scenario per case the turn logic must handle, with the
 // terminal state a correct runtime reaches. `buildfleet scenarios` and the test suite both run it.
-import type { TerminalStatus } from '../engine/run-types.js';
+import type { TerminalStatus } from '../engine/index.js';
 
 export interface ScenarioExpectation {
   scenario: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countersSchema } from '../engine/run-types.js';
+import { countersSchema } from '../engine/index.js';
 import type { AssistantBlock, ModelResponse } from '../domain/model-message.js';
 import { EMPTY_USAGE } from '../domain/usage.js';
 import {

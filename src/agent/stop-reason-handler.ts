@@ -1,8 +1,7 @@
 // One exhaustive decision per model response, keyed on stop_reason. Pure: the model worker
 // applies the decision (stores it once, enqueues what it says). Adding a stop reason to the
 // union below is a compile error until it is handled here.
-import type { RunCounters } from '../engine/run-types.js';
-import type { NextInput } from '../engine/turn-outcome.js';
+import type { RunCounters, NextInput } from '../engine/index.js';
 import type { RunErrorCode } from '../domain/run-outcomes.js';
 import type { RunEventDraft } from '../domain/run-events.js';
 import {

@@ -1,5 +1,5 @@
 // Builds the user message a turn sends, from what the previous turn decided it needs.
-import type { StoredToolResult } from '../engine/run-engine.js';
+import type { StoredToolResult } from '../engine/index.js';
 import type { ToolResultBlock, UserBlock, UserMessage } from '../domain/model-message.js';
 import { wrapToolError } from '../domain/tool-result-envelope.js';
 import type { ToolErrorCode } from '../domain/tool-error-codes.js';

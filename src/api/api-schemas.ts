@@ -3,16 +3,7 @@
 // (openapi-transform.ts), so the docs cannot drift from what the server accepts.
 import { z } from 'zod';
 import { PHASES } from '../domain/profile.js';
-import {
-  questionSchema,
-  RUN_STATUSES,
-  runErrorSchema,
-  runOptionsSchema,
-  runThinkingSchema,
-  runWebhookSchema,
-  todoState,
-  usageSchema,
-} from '../engine/run-types.js';
+import { questionSchema, RUN_STATUSES, runErrorSchema, runOptionsSchema, runThinkingSchema, runWebhookSchema, todoState, usageSchema } from '../engine/index.js';
 import { RUN_BUDGET_SOURCES } from '../domain/run-budget.js';
 import { MAX_RUN_TURNS } from '../domain/tenant-policy.js';
 import { providerNameSchema } from '../domain/provider-declarations.js';

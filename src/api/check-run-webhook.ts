@@ -1,7 +1,7 @@
 // The webhook of a run being submitted (docs/webhooks.md#which-urls-are-accepted), checked before
 // the run is admitted — a refused URL uses no slot and no rate — with the API's error codes.
 import type { FleetContext } from '../fleet/fleet-context.js';
-import type { RunWebhook } from '../engine/run-types.js';
+import type { RunWebhook } from '../engine/index.js';
 import { checkWebhookUrl, WebhookUrlRefused } from '../webhooks/webhook-url-policy.js';
 import { apiErrors } from './api-errors.js';
 

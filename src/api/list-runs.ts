@@ -15,8 +15,7 @@
 // committed, so a run missing from Redis when it is read is in history when history is read next.
 // The other order would miss a run archived and expired between the two reads.
 import type { FleetContext } from '../fleet/fleet-context.js';
-import { isTerminal, type RunStatus } from '../engine/run-types.js';
-import type { RunSummaryRecord } from '../engine/run-summary.js';
+import { isTerminal, type RunStatus, type RunSummaryRecord } from '../engine/index.js';
 import type { ArchivedRun } from '../history/run-archive.js';
 import { encodeHistoryCursor } from '../history/history-cursor.js';
 import { encodeRunListCursor, type RunListPosition } from './run-list-cursor.js';

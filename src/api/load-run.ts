@@ -3,7 +3,7 @@
 // all answer the same run_not_found, so the API never confirms that an id exists elsewhere. A run
 // only history still holds has ended: run_already_ended, as it answered while Redis held it.
 import type { FleetContext } from '../fleet/fleet-context.js';
-import type { RunRecord } from '../engine/run-types.js';
+import type { RunRecord } from '../engine/index.js';
 import { apiErrors } from './api-errors.js';
 import { RunReader } from './run-reader.js';
 

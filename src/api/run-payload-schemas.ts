@@ -3,7 +3,7 @@
 // serializes with them and the OpenAPI document is generated from them.
 import { TRANSCRIPT_ROLES } from '../domain/model-message.js';
 import { z } from 'zod';
-import { usageSchema } from '../engine/run-types.js';
+import { usageSchema } from '../engine/index.js';
 import { apiErrors } from './api-errors.js';
 import { runIdSchema } from './api-schemas.js';
 import { resourceParams } from './zod-route-compilers.js';

@@ -8,8 +8,7 @@
 // committed before a run's keys start to expire, so a run missing from Redis when Redis is read is
 // in history when history is read next (if it was ever archived).
 import type { FleetContext } from '../fleet/fleet-context.js';
-import type { StoredEvent } from '../engine/run-engine.js';
-import type { RunRecord } from '../engine/run-types.js';
+import type { StoredEvent, RunRecord } from '../engine/index.js';
 import type { ArchivedEvent, ArchivedRun } from '../history/run-archive.js';
 import { apiErrors } from './api-errors.js';
 import type { RunView } from './api-schemas.js';

@@ -1,7 +1,7 @@
 // The run as the API shows it: the stored record minus internals (prompt bookkeeping, counters,
 // trace carrier), plus the workspace listing, absolute site URLs (on the sites origin), the cache hit ratio, the cost
 // in dollars (stored as whole micro-dollars) and the budgets with what is left of them.
-import type { RunOptions, RunRecord } from '../engine/run-types.js';
+import type { RunOptions, RunRecord } from '../engine/index.js';
 import { deploymentUrl, liveSiteUrl } from '../tools/site-urls.js';
 import type { RunView } from './api-schemas.js';
 import { cacheHitRatio, totalTokens } from '../domain/usage.js';

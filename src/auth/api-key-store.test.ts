@@ -1,7 +1,7 @@
 // The key store on real Redis: a deployment that ran before the keys had a hash tag keeps its keys.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisClient } from '../redis/redis-connection.js';
-import { createKeySpace } from '../engine/keys.js';
+import { createKeySpace } from '../engine/index.js';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../test/support/redis.js';
 import { ApiKeyStore, hashApiKey } from './api-key-store.js';
 

@@ -12,7 +12,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RedisClient } from '../redis/redis-connection.js';
 import { moveLegacyKeys } from '../redis/move-legacy-keys.js';
 import { z } from 'zod';
-import type { KeySpace } from '../engine/keys.js';
+import type { KeySpace } from '../engine/index.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
 

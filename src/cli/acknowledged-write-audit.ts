@@ -12,7 +12,7 @@
 // from the ledger, which no longer held it) and the ledger holds its result; a lost run-end when
 // the run is terminal again. Whether the re-run duplicated an effect is the effect audit's
 // question (audit-run-effects.ts), asked of the same runs.
-import type { RunEngine, StoredEvent } from '../engine/run-engine.js';
+import type { RunEngine, StoredEvent } from '../engine/index.js';
 
 export interface AcknowledgedWriteAudit {
   /** Events read while the builds ran. */

@@ -9,7 +9,7 @@ import { redisTargetOf } from '../domain/redis-target.js';
 import { connectRedis, type RedisClient } from '../redis/redis-connection.js';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import { loadConfig } from '../config.js';
-import { createKeySpace } from '../engine/keys.js';
+import { createKeySpace } from '../engine/index.js';
 import { freePorts, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../dev/private-postgres.js';
 import { startLocalRedisCluster, type LocalRedisCluster } from '../dev/local-redis-cluster.js';

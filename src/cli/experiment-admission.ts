@@ -8,8 +8,7 @@
 // Each half is bounded by --timeout-s: a run not ended by then counts as unfinished.
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { createKeySpace } from '../engine/keys.js';
-import { RunEngine } from '../engine/run-engine.js';
+import { createKeySpace, RunEngine } from '../engine/index.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import { ApiClient } from './api-client.js';
 import { startDevFleet } from './dev-fleet.js';

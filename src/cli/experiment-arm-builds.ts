@@ -1,6 +1,6 @@
 // Runs the tool-use experiments' builds on an in-process fleet, a bounded number at a time, and
 // counts each into its arm (experiment-arm-tally.ts).
-import { newRunId } from '../engine/run-engine.js';
+import { newRunId } from '../engine/index.js';
 import type { InProcessFleet } from '../dev/in-process-fleet.js';
 import type { SubmitRunInput } from '../fleet/run-commands.js';
 import { tallyRunEnd, type ArmTally } from './experiment-arm-tally.js';

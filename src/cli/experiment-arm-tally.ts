@@ -2,7 +2,7 @@
 // the model workers' decision hook, and the table they print. One home, so the two experiments'
 // rates mean the same thing.
 import type { ModelTurnHooks } from '../agent/run-model-turn.js';
-import type { RunRecord } from '../engine/run-types.js';
+import type { RunRecord } from '../engine/index.js';
 import { formatTable } from './format-table.js';
 
 export interface ArmTally {

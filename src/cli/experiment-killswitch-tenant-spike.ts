@@ -17,8 +17,7 @@ import { UPSTREAM_SVG } from '../dev/faulty-upstream.js';
 import { startInProcessFleet, type InProcessFleet } from '../dev/in-process-fleet.js';
 import { startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
 import { jobIds, toolJobSchema } from '../jobs/job-catalog.js';
-import type { StoredToolResult } from '../engine/run-engine.js';
-import { readWriteJournal } from '../engine/write-journal.js';
+import { type StoredToolResult, readWriteJournal } from '../engine/index.js';
 import { KillSwitch } from '../safety/kill-switch.js';
 import type { KillSwitchMode } from '../safety/kill-switch-mode.js';
 

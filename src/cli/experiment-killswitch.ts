@@ -25,7 +25,7 @@ import { startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
 import { jobIds, toolJobSchema } from '../jobs/job-catalog.js';
 import { KillSwitch } from '../safety/kill-switch.js';
 import type { ToolJobHooks } from '../tools/run-tool-job.js';
-import { readWriteJournal } from '../engine/write-journal.js';
+import { readWriteJournal } from '../engine/index.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import { WRITE_TOOLS, isToolName } from '../domain/profile.js';
 import { formatTenantSpikeReport, runTenantSpikeExperiment, type TenantSpikeReport } from './experiment-killswitch-tenant-spike.js';

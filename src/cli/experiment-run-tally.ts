@@ -3,7 +3,7 @@
 // process or in others: the same rates as the tool-use experiments' decision hooks
 // (experiment-arm-tally.ts), plus how many of the model's tool calls had an input the fleet
 // refused (reject-call.ts `tool_input_invalid`), the rate strict tool use is meant to bring to 0.
-import type { StoredEvent } from '../engine/run-engine.js';
+import type { StoredEvent } from '../engine/index.js';
 
 export interface RunTally {
   runs: number;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { tieredTools, type ToolsOffered } from '../agent/run-model-turn.js';
 import type { Phase } from '../domain/profile.js';
-import type { RunRecord } from '../engine/run-types.js';
+import type { RunRecord } from '../engine/index.js';
 import { allAnthropicTools } from '../tools/tool-definitions.js';
 import { FILLER_TOOLS } from './experiment-filler-tools.js';
 import { startInProcessFleet } from '../dev/in-process-fleet.js';

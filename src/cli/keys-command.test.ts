@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { connectTestRedis, deletePrefix, testRedisEnv, uniquePrefix } from '../../test/support/redis.js';
 import { ApiKeyStore } from '../auth/api-key-store.js';
-import { createKeySpace } from '../engine/keys.js';
+import { createKeySpace } from '../engine/index.js';
 import { runKeysCommand } from './keys-command.js';
 
 const prefix = uniquePrefix('keyscmd');
@@ -75,7 +75,7 @@ describe('buildfleet keys', () => {
     expect(text.lines.find((line) => line.includes('maxTurns'))).toMatch(/12 +\(set for this tenant\)/);
     expect(text.lines.find((line) => line.includes('maxConcurrentRuns'))).toMatch(/20 +\(fleet default\)/);
     // The API reads the same store.
-    const { TenantPolicyStore } = await import('../engine/tenant-policy-store.js');
+    const { TenantPolicyStore } = await import('../engine/index.js');
     expect(await new TenantPolicyStore(redis, createKeySpace(prefix)).get('acme')).toEqual(JSON.parse(merged.lines[0]!).overrides);
 
     const reset = await run(['policy', 'reset', 'acme', '--json']);

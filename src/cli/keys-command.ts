@@ -10,7 +10,7 @@ import { API_KEY_SCOPES, parseScopes } from '../auth/api-key-scopes.js';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import { TENANT_PATTERN } from '../domain/tenant-id.js';
 import { loadConfig } from '../config.js';
-import { createKeySpace } from '../engine/keys.js';
+import { createKeySpace } from '../engine/index.js';
 import { DEV_STATE_FILE } from './dev-state.js';
 import { POLICY_USAGE, PolicyUsageError, runPolicyCommand } from './keys-policy-command.js';
 

@@ -9,8 +9,7 @@ import { TENANT_PATTERN } from '../domain/tenant-id.js';
 import { tenantPolicyDefaults, type Config } from '../config.js';
 import { effectiveTenantPolicy, tenantPolicyOverridesSchema, type TenantPolicyOverrides } from '../domain/tenant-policy.js';
 import { modelsTheFleetRefuses } from '../domain/tenant-run-limits.js';
-import type { KeySpace } from '../engine/keys.js';
-import { TenantPolicyStore } from '../engine/tenant-policy-store.js';
+import { type KeySpace, TenantPolicyStore } from '../engine/index.js';
 import { zodIssueLines } from '../domain/format-zod-issues.js';
 
 export const POLICY_USAGE = `  buildfleet keys policy get <tenant> [--json]

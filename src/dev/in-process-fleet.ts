@@ -18,7 +18,7 @@ import { createTextRecovery } from '../agent/text-recovery.js';
 import { startApiProcess } from '../api/api-process.js';
 import { ApiKeyStore } from '../auth/api-key-store.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../sim/simulator-server.js';
-import type { RunRecord } from '../engine/run-types.js';
+import type { RunRecord } from '../engine/index.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import { submitRun, type SubmitRunInput } from '../fleet/run-commands.js';
 import { freePorts } from './private-redis.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TrailEntry } from '../engine/run-engine.js';
-import type { TodoState } from '../engine/run-types.js';
+import type { TrailEntry, TodoState } from '../engine/index.js';
 import { evaluateFinishGate } from './finish-gate.js';
 
 const doneTodos: TodoState[] = [

@@ -4,7 +4,7 @@
 // TTL and no run, which nothing ever removes. Checking the record first, in the same script, rules
 // that out; while the keys are expiring the stream keeps its TTL (XADD does not clear one).
 import type { RedisClient } from '../redis/redis-connection.js';
-import { defineLuaCommands } from './define-lua-commands.js';
+import { defineLuaCommands } from '../redis/define-lua-commands.js';
 
 /**
  * bfAppendEventIfRunExists — appends one event to a run's stream only while its record exists.

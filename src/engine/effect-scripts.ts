@@ -29,7 +29,7 @@
 // Otherwise it writes and appends {at_ms (Redis TIME), tool, kind, target, call} to the journal in
 // the same step, so "no write landed after the trip" can be checked from the journal alone (on one
 // server; on a cluster, within the bound write-fence.ts states).
-import { defineLuaCommands } from './define-lua-commands.js';
+import { defineLuaCommands } from '../redis/define-lua-commands.js';
 import { LUA_HSET_JSON, LUA_IS_TERMINAL } from './lua-vocabulary.js';
 import { LUA_RUN_UPSTREAM_SCOPES, RUN_READ_EVERY_UPSTREAM } from './run-upstream-scopes-lua.js';
 import type { RedisClient } from '../redis/redis-connection.js';

@@ -25,7 +25,7 @@ export interface KeySpace {
   activeRuns(tenant: string): string;
   /** The tenant's run creations of the last minute (the rate limit's sliding window). */
   runCreations(tenant: string): string;
-  /** String with a short TTL: a run admitted whose record may not exist yet (admit-run.ts keeps
+  /** String with a short TTL: a run admitted whose record may not exist yet (admission-system.ts keeps
    * its slot from being pruned while it is being created). */
   runAdmission(tenant: string, runId: string): string;
   rateLimit(name: string): string;

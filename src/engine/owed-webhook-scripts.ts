@@ -5,7 +5,7 @@
 // after, and only if it still names the end it was added for — a run resumed and ended again
 // meanwhile owes a new delivery, which neither step may erase.
 import type { RedisClient } from '../redis/redis-connection.js';
-import { defineLuaCommands } from './define-lua-commands.js';
+import { defineLuaCommands } from '../redis/define-lua-commands.js';
 
 /**
  * bfSettleOwedWebhook — clears the run's owed-delivery record if it is still the one enqueued.

@@ -2,7 +2,7 @@
 // that failed for a reason outside it (resumable-run-errors.ts) back to `running` at the turn that
 // failed, in one step, so two resumes at once reopen it once and a late worker cannot race it.
 import type { RedisClient } from '../redis/redis-connection.js';
-import { defineLuaCommands } from './define-lua-commands.js';
+import { defineLuaCommands } from '../redis/define-lua-commands.js';
 import { LUA_APPEND_EVENTS, luaStatus } from './lua-vocabulary.js';
 
 /**

@@ -4,7 +4,7 @@
 // step costs one round trip). All keys of one run share its hash tag (keys.ts): every script here
 // is slot-safe on Redis Cluster. Registered with ioredis defineCommand: EVALSHA after the first call.
 import type { RedisClient } from '../redis/redis-connection.js';
-import { defineLuaCommands } from './define-lua-commands.js';
+import { defineLuaCommands } from '../redis/define-lua-commands.js';
 import { LUA_APPEND_EVENTS, LUA_HSET_JSON, LUA_IS_TERMINAL, luaStatus } from './lua-vocabulary.js';
 
 /** charge(run, turn, usage JSON, cost µUSD, pending spend JSON or '') — adds a paid answer's usage

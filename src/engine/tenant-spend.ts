@@ -10,7 +10,7 @@ import type { RedisClient } from '../redis/redis-connection.js';
 import { z } from 'zod';
 import { USAGE_CLASSES, usageByClassSchema, type UsageByClass } from '../domain/usage.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
-import { defineLuaCommands } from './define-lua-commands.js';
+import { defineLuaCommands } from '../redis/define-lua-commands.js';
 
 /** Day counters are kept 35 days (a month of days can be read back), month counters 400 days (a
  * year of months and the one before), the markers 2 days (far longer than a job's retries). */

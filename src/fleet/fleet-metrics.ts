@@ -4,7 +4,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ModelTurnHooks } from '../agent/run-model-turn.js';
 import type { AdmissionObservation } from '../model/model-rate-limiter.js';
 import type { ModelsApiCheckObserver } from '../model/models-api-check.js';
-import type { RunEngine } from '../engine/run-engine.js';
+import type { RunEngine } from '../engine/index.js';
 import type { ToolJobHooks } from '../tools/run-tool-job.js';
 import type { QueueShards } from '../jobs/queue-shards.js';
 import { METRICS } from '../telemetry/metric-names.js';

@@ -3,14 +3,11 @@
 import { assignQueueShard } from '../domain/queue-shards.js';
 import type { FleetContext } from './fleet-context.js';
 import { jobIds, QUEUE_NAMES, type ModelJobData, type ToolJobData } from '../jobs/job-catalog.js';
-import type { PlannedDispatch } from '../engine/turn-outcome.js';
-import type { RunOptions, RunRecord, RunThinking, RunWebhook } from '../engine/run-types.js';
+import { type PlannedDispatch, type RunOptions, type RunRecord, type RunThinking, type RunWebhook, newRunId, type StoredToolResult, RESUMABLE_RUN_ERRORS } from '../engine/index.js';
 import { resolveRunModelSettings } from '../domain/resolve-run-model-settings.js';
 import type { RunBudget } from '../domain/run-budget.js';
 import { readTenantLimits, runBudgetFor, type TenantLimits } from './tenant-account.js';
 import type { EffortLevel } from '../domain/model-catalog.js';
-import { newRunId, type StoredToolResult } from '../engine/run-engine.js';
-import { RESUMABLE_RUN_ERRORS } from '../engine/resumable-run-errors.js';
 import type { RunStatus } from '../domain/run-outcomes.js';
 import { activeTraceCarrier, inSpan, SpanKind, traceIdOfCarrier } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';

@@ -6,8 +6,7 @@ import { tenantPolicyDefaults } from '../config.js';
 import { resolveRunBudget, type RequestedRunBudget, type RunBudgetResolution } from '../domain/run-budget.js';
 import { effectiveTenantPolicy, type TenantPolicy, type TenantPolicyOverrides } from '../domain/tenant-policy.js';
 import { tenantSpendStanding, type SpendPeriodStanding } from '../domain/tenant-spend-standing.js';
-import { TenantPolicyStore } from '../engine/tenant-policy-store.js';
-import type { TenantSpendPeriod } from '../engine/tenant-spend.js';
+import { TenantPolicyStore, type TenantSpendPeriod } from '../engine/index.js';
 import type { FleetContext } from './fleet-context.js';
 
 export interface TenantAccount {

@@ -21,7 +21,7 @@
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '../redis/redis-connection.js';
 import { LUA_REDIS_NOW_MS } from '../redis/lua-redis-time.js';
-import { defineLuaCommands } from '../engine/define-lua-commands.js';
+import { defineLuaCommands } from '../redis/define-lua-commands.js';
 
 /**
  * bfExtendModelPause

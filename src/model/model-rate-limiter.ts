@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { RedisClient } from '../redis/redis-connection.js';
 import { z } from 'zod';
-import { defineLuaCommands } from '../engine/define-lua-commands.js';
+import { defineLuaCommands } from '../redis/define-lua-commands.js';
 import { IMPLICIT_PROVIDER } from '../domain/provider-declarations.js';
 import type { RunPriority } from '../domain/run-priority.js';
 import type { ModelCallFailure } from './classify-model-error.js';

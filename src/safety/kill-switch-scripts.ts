@@ -19,8 +19,8 @@
 //
 // Time is Redis TIME (ms) everywhere, so the trip instant can be compared with the write journal
 // entries the write scripts stamp (src/engine/effect-scripts.ts), whichever machine the workers run on.
-import { defineLuaCommands } from '../engine/define-lua-commands.js';
-import { LUA_RUN_UPSTREAM_SCOPES } from '../engine/run-upstream-scopes-lua.js';
+import { defineLuaCommands } from '../redis/define-lua-commands.js';
+import { LUA_RUN_UPSTREAM_SCOPES } from '../engine/index.js';
 import type { RedisClient } from '../redis/redis-connection.js';
 import { LUA_REDIS_NOW_MS } from '../redis/lua-redis-time.js';
 

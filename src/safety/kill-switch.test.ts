@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisClient } from '../redis/redis-connection.js';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../test/support/redis.js';
-import { createKeySpace, type KeySpace } from '../engine/keys.js';
+import { createKeySpace, type KeySpace } from '../engine/index.js';
 import { KillSwitch, type KillSwitchSettings } from './kill-switch.js';
 import { killSwitchGaugeValue, type KillSwitchMode } from './kill-switch-mode.js';
 

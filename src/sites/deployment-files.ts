@@ -2,7 +2,7 @@
 // else the Redis hash where deployments made before it were snapshotted (RunEngine.getDeploymentFile).
 // The Redis fallback is the migration: those deployments keep serving for as long as their run's
 // keys exist, with no copy step to run or to get wrong (docs/sites.md#storage says why).
-import type { RunEngine } from '../engine/run-engine.js';
+import type { RunEngine } from '../engine/index.js';
 import type { SiteStore } from './site-store.js';
 
 interface DeploymentRef {

@@ -17,13 +17,11 @@
 //   {event:'tool-output-injection-flag', tool, tool_use_id, patterns[, source:'error']}  flagged, not dropped
 //   {event:'killswitch-trip', tool, reason, scope, scope_id, cause, window, ...}  this output tripped a scope
 //   {event:'killswitch-probe', tool, outcome, mode, scope, scope_id}     this probe write settled a scope
-import { ClaimNotDurableError } from '../engine/effects/claim-durability.js';
+import { ClaimNotDurableError, type RunEngine, type RunEvent, type StoredToolResult, type RunRecord } from '../engine/index.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { toolUseIdJobPart, type ToolJobData } from '../jobs/job-catalog.js';
-import type { RunEngine, RunEvent, StoredToolResult } from '../engine/run-engine.js';
 import type { RunEventName } from '../domain/run-events.js';
-import type { RunRecord } from '../engine/run-types.js';
 import { isToolName } from '../domain/profile.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import type { ToolErrorCode } from '../domain/tool-error-codes.js';
@@ -32,7 +30,7 @@ import { describeRefusal, type KillSwitch } from '../safety/kill-switch.js';
 import { upstreamOf } from '../safety/kill-switch-scope.js';
 import type { ToolSafetyHooks } from '../safety/safety-hooks.js';
 import { detectInjectionInValue } from './output/detect-injection.js';
-import { lastKnownGoodKey, lastKnownGoodScopeOf, loadLastKnownGood, saveLastKnownGood } from './output/last-known-good.js';
+import { lastKnownGoodScopeOf } from './output/last-known-good.js';
 import { resolveToolOutputMode } from '../domain/tool-output-modes.js';
 import { ToolOutputInvalid } from './output/tool-output-invalid.js';
 import { validateToolOutput } from './output/validate-tool-output.js';
@@ -213,7 +211,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     const lastGood =
       scope === 'never'
         ? null
-        : await loadLastKnownGood({ redis: store.redis, key: lastKnownGoodKey({ keys: store.keys, tool: data.name, input: parsed.data, runId: data.runId, scope }) });
+        : await store.loadLastKnownGood({ tool: data.name, input: parsed.data, runId: data.runId, scope });
     if (lastGood !== null) {
       const degraded = {
         ...(typeof lastGood === 'object' && !Array.isArray(lastGood) ? (lastGood as Record<string, unknown>) : { value: lastGood }),
@@ -304,7 +302,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
       recordOutcome(true),
       scope === 'never'
         ? undefined
-        : saveLastKnownGood({ redis: store.redis, key: lastKnownGoodKey({ keys: store.keys, tool: data.name, input: parsed.data, runId: data.runId, scope }), output: value }),
+        : store.saveLastKnownGood({ tool: data.name, input: parsed.data, runId: data.runId, scope, output: value }),
       startWrite,
     ]);
     const flagged = flagInjection(value, 'output');

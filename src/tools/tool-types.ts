@@ -6,10 +6,8 @@ import type { z } from 'zod';
 import type { Logger } from 'pino';
 import type { Phase, ToolName } from '../domain/profile.js';
 import type { Config } from '../config.js';
-import type { RunRecord } from '../engine/run-types.js';
-import type { RunEngine } from '../engine/run-engine.js';
+import type { RunRecord, RunEngine, WriteFence } from '../engine/index.js';
 import type { ToolOutputContract } from './output/output-contract.js';
-import type { WriteFence } from '../engine/effects/write-fence.js';
 
 export interface ToolContext {
   runId: string;

@@ -1,6 +1,6 @@
 // The payload of a run's event, from the run as it stood right after the event (the engine's run
 // record): what the delivery job carries, so every attempt posts the same bytes.
-import type { RunRecord } from '../engine/run-types.js';
+import type { RunRecord } from '../engine/index.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
 import { webhookPayloadSchema, type WebhookEvent, type WebhookPayload } from '../domain/webhook-payload.js';
 

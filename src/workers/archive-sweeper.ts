@@ -12,7 +12,7 @@
 // Every tool worker process offers to sweep; a Redis lock (reaper-lock.ts) lets one at a time.
 // On its first sweep per prefix it seeds the index with runs that ended before the index existed.
 import type { Logger } from 'pino';
-import type { RunEngine } from '../engine/run-engine.js';
+import type { RunEngine } from '../engine/index.js';
 import type { QueueShards } from '../jobs/queue-shards.js';
 import { queuesOfRun } from './queues-of-run.js';
 import { ReaperLock } from './reaper-lock.js';

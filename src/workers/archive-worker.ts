@@ -9,7 +9,7 @@
 // (start-archiving.ts).
 import { Worker, type Job } from 'bullmq';
 import { shardRole, type WorkerFleet } from './worker-fleet.js';
-import type { RunArchiveSource, RunEngine } from '../engine/run-engine.js';
+import type { RunArchiveSource, RunEngine } from '../engine/index.js';
 import type { HistoryStore } from '../history/history-store.js';
 import { redisTargetOf } from '../domain/redis-target.js';
 import { connectRedis, workerIdentity } from '../redis/redis-connection.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decideStalledRun, type ObservedJobState, type StalledRunView } from './decide-stalled-run.js';
-import type { PlannedDispatch } from '../engine/turn-outcome.js';
+import type { PlannedDispatch } from '../engine/index.js';
 
 const call = (toolUseId: string): PlannedDispatch => ({ runId: 'run_0123456789', turn: 2, toolUseId, name: 'write_file', input: {}, parseMode: 'native' });
 const OWN = 'run_0123456789-turn-3';

@@ -2,7 +2,7 @@
 // engine's view of its turn and the BullMQ states of the jobs that turn should have — pure, so
 // every case is tested without a queue (decide-stalled-run.test.ts).
 import type { JobState } from 'bullmq';
-import type { PlannedDispatch } from '../engine/turn-outcome.js';
+import type { PlannedDispatch } from '../engine/index.js';
 
 export type ObservedJobState = JobState | 'unknown';
 

@@ -10,7 +10,7 @@
 // as well would race that turn's (paid) model call.
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import type { RunEngine } from '../engine/run-engine.js';
+import type { RunEngine } from '../engine/index.js';
 import { jobRunReferenceSchema, QUEUE_NAMES } from '../jobs/job-catalog.js';
 
 /**

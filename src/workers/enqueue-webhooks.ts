@@ -6,7 +6,7 @@
 // delivery as owed (docs/webhooks.md#guarantee), and the webhook sweep enqueues what a crash or a
 // Redis error here lost. A question's delivery has no such record yet.
 import type { WorkerFleet } from './worker-fleet.js';
-import type { RunPark } from '../engine/run-engine.js';
+import type { RunPark } from '../engine/index.js';
 import { jobIds } from '../jobs/job-catalog.js';
 import { webhookPayloadOf } from '../webhooks/webhook-payload-of.js';
 import { enqueueOwedWebhook } from './enqueue-owed-webhook.js';

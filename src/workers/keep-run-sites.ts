@@ -8,8 +8,7 @@
 // Both are copied here. Idempotent: a complete deployment is never rewritten (putDeployment), and a
 // pointer that already names the live deployment is left as it is, so a re-delivered archive job
 // writes nothing twice.
-import type { RunEngine } from '../engine/run-engine.js';
-import type { RunRecord } from '../engine/run-types.js';
+import type { RunEngine, RunRecord } from '../engine/index.js';
 import type { SiteStore } from '../sites/site-store.js';
 
 export interface KeptSites {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runArchiveOf, RunArchiveSourceInvalid } from './run-archive-of.js';
 import { runArchiveSchema } from '../history/run-archive.js';
-import type { RunArchiveSource } from '../engine/run-engine.js';
-import type { RunRecord } from '../engine/run-types.js';
+import type { RunArchiveSource, RunRecord } from '../engine/index.js';
 
 const usage = { input_tokens: 10, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 5, output_tokens: 3 };
 const RUN_ID = 'run_0123456789';

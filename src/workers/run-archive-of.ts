@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { usageByClassSchema } from '../domain/usage.js';
 import { isTerminal } from '../domain/run-outcomes.js';
-import type { RunArchiveSource, StoredEvent } from '../engine/run-engine.js';
+import type { RunArchiveSource, StoredEvent } from '../engine/index.js';
 import type { ArchivedEvent, ArchivedToolCall, ArchivedTurn, RunArchive } from '../history/run-archive.js';
 
 /** A turn hash's `response`: the summary of the answer run-model-turn.ts commits (its content is

@@ -14,11 +14,10 @@
 // resume stamps the run's transition time, so a run whose new jobs keep being lost ends run_stalled
 // within (BUILDFLEET_REAPER_MAX_RECOVERIES + 1) × that.
 import type { Logger } from 'pino';
-import type { RunEngine, TurnInspection } from '../engine/run-engine.js';
+import type { RunEngine, TurnInspection, PlannedDispatch } from '../engine/index.js';
 import type { FleetQueues } from '../jobs/fleet-queues.js';
 import type { QueueShards } from '../jobs/queue-shards.js';
 import { jobIds, QUEUE_NAMES, type ModelJobData, type ToolJobData } from '../jobs/job-catalog.js';
-import type { PlannedDispatch } from '../engine/turn-outcome.js';
 import { assertNever } from '../domain/assert-never.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import { decideStalledRun, isLiveJobState, type ObservedJobState, type StalledRunDecision } from './decide-stalled-run.js';

@@ -1,7 +1,7 @@
 // The tool worker: takes tool-call jobs; each records exactly one tool_result in the ledger.
 import { DelayedError, Worker, type Job } from 'bullmq';
 import { shardRole, type WorkerFleet } from './worker-fleet.js';
-import { ClaimNotDurableError, claimDurabilityOf } from '../engine/effects/claim-durability.js';
+import { ClaimNotDurableError, claimDurabilityOf } from '../engine/index.js';
 import { WRITE_TOOLS, type ToolName } from '../domain/profile.js';
 import { ConcurrencyGovernor, type ConcurrencyChange } from './concurrency-governor.js';
 import { inSpan, SpanKind } from '../telemetry/tracing.js';

@@ -3,7 +3,7 @@
 import type { RedisClient } from '../redis/redis-connection.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { RunEngine } from '../engine/run-engine.js';
+import type { RunEngine } from '../engine/index.js';
 import type { QueueShards } from '../jobs/queue-shards.js';
 import type { ModelDescriptions } from '../model/model-descriptions.js';
 

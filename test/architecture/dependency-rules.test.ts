@@ -49,8 +49,9 @@ describe('the layer rules', () => {
       'src/domain/profile.ts': importing('zod'),
       'src/config.ts': importing('./domain/profile.js'),
       'src/engine/run-engine.ts': importing('../domain/profile.js', '../config.js'),
+      'src/engine/index.ts': importing('./run-engine.js'),
       'src/tools/tool-definitions.ts': importing('../domain/profile.js'),
-      'src/agent/run-model-turn.ts': importing('../tools/tool-definitions.js', '../engine/run-engine.js'),
+      'src/agent/run-model-turn.ts': importing('../tools/tool-definitions.js', '../engine/index.js'),
       'src/workers/model-worker.ts': importing('../agent/run-model-turn.js'),
       'src/fleet/start-roles.ts': importing('../workers/model-worker.js'),
       'src/cli/run-cli.ts': importing('../fleet/start-roles.js'),
@@ -121,6 +122,24 @@ describe('the tool definition/implementation split', () => {
       'src/tools/ops/screenshot.ts': 'export const screenshot = 1;\n',
     });
     expect(production).toContain('model-worker-loads-no-tool-implementation: src/workers/model-worker.ts → src/tools/ops/screenshot.ts');
+  });
+});
+
+describe("the engine's public face", () => {
+  it('refuses an import of the engine past its index from outside it, in tests as well', async () => {
+    const { production, tests } = await violationsIn({
+      'src/engine/keys.ts': 'export const keys = 1;\n',
+      'src/engine/run-engine.ts': importing('./keys.js'),
+      'src/engine/run-engine.test.ts': importing('./keys.js'),
+      'src/engine/index.ts': importing('./run-engine.js'),
+      'src/api/server.ts': importing('../engine/index.js', '../engine/keys.js'),
+      'test/integration/runs.test.ts': importing('../../src/engine/index.js', '../../src/engine/run-engine.js'),
+    });
+    expect(production).toEqual(['engine-imported-through-its-index: src/api/server.ts → src/engine/keys.ts']);
+    expect(tests).toEqual([
+      'engine-imported-through-its-index: src/api/server.ts → src/engine/keys.ts',
+      'engine-imported-through-its-index: test/integration/runs.test.ts → src/engine/run-engine.ts',
+    ]);
   });
 });
 

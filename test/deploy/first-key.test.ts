@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY_PATTERN, ApiKeyStore } from '../../src/auth/api-key-store.js';
 import { PROJECT_ROOT } from '../../src/cli/spawn-role.js';
-import { createKeySpace } from '../../src/engine/keys.js';
+import { createKeySpace } from '../../src/engine/index.js';
 import { connectTestRedis, deletePrefix, testRedisUrl, uniquePrefix } from '../support/redis.js';
 import { compileBuild, startCompiledRole, type CompiledBuild, type CompiledRole } from './support/compiled-build.js';
 import { readComposeFile } from './support/compose-file.js';

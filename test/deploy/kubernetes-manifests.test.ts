@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { PROJECT_ROOT } from '../../src/cli/spawn-role.js';
 import { configSchema, loadConfig } from '../../src/config.js';
-import { createKeySpace } from '../../src/engine/keys.js';
+import { createKeySpace } from '../../src/engine/index.js';
 import { queuePrefixOf } from '../../src/domain/queue-shards.js';
 import { QUEUE_NAMES } from '../../src/jobs/job-catalog.js';
 import { kubectlVersion, renderKustomization, type KubernetesDocument } from './support/render-kustomization.js';

@@ -3,7 +3,7 @@
 // answered from tail with --answer and at a (simulated) terminal; a failed run resumed, and
 // rerun; list with filters and paging; and the exit codes of the API's refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { runCli } from '../../src/cli/run-cli.js';
 import type { CliIo } from '../../src/cli/cli-io.js';
 import { EXIT_CODES } from '../../src/cli/exit-codes.js';

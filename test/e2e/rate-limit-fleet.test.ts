@@ -3,8 +3,7 @@
 // overload episode does the same with the fleet's growing backoff.
 import { describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/cli/api-client.js';
-import { createKeySpace } from '../../src/engine/keys.js';
-import { RunEngine } from '../../src/engine/run-engine.js';
+import { createKeySpace, RunEngine } from '../../src/engine/index.js';
 import { useDevFleet } from '../support/dev-fleet.js';
 import { connectTestRedis } from '../support/redis.js';
 

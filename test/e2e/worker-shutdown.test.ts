@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { createFleetContext, type FleetContext } from '../../src/fleet/fleet-context.js';
 import { spawnRole, type SpawnedRole } from '../../src/cli/spawn-role.js';
 import { submitRun } from '../../src/fleet/run-commands.js';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { startSimulator, type RunningSimulator } from '../../src/sim/simulator-server.js';
 import { deletePrefix, testRedisUrl, uniquePrefix } from '../support/redis.js';
 

@@ -3,7 +3,7 @@
 // malformed, unicode, duplicate), path parameters (traversal, unicode, very long), methods,
 // content types and query strings, some as raw bytes no HTTP client would send. Any 5xx answer,
 // uncaught exception or unhandled rejection, or the server no longer answering, is a failure.
-import { writeWorkspaceFile } from '../../src/engine/effects/workspace-files.js';
+import { writeWorkspaceFile } from '../../src/engine/index.js';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';

@@ -5,7 +5,7 @@
 // leaves the run untouched. Real queue, Redis and simulator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 const RUN_TENANT = 'bakery';
@@ -108,7 +108,7 @@ describe('an admin key and another tenant’s run', () => {
     const done = await harness.waitForRun(runId, 60_000);
     expect(done).toMatchObject({ status: 'succeeded', tenant: RUN_TENANT });
     // Admitted in the run's tenant: the admin's own tenant never held a slot for it.
-    expect(await harness.fleet.redis.sismember(harness.fleet.store.keys.activeRuns('operators'), runId)).toBe(0);
+    expect(await harness.fleet.store.holdsAdmissionSlot({ tenant: 'operators', runId })).toBe(false);
 
     const rerun = await call('POST', `/v1/runs/${runId}/rerun`, adminKey, { prompt: 'A florist landing page' });
     expect(rerun.status).toBe(202);

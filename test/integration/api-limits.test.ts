@@ -109,7 +109,7 @@ describe('concurrent runs (BUILDFLEET_MAX_CONCURRENT_RUNS)', () => {
 
     // So does any terminal transition of the workers (RunEngine.endRun).
     await harness.fleet.store.endRun(ids[1]!, 0, 'succeeded', { result: 'done' });
-    expect(await harness.fleet.redis.sismember(harness.fleet.store.keys.activeRuns('busy'), ids[1]!)).toBe(0);
+    expect(await harness.fleet.store.holdsAdmissionSlot({ tenant: 'busy', runId: ids[1]! })).toBe(false);
     expect((await create(harness, tenant)).statusCode).toBe(202);
   });
 
@@ -119,7 +119,7 @@ describe('concurrent runs (BUILDFLEET_MAX_CONCURRENT_RUNS)', () => {
     const statuses = responses.map((response) => response.statusCode).sort();
     expect(statuses.filter((status) => status === 202)).toHaveLength(3);
     expect(statuses.filter((status) => status === 429)).toHaveLength(17);
-    expect(await harness.fleet.redis.scard(harness.fleet.store.keys.activeRuns('racer'))).toBe(3);
+    expect(await harness.fleet.store.activeRunCount('racer')).toBe(3);
     expect(await harness.fleet.redis.zcard(harness.fleet.store.keys.runsByTenant('racer'))).toBe(3);
   });
 
@@ -139,7 +139,7 @@ describe('concurrent runs (BUILDFLEET_MAX_CONCURRENT_RUNS)', () => {
     await harness.fleet.redis.del(harness.fleet.store.keys.runAdmission('crashy', ids[1]!));
     expect((await create(harness, tenant)).statusCode).toBe(202);
     expect((await create(harness, tenant)).statusCode).toBe(429);
-    expect(await harness.fleet.redis.scard(harness.fleet.store.keys.activeRuns('crashy'))).toBe(3);
+    expect(await harness.fleet.store.activeRunCount('crashy')).toBe(3);
   });
 
   it('frees the slot when creating the run fails after admission, and ends the run it created', async () => {
@@ -153,7 +153,7 @@ describe('concurrent runs (BUILDFLEET_MAX_CONCURRENT_RUNS)', () => {
     } finally {
       harness.fleet.queues.own.enqueueTurn = original;
     }
-    expect(await harness.fleet.redis.scard(harness.fleet.store.keys.activeRuns('flaky'))).toBe(0);
+    expect(await harness.fleet.store.activeRunCount('flaky')).toBe(0);
     // The run was written before the enqueue failed: it ended, so nothing can start it without a slot.
     const [runId] = await harness.fleet.redis.zrange(harness.fleet.store.keys.runsByTenant('flaky'), 0, -1);
     expect(await harness.fleet.store.getRun(runId!)).toMatchObject({ status: 'failed', error: { code: 'enqueue_failed' } });
@@ -164,6 +164,6 @@ describe('concurrent runs (BUILDFLEET_MAX_CONCURRENT_RUNS)', () => {
     const id = (await create(harness, tenant)).json().id as string;
     const run = await harness.fleet.store.getRun(id);
     expect(await cancelRun(harness.fleet, run!)).toBe(true);
-    expect(await harness.fleet.redis.scard(harness.fleet.store.keys.activeRuns('canceller'))).toBe(0);
+    expect(await harness.fleet.store.activeRunCount('canceller')).toBe(0);
   });
 });

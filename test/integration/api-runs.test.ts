@@ -1,7 +1,7 @@
 // The /v1/runs endpoints against real Redis: creation and its job, every malformed-input path,
 // idempotency under concurrency, input, cancel, health, and what unknown runs and failures answer.
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createFleetContext } from '../../src/fleet/fleet-context.js';
 import { buildApiServer } from '../../src/api/api-server.js';
@@ -461,9 +461,7 @@ describe('health and routing', () => {
       loadConfig({ REDIS_URL: harness.fleet.config.REDIS_URL, BUILDFLEET_PREFIX: uniquePrefix('apiboom'), LOG_LEVEL: 'silent', BUILDFLEET_AUTH: 'disabled' }),
       'api',
     );
-    fleet.store.getRun = async () => {
-      throw new Error('ECONNRESET at secret-host:6379 with password hunter2');
-    };
+    vi.spyOn(fleet.store, 'getRun').mockRejectedValue(new Error('ECONNRESET at secret-host:6379 with password hunter2'));
     const app = await buildApiServer(fleet);
     try {
       const response = await app.inject({ url: '/v1/runs/run_abcdefgh1234' });

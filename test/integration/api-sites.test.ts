@@ -5,8 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
-import { setRunAsset } from '../../src/engine/effects/run-assets.js';
-import type { RunRecord } from '../../src/engine/run-types.js';
+import { setRunAsset, type RunRecord } from '../../src/engine/index.js';
 import { SITE_CONTENT_SECURITY_POLICY } from '../../src/api/sites/site-security-headers.js';
 
 let harness: ApiTestHarness;

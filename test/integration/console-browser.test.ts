@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { KillSwitch } from '../../src/safety/kill-switch.js';
 import { upstreamOf } from '../../src/safety/kill-switch-scope.js';
 import { startTracing } from '../../src/telemetry/tracing.js';

@@ -11,7 +11,7 @@ import pino from 'pino';
 import { HistoryStore } from '../../src/history/history-store.js';
 import { RunReaper } from '../../src/workers/run-reaper.js';
 import { startArchiving } from '../../src/workers/start-archiving.js';
-import { writeWorkspaceFile } from '../../src/engine/effects/workspace-files.js';
+import { writeWorkspaceFile } from '../../src/engine/index.js';
 import { siteStoreOf } from '../../src/sites/site-store-of-config.js';
 import type { InProcessFleet } from '../support/in-process-fleet.js';
 import { startInProcessFleet } from '../support/in-process-fleet.js';

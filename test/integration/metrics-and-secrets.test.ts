@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { FleetMetrics } from '../../src/fleet/fleet-metrics.js';
 import { registerSecretsFromEnvironment } from '../../src/telemetry/redact-secrets.js';
 import { createLogger } from '../../src/telemetry/logger.js';

@@ -4,7 +4,7 @@
 // while it is in force, no attempt is spent), and the
 // spend-limit 400 fails its run once and pauses admission of new runs until an admin clears it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 let harness: InProcessFleet;

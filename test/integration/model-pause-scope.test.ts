@@ -6,7 +6,7 @@
 // Judged by order and by Redis's clock (model-rate-limit-wait's pause window, turn-start's
 // pause_checked_at_ms), never by the workers' timing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { freePort } from '../../src/dev/private-redis.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 

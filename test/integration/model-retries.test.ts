@@ -1,7 +1,7 @@
 // Retry by class through the real queue: the simulator scripts the failures, the SDK's own
 // retries are off, and every retry is a BullMQ attempt.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 let harness: InProcessFleet;

@@ -2,7 +2,7 @@
 // first attempt while the run shows its progress, and a stream that falls silent is abandoned
 // after the idle timeout and retried. The simulator streams over real HTTP through the real SDK.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 const CONNECT_TIMEOUT_MS = 1000;

@@ -8,7 +8,7 @@
 // expects a parser against a server without one), which must fail loudly. Each provider is declared
 // as an operator would (BUILDFLEET_PROVIDERS), its simulator headers in its `headers` option.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { createProviderRegistry } from '../../src/providers/provider-registry.js';
 import { createTextRecovery } from '../../src/agent/text-recovery.js';
 import { startModelWorker } from '../../src/workers/model-worker.js';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from 'bullmq';
 import { assignQueueShard, queuePrefixOf } from '../../src/domain/queue-shards.js';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { FleetMetrics } from '../../src/fleet/fleet-metrics.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 

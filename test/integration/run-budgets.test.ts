@@ -9,7 +9,7 @@ import { ApiKeyStore } from '../../src/auth/api-key-store.js';
 import type { ApiKeyScope } from '../../src/auth/api-key-scopes.js';
 import { totalTokens, type UsageByClass } from '../../src/domain/usage.js';
 import { usdToMicroUsd } from '../../src/domain/usage-cost.js';
-import type { RunRecord } from '../../src/engine/run-types.js';
+import type { RunRecord } from '../../src/engine/index.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
 let harness: InProcessFleet;

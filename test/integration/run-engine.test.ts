@@ -2,7 +2,7 @@
 // run no longer needed still count, and stored state that does not decode ends the run with a
 // reason instead of a job retried until it gives up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { cancelRun } from '../../src/fleet/run-commands.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 

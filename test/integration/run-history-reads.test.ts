@@ -6,7 +6,7 @@
 // runs archived and expired between two pages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
-import type { RunRecord } from '../../src/engine/run-types.js';
+import type { RunRecord } from '../../src/engine/index.js';
 import type { HistoryStore } from '../../src/history/history-store.js';
 import type { RunArchive } from '../../src/history/run-archive.js';
 import { siteStoreOf } from '../../src/sites/site-store-of-config.js';

@@ -3,7 +3,7 @@
 // run only history still holds is refused resume (run_archived) and rerun from history. Real queue,
 // Redis, simulator and PostgreSQL; the archive is the real archive step, driven by the test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import type { HistoryStore } from '../../src/history/history-store.js';
 import { siteStoreOf } from '../../src/sites/site-store-of-config.js';
 import { archiveFinishedRun, type ArchiveDependencies } from '../../src/workers/archive-worker.js';

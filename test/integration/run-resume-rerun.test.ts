@@ -3,7 +3,7 @@
 // turn — no committed turn called (and paid) again, no tool effect repeated, one more run end
 // counted — and only resumable failures are; a rerun starts the same input as a new, linked run.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
 import { FleetMetrics } from '../../src/fleet/fleet-metrics.js';
 import { tenantPolicyStore } from '../../src/fleet/tenant-account.js';
@@ -51,7 +51,7 @@ const messageCount = (request: { body: unknown }) => ((request.body as { message
 async function holdsSlot(runId: string): Promise<boolean> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const held = (await harness.fleet.redis.sismember(harness.fleet.store.keys.activeRuns('default'), runId)) === 1;
+    const held = await harness.fleet.store.holdsAdmissionSlot({ tenant: 'default', runId });
     if (!held || Date.now() > deadline) return held;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -190,9 +190,9 @@ describe('POST /v1/runs/:id/resume', () => {
     // (two keys of two Cluster slots cannot be read in one step): a run running at the second read
     // was running at the first, since it only goes on from running to its end.
     const store = harness.fleet.store;
-    const member = await harness.fleet.redis.sismember(store.keys.activeRuns('default'), runId);
+    const member = await store.holdsAdmissionSlot({ tenant: 'default', runId });
     const status = await harness.fleet.redis.hget(store.keys.run(runId), 'status');
-    if (status === 'running') expect(member).toBe(1);
+    if (status === 'running') expect(member).toBe(true);
     expect((await waitForEnd(runId)).status).toBe('succeeded');
     const events = await harness.fleet.store.readEvents(runId, '-', 10_000);
     expect(events.filter((event) => event.event === 'run-reopen')).toHaveLength(1);

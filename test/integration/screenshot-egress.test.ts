@@ -16,7 +16,7 @@ import { decideBrowserEgress } from '../../src/tools/http/browser-egress-policy.
 import type { FetchTargetPolicy } from '../../src/tools/http/check-fetch-target.js';
 import { runHeadlessChromium } from '../../src/tools/ops/run-headless-chromium.js';
 import { MAX_REPORTED_REFUSALS, pngDimensions, screenshotTool } from '../../src/tools/ops/screenshot.js';
-import { readScreenshot } from '../../src/engine/effects/screenshots.js';
+import { readScreenshot } from '../../src/engine/index.js';
 import { createToolTestHarness, type ToolTestHarness } from '../../src/tools/testing/tool-test-harness.js';
 import { startTestHttpServer, type TestHttpServer } from '../../src/tools/testing/start-test-http-server.js';
 import { ONE_PIXEL_PNG } from '../../src/tools/testing/test-images.js';

@@ -6,12 +6,11 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
-import { readWriteJournal } from '../../src/engine/write-journal.js';
+import { readWriteJournal, type RunRecord } from '../../src/engine/index.js';
 import { siteStoreOf } from '../../src/sites/site-store-of-config.js';
 import { deployIdFor, deployTool } from '../../src/tools/build/deploy.js';
 import { publishTool } from '../../src/tools/ops/publish.js';
 import type { ToolContext } from '../../src/tools/tool-types.js';
-import type { RunRecord } from '../../src/engine/run-types.js';
 import { scanKeys } from '../../src/redis/redis-scan.js';
 
 let harness: ApiTestHarness;

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
 import { freePort } from '../../src/dev/private-redis.js';
-import type { RunRecord } from '../../src/engine/run-types.js';
+import type { RunRecord } from '../../src/engine/index.js';
 import { chromiumForTests } from '../support/chromium.js';
 
 const binary = await chromiumForTests('sites-origin-browser');

@@ -10,7 +10,7 @@ import { QueueShards } from '../../src/jobs/queue-shards.js';
 import { connectRedis } from '../../src/redis/redis-connection.js';
 import { MISSING_RESULT_CONTENT } from '../../src/agent/turn-input.js';
 import { submitRun } from '../../src/fleet/run-commands.js';
-import { newRunId } from '../../src/engine/run-engine.js';
+import { newRunId } from '../../src/engine/index.js';
 import { startToolWorker } from '../../src/workers/tool-worker.js';
 import { RunReaper } from '../../src/workers/run-reaper.js';
 import { tieredTools } from '../../src/agent/run-model-turn.js';

@@ -31,7 +31,7 @@ async function call(method: 'GET' | 'POST' | 'PUT', url: string, headers: Record
 }
 
 const policyPath = (tenant: string) => `/v1/admin/tenants/${tenant}/policy`;
-const activeRuns = (tenant: string) => harness.fleet.redis.scard(harness.fleet.store.keys.activeRuns(tenant));
+const activeRuns = (tenant: string) => harness.fleet.store.activeRunCount(tenant);
 
 describe('setting a tenant’s run limits', () => {
   it('is refused to the tenant’s own keys: its policy stays as the operator set it', async () => {

@@ -1,7 +1,7 @@
 // What every whole-build test asks of its run: it built a site — succeeded, its finish verified,
 // deployed — and the sites origin serves it.
 import { expect } from 'vitest';
-import type { RunRecord } from '../../src/engine/run-types.js';
+import type { RunRecord } from '../../src/engine/index.js';
 
 export async function expectPublishedSite({ run, sitesUrl }: { run: RunRecord; sitesUrl: string }): Promise<void> {
   expect(run.error).toBeNull();

@@ -2,7 +2,7 @@
 // list of a run's keys: runKeysOf in src/engine/run-engine.ts).
 import type { RedisClient } from '../../src/redis/redis-connection.js';
 import { scanKeys } from '../../src/redis/redis-scan.js';
-import type { KeySpace } from '../../src/engine/keys.js';
+import type { KeySpace } from '../../src/engine/index.js';
 
 /** The run hash (when it exists) and every key under it. */
 export async function runKeysLeft({ redis, keys, runId }: { redis: RedisClient; keys: KeySpace; runId: string }): Promise<string[]> {

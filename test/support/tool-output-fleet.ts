@@ -13,12 +13,10 @@ import { startFaultyUpstream, type FaultyUpstream, type FaultyUpstreamOptions } 
 import { createFleetContext, type FleetContext } from '../../src/fleet/fleet-context.js';
 import { jobIds, toolJobSchema } from '../../src/jobs/job-catalog.js';
 import { startToolWorker } from '../../src/workers/tool-worker.js';
-import type { StoredEvent, StoredToolResult } from '../../src/engine/run-engine.js';
-import type { RunRecord } from '../../src/engine/run-types.js';
+import { type StoredEvent, type StoredToolResult, type RunRecord, readWriteJournal, type WriteJournalEntry } from '../../src/engine/index.js';
 import { KillSwitch } from '../../src/safety/kill-switch.js';
 import type { KillSwitchMode } from '../../src/safety/kill-switch-mode.js';
 import type { ToolJobHooks } from '../../src/tools/run-tool-job.js';
-import { readWriteJournal, type WriteJournalEntry } from '../../src/engine/write-journal.js';
 import { deletePrefix, testRedisEnv, uniquePrefix } from './redis.js';
 
 export interface SafetyRecord {

@@ -4,7 +4,7 @@
 // hold `connections` blocking connections, not 200 (on Redis Cluster the readers poll through the
 // cluster client and hold none: shared-event-reader.ts).
 import type { RedisClient } from '../../redis/redis-connection.js';
-import type { RunEngine } from '../../engine/run-engine.js';
+import type { RunEngine } from '../../engine/index.js';
 import { SharedEventReader, type EventSubscription } from './shared-event-reader.js';
 
 export interface EventStreamMultiplexerOptions {

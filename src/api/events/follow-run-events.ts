@@ -10,8 +10,7 @@
 // re-reads the run's status, so a run that ends without writing an event is still noticed within
 // one wait period.
 import type { FleetContext } from '../../fleet/fleet-context.js';
-import type { StoredEvent } from '../../engine/run-engine.js';
-import { isTerminal, type RunStatus } from '../../engine/run-types.js';
+import { type StoredEvent, isTerminal, type RunStatus } from '../../engine/index.js';
 import type { EventStreamMultiplexer } from './event-stream-multiplexer.js';
 import type { EventSubscription } from './shared-event-reader.js';
 import { compareStreamIds } from './stream-ids.js';

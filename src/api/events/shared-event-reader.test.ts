@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../../test/support/redis.js';
 import type { RedisClient } from '../../redis/redis-connection.js';
-import { createKeySpace } from '../../engine/keys.js';
-import { RunEngine, type StoredEvent } from '../../engine/run-engine.js';
+import { createKeySpace, RunEngine, type StoredEvent } from '../../engine/index.js';
 import { SharedEventReader, type EventSubscription } from './shared-event-reader.js';
 
 // Far longer than the test's bounds: what arrives before it ends was woken, not waited out.

@@ -30,7 +30,7 @@
 // The bounded queue, the failure of the subscriptions whose read failed and the idle stop are the
 // same.
 import { duplicateConnection, isCluster, type RedisClient } from '../../redis/redis-connection.js';
-import type { RunEngine, StoredEvent } from '../../engine/run-engine.js';
+import type { RunEngine, StoredEvent } from '../../engine/index.js';
 import { compareStreamIds } from './stream-ids.js';
 
 /** Events a subscription may hold undelivered before its run leaves the XREAD. */

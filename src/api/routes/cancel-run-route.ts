@@ -1,7 +1,7 @@
 // POST /v1/runs/:id/cancel: ends a run that has not ended.
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { cancelRun } from '../../fleet/run-commands.js';
-import { isTerminal } from '../../engine/run-types.js';
+import { isTerminal } from '../../engine/index.js';
 import { apiErrors } from '../api-errors.js';
 import { runAcceptedSchema, runParamsSchema, type RunAccepted } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';

@@ -3,8 +3,7 @@
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { readTenantLimits } from '../../fleet/tenant-account.js';
 import { resumeRun, type ResumeOutcome } from '../../fleet/run-commands.js';
-import { isResumableRunError, RESUMABLE_RUN_ERRORS } from '../../engine/resumable-run-errors.js';
-import { isTerminal, type RunRecord } from '../../engine/run-types.js';
+import { isResumableRunError, RESUMABLE_RUN_ERRORS, isTerminal, type RunRecord } from '../../engine/index.js';
 import { assertNever } from '../../domain/assert-never.js';
 import { apiErrors, ApiError } from '../api-errors.js';
 import { runAcceptedSchema, runParamsSchema, type RunAccepted } from '../api-schemas.js';

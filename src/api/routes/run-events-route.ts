@@ -7,7 +7,7 @@ import { defineRoute } from '../define-route.js';
 import type { EventStreamMultiplexer } from '../events/event-stream-multiplexer.js';
 import type { EventStreamSlots } from '../events/event-stream-slots.js';
 import { followRunEvents, type FollowOutcome } from '../events/follow-run-events.js';
-import type { RunStatus } from '../../engine/run-types.js';
+import type { RunStatus } from '../../engine/index.js';
 import { apiErrors } from '../api-errors.js';
 import { formatServerSentComment, formatServerSentEvent } from '../events/server-sent-event.js';
 import { RunReader } from '../run-reader.js';

@@ -1,7 +1,7 @@
 // POST /v1/runs/:id/input: answers the question the agent asked with ask_user.
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { answerQuestion } from '../../fleet/run-commands.js';
-import { isTerminal } from '../../engine/run-types.js';
+import { isTerminal } from '../../engine/index.js';
 import { apiErrors } from '../api-errors.js';
 import { runAcceptedSchema, runInputBodySchema, runParamsSchema, type RunAccepted } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';

@@ -8,7 +8,7 @@ import type { FastifyReply } from 'fastify';
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { OG_IMAGE_PATH } from '../../tools/ops/regen-og.js';
 import { liveSiteUrl } from '../../tools/site-urls.js';
-import { readRunAsset } from '../../engine/effects/run-assets.js';
+import { readRunAsset } from '../../engine/index.js';
 import { readDeploymentFile as readStoredDeploymentFile } from '../../sites/deployment-files.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { ApiError, apiErrors } from '../api-errors.js';

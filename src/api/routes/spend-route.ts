@@ -7,7 +7,7 @@ import { tenantPolicySchema } from '../../domain/tenant-policy.js';
 import type { SpendPeriodStanding } from '../../domain/tenant-spend-standing.js';
 import { microUsdToUsd } from '../../domain/usage-cost.js';
 import { usageByClassSchema } from '../../domain/usage.js';
-import type { TenantSpendPeriod } from '../../engine/tenant-spend.js';
+import type { TenantSpendPeriod } from '../../engine/index.js';
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { readTenantAccount } from '../../fleet/tenant-account.js';
 import { apiErrors } from '../api-errors.js';

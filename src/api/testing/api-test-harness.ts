@@ -14,8 +14,7 @@ import type { ApiKeyScope } from '../../auth/api-key-scopes.js';
 import { ApiKeyStore } from '../../auth/api-key-store.js';
 import { loadConfig } from '../../config.js';
 import { createFleetContext, type FleetContext } from '../../fleet/fleet-context.js';
-import type { RunRecord } from '../../engine/run-types.js';
-import { writeWorkspaceFile } from '../../engine/effects/workspace-files.js';
+import { type RunRecord, writeWorkspaceFile } from '../../engine/index.js';
 import { buildApiServer, type ApiServerOptions } from '../api-server.js';
 import { buildSitesServer } from '../sites-server.js';
 

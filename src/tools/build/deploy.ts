@@ -5,12 +5,11 @@ import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { deploymentUrl } from '../site-urls.js';
-import { readWorkspaceFiles, recordDeployment } from '../../engine/effects/deployments.js';
+import { readWorkspaceFiles, recordDeployment, claimDurabilityOf } from '../../engine/index.js';
 import { listDeploymentPaths } from '../../sites/deployment-files.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
-import { claimDurabilityOf } from '../../engine/effects/claim-durability.js';
 
 /** The deploy id of one deploy call. Derived from the tool call rather than random, so running
  * the same call again after a crash finds its deployment instead of making a second one. */

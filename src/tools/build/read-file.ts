@@ -4,7 +4,7 @@ import { normalizeWorkspacePath } from '../../safety/workspace-path.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool, ToolError } from '../tool-types.js';
-import { MAX_FILE_BYTES } from '../../engine/effects/workspace-limits.js';
+import { MAX_FILE_BYTES } from '../../engine/index.js';
 
 export const readFileTool = defineTool({
   name: 'read_file',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
-import { MAX_WORKSPACE_FILES } from '../../engine/effects/workspace-limits.js';
+import { MAX_WORKSPACE_FILES } from '../../engine/index.js';
 import { setColorsTool } from './set-colors.js';
 import { setFontsTool } from './set-fonts.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
-import { MAX_FILE_BYTES, MAX_WORKSPACE_FILES } from '../../engine/effects/workspace-limits.js';
+import { MAX_FILE_BYTES, MAX_WORKSPACE_FILES } from '../../engine/index.js';
 import { writeFileTool } from './write-file.js';
 
 let harness: ToolTestHarness;

@@ -1,7 +1,6 @@
 // Run updates from tools must land: updateRun refuses a run that already ended (cancelled while
 // the tool ran), and the model should hear that rather than a success that did not happen.
-import type { RunRecord } from '../../engine/run-types.js';
-import type { RunEngine } from '../../engine/run-engine.js';
+import type { RunRecord, RunEngine } from '../../engine/index.js';
 import { ToolError } from '../tool-types.js';
 
 /** Applies a run update or throws ToolError('run_ended'). */

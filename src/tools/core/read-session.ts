@@ -2,7 +2,7 @@
 // record was loaded before this turn's other tool calls ran).
 import { z } from 'zod';
 import { PHASES } from '../../domain/profile.js';
-import { todoState } from '../../engine/run-types.js';
+import { todoState } from '../../engine/index.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool } from '../tool-types.js';

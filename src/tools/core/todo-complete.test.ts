@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TodoState } from '../../engine/run-types.js';
+import type { TodoState } from '../../engine/index.js';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
 import { todoCompleteTool } from './todo-complete.js';
 

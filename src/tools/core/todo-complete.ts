@@ -1,8 +1,7 @@
 // todo_complete: marks one todo done. Completing the last build todo while building moves the
 // run to verifying.
 import { z } from 'zod';
-import { completeTodo } from '../../engine/effects/complete-todo.js';
-import { todoState } from '../../engine/run-types.js';
+import { completeTodo, todoState } from '../../engine/index.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool, ToolError } from '../tool-types.js';

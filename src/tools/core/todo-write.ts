@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool, ToolError } from '../tool-types.js';
-import { todoState, type TodoState } from '../../engine/run-types.js';
+import { todoState, type TodoState } from '../../engine/index.js';
 import { ensureRunUpdated } from './ensure-run-updated.js';
 
 export const todoWriteTool = defineTool({

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
 import { isCluster } from '../../redis/redis-connection.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
-import { ClaimNotDurableError } from '../../engine/effects/claim-durability.js';
+import { ClaimNotDurableError } from '../../engine/index.js';
 import { ToolError } from '../tool-types.js';
 import { deployTool } from '../build/deploy.js';
 import { publishTool } from './publish.js';

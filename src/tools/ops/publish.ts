@@ -6,10 +6,9 @@ import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { liveSiteUrl } from '../site-urls.js';
 import { defineTool, ToolError } from '../tool-types.js';
-import { publishDeployment } from '../../engine/effects/deployments.js';
+import { publishDeployment, claimDurabilityOf } from '../../engine/index.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
-import { claimDurabilityOf } from '../../engine/effects/claim-durability.js';
 
 export const publishTool = defineTool({
   name: 'publish',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
-import { readRunAsset } from '../../engine/effects/run-assets.js';
+import { readRunAsset } from '../../engine/index.js';
 import { setColorsTool } from '../build/set-colors.js';
 import { regenOgTool } from './regen-og.js';
 

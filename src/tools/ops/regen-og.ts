@@ -4,8 +4,7 @@
 import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
-import { setRunAsset } from '../../engine/effects/run-assets.js';
-import { readTheme } from '../../engine/effects/run-theme.js';
+import { setRunAsset, readTheme } from '../../engine/index.js';
 import { defineTool } from '../tool-types.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
 import { renderOgImage } from './render-og-image.js';

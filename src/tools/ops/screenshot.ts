@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { assertNever } from '../../domain/assert-never.js';
 import { quoteUntrusted } from '../../domain/quote-untrusted.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { saveScreenshot } from '../../engine/effects/screenshots.js';
+import { saveScreenshot } from '../../engine/index.js';
 import { PROXY_ANSWER_HEADER, startGuardedForwardProxy, type RefusedRequest } from '../../safety/guarded-forward-proxy.js';
 import { decideBrowserEgress } from '../http/browser-egress-policy.js';
 import { checkFetchTarget, fetchPolicyFor } from '../http/check-fetch-target.js';

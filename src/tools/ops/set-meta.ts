@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { defineTool } from '../tool-types.js';
-import { updateRunFields } from '../../engine/effects/run-fields.js';
+import { updateRunFields } from '../../engine/index.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
 
 export const setMetaTool = defineTool({

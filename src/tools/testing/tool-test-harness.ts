@@ -9,10 +9,7 @@ import pino from 'pino';
 import type { RedisClient } from '../../redis/redis-connection.js';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../../test/support/redis.js';
 import { configSchema, type Config } from '../../config.js';
-import { writeWorkspaceFile } from '../../engine/effects/workspace-files.js';
-import { createKeySpace } from '../../engine/keys.js';
-import { RunEngine } from '../../engine/run-engine.js';
-import type { RunRecord } from '../../engine/run-types.js';
+import { writeWorkspaceFile, createKeySpace, RunEngine, type RunRecord } from '../../engine/index.js';
 import type { ToolContext, ToolImplementation } from '../tool-types.js';
 
 export interface ToolTestHarness {

@@ -1,7 +1,7 @@
 // Renders theme.css from the stored theme. Font names come from the model, so every family is
 // emitted as an escaped CSS string (or a known generic keyword): a name can never end the
 // declaration and smuggle in rules.
-import type { StoredTheme } from '../../engine/effects/run-theme.js';
+import type { StoredTheme } from '../../engine/index.js';
 
 const GENERIC_FAMILIES = new Set([
   'serif',

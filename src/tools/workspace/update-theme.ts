@@ -2,9 +2,7 @@
 // theme (the engine's updateTheme, src/engine/effects/run-theme.ts, owns the storage and the
 // version that keeps concurrent updates safe), so the effect is a real workspace file that
 // deploys with the site.
-import type { RunEngine } from '../../engine/run-engine.js';
-import { updateTheme, type StoredTheme, type ThemeColors, type ThemeFonts } from '../../engine/effects/run-theme.js';
-import type { WriteFence } from '../../engine/effects/write-fence.js';
+import { type RunEngine, updateTheme, type StoredTheme, type ThemeColors, type ThemeFonts, type WriteFence } from '../../engine/index.js';
 import { renderThemeCss } from './render-theme-css.js';
 import { writeRefusalError } from './write-fence.js';
 import { workspaceWriteError } from './write-workspace-file.js';

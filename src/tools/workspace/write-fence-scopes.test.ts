@@ -9,9 +9,7 @@ import { writeFileTool } from '../build/write-file.js';
 import { setMetaTool } from '../ops/set-meta.js';
 import { regenOgTool } from '../ops/regen-og.js';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
-import { readWriteJournal } from '../../engine/write-journal.js';
-import type { RunRecord } from '../../engine/run-types.js';
-import { killSwitchScopesKey, runUpstreamsKey } from '../../engine/kill-switch-keys.js';
+import { readWriteJournal, type RunRecord, killSwitchScopesKey, runUpstreamsKey } from '../../engine/index.js';
 import { luaCommandsOnKeys } from '../../../test/support/lua-key-commands.js';
 
 let harness: ToolTestHarness;

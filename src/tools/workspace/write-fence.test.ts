@@ -8,7 +8,7 @@ import { publishTool } from '../ops/publish.js';
 import { regenOgTool } from '../ops/regen-og.js';
 import { setMetaTool } from '../ops/set-meta.js';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
-import { readWriteJournal, type WriteJournalEntry } from '../../engine/write-journal.js';
+import { readWriteJournal, type WriteJournalEntry } from '../../engine/index.js';
 
 let harness: ToolTestHarness;
 let killSwitch: KillSwitch;

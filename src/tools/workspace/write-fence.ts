@@ -1,6 +1,6 @@
 // The tool side of the write fence (src/engine/effects/write-fence.ts): the fence a tool call
 // writes under, and the ToolError each refusal of the guarded write scripts becomes.
-import { UNNAMED_WRITE_FENCE, type WriteFence, type WriteRefusal } from '../../engine/effects/write-fence.js';
+import { UNNAMED_WRITE_FENCE, type WriteFence, type WriteRefusal } from '../../engine/index.js';
 import { assertNever } from '../../domain/assert-never.js';
 import { ToolError } from '../../domain/tool-error.js';
 

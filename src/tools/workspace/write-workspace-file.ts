@@ -2,10 +2,7 @@
 // workspace-files.ts, which enforces the caps and the write fence atomically) with each outcome
 // that wrote nothing turned into the ToolError the model acts on.
 import { assertNever } from '../../domain/assert-never.js';
-import type { RunEngine } from '../../engine/run-engine.js';
-import { writeWorkspaceFile, type WriteWorkspaceFileOutcome } from '../../engine/effects/workspace-files.js';
-import { MAX_FILE_BYTES, MAX_WORKSPACE_BYTES, MAX_WORKSPACE_FILES } from '../../engine/effects/workspace-limits.js';
-import type { WriteFence } from '../../engine/effects/write-fence.js';
+import { type RunEngine, writeWorkspaceFile, type WriteWorkspaceFileOutcome, MAX_FILE_BYTES, MAX_WORKSPACE_BYTES, MAX_WORKSPACE_FILES, type WriteFence } from '../../engine/index.js';
 import { ToolError } from '../tool-types.js';
 import { writeRefusalError } from './write-fence.js';
 

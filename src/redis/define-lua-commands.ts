@@ -1,6 +1,6 @@
 // Registers Lua scripts on an ioredis connection as commands (run by EVALSHA after the first
 // call). Idempotent per connection, so every module can ask for its scripts where it needs them.
-import type { RedisClient } from '../redis/redis-connection.js';
+import type { RedisClient } from './redis-connection.js';
 
 // No numberOfKeys: the caller passes the key count as the first argument (ioredis defineCommand).
 export type LuaDefinitions = Readonly<Record<string, { numberOfKeys?: number; lua: string }>>;

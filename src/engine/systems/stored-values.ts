@@ -1,0 +1,91 @@
+// Decoders of what a run's keys hold (an outcome, a trail entry, a tool result, an event, a trace
+// context), each validated, and the list of every key a run has: shared by the systems.
+import { PHASES } from '../../domain/profile.js';
+import { z } from 'zod';
+import { RUN_EVENT_NAMES } from '../../domain/run-events.js';
+import type { KeySpace } from '../keys.js';
+import { assetsKey, screenshotsKey, themeKey, writesKey } from '../effect-keys.js';
+import { runUpstreamsKey } from '../kill-switch-keys.js';
+import { type TurnOutcome, turnOutcomeSchema } from '../turn-outcome.js';
+import type { StoredEvent, StoredToolResult, TrailEntry } from '../engine-types.js';
+
+/** Every key a run can have, the run hash first (bfExpireArchivedRun's KEYS[1]). Keys that do
+ * not exist cost the script one PEXPIRE that does nothing. */
+export function runKeysOf(keys: KeySpace, runId: string, { turns, deployIds }: { turns: number; deployIds: readonly string[] }): string[] {
+  return [
+    keys.run(runId),
+    keys.messages(runId),
+    keys.events(runId),
+    keys.results(runId),
+    keys.files(runId),
+    keys.deployments(runId),
+    keys.trail(runId),
+    themeKey(keys, runId),
+    assetsKey(keys, runId),
+    screenshotsKey(keys, runId),
+    writesKey(keys, runId),
+    runUpstreamsKey(keys, runId),
+    // Turns count from 1; 0 and one past the last cost nothing and cover a turn being claimed.
+    ...Array.from({ length: turns + 2 }, (_, turn) => keys.turn(runId, turn)),
+    ...deployIds.map((deployId) => keys.deployment(runId, deployId)),
+  ];
+}
+
+const traceCarrierSchema = z.record(z.string(), z.string());
+
+/** A stored trace context; one that does not decode only loses the trace link, never the run. */
+export function decodeTraceContext(raw: string): Record<string, string> {
+  if (!raw) return {};
+  try {
+    const parsed = traceCarrierSchema.safeParse(JSON.parse(raw));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    return {};
+  }
+}
+
+export function parseOutcome(raw: string): TurnOutcome {
+  return turnOutcomeSchema.parse(JSON.parse(raw));
+}
+
+const trailEntrySchema = z.object({
+  tool: z.string(),
+  ok: z.boolean(),
+  phase: z.enum(PHASES),
+  turn: z.int(),
+  toolUseId: z.string(),
+  detail: z.string().optional(),
+});
+
+/** A trail entry as stored (the finish gate decides from these): validated. */
+export function parseTrailEntry(raw: string): TrailEntry {
+  const parsed = trailEntrySchema.safeParse(JSON.parse(raw));
+  if (!parsed.success) throw new Error(`A stored trail entry does not decode: ${raw.slice(0, 120)}`);
+  return parsed.data as TrailEntry;
+}
+
+export function parseToolResult(raw: string): StoredToolResult {
+  const value = JSON.parse(raw) as StoredToolResult;
+  if (typeof value?.content !== 'string' || typeof value.is_error !== 'boolean') throw new Error(`A stored tool result does not decode: ${raw.slice(0, 120)}`);
+  return value;
+}
+
+// The shape every event has once encode() stored it; the API documents the same (storedEventSchema).
+const storedEventDataSchema = z.looseObject({ run_id: z.string(), step: z.number(), event: z.enum(RUN_EVENT_NAMES), at: z.string() });
+
+/** One event stream entry ([id, [field, value, …]], from XRANGE or XREAD), validated: its `data`
+ * field is the event's JSON. The stream id is set last, so it is the id whatever the data holds
+ * (clients resume from it with Last-Event-ID). */
+export function parseStoredEvent([id, fields]: [string, string[]]): StoredEvent {
+  let raw: string | undefined;
+  for (let index = 0; index + 1 < fields.length; index += 2) if (fields[index] === 'data') raw = fields[index + 1];
+  let value: unknown;
+  try {
+    value = raw === undefined ? undefined : JSON.parse(raw);
+  } catch {
+    value = undefined;
+  }
+  const parsed = storedEventDataSchema.safeParse(value);
+  if (!parsed.success) throw new Error(`The stored event ${id} does not decode: ${(raw ?? '(no data field)').slice(0, 120)}`);
+  return { ...parsed.data, id };
+}
