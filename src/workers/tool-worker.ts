@@ -1,13 +1,15 @@
 // The tool worker: takes tool-call jobs; each records exactly one tool_result in the ledger.
-import { DelayedError, Worker, type Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
+import { SpanStatusCode } from '@opentelemetry/api';
 import { shardRole, type WorkerFleet } from './worker-fleet.js';
-import { ClaimNotDurableError, claimDurabilityOf } from '../engine/index.js';
+import { claimDurabilityOf } from '../engine/index.js';
 import { WRITE_TOOLS, type ToolName } from '../domain/profile.js';
 import { ConcurrencyGovernor, type ConcurrencyChange } from './concurrency-governor.js';
 import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 import { KillSwitch } from '../safety/kill-switch.js';
-import { runToolJob, type ToolJobDependencies } from '../tools/run-tool-job.js';
+import { runToolJob, type ToolJobDependencies, type ToolJobResult } from '../tools/run-tool-job.js';
+import { returnToolJobToQueue } from './return-tool-job-to-queue.js';
 import { redisTargetOf } from '../domain/redis-target.js';
 import { connectRedis, workerIdentity } from '../redis/redis-connection.js';
 import { QUEUE_NAMES, toolJobSchema, type ToolJobData } from '../jobs/job-catalog.js';
@@ -24,12 +26,6 @@ export interface ToolWorkerOptions {
   /** Each change the concurrency governor makes (src/workers/concurrency-governor.ts). */
   onConcurrencyChange?: (change: ConcurrencyChange) => void;
 }
-
-/** How long a tool job whose claim or result is not on a replica yet waits for one, counted from
- * the job's creation (a killed primary's node rejoins as a replica in 5–6 s on the local cluster;
- * docs/scaling.md#failover), and how often it looks again. */
-const NOT_DURABLE_PATIENCE_MS = 120_000;
-const NOT_DURABLE_RETRY_MS = 1_000;
 
 export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions = {}): Worker<ToolJobData> {
   const killSwitch = options.killSwitch === false ? null : (options.killSwitch ?? KillSwitch.forFleet(fleet, options.hooks));
@@ -53,7 +49,8 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
   });
   const durability = claimDurabilityOf(fleet.config);
 
-  const runJob = async (job: Job<ToolJobData>, data: ToolJobData, started: number) => {
+  const runJob = async (job: Job<ToolJobData>, data: ToolJobData, started: number, token: string | undefined): Promise<ToolJobResult> => {
+    const attempt = { attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1, createdAtMs: job.timestamp, mayDelay: Boolean(token) };
     const result = await governor.track(() =>
       inSpan(
         SPAN_NAMES.executeTool(data.name),
@@ -73,34 +70,39 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
             [SPAN_ATTRIBUTES.attempt]: job.attemptsMade + 1,
           },
         },
-        () => runToolJob(deps, data, { attemptsMade: job.attemptsMade, maxAttempts: job.opts.attempts ?? 1 }),
+        async (span) => {
+          const ran = await runToolJob(deps, data, attempt);
+          // An attempt that goes back to the queue failed, for the trace.
+          if (ran.kind === 'retry' || ran.kind === 'defer') {
+            const error = ran.error instanceof Error ? ran.error : new Error(String(ran.error));
+            span.recordException(error);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+          }
+          return ran;
+        },
       ),
     );
+    if (result.kind === 'retry' || result.kind === 'defer') return result;
     // A write tool's result is on a replica before its job completes, when configured
     // (BUILDFLEET_REDIS_WAIT_REPLICAS; RunEngine.confirmToolResultDurable says why).
     if (result.kind === 'recorded' && WRITE_TOOLS.has(data.name as ToolName)) await fleet.store.confirmToolResultDurable(data.runId, data.toolUseId, durability);
     options.onJobDone?.(performance.now() - started);
-    return result.kind === 'recorded' ? { is_error: result.result.is_error, cached: result.cached } : { skipped: result.reason };
+    return result;
   };
   const worker = new Worker<ToolJobData>(
     QUEUE_NAMES.tool,
     async (job: Job<ToolJobData>, token?: string) => {
       const data = toolJobSchema.parse(job.data);
       const started = performance.now();
+      let result: ToolJobResult;
       try {
-        return await runJob(job, data, started);
+        result = await runJob(job, data, started, token);
       } catch (error) {
-        // An effect's claim or a write tool's result not yet on a replica (a shard's primary
-        // without one after a failover): the job waits, spending no attempt — recorded as a failed
-        // call it would be repeated by the model under a new id, a second effect — for as long as
-        // a replica usually takes to come back, then retries as any infrastructure failure.
-        if (error instanceof ClaimNotDurableError && token && Date.now() - job.timestamp < NOT_DURABLE_PATIENCE_MS) {
-          fleet.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, tool_use_id: data.toolUseId, err: error.message }, 'tool result not durable yet; the job waits for a replica');
-          await job.moveToDelayed(Date.now() + NOT_DURABLE_RETRY_MS, token);
-          throw new DelayedError();
-        }
-        throw error;
+        // Thrown around the tool (Redis, a write tool's result not on a replica yet).
+        return returnToolJobToQueue({ job, data, token, ending: { kind: 'thrown', error }, logger: fleet.logger });
       }
+      if (result.kind === 'retry' || result.kind === 'defer') return returnToolJobToQueue({ job, data, token, ending: result, logger: fleet.logger });
+      return result.kind === 'recorded' ? { is_error: result.result.is_error, cached: result.cached } : { skipped: result.reason };
     },
     {
       connection,

@@ -1,0 +1,72 @@
+// A model call that threw (call-model-for-turn.ts): the scope's pause first, then the admission
+// settle, the spend-limit flag, the charge of a stream paid for before it broke, the metric hook
+// and the `model-call-fail` event; retryOrFailTurn says what the job does next.
+import { randomBytes } from 'node:crypto';
+import { costOfAnswer, microUsdToUsd } from '../domain/usage-cost.js';
+import { paidUsageOfFailedCall } from '../model/model-client.js';
+import { classifyModelError } from '../model/classify-model-error.js';
+import type { ModelPauseScope, OverloadPause, PauseInForce } from '../model/model-call-pause.js';
+import type { AdmissionReservation } from '../model/model-rate-limiter.js';
+import type { TurnRequest } from './build-turn-request.js';
+import { retryOrFailTurn } from './retry-or-fail-turn.js';
+import { settleAdmission } from './settle-admission.js';
+import type { ModelTurnResult, TurnContext } from './turn-context.js';
+
+/** Records what a failed call did and cost, and decides the job's retry or the run's end. */
+export async function recordFailedModelCall({
+  context,
+  request,
+  error,
+  reservation,
+  pauseScope,
+  requestId,
+  callStarted,
+}: {
+  context: TurnContext;
+  request: TurnRequest;
+  error: unknown;
+  reservation: AdmissionReservation | null;
+  pauseScope: ModelPauseScope;
+  /** The request id the stream reported before it failed, if any. */
+  requestId: string | null;
+  callStarted: number;
+}): Promise<ModelTurnResult> {
+  const { deps, run, runId, turn, provider, job } = context;
+  const failure = provider.describeError(error);
+  const outcome = classifyModelError(failure);
+  // The scope's pause first, before anything else can let another of its calls out.
+  const pauseSet: PauseInForce | OverloadPause | null =
+    outcome.kind === 'overloaded'
+      ? ((await deps.modelPause?.overloaded(pauseScope)) ?? null)
+      : outcome.kind === 'rate_limited'
+        ? ((await deps.modelPause?.pause(pauseScope, outcome.waitMs)) ?? null)
+        : null;
+  if (reservation) await settleAdmission({ context, settle: () => deps.admission?.settleFailure(reservation, failure) });
+  const failureRequestId = failure.requestId ?? requestId;
+  if (outcome.kind === 'spend_cap') {
+    await deps.spendLimit?.set({ message: failure.message, model: run.model, runId, requestId: failureRequestId });
+  }
+  // A stream that broke after it started was paid for: the run, its budget and its tenant count it.
+  const paidUsage = paidUsageOfFailedCall(error);
+  const paidCostMicroUsd = paidUsage ? costOfAnswer({ model: run.model, usage: paidUsage, overrides: deps.config.BUILDFLEET_MODEL_PRICES }).costMicroUsd : 0;
+  if (paidUsage) await deps.store.chargeFailedCall(runId, turn, { callId: failureRequestId ?? randomBytes(8).toString('hex'), usage: paidUsage, costMicroUsd: paidCostMicroUsd });
+  deps.hooks?.onModelCall?.({ run, toolCount: request.tools.names.length, durationMs: performance.now() - callStarted, outcome, ...(paidUsage ? { paidUsage, costMicroUsd: paidCostMicroUsd } : {}) });
+  await context.emit('model-call-fail', {
+    status: failure.status ?? null,
+    error_type: failure.errorType ?? null,
+    outcome: outcome.kind,
+    message: failure.message,
+    request_id: failureRequestId,
+    attempt: job.attemptsMade + 1,
+    ...(paidUsage ? { usage: paidUsage, cost_usd: microUsdToUsd(paidCostMicroUsd) } : {}),
+  });
+  return retryOrFailTurn({
+    context,
+    failure: outcome,
+    message: failure.message,
+    error: error instanceof Error ? error : new Error(failure.message),
+    pauseMs: pauseSet?.waitMs ?? 0,
+    pauseSet,
+    pauseScope,
+  });
+}
