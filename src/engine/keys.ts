@@ -74,13 +74,11 @@ export function createKeySpace(prefix: string): KeySpace {
     runsByTenant: (tenant) => `${prefix}:tenant:${tenant}:runs`,
     // One hash tag for every fleet-wide kill switch key (this hash, the fleet window and every key
     // kill-switch-keys.ts derives from the two), so each kill switch script stays in one slot
-    // (Cluster). Before the tag they were `${prefix}:killswitch…` and `${prefix}:toolout…`
-    // (moved once on one server: kill-switch-legacy-keys.ts).
+    // (Cluster).
     killSwitch: () => `${prefix}:{${prefix}-killswitch}`,
     toolOutcomes: () => `${prefix}:{${prefix}-killswitch}:toolout`,
     // One hash tag: the bootstrap script writes the keys, their hash index and its marker in one
-    // step (Cluster). Before the tag they were `${prefix}:apikeys` and `…:byhash`
-    // (moved once by the key store: api-key-store.ts legacyKeyMoves).
+    // step (Cluster).
     apiKeys: () => `${prefix}:{${prefix}-apikeys}`,
     apiKeyHashes: () => `${prefix}:{${prefix}-apikeys}:byhash`,
     // The tenant as hash tag: run admission checks and updates both in one Lua step (Cluster).

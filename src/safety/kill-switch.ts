@@ -39,9 +39,6 @@
 // depends on the upstream before its outcome can trip it). Clocks: zset scores are Redis TIME of
 // the run's node, judged against the switch node's TIME — windows are minutes, clocks agree to
 // milliseconds. The write scripts' own check is split the same way (src/engine/effects/write-fence.ts).
-//
-// Keys of a deployment from before the hash tag are moved once, before a process first uses the
-// switch (src/engine/kill-switch-legacy-keys.ts).
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../redis/redis-connection.js';
 import type { Logger } from 'pino';
@@ -49,7 +46,6 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { KeySpace } from '../engine/keys.js';
 import { killSwitchScopesKey, killSwitchTripsKey, runUpstreamsKey, scopeFailingTenantsKey, scopeTenantsKey, scopeWindowKey } from '../engine/kill-switch-keys.js';
-import { ensureKillSwitchKeyLayout } from '../engine/kill-switch-legacy-keys.js';
 import { isCluster } from '../redis/redis-connection.js';
 import { defineKillSwitchScripts, readWindowFigures, type KillSwitchScripts } from './kill-switch-scripts.js';
 import { isKillSwitchMode, KILL_SWITCH_TRIP_CAUSES, type KillSwitchMode, type KillSwitchTripCause } from './kill-switch-mode.js';
@@ -303,11 +299,6 @@ export class KillSwitch implements KillSwitchScopeSource {
     return this.options.settings;
   }
 
-  /** The switch's keys under their current names (moves a pre-tag deployment's once). */
-  private ready(): Promise<void> {
-    return ensureKillSwitchKeyLayout(this.options.redis, this.options.keys);
-  }
-
   private observe(mode: string): KillSwitchMode {
     const known: KillSwitchMode = isKillSwitchMode(mode) ? mode : 'read_write';
     if (known !== this.lastSeenMode) {
@@ -330,7 +321,6 @@ export class KillSwitch implements KillSwitchScopeSource {
   }: { tool: string; valid: boolean; reason?: string; probeToken?: string } & KillSwitchSubject): Promise<OutcomeRecord> {
     const { keys, settings, redis } = this.options;
     const upstreamId = outcomeWindowIdOf(upstream);
-    await this.ready();
     // On a cluster the run's upstreams zset is in another slot: noted first, in a step of its own.
     const split = isCluster(redis);
     if (split && upstreamId.startsWith('upstream:')) await this.scripts.bfNoteRunUpstream(runUpstreamsKey(keys, runId), upstreamId, settings.windowMs);
@@ -401,7 +391,6 @@ export class KillSwitch implements KillSwitchScopeSource {
    * the half-open probe of every half-open scope that covers it. */
   async claimWrite({ runId, tenant }: Pick<KillSwitchSubject, 'runId' | 'tenant'>): Promise<WriteClaim> {
     const { keys, settings, redis } = this.options;
-    await this.ready();
     // On a cluster the run's upstreams zset is in another slot: read first, judged as a list.
     const split = isCluster(redis);
     const listedUpstreams = split ? JSON.stringify(await this.scripts.bfRunLiveUpstreams(runUpstreamsKey(keys, runId))) : '';
@@ -429,7 +418,6 @@ export class KillSwitch implements KillSwitchScopeSource {
 
   /** Hands back every probe a write held that produced no validated output. */
   async releaseProbe(probeToken: string): Promise<void> {
-    await this.ready();
     await this.scripts.bfKillSwitchReleaseProbe(this.options.keys.killSwitch(), killSwitchScopesKey(this.options.keys), probeToken);
   }
 
@@ -437,7 +425,6 @@ export class KillSwitch implements KillSwitchScopeSource {
    * until reset; read_write resets it and restarts its window. */
   async setMode({ mode, reason, source = 'operator', scope = { kind: 'fleet' } }: { mode: 'read_only' | 'read_write'; reason: string; source?: string; scope?: KillSwitchScope }): Promise<KillSwitchState> {
     const { keys } = this.options;
-    await this.ready();
     const scopeId = scopeIdOf(scope);
     const [previous] =
       scope.kind === 'fleet'
@@ -461,7 +448,6 @@ export class KillSwitch implements KillSwitchScopeSource {
    * the last trips. */
   async getState(): Promise<KillSwitchState> {
     const { keys, settings, redis } = this.options;
-    await this.ready();
     const [flat, total, invalid, , scopeFlat, tripsRaw, spiking] = await this.scripts.bfKillSwitchRead(
       keys.killSwitch(),
       keys.toolOutcomes(),
@@ -587,7 +573,6 @@ export class KillSwitch implements KillSwitchScopeSource {
   /** Every scope that is read_only or half_open now, by kind and mode (for the scopes gauge). */
   async countScopes(): Promise<KillSwitchScopeCount[]> {
     const { redis, keys } = this.options;
-    await this.ready();
     const [fleetMode, entries] = await Promise.all([redis.hget(keys.killSwitch(), 'mode'), redis.hgetall(killSwitchScopesKey(keys))]);
     const counts = new Map<string, KillSwitchScopeCount>();
     const add = (scope: KillSwitchScopeKind, mode: KillSwitchMode) => {
