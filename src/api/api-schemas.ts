@@ -107,7 +107,7 @@ export const runViewSchema = z
     status: z.enum(RUN_STATUSES),
     phase: z
       .enum(PHASES)
-      .describe('planning, building or verifying; a run stays in its phase once the finish gate passed (its summary turn). `done` only on runs stored before that (docs/run-states.md, Phases)'),
+      .describe('planning, building or verifying; a run stays in its phase once the finish gate passed (its summary turn) (docs/run-states.md, Phases)'),
     turn: z.int(),
     model: z.string().describe('The model every call of the run uses'),
     provider: z

@@ -34,7 +34,7 @@ function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site
       model: 'claude-sonnet-4-6',
       provider,
       prompt,
-      phase: 'done',
+      phase: 'verifying',
       turns: 2,
       usage: usage(300),
       costMicroUsd,
