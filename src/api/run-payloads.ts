@@ -13,7 +13,6 @@ import { z } from 'zod';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import type { ArchivedRun, ArchivedToolCall, ArchivedTurn } from '../history/run-archive.js';
 import { normalizeWorkspacePath } from '../safety/workspace-path.js';
-import { readDeploymentFile } from '../sites/deployment-files.js';
 import { siteStoreOf } from '../sites/site-store-of-config.js';
 import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
@@ -274,7 +273,7 @@ export class RunPayloads {
     }
     const run = await this.archivedRun(found);
     if (!run.latestDeploy) throw apiErrors.runFileNotFound();
-    const content = await readDeploymentFile({ sites: siteStoreOf(this.fleet.config), engine: this.fleet.store, runId, deployId: run.latestDeploy, path });
+    const content = await siteStoreOf(this.fleet.config).readDeploymentFile({ runId, deployId: run.latestDeploy, path });
     if (content === null) throw apiErrors.runFileNotFound();
     return { path, source: 'deployment' as const, deployId: run.latestDeploy, bytes: Buffer.byteLength(content), content: redactText(content) };
   }

@@ -12,7 +12,6 @@ export interface KeySpace {
   results(runId: string): string;
   files(runId: string): string;
   deployments(runId: string): string;
-  deployment(runId: string, deployId: string): string;
   trail(runId: string): string;
   idempotency(tenant: string, key: string): string;
   runsByTenant(tenant: string): string;
@@ -68,7 +67,6 @@ export function createKeySpace(prefix: string): KeySpace {
     results: (runId) => runKey(runId, ':results'),
     files: (runId) => runKey(runId, ':files'),
     deployments: (runId) => runKey(runId, ':deployments'),
-    deployment: (runId, deployId) => runKey(runId, `:deploy:${deployId}`),
     trail: (runId) => runKey(runId, ':trail'),
     idempotency: (tenant, key) => `${prefix}:idem:${tenant}:${key}`,
     runsByTenant: (tenant) => `${prefix}:tenant:${tenant}:runs`,

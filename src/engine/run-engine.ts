@@ -17,10 +17,8 @@ import { isTerminal, TERMINAL_STATUSES, type RunErrorCode, type RunStatus, type 
 import type { KeySpace } from './keys.js';
 import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 import { defineRunScripts, type RunScripts } from './run-scripts.js';
-import { defineToolScripts, type WriteRefusalOutcome } from './effect-scripts.js';
 import { assetsKey, screenshotsKey, themeKey, writesKey } from './effect-keys.js';
 import { runUpstreamsKey } from './kill-switch-keys.js';
-import { fenceArgs, fenceKeys } from './effects/write-fence.js';
 import { fromFields, pairsToFields, StoredRunInvalid, toFields } from './run-record.js';
 import { decodeRunStatus, decodeRunSummary, RUN_SUMMARY_FIELDS, type RunReading, type RunSummaryRecord } from './run-summary.js';
 import { TranscriptCache } from './transcript-cache.js';
@@ -1197,39 +1195,8 @@ export class RunEngine {
       .sort((left, right) => left.path.localeCompare(right.path));
   }
 
-  /** Snapshots the workspace into a deployment held in Redis, once per deploy id, behind the write
-   * fence: the format before issue #21. No production path writes it any more (deploy stores files
-   * on the SiteStore and records them with effects/deployments.ts); deployments made in it are
-   * still served (src/sites/deployment-files.ts), and tests seed that format through it. */
-  async createDeployment(
-    runId: string,
-    deployId: string,
-    fence: { tool: string; probeToken: string } = { tool: 'deploy', probeToken: '' },
-  ): Promise<{ created: boolean; files: string[] } | { refused: WriteRefusalOutcome }> {
-    const keys = this.keys;
-    const reply = await defineToolScripts(this.redis).bfSnapshotDeployment(
-      ...fenceKeys(this, runId),
-      keys.files(runId),
-      keys.deployment(runId, deployId),
-      keys.deployments(runId),
-      ...(await fenceArgs(this, fence)),
-      deployId,
-      new Date().toISOString(),
-    );
-    if (reply[0] !== 'ok') return { refused: reply[0] };
-    return { created: reply[1] === 1, files: reply[2] };
-  }
-
-  async getDeploymentFile(runId: string, deployId: string, path: string): Promise<string | null> {
-    return this.redis.hget(this.keys.deployment(runId, deployId), path);
-  }
-
   async deploymentExists(runId: string, deployId: string): Promise<boolean> {
     return (await this.redis.zscore(this.keys.deployments(runId), deployId)) !== null;
-  }
-
-  async listDeploymentFiles(runId: string, deployId: string): Promise<string[]> {
-    return this.redis.hkeys(this.keys.deployment(runId, deployId));
   }
 
   async countDeployments(runId: string): Promise<number> {
@@ -1239,13 +1206,6 @@ export class RunEngine {
   /** The deploy ids the run recorded (its deployments set), oldest first. */
   async listDeploymentIds(runId: string): Promise<string[]> {
     return this.redis.zrange(this.keys.deployments(runId), 0, -1);
-  }
-
-  /** A deployment snapshotted into Redis before issue #21 (createDeployment): path → content, in
-   * one read; empty when the deployment is not in Redis (every deployment made since). */
-  async readDeploymentSnapshot(runId: string, deployId: string): Promise<Array<{ path: string; content: string }>> {
-    const files = await this.redis.hgetall(this.keys.deployment(runId, deployId));
-    return Object.entries(files).map(([path, content]) => ({ path, content }));
   }
 
   /** Entries of the run's write journal (effect-scripts.ts): every publish's position is below it. */
@@ -1324,14 +1284,10 @@ export class RunEngine {
    */
   async expireArchivedRun(runId: string, retentionMs: number, archivedAt = new Date()): Promise<'expiring' | 'missing' | 'live'> {
     if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new Error(`retentionMs must be a positive whole number of ms, not ${retentionMs}`);
-    const [[, fields], [, deployIds]] = ((await this.redis.multi().hmget(this.keys.run(runId), 'turn', 'tenant').zrange(this.keys.deployments(runId), 0, -1).exec()) ?? []) as [
-      [unknown, Array<string | null>],
-      [unknown, string[]],
-    ];
-    const [turnField, tenant] = fields ?? [];
+    const [turnField, tenant] = await this.redis.hmget(this.keys.run(runId), 'turn', 'tenant');
     const turns = Number(turnField ?? '0');
     if (!Number.isSafeInteger(turns) || turns < 0) throw new StoredRunInvalid(runId, 'turn', `not a whole number: ${JSON.stringify(turnField)}`);
-    const keys = runKeysOf(this.keys, runId, { turns, deployIds: deployIds ?? [] });
+    const keys = runKeysOf(this.keys, runId, { turns });
     const [reply] = await this.scripts.bfExpireArchivedRun(keys.length, ...keys, retentionMs, archivedAt.toISOString());
     if (reply === -2) return 'live';
     // Out of the tenant's index and the archive's work list only now, once the history is
@@ -1371,16 +1327,13 @@ export class RunEngine {
     const code = run.error?.code ?? '';
     if (!reopen.resumableCodes.includes(code)) return { kind: 'not_resumable', code };
     const turn = run.turn;
-    const [[, reopensRaw], [, deployIds]] = ((await this.redis.multi().hget(this.keys.turn(runId, turn), 'reopens').zrange(this.keys.deployments(runId), 0, -1).exec()) ?? []) as [
-      [unknown, string | null],
-      [unknown, string[]],
-    ];
+    const reopensRaw = await this.redis.hget(this.keys.turn(runId, turn), 'reopens');
     const reopens = Number(reopensRaw ?? '0');
     if (!Number.isSafeInteger(reopens) || reopens < 0) throw new Error(`The turn ${turn} of run ${runId} holds reopens that are not a count: ${reopensRaw}`);
     const jobId = reopen.jobIdFor(turn, reopens + 1);
     const event = this.encode({ run_id: runId, step: turn, event: 'run-reopen', job_id: jobId, error_code: code, reopen: reopens + 1 });
     // The failed turn's hash second (KEYS[2]); runKeysOf names it again among the rest, harmlessly.
-    const keys = [this.keys.run(runId), this.keys.turn(runId, turn), this.keys.events(runId), ...runKeysOf(this.keys, runId, { turns: turn, deployIds: deployIds ?? [] }).slice(1)];
+    const keys = [this.keys.run(runId), this.keys.turn(runId, turn), this.keys.events(runId), ...runKeysOf(this.keys, runId, { turns: turn }).slice(1)];
     const reply = await defineReopenRunScript(this.redis).bfReopenRun(keys.length, ...keys, String(turn), String(reopens), jobId, new Date().toISOString(), event.json, ...reopen.resumableCodes);
     switch (reply[0]) {
       case -1:
@@ -1412,7 +1365,7 @@ export class RunEngine {
 
 /** Every key a run can have, the run hash first (bfExpireArchivedRun's KEYS[1]). Keys that do
  * not exist cost the script one PEXPIRE that does nothing. */
-function runKeysOf(keys: KeySpace, runId: string, { turns, deployIds }: { turns: number; deployIds: readonly string[] }): string[] {
+function runKeysOf(keys: KeySpace, runId: string, { turns }: { turns: number }): string[] {
   return [
     keys.run(runId),
     keys.messages(runId),
@@ -1428,7 +1381,6 @@ function runKeysOf(keys: KeySpace, runId: string, { turns, deployIds }: { turns:
     runUpstreamsKey(keys, runId),
     // Turns count from 1; 0 and one past the last cost nothing and cover a turn being claimed.
     ...Array.from({ length: turns + 2 }, (_, turn) => keys.turn(runId, turn)),
-    ...deployIds.map((deployId) => keys.deployment(runId, deployId)),
   ];
 }
 

@@ -224,7 +224,7 @@ describe('GET /v1/runs/:id', () => {
     });
     await harness.writeFile(run.id, 'index.html', '<h1>Hi</h1>');
     await harness.writeFile(run.id, 'css/site.css', 'body{}');
-    await harness.fleet.store.createDeployment(run.id, 'dep_one');
+    await harness.deploy(run.id, 'dep_one');
     await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_one' });
 
     const response = await get(`/v1/runs/${run.id}`);

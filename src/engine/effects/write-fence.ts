@@ -28,7 +28,7 @@ import { defineToolScripts, WRITE_REFUSALS, type FenceArgs, type FenceKeys, type
 import { isCluster, type RedisClient } from '../../redis/redis-connection.js';
 import type { KeySpace } from '../keys.js';
 
-/** What the fence needs of the engine (the engine's own createDeployment uses it too). */
+/** What the fence needs of the engine. */
 interface FenceEngine {
   redis: RedisClient;
   keys: KeySpace;

@@ -39,7 +39,7 @@ afterAll(async () => {
 
 async function deploySite(runId: string, files: Record<string, string>): Promise<string> {
   for (const [path, content] of Object.entries(files)) await harness.writeFile(runId, path, content);
-  await harness.store.createDeployment(runId, 'dep_site');
+  await harness.deploy(runId, 'dep_site');
   return 'dep_site';
 }
 
