@@ -80,8 +80,8 @@ export const archivedTurnSchema = z.object({
   stopReason: z.string().nullable(),
   usage: usageByClassSchema,
   costMicroUsd: count,
-  modelDurationMs: durationMs,
-  turnDurationMs: durationMs,
+  modelDurationMs: count,
+  turnDurationMs: count,
   request: z.record(z.string(), z.unknown()),
 });
 export type ArchivedTurn = z.infer<typeof archivedTurnSchema>;
