@@ -44,7 +44,7 @@ import { lookupModelCapabilities, rateLimitClassOf } from '../domain/model-capab
 import type { ModelDescriptions } from '../model/model-descriptions.js';
 import { totalInputTokens, totalTokens, type UsageByClass } from '../domain/usage.js';
 import { costOfAnswer, estimateCallCostMicroUsd, microUsdToUsd } from '../domain/usage-cost.js';
-import { checkRunBudget, legacyRunBudget } from '../domain/run-budget.js';
+import { checkRunBudget } from '../domain/run-budget.js';
 import type { ModelCallPause, ModelPauseScope, OverloadPause, PauseCheck, PauseInForce } from '../model/model-call-pause.js';
 import { admissionCacheHint, type AdmissionObservation, type ModelRateLimiter } from '../model/model-rate-limiter.js';
 import { DEFAULT_RUN_PRIORITY } from '../domain/run-priority.js';
@@ -312,7 +312,7 @@ export async function runModelTurn(deps: ModelTurnDependencies, data: ModelJobDa
   // Every token class counts: cached input is still input the run sent (domain/usage.ts).
   const cacheTtl = choosePromptCacheTtl({ offeredTools: tools.names, waitingTtl: deps.config.BUILDFLEET_PROMPT_CACHE_TTL_WAITING });
   const overBudget = checkRunBudget({
-    budget: run.budget ?? legacyRunBudget({ optionsTokenBudget: run.options.tokenBudget, fleetTokenBudget: deps.config.BUILDFLEET_TOKEN_BUDGET }),
+    budget: run.budget,
     spent: { costMicroUsd: run.costMicroUsd, tokens: totalTokens(run.usage) },
     call: {
       costMicroUsd: estimateCallCostMicroUsd({

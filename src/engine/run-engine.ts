@@ -89,8 +89,8 @@ export interface CreateRunInput {
   traceContext?: Record<string, string>;
   runId?: string;
   /** The run's budgets (src/domain/run-budget.ts), chosen by the caller within its tenant's
-   * policy. Default: null, the budgets of a record stored before budgets were. */
-  budget?: RunBudget | null;
+   * policy. Default: none (no USD or token budget), for runs made by tests and experiments. */
+  budget?: RunBudget;
   /** The run this one reruns (POST /v1/runs/:id/rerun). Default: null. */
   rerunOf?: string | null;
   /** Where the run's webhook deliveries go (docs/webhooks.md), already checked. Default: null. */
@@ -373,7 +373,7 @@ export class RunEngine {
       todos: [],
       usage: { ...EMPTY_USAGE },
       costMicroUsd: 0,
-      budget: input.budget ?? null,
+      budget: input.budget ?? { costMicroUsd: null, tokens: null, costSetBy: 'run' },
       result: null,
       error: null,
       latestDeploy: null,
@@ -395,7 +395,7 @@ export class RunEngine {
     // Before the record, for the same reason as the live-run index (the tenant's index is in
     // another Cluster slot than the run's keys): a listing skips an entry whose record is missing.
     await this.redis.zadd(this.keys.runsByTenant(input.tenant), Date.parse(now), id);
-    const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking: record.thinking, thinking_budget_tokens: record.thinkingBudgetTokens, effort: record.effort, thinking_display: record.thinkingDisplay, ...(record.budget ? { budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens } : {}), ...(record.traceId ? { trace_id: record.traceId } : {}) });
+    const event = this.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking: record.thinking, thinking_budget_tokens: record.thinkingBudgetTokens, effort: record.effort, thinking_display: record.thinkingDisplay, budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens, ...(record.traceId ? { trace_id: record.traceId } : {}) });
     const deprecation = input.deprecation
       ? this.encode({ run_id: id, step: 0, event: 'model-deprecated', level: 'warn', model: record.model, retires_on: input.deprecation.retiresOn, successor: input.deprecation.successor, message: input.deprecation.message })
       : null;

@@ -71,9 +71,9 @@ describe('the stored run record', () => {
     expect(decoded.costMicroUsd).toBe(0);
   });
 
-  it('decodes a record stored before budgets were, and a run without a USD budget', () => {
+  it('refuses a record without a budget, and decodes a run without a USD budget', () => {
     const { budget: _budget, ...fields } = toFields(record);
-    expect(fromFields(fields).budget).toBeNull();
+    expect(() => fromFields(fields)).toThrow(StoredRunInvalid);
     const unbounded = { ...record, budget: { costMicroUsd: null, tokens: null, costSetBy: 'run' as const } };
     expect(fromFields(toFields(unbounded))).toEqual(unbounded);
   });

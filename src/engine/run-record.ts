@@ -34,7 +34,6 @@ export class StoredRunInvalid extends Error {
 
 const metaSchema = z.object({ title: z.string(), description: z.string() }).nullable();
 // Built once: fromFields runs on every read of a run.
-const storedBudgetSchema = runBudgetSchema.nullable();
 const storedErrorSchema = runErrorSchema.nullable();
 const storedQuestionSchema = questionSchema.nullable();
 const storedWebhookSchema = runWebhookSchema.nullable();
@@ -77,9 +76,9 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     const value = Number(raw);
     return Number.isInteger(value) && value >= 0 ? value : fail(field, `not a non-negative integer: ${JSON.stringify(raw)}`);
   };
-  const json = <T>(field: string, schema: z.ZodType<T>, fallback: T): T => {
+  const json = <T>(field: string, schema: z.ZodType<T>, fallback?: T): T => {
     const raw = fields[field];
-    if (raw === undefined || raw === '') return fallback;
+    if (raw === undefined || raw === '') return fallback !== undefined ? fallback : fail(field, 'missing');
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -124,8 +123,7 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     usage: json('usage', usageSchema, { ...EMPTY_USAGE }),
     // Records written before costs were kept cost nothing as far as they know.
     costMicroUsd: integer('costMicroUsd', 0),
-    // Records written before budgets were have none stored (legacyRunBudget applies).
-    budget: json('budget', storedBudgetSchema, null),
+    budget: json('budget', runBudgetSchema),
     result: nullableText('result'),
     error: json('error', storedErrorSchema, null),
     latestDeploy: nullableText('latestDeploy'),

@@ -134,9 +134,8 @@ export interface RunRecord {
   usage: Usage;
   /** What the run's model calls cost, in whole micro-dollars (src/domain/usage-cost.ts). */
   costMicroUsd: number;
-  /** The run's budgets, chosen at creation (src/domain/run-budget.ts); null on a record stored
-   * before budgets were, whose token budget is `options.tokenBudget` or the fleet's. */
-  budget: RunBudget | null;
+  /** The run's budgets, chosen at creation (src/domain/run-budget.ts). */
+  budget: RunBudget;
   result: string | null;
   error: RunError | null;
   latestDeploy: string | null;

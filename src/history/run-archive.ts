@@ -44,7 +44,7 @@ export const archivedRunSchema = z.object({
   turns: count,
   usage: usageByClassSchema,
   costMicroUsd: count,
-  budget: runBudgetSchema.nullable(),
+  budget: runBudgetSchema,
   result: z.string().nullable(),
   latestDeploy: z.string().nullable(),
   liveDeploy: z.string().nullable(),

@@ -12,7 +12,7 @@ function source(overrides: Partial<RunArchiveSource> = {}, run: Partial<RunRecor
     run: {
       id: RUN_ID, tenant: 'acme', status: 'failed', phase: 'building', turn: 2, prompt: 'a bakery', model: 'claude-sonnet-4-6', provider: 'anthropic', queueShard: 0, maxTurns: 10, maxTokens: 1024,
       maxTokensCeiling: 1024, thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null, options: {}, createdAt: '2026-03-02T10:00:00.000Z', updatedAt: '2026-03-02T10:05:00.000Z', traceId: null,
-      traceContext: {}, todos: [], usage, costMicroUsd: 70, budget: null, result: null, error: { code: 'max_turns', message: 'ran out of turns' }, latestDeploy: null,
+      traceContext: {}, todos: [], usage, costMicroUsd: 70, budget: { costMicroUsd: null, tokens: null, costSetBy: 'run' }, result: null, error: { code: 'max_turns', message: 'ran out of turns' }, latestDeploy: null,
       liveDeploy: null, question: null, finishVerified: false, safeMode: null, pendingPhase: null,
       counters: { endTurnNudges: 0, pauseTurnsInRow: 0, maxTokensContinuations: 0, reemitRequests: 0, driftReprompts: 0, summaryReprompts: 0 }, meta: null, rerunOf: null, webhook: null, ...run,
     },
