@@ -474,7 +474,7 @@ export class KillSwitch implements KillSwitchScopeSource {
             tool: fields.trip_tool ?? '',
             reason: fields.trip_reason ?? '',
             cause: tripCause.success ? tripCause.data : null,
-            // 0 when the trip recorded no tenants (an operator's read_only, older records).
+            // 0 when the trip recorded no tenants (an operator's read_only).
             tenants: Number(fields.trip_tenants ?? 0) > 0 ? Number(fields.trip_tenants) : null,
           };
     const fleetWindow = figures(Number(total), Number(invalid));
