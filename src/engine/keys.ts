@@ -38,15 +38,11 @@ export interface KeySpace {
   tenantPolicy(tenant: string): string;
   /** Sorted set: every run that has not ended (score: creation time, ms), the reaper's work list. */
   liveRuns(): string;
-  /** String: set once the live-run index holds the runs created before it existed. */
-  liveRunsSeeded(): string;
   /** String: the token of the worker process whose reaper is sweeping (SET NX PX). */
   reaperLock(): string;
   /** Sorted set: every run that ended and is not archived yet (score: when it ended, ms), the
    * archive sweep's work list (docs/history.md#every-finished-run-is-archived). */
   unarchivedRuns(): string;
-  /** String: set once the unarchived-run index holds the runs that ended before it existed. */
-  unarchivedRunsSeeded(): string;
   /** String: the token of the worker process whose archive sweep is running (SET NX PX). */
   archiveSweepLock(): string;
   /** Sorted set: every run whose end owes a webhook delivery not yet known to be enqueued (score:
@@ -90,11 +86,9 @@ export function createKeySpace(prefix: string): KeySpace {
     // The tenant as hash tag: read beside its spend at admission, in the same slot.
     tenantPolicy: (tenant) => `${prefix}:tenant:{${tenant}}:policy`,
     liveRuns: () => `${prefix}:runs:live`,
-    liveRunsSeeded: () => `${prefix}:runs:live:seeded`,
     reaperLock: () => `${prefix}:reaper:lock`,
     // Fleet-wide like the live-run index: no hash tag, since it names runs of every slot.
     unarchivedRuns: () => `${prefix}:runs:unarchived`,
-    unarchivedRunsSeeded: () => `${prefix}:runs:unarchived:seeded`,
     archiveSweepLock: () => `${prefix}:archive:lock`,
     // Fleet-wide like the unarchived-run index: no hash tag.
     owedWebhooks: () => `${prefix}:webhooks:owed`,

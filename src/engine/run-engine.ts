@@ -8,8 +8,7 @@
 // tail is read each turn.
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../redis/redis-connection.js';
-import { execPipeline, readEach, readEachSettled } from '../redis/redis-pipelines.js';
-import { scanKeys } from '../redis/redis-scan.js';
+import { execPipeline, readEach } from '../redis/redis-pipelines.js';
 import type { Logger } from 'pino';
 import { PHASES, type Phase } from '../domain/profile.js';
 import { z } from 'zod';
@@ -650,70 +649,6 @@ export class RunEngine {
   /** Drops a run from the unarchived index: its history is in PostgreSQL, or its keys are gone. */
   async forgetUnarchivedRun(runId: string): Promise<void> {
     await this.redis.zrem(this.keys.unarchivedRuns(), runId);
-  }
-
-  /**
-   * Puts the runs that ended before the unarchived-run index existed (and were never archived)
-   * into it, once per prefix, like seedLiveRuns. Scored by their last transition.
-   */
-  seedUnarchivedRuns(): Promise<number> {
-    return this.seedRunIndexOnce({
-      index: this.keys.unarchivedRuns(),
-      marker: this.keys.unarchivedRunsSeeded(),
-      fields: ['updatedAt', 'archivedAt'],
-      scoreOf: (status, [updatedAt, archivedAt]) => (isTerminal(status) && !archivedAt ? Date.parse(updatedAt ?? '') || Date.now() : null),
-    });
-  }
-
-  /**
-   * Puts the runs that have not ended into the live-run index once per prefix: runs created before
-   * the index existed are not in it. Scored by their creation.
-   */
-  seedLiveRuns(): Promise<number> {
-    return this.seedRunIndexOnce({
-      index: this.keys.liveRuns(),
-      marker: this.keys.liveRunsSeeded(),
-      fields: ['createdAt'],
-      scoreOf: (status, [createdAt]) => (isTerminal(status) ? null : Date.parse(createdAt ?? '') || Date.now()),
-    });
-  }
-
-  /**
-   * The one-time seeding of a fleet-wide run index: scans the run hashes (`<prefix>:run:{<id>}`),
-   * adds each run `scoreOf` scores (NX: an entry already there keeps its score), and sets the
-   * marker only after the whole scan, so a scan cut short is done again. Returns how many it added.
-   */
-  private async seedRunIndexOnce({
-    index,
-    marker,
-    fields,
-    scoreOf,
-  }: {
-    index: string;
-    marker: string;
-    fields: readonly string[];
-    scoreOf: (status: RunStatus, values: Array<string | null>) => number | null;
-  }): Promise<number> {
-    if (await this.redis.exists(marker)) return 0;
-    let added = 0;
-    for await (const keys of scanKeys(this.redis, `${this.keys.prefix}:run:{*}`)) {
-      const runKeys = keys.filter((key) => key.endsWith('}'));
-      if (runKeys.length === 0) continue;
-      const replies = await readEachSettled(this.redis, runKeys, (pipeline, key) => pipeline.hmget(key, 'id', 'status', ...fields));
-      const entries: Array<string | number> = [];
-      replies.forEach(([error, reply]) => {
-        // A key of another type under the pattern is not a run; it is skipped, not an error.
-        if (error) return;
-        const [id, status, ...values] = reply as Array<string | null>;
-        const reading = decodeRunStatus(id ?? '', status ?? null);
-        if (!id || reading.state !== 'found') return;
-        const score = scoreOf(reading.value, values);
-        if (score !== null) entries.push(score, id);
-      });
-      if (entries.length > 0) added += await this.redis.zadd(index, 'NX', ...entries);
-    }
-    await this.redis.set(marker, new Date().toISOString());
-    return added;
   }
 
   /** Status, turn and last transition of each run, in order, in one round trip. */

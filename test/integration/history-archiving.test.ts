@@ -164,24 +164,4 @@ describe('the archive sweep', () => {
       await archiving.close();
     }
   });
-
-  it('finds runs that ended before the unarchived index existed (its one-time seed)', async () => {
-    const { store } = harness.fleet;
-    const run = await store.createRun({ tenant: 'default', prompt: 'An old run', model: 'claude-sonnet-4-5', maxTurns: 10, maxTokens: 1024, options: {} });
-    expect(await store.endRun(run.id, 0, 'cancelled', { error: { code: 'cancelled', message: 'cancelled by the test' } })).toBe(true);
-    // As if it had ended before this version: in no index, and the index never seeded.
-    await harness.fleet.redis.zrem(store.keys.unarchivedRuns(), run.id);
-    await harness.fleet.redis.del(store.keys.unarchivedRunsSeeded());
-    const archiving = startArchiving(harness.fleet, { history, retentionMs: 3_600_000, sweepIntervalMs: 0 });
-    try {
-      const report = await archiving.sweeper.sweepLocked();
-      expect(report.seeded).toBeGreaterThanOrEqual(1);
-      expect(report.enqueued).toContain(run.id);
-      expect(await until('the runs row', () => history.getRun(run.id))).toMatchObject({ status: 'cancelled' });
-      // Seeded once: the marker is set, and an archived run is not seeded again.
-      expect((await archiving.sweeper.sweepLocked()).seeded).toBe(0);
-    } finally {
-      await archiving.close();
-    }
-  });
 });
