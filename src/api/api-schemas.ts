@@ -112,7 +112,7 @@ export const runViewSchema = z
     model: z.string().describe('The model every call of the run uses'),
     provider: z
       .string()
-      .describe('The model provider every call of the run goes through (docs/providers.md); `anthropic` for a run stored before providers existed, the provider it was made with'),
+      .describe('The model provider every call of the run goes through (docs/providers.md)'),
     maxTokens: z.int().describe('max_tokens of the next call (raised after a truncation, up to the model maximum)'),
     thinking: z
       .enum(RUN_THINKING_MODES as [RunThinkingMode, ...RunThinkingMode[]])

@@ -156,7 +156,7 @@ export interface RunProgress {
   turn: number;
   /** The run's last transition (ISO; '' on a record that never had one). */
   updatedAt: string;
-  /** The run's queue shard (0 on a record stored before shards). */
+  /** The run's queue shard. */
   queueShard: number;
 }
 
