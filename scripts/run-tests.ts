@@ -99,15 +99,13 @@ if (startedPostgres) {
 // traffic is the API's, which the API tests cover on the cluster) and the experiments whose
 // fleets run on a private server of their own.
 // The integration suite, and the unit tests whose steps differ on a cluster (the kill switch's
-// split steps, the write fence, claim durability with a replica, the polling event reader, the
-// legacy key moves).
+// split steps, the write fence, claim durability with a replica, the polling event reader).
 const CLUSTER_PASS_PATHS = [
   'test/integration',
   'src/safety',
   'src/tools/workspace',
   'src/tools/ops/claim-durability.test.ts',
   'src/api/events',
-  'src/engine/kill-switch-legacy-keys.test.ts',
   'src/auth',
   'src/redis',
   'src/cli/keys-command.test.ts',

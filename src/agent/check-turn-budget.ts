@@ -6,7 +6,7 @@
 // (domain/usage.ts).
 import { totalTokens } from '../domain/usage.js';
 import { estimateCallCostMicroUsd } from '../domain/usage-cost.js';
-import { checkRunBudget, legacyRunBudget } from '../domain/run-budget.js';
+import { checkRunBudget } from '../domain/run-budget.js';
 import type { TurnRequest } from './build-turn-request.js';
 import { done, type ModelTurnResult, type TurnContext } from './turn-context.js';
 
@@ -14,7 +14,7 @@ import { done, type ModelTurnResult, type TurnContext } from './turn-context.js'
 export async function checkTurnBudget({ context, request }: { context: TurnContext; request: TurnRequest }): Promise<ModelTurnResult | null> {
   const { deps, run, runId, turn } = context;
   const overBudget = checkRunBudget({
-    budget: run.budget ?? legacyRunBudget({ optionsTokenBudget: run.options.tokenBudget, fleetTokenBudget: deps.config.BUILDFLEET_TOKEN_BUDGET }),
+    budget: run.budget,
     spent: { costMicroUsd: run.costMicroUsd, tokens: totalTokens(run.usage) },
     call: {
       costMicroUsd: estimateCallCostMicroUsd({

@@ -98,12 +98,12 @@ export const runViewSchema = z
     status: z.enum(RUN_STATUSES),
     phase: z
       .enum(PHASES)
-      .describe('planning, building or verifying; a run stays in its phase once the finish gate passed (its summary turn). `done` only on runs stored before that (docs/run-states.md, Phases)'),
+      .describe('planning, building or verifying; a run stays in its phase once the finish gate passed (its summary turn) (docs/run-states.md, Phases)'),
     turn: z.int(),
     model: z.string().describe('The model every call of the run uses'),
     provider: z
       .string()
-      .describe('The model provider every call of the run goes through (docs/providers.md); `anthropic` for a run stored before providers existed, the provider it was made with'),
+      .describe('The model provider every call of the run goes through (docs/providers.md)'),
     maxTokens: z.int().describe('max_tokens of the next call (raised after a truncation, up to the model maximum)'),
     thinking: z
       .enum(RUN_THINKING_MODES as [RunThinkingMode, ...RunThinkingMode[]])

@@ -32,7 +32,6 @@ export function archivedRunViewRecord(run: ArchivedRun): RunViewRecord {
     traceId: run.traceId,
     createdAt: run.createdAt,
     updatedAt: run.endedAt,
-    options: run.optionsTokenBudget === null ? {} : { tokenBudget: run.optionsTokenBudget },
     rerunOf: run.rerunOf,
   };
 }

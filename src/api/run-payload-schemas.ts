@@ -25,12 +25,13 @@ export type PayloadPageQuery = z.infer<typeof payloadPageQuerySchema>;
 const nextAfterSchema = z.number().int().nullable().describe('Pass as `after` for the next page; null after the last');
 
 const nullableDuration = z.number().int().min(0).nullable();
+const duration = z.number().int().min(0);
 
 export const turnSummarySchema = z
   .object({
     step: z.number().int().min(0).describe('The turn (the events’ `step`)'),
     phase: z.string().nullable().describe('The phase the turn ran in (its `turn-start` event)'),
-    toolsOffered: z.array(z.string()).nullable().describe('Names of the tools the request offered; null for turns recorded before issue #18 (`toolCount` still says how many)'),
+    toolsOffered: z.array(z.string()).describe('Names of the tools the request offered'),
     toolCount: z.number().int().min(0).nullable(),
     toolChoice: z.string().nullable().describe('`auto`, `any`, `tool` or `none`'),
     maxTokens: z.number().int().min(1).nullable().describe('max_tokens of the call'),
@@ -44,9 +45,9 @@ export const turnSummarySchema = z
     dispatchedToolCalls: z.number().int().min(0),
     usage: usageSchema.describe('Tokens of the answer by class'),
     costUsd: z.number().min(0),
-    modelDurationMs: nullableDuration.describe('The model call, from sending the request to the whole answer; null before issue #18'),
-    turnDurationMs: nullableDuration.describe('The answering attempt, from loading the turn to committing the answer; null before issue #18'),
-    text: z.string().nullable().describe('The model’s text in its answer (text blocks joined by a blank line; secrets redacted); null when it wrote none or the turn predates issue #18'),
+    modelDurationMs: duration.describe('The model call, from sending the request to the whole answer'),
+    turnDurationMs: duration.describe('The answering attempt, from loading the turn to committing the answer'),
+    text: z.string().nullable().describe('The model’s text in its answer (text blocks joined by a blank line; secrets redacted); null when it wrote none'),
   })
   .describe('One model turn: a summary of its request and answer');
 

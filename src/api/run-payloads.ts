@@ -13,7 +13,6 @@ import { z } from 'zod';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import type { ArchivedRun, ArchivedToolCall, ArchivedTurn } from '../history/run-archive.js';
 import { normalizeWorkspacePath } from '../safety/workspace-path.js';
-import { readDeploymentFile } from '../sites/deployment-files.js';
 import { siteStoreOf } from '../sites/site-store-of-config.js';
 import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
@@ -42,7 +41,7 @@ interface RunPayloadSource {
 const EVENT_PAGE_SIZE = 1_000;
 
 /** A turn's `request` summary (run-archive-of.ts archivedTurns), validated as it is read back.
- * Fields added later are optional: an archive written before them reads as null. */
+ * The fields from the turn's `turn-start` event are null when the turn has none. */
 const turnRequestSchema = z.object({
   answer_id: z.string().nullable().optional(),
   request_id: z.string().nullable().optional(),
@@ -55,8 +54,8 @@ const turnRequestSchema = z.object({
   max_tokens: z.int().positive().nullable().optional(),
   thinking_budget_tokens: z.int().positive().nullable().optional(),
   attempt: z.int().positive().nullable().optional(),
-  tools_offered: z.array(z.string()).nullable().optional(),
-  message_index: z.int().nonnegative().nullable().optional(),
+  tools_offered: z.array(z.string()),
+  message_index: z.int().nonnegative().nullable(),
 });
 
 /** A ledger entry (RunEngine StoredToolResult) as read back. */
@@ -107,11 +106,11 @@ function turnSummaryOf(runId: string, turn: ArchivedTurn, messages: readonly unk
   const parsed = turnRequestSchema.safeParse(turn.request);
   if (!parsed.success) throw new StoredPayloadInvalid(runId, `turn ${turn.step}'s request summary: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   const request = parsed.data;
-  const messageIndex = request.message_index ?? null;
+  const messageIndex = request.message_index;
   return {
     step: turn.step,
     phase: request.phase ?? null,
-    toolsOffered: request.tools_offered ?? null,
+    toolsOffered: request.tools_offered,
     toolCount: request.tool_count ?? null,
     toolChoice: request.tool_choice ?? null,
     maxTokens: request.max_tokens ?? null,
@@ -274,7 +273,7 @@ export class RunPayloads {
     }
     const run = await this.archivedRun(found);
     if (!run.latestDeploy) throw apiErrors.runFileNotFound();
-    const content = await readDeploymentFile({ sites: siteStoreOf(this.fleet.config), engine: this.fleet.store, runId, deployId: run.latestDeploy, path });
+    const content = await siteStoreOf(this.fleet.config).readDeploymentFile({ runId, deployId: run.latestDeploy, path });
     if (content === null) throw apiErrors.runFileNotFound();
     return { path, source: 'deployment' as const, deployId: run.latestDeploy, bytes: Buffer.byteLength(content), content: redactText(content) };
   }

@@ -57,7 +57,7 @@ export class RunReader {
    * for an admin key). */
   async runView({ runId, tenant }: { runId: string; tenant: string | undefined }): Promise<RunView> {
     const { fleet } = this;
-    const view = { sitesBaseUrl: fleet.sitesBaseUrl, fleetTokenBudget: fleet.config.BUILDFLEET_TOKEN_BUDGET };
+    const view = { sitesBaseUrl: fleet.sitesBaseUrl };
     if (!RUN_ID_PATTERN.test(runId)) throw apiErrors.runNotFound();
     // The workspace listing before the record: every key of a run expires at the same instant (one
     // script sets them all: RunEngine.expireArchivedRun), so a record still there after the listing

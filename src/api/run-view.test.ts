@@ -22,7 +22,7 @@ const record: RunViewRecord = {
   liveDeploy: null,
   usage: { ...EMPTY_USAGE },
   costMicroUsd: 0,
-  budget: null,
+  budget: { costMicroUsd: null, tokens: 400_000, costSetBy: 'run' },
   result: `Deployed with ${KEY}.`,
   error: null,
   question: { toolUseId: 'toolu_1', question: `Is ${SECRET} the live key?`, turn: 3 },
@@ -30,12 +30,11 @@ const record: RunViewRecord = {
   createdAt: '2026-03-01T00:00:00.000Z',
   updatedAt: '2026-03-01T00:00:01.000Z',
   rerunOf: null,
-  options: {},
 };
 
 describe('toRunView', () => {
   it('redacts secrets the model repeated in the plan, the result and the question', () => {
-    const view = toRunView({ run: record, files: [], sitesBaseUrl: 'https://sites.example', fleetTokenBudget: 1_000_000 });
+    const view = toRunView({ run: record, files: [], sitesBaseUrl: 'https://sites.example' });
     const text = JSON.stringify(view);
     expect(text).not.toContain(SECRET);
     expect(text).not.toContain(KEY);

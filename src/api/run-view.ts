@@ -1,12 +1,12 @@
 // The run as the API shows it: the stored record minus internals (prompt bookkeeping, counters,
 // trace carrier), plus the workspace listing, absolute site URLs (on the sites origin), the cache hit ratio, the cost
 // in dollars (stored as whole micro-dollars) and the budgets with what is left of them.
-import type { RunOptions, RunRecord } from '../engine/index.js';
+import type { RunRecord } from '../engine/index.js';
 import { deploymentUrl, liveSiteUrl } from '../tools/site-urls.js';
 import type { RunView } from './api-schemas.js';
 import { cacheHitRatio, totalTokens } from '../domain/usage.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
-import { budgetStanding, legacyRunBudget } from '../domain/run-budget.js';
+import { budgetStanding } from '../domain/run-budget.js';
 import { redactText, redactValue } from '../telemetry/redact-secrets.js';
 
 /** What the view is built from: the run record's fields it shows, whether Redis holds the record
@@ -15,12 +15,11 @@ export type RunViewRecord = Pick<
   RunRecord,
   | 'id' | 'status' | 'phase' | 'turn' | 'model' | 'maxTokens' | 'thinking' | 'thinkingBudgetTokens' | 'effort' | 'thinkingDisplay' | 'todos' | 'latestDeploy' | 'liveDeploy'
   | 'usage' | 'costMicroUsd' | 'budget' | 'result' | 'error' | 'question' | 'traceId' | 'createdAt' | 'updatedAt' | 'rerunOf'
-> & { options: Pick<RunOptions, 'tokenBudget'>; provider: string };
+> & { provider: string };
 
-/** The run's budgets with what it spent against them (a record stored before budgets were shows
- * the token budget it runs under: its option, else the fleet's). */
-function budgetView(run: RunViewRecord, fleetTokenBudget: number): RunView['budget'] {
-  const budget = run.budget ?? legacyRunBudget({ optionsTokenBudget: run.options.tokenBudget, fleetTokenBudget });
+/** The run's budgets with what it spent against them. */
+function budgetView(run: RunViewRecord): RunView['budget'] {
+  const { budget } = run;
   const usd = budgetStanding(budget.costMicroUsd, run.costMicroUsd);
   return {
     usd: usd ? { limit: microUsdToUsd(usd.limit), spent: microUsdToUsd(usd.spent), remaining: microUsdToUsd(usd.remaining), setBy: budget.costSetBy } : null,
@@ -35,14 +34,11 @@ export function toRunView({
   run,
   files,
   sitesBaseUrl,
-  fleetTokenBudget,
 }: {
   run: RunViewRecord;
   files: Array<{ path: string; bytes: number }>;
   /** The sites origin (BUILDFLEET_SITES_PUBLIC_URL): site links never point at the API. */
   sitesBaseUrl: string;
-  /** BUILDFLEET_TOKEN_BUDGET: the token budget of a record stored before budgets were. */
-  fleetTokenBudget: number;
 }): RunView {
   return {
     id: run.id,
@@ -67,7 +63,7 @@ export function toRunView({
     usage: run.usage,
     cacheHitRatio: cacheHitRatio(run.usage),
     costUsd: microUsdToUsd(run.costMicroUsd),
-    budget: budgetView(run, fleetTokenBudget),
+    budget: budgetView(run),
     result: run.result === null ? null : redactText(run.result),
     error: run.error,
     question: redactValue(run.question),

@@ -4,13 +4,12 @@
 // hash (the token itself is never stored or logged), and the stored hash is then compared with
 // timingSafeEqual before the record is trusted.
 //
-//   {prefix}:apikeys         hash: key id → JSON {hash, tenant, scopes, name, created, revoked}
-//   {prefix}:apikeys:byhash  hash: SHA-256 hex of the token → key id (removed on revoke)
-//   {prefix}:apikeys:bootstrap  string: id of the key `buildfleet keys bootstrap` created (set once,
-//                               never cleared, so a deployment gets exactly one bootstrap key)
+//   {prefix}:{{prefix}-apikeys}         hash: key id → JSON {hash, tenant, scopes, name, created, revoked}
+//   {prefix}:{{prefix}-apikeys}:byhash  hash: SHA-256 hex of the token → key id (removed on revoke)
+//   {prefix}:{{prefix}-apikeys}:bootstrap  string: id of the key `buildfleet keys bootstrap` created (set
+//                               once, never cleared, so a deployment gets exactly one bootstrap key)
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RedisClient } from '../redis/redis-connection.js';
-import { moveLegacyKeys } from '../redis/move-legacy-keys.js';
 import { z } from 'zod';
 import type { KeySpace } from '../engine/index.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
@@ -95,35 +94,13 @@ function newKey({ tenant, scopes, name }: { tenant: string; scopes: readonly Api
   return { id, token, hash, record };
 }
 
-/** The names the keys had before their hash tag (keys.ts), moved to the new names once. */
-function legacyKeyMoves(keys: KeySpace): Array<readonly [string, string]> {
-  return [
-    [`${keys.prefix}:apikeys`, keys.apiKeys()],
-    [`${keys.prefix}:apikeys:byhash`, keys.apiKeyHashes()],
-    [`${keys.prefix}:apikeys:bootstrap`, bootstrapMarkerKey(keys)],
-  ];
-}
-
 export class ApiKeyStore {
-  private moved: Promise<number> | null = null;
-
   constructor(private readonly options: { redis: RedisClient; keys: KeySpace }) {}
-
-  /** Moves the keys of a deployment that ran before the hash tag, once per store; a failed move is
-   * tried again by the next call. */
-  private async ready(): Promise<void> {
-    this.moved ??= moveLegacyKeys(this.options.redis, legacyKeyMoves(this.options.keys)).catch((error: unknown) => {
-      this.moved = null;
-      throw error;
-    });
-    await this.moved;
-  }
 
   /** Creates a key; the returned token is shown once and cannot be recovered later. */
   async create({ tenant, scopes, name = null }: { tenant: string; scopes: readonly ApiKeyScope[]; name?: string | null }): Promise<{ id: string; token: string }> {
     const { id, token, hash, record } = newKey({ tenant, scopes, name });
     const { redis, keys } = this.options;
-    await this.ready();
     await redis.multi().hset(keys.apiKeys(), id, JSON.stringify(record)).hset(keys.apiKeyHashes(), hash, id).exec();
     return { id, token };
   }
@@ -136,7 +113,6 @@ export class ApiKeyStore {
   async createBootstrap({ tenant, scopes, name }: { tenant: string; scopes: readonly ApiKeyScope[]; name: string }): Promise<BootstrapOutcome> {
     const { id, token, hash, record } = newKey({ tenant, scopes, name });
     const { redis, keys } = this.options;
-    await this.ready();
     const existingId = await redis.eval(CREATE_BOOTSTRAP_SCRIPT, 3, keys.apiKeys(), keys.apiKeyHashes(), bootstrapMarkerKey(keys), id, JSON.stringify(record), hash);
     if (existingId === null) return { created: true, id, token };
     // State read back from Redis: a marker that is not a key id means someone else wrote it.
@@ -151,7 +127,6 @@ export class ApiKeyStore {
   async verify(token: string): Promise<VerifiedApiKey | null> {
     if (!API_KEY_PATTERN.test(token)) return null;
     const { redis, keys } = this.options;
-    await this.ready();
     const presented = hashApiKey(token);
     const keyId = await redis.hget(keys.apiKeyHashes(), presented);
     if (keyId === null) return null;
@@ -168,7 +143,6 @@ export class ApiKeyStore {
   /** Every key (optionally of one tenant), oldest first, without secrets. */
   async list({ tenant }: { tenant?: string } = {}): Promise<ApiKeyInfo[]> {
     const { redis, keys } = this.options;
-    await this.ready();
     const entries = await redis.hgetall(keys.apiKeys());
     const infos: ApiKeyInfo[] = [];
     for (const [id, raw] of Object.entries(entries)) {
@@ -183,7 +157,6 @@ export class ApiKeyStore {
   async revoke(keyId: string): Promise<'revoked' | 'already_revoked' | 'not_found'> {
     if (!KEY_ID_PATTERN.test(keyId)) return 'not_found';
     const { redis, keys } = this.options;
-    await this.ready();
     const record = parseRecord(await redis.hget(keys.apiKeys(), keyId));
     if (!record) return 'not_found';
     if (record.revoked !== null) return 'already_revoked';

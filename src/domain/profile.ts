@@ -2,10 +2,8 @@
 // Pure data and pure functions: the tier for a turn depends on the phase alone.
 import { assertNever } from './assert-never.js';
 
-/** `done` is retired: runs whose finish gate passed before the summary turn kept its prefix
- * (issue #15) entered it, and their records still decode. No run enters it now: a run stays in
- * the phase it passed the gate in, and `finishVerified` marks its summary turn. */
-export const PHASES = ['planning', 'building', 'verifying', 'done'] as const;
+/** A run stays in the phase it passed the finish gate in; `finishVerified` marks its summary turn. */
+export const PHASES = ['planning', 'building', 'verifying'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export const CORE_TOOLS = ['todo_write', 'todo_complete', 'ask_user', 'read_session', 'finish_turn'] as const;
@@ -48,9 +46,6 @@ export function toolsForPhase(phase: Phase): readonly ToolName[] {
       return [...CORE_TOOLS, ...BUILD_TOOLS];
     case 'verifying':
       return [...CORE_TOOLS, ...OPS_TOOLS];
-    case 'done':
-      // Only a run that entered the retired phase before an upgrade takes its summary turn here.
-      return CORE_TOOLS;
     default:
       return assertNever(phase);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRunBudget, legacyRunBudget, resolveRunBudget, type RunBudget } from './run-budget.js';
+import { checkRunBudget, resolveRunBudget, type RunBudget } from './run-budget.js';
 import { effectiveTenantPolicy } from './tenant-policy.js';
 
 const defaults = { defaultRunBudgetUsd: 1, maxRunBudgetUsd: 5, defaultRunTokenBudget: 400_000, maxRunTokenBudget: 1_000_000, dailySpendLimitUsd: 0, monthlySpendLimitUsd: 0, maxTurns: 40, maxConcurrentRuns: 0 };
@@ -49,11 +49,6 @@ describe('a new run’s budgets', () => {
     expect(resolveRunBudget({ policy, requested: { budgetUsd: 0.2 }, mayExceedMaximum: false, remainingMicroUsd: { day: 700_000, month: null } })).toMatchObject({
       budget: { costMicroUsd: 200_000, costSetBy: 'run' },
     });
-  });
-
-  it('of a run stored before budgets were are its token option, else the fleet’s, and no USD budget', () => {
-    expect(legacyRunBudget({ optionsTokenBudget: 3000, fleetTokenBudget: 400_000 })).toEqual({ costMicroUsd: null, tokens: 3000, costSetBy: 'run' });
-    expect(legacyRunBudget({ optionsTokenBudget: undefined, fleetTokenBudget: 400_000 })).toEqual({ costMicroUsd: null, tokens: 400_000, costSetBy: 'run' });
   });
 });
 

@@ -77,12 +77,6 @@ export function resolveRunBudget({
   return { kind: 'budget', budget: { costMicroUsd, tokens, costSetBy } };
 }
 
-/** The budgets of a run stored before budgets were (no `budget` on its record): the token budget
- * it was created with (`options.tokenBudget`, else the fleet's), and no USD budget. */
-export function legacyRunBudget({ optionsTokenBudget, fleetTokenBudget }: { optionsTokenBudget: number | undefined; fleetTokenBudget: number }): RunBudget {
-  return { costMicroUsd: null, tokens: optionsTokenBudget ?? fleetTokenBudget, costSetBy: 'run' };
-}
-
 /** The most the next call can cost and use, before it is made (estimateCallCostMicroUsd, and
  * the prompt estimate plus max_tokens). */
 export interface CallWorstCase {

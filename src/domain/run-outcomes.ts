@@ -22,9 +22,6 @@ export const RUN_ERROR_CODES = {
   // Bounds, checked before each model call.
   max_turns_exceeded: 'The run used all of its turns.',
   budget_exceeded: 'The next model call could have crossed the run’s USD or token budget, so the run stopped before it.',
-  // Retired: runs that ended before budgets were checked before each call still carry it (the
-  // stored code is decoded as any string); no run ends with it any more (budget_exceeded instead).
-  token_budget_exceeded: 'Retired (runs ended before budget_exceeded existed): the run had used its token budget.',
   // The model's answers (src/agent/stop-reason-handler.ts).
   unverified_finish: 'The model tried to finish before the finish gate passed, too many times.',
   safe_mode_incomplete: 'The run continued in skip_writes safe mode and could not finish.',

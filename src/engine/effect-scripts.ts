@@ -169,31 +169,6 @@ return 'ok'
 `;
 
 /**
- * bfSnapshotDeployment — the one deployment snapshot (tests seed deployments through it too).
- * KEYS[1..5] the write fence, KEYS[6] workspace files hash, KEYS[7] deployment hash, KEYS[8]
- * deployments zset (KEYS[2], the run hash, gets latestDeploy).
- * ARGV[1..2] the write fence, ARGV[3] deploy id, ARGV[4] ISO time.
- * Returns {'ok', 1, paths} when this call made the snapshot, {'ok', 0, paths} when it existed
- * already (a retry: returned even when the fence would refuse, as nothing new is written), or
- * {refusal}.
- */
-const SNAPSHOT_DEPLOYMENT =
-  WRITE_FENCE +
-  `
-if redis.call('ZSCORE', KEYS[8], ARGV[3]) then
-  return {'ok', 0, redis.call('HKEYS', KEYS[7])}
-end
-local refusal = write_refusal()
-if refusal then return {refusal} end
-local files = redis.call('HGETALL', KEYS[6])
-if #files > 0 then redis.call('HSET', KEYS[7], unpack(files)) end
-redis.call('ZADD', KEYS[8], redis.call('ZCARD', KEYS[8]) + 1, ARGV[3])
-redis.call('HSET', KEYS[2], 'latestDeploy', ARGV[3], 'updatedAt', ARGV[4])
-journal('deployment', ARGV[3])
-return {'ok', 1, redis.call('HKEYS', KEYS[7])}
-`;
-
-/**
  * bfRecordDeployment — records a deployment whose files are already on the SiteStore (issue #21;
  * src/engine/effects/deployments.ts). The one place that decides a deployment exists: once per
  * deploy id, behind the write fence.
@@ -356,9 +331,6 @@ export interface ToolScripts {
     ]
   ): Promise<WriteWorkspaceFileOutcome>;
   bfDeleteWorkspaceFile(...args: [...FenceKeys, filesKey: string, ...FenceArgs, path: string]): Promise<'ok' | 'missing' | WriteRefusalOutcome>;
-  bfSnapshotDeployment(
-    ...args: [...FenceKeys, filesKey: string, deploymentKey: string, deploymentsKey: string, ...FenceArgs, deployId: string, now: string]
-  ): Promise<['ok', number, string[]] | [WriteRefusalOutcome]>;
   bfRecordDeployment(...args: [...FenceKeys, deploymentsKey: string, ...FenceArgs, deployId: string, now: string]): Promise<['ok', number] | [WriteRefusalOutcome]>;
   bfPublishDeployment(
     ...args: [...FenceKeys, deploymentsKey: string, ...FenceArgs, deployId: string, now: string, journalTarget: string]
@@ -373,7 +345,6 @@ export interface ToolScripts {
 const definitions = {
   bfWriteWorkspaceFile: { numberOfKeys: 7, lua: WRITE_WORKSPACE_FILE },
   bfDeleteWorkspaceFile: { numberOfKeys: 6, lua: DELETE_WORKSPACE_FILE },
-  bfSnapshotDeployment: { numberOfKeys: 8, lua: SNAPSHOT_DEPLOYMENT },
   bfRecordDeployment: { numberOfKeys: 6, lua: RECORD_DEPLOYMENT },
   bfPublishDeployment: { numberOfKeys: 6, lua: PUBLISH_DEPLOYMENT },
   bfUpdateRunFields: { numberOfKeys: 5, lua: UPDATE_RUN_FIELDS },

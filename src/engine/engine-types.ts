@@ -57,8 +57,8 @@ export interface CreateRunInput {
   traceContext?: Record<string, string>;
   runId?: string;
   /** The run's budgets (src/domain/run-budget.ts), chosen by the caller within its tenant's
-   * policy. Default: null, the budgets of a record stored before budgets were. */
-  budget?: RunBudget | null;
+   * policy. Default: none (no USD or token budget), for runs made by tests and experiments. */
+  budget?: RunBudget;
   /** The run this one reruns (POST /v1/runs/:id/rerun). Default: null. */
   rerunOf?: string | null;
   /** Where the run's webhook deliveries go (docs/webhooks.md), already checked. Default: null. */
@@ -123,7 +123,7 @@ export interface RunProgress {
   turn: number;
   /** The run's last transition (ISO; '' on a record that never had one). */
   updatedAt: string;
-  /** The run's queue shard (0 on a record stored before shards). */
+  /** The run's queue shard. */
   queueShard: number;
 }
 

@@ -46,4 +46,3 @@ export type { EffectAudit } from './audit-run-effects.js';
 // The kill switch's keys and Lua shared with the write fence (the kill switch itself is src/safety/).
 export { killSwitchScopesKey, killSwitchTripsKey, runUpstreamsKey, scopeFailingTenantsKey, scopeTenantsKey, scopeWindowKey } from './kill-switch-keys.js';
 export { LUA_RUN_UPSTREAM_SCOPES, MAX_RUN_UPSTREAMS, RUN_READ_EVERY_UPSTREAM } from './run-upstream-scopes-lua.js';
-export { ensureKillSwitchKeyLayout } from './kill-switch-legacy-keys.js';

@@ -12,7 +12,6 @@ export interface KeySpace {
   results(runId: string): string;
   files(runId: string): string;
   deployments(runId: string): string;
-  deployment(runId: string, deployId: string): string;
   trail(runId: string): string;
   idempotency(tenant: string, key: string): string;
   runsByTenant(tenant: string): string;
@@ -39,15 +38,11 @@ export interface KeySpace {
   tenantPolicy(tenant: string): string;
   /** Sorted set: every run that has not ended (score: creation time, ms), the reaper's work list. */
   liveRuns(): string;
-  /** String: set once the live-run index holds the runs created before it existed. */
-  liveRunsSeeded(): string;
   /** String: the token of the worker process whose reaper is sweeping (SET NX PX). */
   reaperLock(): string;
   /** Sorted set: every run that ended and is not archived yet (score: when it ended, ms), the
    * archive sweep's work list (docs/history.md#every-finished-run-is-archived). */
   unarchivedRuns(): string;
-  /** String: set once the unarchived-run index holds the runs that ended before it existed. */
-  unarchivedRunsSeeded(): string;
   /** String: the token of the worker process whose archive sweep is running (SET NX PX). */
   archiveSweepLock(): string;
   /** Sorted set: every run whose end owes a webhook delivery not yet known to be enqueued (score:
@@ -68,19 +63,16 @@ export function createKeySpace(prefix: string): KeySpace {
     results: (runId) => runKey(runId, ':results'),
     files: (runId) => runKey(runId, ':files'),
     deployments: (runId) => runKey(runId, ':deployments'),
-    deployment: (runId, deployId) => runKey(runId, `:deploy:${deployId}`),
     trail: (runId) => runKey(runId, ':trail'),
     idempotency: (tenant, key) => `${prefix}:idem:${tenant}:${key}`,
     runsByTenant: (tenant) => `${prefix}:tenant:${tenant}:runs`,
     // One hash tag for every fleet-wide kill switch key (this hash, the fleet window and every key
     // kill-switch-keys.ts derives from the two), so each kill switch script stays in one slot
-    // (Cluster). Before the tag they were `${prefix}:killswitch…` and `${prefix}:toolout…`
-    // (moved once on one server: kill-switch-legacy-keys.ts).
+    // (Cluster).
     killSwitch: () => `${prefix}:{${prefix}-killswitch}`,
     toolOutcomes: () => `${prefix}:{${prefix}-killswitch}:toolout`,
     // One hash tag: the bootstrap script writes the keys, their hash index and its marker in one
-    // step (Cluster). Before the tag they were `${prefix}:apikeys` and `…:byhash`
-    // (moved once by the key store: api-key-store.ts legacyKeyMoves).
+    // step (Cluster).
     apiKeys: () => `${prefix}:{${prefix}-apikeys}`,
     apiKeyHashes: () => `${prefix}:{${prefix}-apikeys}:byhash`,
     // The tenant as hash tag: run admission checks and updates both in one Lua step (Cluster).
@@ -94,11 +86,9 @@ export function createKeySpace(prefix: string): KeySpace {
     // The tenant as hash tag: read beside its spend at admission, in the same slot.
     tenantPolicy: (tenant) => `${prefix}:tenant:{${tenant}}:policy`,
     liveRuns: () => `${prefix}:runs:live`,
-    liveRunsSeeded: () => `${prefix}:runs:live:seeded`,
     reaperLock: () => `${prefix}:reaper:lock`,
     // Fleet-wide like the live-run index: no hash tag, since it names runs of every slot.
     unarchivedRuns: () => `${prefix}:runs:unarchived`,
-    unarchivedRunsSeeded: () => `${prefix}:runs:unarchived:seeded`,
     archiveSweepLock: () => `${prefix}:archive:lock`,
     // Fleet-wide like the unarchived-run index: no hash tag.
     owedWebhooks: () => `${prefix}:webhooks:owed`,

@@ -126,13 +126,9 @@ export class RunEngine {
   // ---- workspace and deployments (effect-system.ts) ----------------------------------------------
   readonly readFile: EffectSystem['readFile'] = (...args) => this.effects.readFile(...args);
   readonly listFiles: EffectSystem['listFiles'] = (...args) => this.effects.listFiles(...args);
-  readonly createDeployment: EffectSystem['createDeployment'] = (...args) => this.effects.createDeployment(...args);
-  readonly getDeploymentFile: EffectSystem['getDeploymentFile'] = (...args) => this.effects.getDeploymentFile(...args);
   readonly deploymentExists: EffectSystem['deploymentExists'] = (...args) => this.effects.deploymentExists(...args);
-  readonly listDeploymentFiles: EffectSystem['listDeploymentFiles'] = (...args) => this.effects.listDeploymentFiles(...args);
   readonly countDeployments: EffectSystem['countDeployments'] = (...args) => this.effects.countDeployments(...args);
   readonly listDeploymentIds: EffectSystem['listDeploymentIds'] = (...args) => this.effects.listDeploymentIds(...args);
-  readonly readDeploymentSnapshot: EffectSystem['readDeploymentSnapshot'] = (...args) => this.effects.readDeploymentSnapshot(...args);
   readonly writeJournalLength: EffectSystem['writeJournalLength'] = (...args) => this.effects.writeJournalLength(...args);
 
   // ---- the live, unarchived, owed-webhook and tenant indexes (index-system.ts) -------------------
@@ -147,8 +143,6 @@ export class RunEngine {
   readonly scanUnarchivedRuns: IndexSystem['scanUnarchivedRuns'] = (...args) => this.indexes.scanUnarchivedRuns(...args);
   readonly countUnarchivedRuns: IndexSystem['countUnarchivedRuns'] = (...args) => this.indexes.countUnarchivedRuns(...args);
   readonly forgetUnarchivedRun: IndexSystem['forgetUnarchivedRun'] = (...args) => this.indexes.forgetUnarchivedRun(...args);
-  readonly seedUnarchivedRuns: IndexSystem['seedUnarchivedRuns'] = (...args) => this.indexes.seedUnarchivedRuns(...args);
-  readonly seedLiveRuns: IndexSystem['seedLiveRuns'] = (...args) => this.indexes.seedLiveRuns(...args);
 
   // ---- history (archive-system.ts) ---------------------------------------------------------------
   readonly readRunForArchive: ArchiveSystem['readRunForArchive'] = (...args) => this.archive.readRunForArchive(...args);

@@ -63,17 +63,15 @@ describe('the stored run record', () => {
     expect(() => fromFields(fields)).toThrow(`"${field}"`);
   });
 
-  it('decodes a record stored before usage classes and costs were kept', () => {
-    const fields: Record<string, string> = { ...toFields(record), usage: JSON.stringify({ input_tokens: 10, output_tokens: 5 }) };
-    delete fields.costMicroUsd;
-    const decoded = fromFields(fields);
-    expect(decoded.usage).toEqual({ input_tokens: 10, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 5 });
-    expect(decoded.costMicroUsd).toBe(0);
+  it.each(['provider', 'queueShard', 'maxTokensCeiling', 'usage', 'costMicroUsd'])('refuses a record without %s (every run is created with it), naming the field', (field) => {
+    const fields: Record<string, string> = toFields(record);
+    delete fields[field];
+    expect(() => fromFields(fields)).toThrow(expect.objectContaining({ field }));
   });
 
-  it('decodes a record stored before budgets were, and a run without a USD budget', () => {
+  it('refuses a record without a budget, and decodes a run without a USD budget', () => {
     const { budget: _budget, ...fields } = toFields(record);
-    expect(fromFields(fields).budget).toBeNull();
+    expect(() => fromFields(fields)).toThrow(StoredRunInvalid);
     const unbounded = { ...record, budget: { costMicroUsd: null, tokens: null, costSetBy: 'run' as const } };
     expect(fromFields(toFields(unbounded))).toEqual(unbounded);
   });
@@ -81,11 +79,6 @@ describe('the stored run record', () => {
   it('reads back the provider it was stored with', () => {
     const declared = { ...record, provider: 'vllm-gpu_1' };
     expect(fromFields(toFields(declared)).provider).toBe('vllm-gpu_1');
-  });
-
-  it('reads a record stored before providers existed as made with `anthropic`, whatever the fleet’s default now', () => {
-    const { provider: _provider, ...fields } = toFields({ ...record, provider: 'vllm' });
-    expect(fromFields(fields).provider).toBe('anthropic');
   });
 
   it.each(['Vllm', 'vllm gpu', '-vllm', 'x'.repeat(65), '{"kind":"openai_compatible"}'])('refuses a record whose provider is %s, naming the field', (provider) => {

@@ -3,8 +3,7 @@
 import { z } from 'zod';
 import { PHASES } from '../domain/profile.js';
 import { RUN_STATUSES } from '../domain/run-outcomes.js';
-import { EMPTY_USAGE } from '../domain/usage.js';
-import { IMPLICIT_PROVIDER, providerNameSchema } from '../domain/provider-declarations.js';
+import { providerNameSchema } from '../domain/provider-declarations.js';
 import { isQueueShard, MAX_QUEUE_SHARDS } from '../domain/queue-shards.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
 import { EFFORT_LEVELS } from '../domain/model-catalog.js';
@@ -34,7 +33,6 @@ export class StoredRunInvalid extends Error {
 
 const metaSchema = z.object({ title: z.string(), description: z.string() }).nullable();
 // Built once: fromFields runs on every read of a run.
-const storedBudgetSchema = runBudgetSchema.nullable();
 const storedErrorSchema = runErrorSchema.nullable();
 const storedQuestionSchema = questionSchema.nullable();
 const storedWebhookSchema = runWebhookSchema.nullable();
@@ -77,9 +75,9 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     const value = Number(raw);
     return Number.isInteger(value) && value >= 0 ? value : fail(field, `not a non-negative integer: ${JSON.stringify(raw)}`);
   };
-  const json = <T>(field: string, schema: z.ZodType<T>, fallback: T): T => {
+  const json = <T>(field: string, schema: z.ZodType<T>, fallback?: T): T => {
     const raw = fields[field];
-    if (raw === undefined || raw === '') return fallback;
+    if (raw === undefined || raw === '') return fallback !== undefined ? fallback : fail(field, 'missing');
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -104,13 +102,11 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     turn: integer('turn', 0),
     prompt: text('prompt'),
     model: text('model'),
-    // Records written before providers existed were made with the Anthropic API.
-    provider: fields.provider ? (providerNameSchema.safeParse(fields.provider).success ? fields.provider : fail('provider', `not a provider name: ${JSON.stringify(fields.provider)}`)) : IMPLICIT_PROVIDER,
-    queueShard: ((shard) => (isQueueShard(shard) ? shard : fail('queueShard', `not a queue shard (0–${MAX_QUEUE_SHARDS - 1}): ${shard}`)))(integer('queueShard', 0)),
+    provider: ((provider) => (providerNameSchema.safeParse(provider).success ? provider : fail('provider', `not a provider name: ${JSON.stringify(provider)}`)))(text('provider')),
+    queueShard: ((shard) => (isQueueShard(shard) ? shard : fail('queueShard', `not a queue shard (0–${MAX_QUEUE_SHARDS - 1}): ${shard}`)))(integer('queueShard')),
     maxTurns: integer('maxTurns'),
     maxTokens,
-    // Records written before the ceiling was stored could not be raised past their maxTokens.
-    maxTokensCeiling: integer('maxTokensCeiling', maxTokens),
+    maxTokensCeiling: integer('maxTokensCeiling'),
     thinking: oneOf('thinking', RUN_THINKING_MODES),
     thinkingBudgetTokens: thinking ? integer('thinkingBudgetTokens') : null,
     effort: fields.effort ? oneOf('effort', EFFORT_LEVELS) : null,
@@ -121,11 +117,9 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     traceId: nullableText('traceId'),
     traceContext: json('traceContext', traceContextSchema, {}),
     todos: json('todos', todosSchema, []),
-    usage: json('usage', usageSchema, { ...EMPTY_USAGE }),
-    // Records written before costs were kept cost nothing as far as they know.
-    costMicroUsd: integer('costMicroUsd', 0),
-    // Records written before budgets were have none stored (legacyRunBudget applies).
-    budget: json('budget', storedBudgetSchema, null),
+    usage: json('usage', usageSchema),
+    costMicroUsd: integer('costMicroUsd'),
+    budget: json('budget', runBudgetSchema),
     result: nullableText('result'),
     error: json('error', storedErrorSchema, null),
     latestDeploy: nullableText('latestDeploy'),
@@ -136,9 +130,7 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     pendingPhase: fields.pendingPhase ? oneOf('pendingPhase', PHASES) : null,
     counters: json('counters', countersSchema, DEFAULT_COUNTERS),
     meta: json('meta', metaSchema, null),
-    // Records written before reruns existed rerun nothing.
     rerunOf: nullableText('rerunOf'),
-    // Records written before webhooks existed name none.
     webhook: json('webhook', storedWebhookSchema, null),
   };
 }

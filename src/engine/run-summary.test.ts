@@ -21,6 +21,12 @@ const stored: Record<string, string> = {
   maxTurns: '40',
   maxTokens: '8192',
   thinking: 'off',
+  provider: 'anthropic',
+  queueShard: '0',
+  maxTokensCeiling: '8192',
+  usage: JSON.stringify({ input_tokens: 0, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }),
+  costMicroUsd: '0',
+  budget: JSON.stringify({ costMicroUsd: null, tokens: null, costSetBy: 'run' }),
   createdAt: '2026-11-23T00:00:00.000Z',
   updatedAt: '2026-11-23T00:00:01.000Z',
 };

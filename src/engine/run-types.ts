@@ -18,8 +18,7 @@ export type TodoState = z.infer<typeof todoState>;
 export const runErrorSchema = z.object({ code: z.string(), message: z.string() });
 export type RunError = z.infer<typeof runErrorSchema>;
 
-/** Tokens by billing class (src/domain/usage.ts): a record stored before the cache classes
- * existed decodes with them at 0. */
+/** Tokens by billing class (src/domain/usage.ts). */
 export const usageSchema = usageByClassSchema;
 export type Usage = UsageByClass;
 
@@ -106,11 +105,10 @@ export interface RunRecord {
   turn: number;
   prompt: string;
   model: string;
-  /** The provider every call of the run goes through (src/providers/, docs/providers.md); a record
-   * stored before providers existed reads as `anthropic`, the provider it was made with. */
+  /** The provider every call of the run goes through (src/providers/, docs/providers.md). */
   provider: string;
   /** The queue shard every job of the run goes to (src/domain/queue-shards.ts), chosen when it was
-   * created; a record stored before shards existed reads as 0, where its jobs always were. */
+   * created. */
   queueShard: number;
   maxTurns: number;
   /** max_tokens of the run's next call: raised after a truncation, for the rest of the run. */
@@ -134,9 +132,8 @@ export interface RunRecord {
   usage: Usage;
   /** What the run's model calls cost, in whole micro-dollars (src/domain/usage-cost.ts). */
   costMicroUsd: number;
-  /** The run's budgets, chosen at creation (src/domain/run-budget.ts); null on a record stored
-   * before budgets were, whose token budget is `options.tokenBudget` or the fleet's. */
-  budget: RunBudget | null;
+  /** The run's budgets, chosen at creation (src/domain/run-budget.ts). */
+  budget: RunBudget;
   result: string | null;
   error: RunError | null;
   latestDeploy: string | null;

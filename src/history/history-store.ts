@@ -89,7 +89,7 @@ export class HistoryStore {
           run.id, run.tenant, run.status, run.errorCode, run.errorMessage, run.model, run.prompt, run.phase, run.turns,
           run.usage.input_tokens, run.usage.cache_write_5m_input_tokens, run.usage.cache_write_1h_input_tokens,
           run.usage.cache_read_input_tokens, run.usage.output_tokens, run.costMicroUsd,
-          run.budget === null ? null : JSON.stringify(run.budget),
+          JSON.stringify(run.budget),
           run.result, run.latestDeploy, run.liveDeploy, run.traceId, run.createdAt, run.endedAt,
           run.maxTokens, run.thinkingBudgetTokens, JSON.stringify(run.todos), JSON.stringify(run.files),
           run.question === null ? null : JSON.stringify(run.question), run.optionsTokenBudget,

@@ -45,7 +45,7 @@ export const archivedRunSchema = z.object({
   turns: count,
   usage: usageByClassSchema,
   costMicroUsd: count,
-  budget: runBudgetSchema.nullable(),
+  budget: runBudgetSchema,
   result: z.string().nullable(),
   latestDeploy: z.string().nullable(),
   liveDeploy: z.string().nullable(),
@@ -81,8 +81,8 @@ export const archivedTurnSchema = z.object({
   stopReason: z.string().nullable(),
   usage: usageByClassSchema,
   costMicroUsd: count,
-  modelDurationMs: durationMs,
-  turnDurationMs: durationMs,
+  modelDurationMs: count,
+  turnDurationMs: count,
   request: z.record(z.string(), z.unknown()),
 });
 export type ArchivedTurn = z.infer<typeof archivedTurnSchema>;

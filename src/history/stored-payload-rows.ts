@@ -12,8 +12,8 @@ const storedTurnRowSchema = z.object({
   step: z.int().nonnegative(),
   stop_reason: z.string().nullable(),
   ...usageColumns,
-  model_duration_ms: durationMs,
-  turn_duration_ms: durationMs,
+  model_duration_ms: z.int().nonnegative(),
+  turn_duration_ms: z.int().nonnegative(),
   request: archivedTurnSchema.shape.request,
 });
 

@@ -42,7 +42,7 @@ const storedRunRowSchema = z.object({
   phase: z.enum(PHASES),
   turns: z.int().nonnegative(),
   ...usageColumns,
-  budget: runBudgetSchema.nullable(),
+  budget: runBudgetSchema,
   result: z.string().nullable(),
   latest_deploy: z.string().nullable(),
   live_deploy: z.string().nullable(),

@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import type { RedisClient } from '../redis/redis-connection.js';
 import { z } from 'zod';
 import { defineLuaCommands } from '../redis/define-lua-commands.js';
-import { IMPLICIT_PROVIDER } from '../domain/provider-declarations.js';
 import type { RunPriority } from '../domain/run-priority.js';
 import type { ModelCallFailure } from './classify-model-error.js';
 import { readRateLimitHeaders, type RateLimitHeaders } from './rate-limit-headers.js';
@@ -215,16 +214,10 @@ function keySafe(model: string): string {
   return model.replace(/[^A-Za-z0-9._-]/g, '_');
 }
 
-/**
- * The hash tag of one provider's buckets for one model. The `anthropic` provider's keeps the form
- * it had before providers existed, `admission:<identity>:<model>`, so the limits a running fleet
- * has learnt survive the upgrade; every other provider's names it,
- * `admission:<provider>:<identity>:<model>` (provider names hold no `:`, and model ids lose theirs
- * to keySafe, so the two forms never meet).
- */
+/** The hash tag of one provider's buckets for one model: `admission:<provider>:<identity>:<model>`
+ * (model ids lose their `:` to keySafe). */
 export function admissionBucketTag(provider: AdmissionProvider, model: string): string {
-  const owner = provider.name === IMPLICIT_PROVIDER ? provider.identity : `${provider.name}:${provider.identity}`;
-  return `admission:${owner}:${keySafe(model)}`;
+  return `admission:${provider.name}:${provider.identity}:${keySafe(model)}`;
 }
 
 export class ModelRateLimiter {

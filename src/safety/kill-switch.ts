@@ -39,15 +39,12 @@
 // depends on the upstream before its outcome can trip it). Clocks: zset scores are Redis TIME of
 // the run's node, judged against the switch node's TIME — windows are minutes, clocks agree to
 // milliseconds. The write scripts' own check is split the same way (src/engine/effects/write-fence.ts).
-//
-// Keys of a deployment from before the hash tag are moved once, before a process first uses the
-// switch (src/engine/kill-switch-legacy-keys.ts).
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../redis/redis-connection.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import { type KeySpace, killSwitchScopesKey, killSwitchTripsKey, runUpstreamsKey, scopeFailingTenantsKey, scopeTenantsKey, scopeWindowKey, ensureKillSwitchKeyLayout } from '../engine/index.js';
+import { type KeySpace, killSwitchScopesKey, killSwitchTripsKey, runUpstreamsKey, scopeFailingTenantsKey, scopeTenantsKey, scopeWindowKey } from '../engine/index.js';
 import { isCluster } from '../redis/redis-connection.js';
 import { defineKillSwitchScripts, readWindowFigures, type KillSwitchScripts } from './kill-switch-scripts.js';
 import { isKillSwitchMode, KILL_SWITCH_TRIP_CAUSES, type KillSwitchMode, type KillSwitchTripCause } from './kill-switch-mode.js';
@@ -301,11 +298,6 @@ export class KillSwitch implements KillSwitchScopeSource {
     return this.options.settings;
   }
 
-  /** The switch's keys under their current names (moves a pre-tag deployment's once). */
-  private ready(): Promise<void> {
-    return ensureKillSwitchKeyLayout(this.options.redis, this.options.keys);
-  }
-
   private observe(mode: string): KillSwitchMode {
     const known: KillSwitchMode = isKillSwitchMode(mode) ? mode : 'read_write';
     if (known !== this.lastSeenMode) {
@@ -328,7 +320,6 @@ export class KillSwitch implements KillSwitchScopeSource {
   }: { tool: string; valid: boolean; reason?: string; probeToken?: string } & KillSwitchSubject): Promise<OutcomeRecord> {
     const { keys, settings, redis } = this.options;
     const upstreamId = outcomeWindowIdOf(upstream);
-    await this.ready();
     // On a cluster the run's upstreams zset is in another slot: noted first, in a step of its own.
     const split = isCluster(redis);
     if (split && upstreamId.startsWith('upstream:')) await this.scripts.bfNoteRunUpstream(runUpstreamsKey(keys, runId), upstreamId, settings.windowMs);
@@ -399,7 +390,6 @@ export class KillSwitch implements KillSwitchScopeSource {
    * the half-open probe of every half-open scope that covers it. */
   async claimWrite({ runId, tenant }: Pick<KillSwitchSubject, 'runId' | 'tenant'>): Promise<WriteClaim> {
     const { keys, settings, redis } = this.options;
-    await this.ready();
     // On a cluster the run's upstreams zset is in another slot: read first, judged as a list.
     const split = isCluster(redis);
     const listedUpstreams = split ? JSON.stringify(await this.scripts.bfRunLiveUpstreams(runUpstreamsKey(keys, runId))) : '';
@@ -427,7 +417,6 @@ export class KillSwitch implements KillSwitchScopeSource {
 
   /** Hands back every probe a write held that produced no validated output. */
   async releaseProbe(probeToken: string): Promise<void> {
-    await this.ready();
     await this.scripts.bfKillSwitchReleaseProbe(this.options.keys.killSwitch(), killSwitchScopesKey(this.options.keys), probeToken);
   }
 
@@ -435,7 +424,6 @@ export class KillSwitch implements KillSwitchScopeSource {
    * until reset; read_write resets it and restarts its window. */
   async setMode({ mode, reason, source = 'operator', scope = { kind: 'fleet' } }: { mode: 'read_only' | 'read_write'; reason: string; source?: string; scope?: KillSwitchScope }): Promise<KillSwitchState> {
     const { keys } = this.options;
-    await this.ready();
     const scopeId = scopeIdOf(scope);
     const [previous] =
       scope.kind === 'fleet'
@@ -459,7 +447,6 @@ export class KillSwitch implements KillSwitchScopeSource {
    * the last trips. */
   async getState(): Promise<KillSwitchState> {
     const { keys, settings, redis } = this.options;
-    await this.ready();
     const [flat, total, invalid, , scopeFlat, tripsRaw, spiking] = await this.scripts.bfKillSwitchRead(
       keys.killSwitch(),
       keys.toolOutcomes(),
@@ -486,7 +473,7 @@ export class KillSwitch implements KillSwitchScopeSource {
             tool: fields.trip_tool ?? '',
             reason: fields.trip_reason ?? '',
             cause: tripCause.success ? tripCause.data : null,
-            // 0 when the trip recorded no tenants (an operator's read_only, older records).
+            // 0 when the trip recorded no tenants (an operator's read_only).
             tenants: Number(fields.trip_tenants ?? 0) > 0 ? Number(fields.trip_tenants) : null,
           };
     const fleetWindow = figures(Number(total), Number(invalid));
@@ -585,7 +572,6 @@ export class KillSwitch implements KillSwitchScopeSource {
   /** Every scope that is read_only or half_open now, by kind and mode (for the scopes gauge). */
   async countScopes(): Promise<KillSwitchScopeCount[]> {
     const { redis, keys } = this.options;
-    await this.ready();
     const [fleetMode, entries] = await Promise.all([redis.hget(keys.killSwitch(), 'mode'), redis.hgetall(killSwitchScopesKey(keys))]);
     const counts = new Map<string, KillSwitchScopeCount>();
     const add = (scope: KillSwitchScopeKind, mode: KillSwitchMode) => {

@@ -10,7 +10,6 @@
 //     been failed for FAILED_ARCHIVE_RETRY_AFTER_MS: a new round of attempts;
 //   - any other state (waiting, delayed, active): nothing, the job is on its way.
 // Every tool worker process offers to sweep; a Redis lock (reaper-lock.ts) lets one at a time.
-// On its first sweep per prefix it seeds the index with runs that ended before the index existed.
 import type { Logger } from 'pino';
 import type { RunEngine } from '../engine/index.js';
 import type { QueueShards } from '../jobs/queue-shards.js';
@@ -40,15 +39,13 @@ export interface ArchiveSweeperContext {
 /** What one sweep did, for the log and tests. */
 export interface ArchiveSweepReport {
   skipped: 'locked' | null;
-  /** Runs that ended before the index existed, added to it by this sweep. */
-  seeded: number;
   /** Unarchived runs past the grace. */
   examined: number;
   enqueued: string[];
   retried: string[];
 }
 
-const emptyReport = (skipped: ArchiveSweepReport['skipped']): ArchiveSweepReport => ({ skipped, seeded: 0, examined: 0, enqueued: [], retried: [] });
+const emptyReport = (skipped: ArchiveSweepReport['skipped']): ArchiveSweepReport => ({ skipped, examined: 0, enqueued: [], retried: [] });
 
 export class ArchiveSweeper {
   private readonly lock: ReaperLock;
@@ -67,8 +64,8 @@ export class ArchiveSweeper {
       sweep: (now) => this.sweep(now),
       whenLocked: () => emptyReport('locked'),
       onReport: (report) => {
-        if (report.seeded > 0 || report.enqueued.length > 0 || report.retried.length > 0) {
-          this.context.logger.info({ event: 'archive-sweep', seeded: report.seeded, examined: report.examined, enqueued: report.enqueued.length, retried: report.retried.length }, 'archive sweep enqueued runs whose archive was missing');
+        if (report.enqueued.length > 0 || report.retried.length > 0) {
+          this.context.logger.info({ event: 'archive-sweep', examined: report.examined, enqueued: report.enqueued.length, retried: report.retried.length }, 'archive sweep enqueued runs whose archive was missing');
         }
       },
       onError: (error) => this.context.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'archive sweep failed'),
@@ -93,7 +90,6 @@ export class ArchiveSweeper {
   async sweep(now = Date.now()): Promise<ArchiveSweepReport> {
     const { store } = this.context;
     const report = emptyReport(null);
-    report.seeded = await store.seedUnarchivedRuns();
     let cursor = '0';
     do {
       const page = await store.scanUnarchivedRuns(cursor, this.settings.pageSize ?? 200);

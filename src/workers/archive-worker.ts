@@ -1,10 +1,10 @@
 // The archive worker: takes one `archive` job per finished run, writes the run's whole history to
-// PostgreSQL (HistoryStore.archiveRun), copies what of its sites is still only in Redis to the site
-// store (keep-run-sites.ts), and then lets the run's Redis keys expire after the retention
+// PostgreSQL (HistoryStore.archiveRun), writes its published pointer to the site store where only
+// Redis holds it (keep-run-sites.ts), and then lets the run's Redis keys expire after the retention
 // (RunEngine.expireArchivedRun, which also takes the run off the unarchived-run index). Every step
 // is idempotent, so a re-delivered job (a stalled worker, a retry after the expiry failed, the
 // archive sweep re-enqueueing a run whose index entry outlived its job) writes nothing twice: the
-// store keeps the first archive, a complete deployment is never rewritten, and the expiry only
+// store keeps the first archive, a pointer naming the live deployment is left as it is, and the expiry only
 // sets the same TTL again. It runs in the tool worker processes, which mount the sites volume
 // (start-archiving.ts).
 import { Worker, type Job } from 'bullmq';

@@ -11,13 +11,13 @@ function source(overrides: Partial<RunArchiveSource> = {}, run: Partial<RunRecor
     run: {
       id: RUN_ID, tenant: 'acme', status: 'failed', phase: 'building', turn: 2, prompt: 'a bakery', model: 'claude-sonnet-4-6', provider: 'anthropic', queueShard: 0, maxTurns: 10, maxTokens: 1024,
       maxTokensCeiling: 1024, thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null, options: {}, createdAt: '2026-03-02T10:00:00.000Z', updatedAt: '2026-03-02T10:05:00.000Z', traceId: null,
-      traceContext: {}, todos: [], usage, costMicroUsd: 70, budget: null, result: null, error: { code: 'max_turns', message: 'ran out of turns' }, latestDeploy: null,
+      traceContext: {}, todos: [], usage, costMicroUsd: 70, budget: { costMicroUsd: null, tokens: null, costSetBy: 'run' }, result: null, error: { code: 'max_turns', message: 'ran out of turns' }, latestDeploy: null,
       liveDeploy: null, question: null, finishVerified: false, safeMode: null, pendingPhase: null,
       counters: { endTurnNudges: 0, pauseTurnsInRow: 0, maxTokensContinuations: 0, reemitRequests: 0, driftReprompts: 0, summaryReprompts: 0 }, meta: null, rerunOf: null, webhook: null, ...run,
     },
     turns: [
-      { turn: 0, response: { id: 'msg_1', model: 'claude-sonnet-4-6', stop_reason: 'tool_use', usage, cost_micro_usd: 35, request_id: 'req_1' }, outcome: { decision: 'tools', nextInput: null, dispatch: [{ runId: RUN_ID, turn: 1, toolUseId: 'toolu_a', name: 'write_file', input: { path: 'a' }, parseMode: 'native' }] } },
-      { turn: 1, response: { id: 'msg_2', stop_reason: 'tool_use', usage, cost_micro_usd: 35 }, outcome: { decision: 'tools', nextInput: null, dispatch: [] } },
+      { turn: 0, response: { id: 'msg_1', model: 'claude-sonnet-4-6', stop_reason: 'tool_use', usage, cost_micro_usd: 35, request_id: 'req_1', tools_offered: ['write_file'], model_duration_ms: 500, turn_duration_ms: 520, message_index: 1 }, outcome: { decision: 'tools', nextInput: null, dispatch: [{ runId: RUN_ID, turn: 1, toolUseId: 'toolu_a', name: 'write_file', input: { path: 'a' }, parseMode: 'native' }] } },
+      { turn: 1, response: { id: 'msg_2', stop_reason: 'tool_use', usage, cost_micro_usd: 35, tools_offered: ['write_file'], model_duration_ms: 500, turn_duration_ms: 520, message_index: 2 }, outcome: { decision: 'tools', nextInput: null, dispatch: [] } },
       // The last turn's call failed: no answer, so no archived turn.
       { turn: 2, response: null, outcome: null },
     ],
@@ -55,14 +55,14 @@ describe('runArchiveOf', () => {
     expect(archive.events[1]).toEqual({ streamId: '1-1', step: 0, event: 'tool-call-end', at: '2026-03-02T10:00:02.000Z', data: { tool: 'write_file', tool_use_id: 'toolu_a', ok: true, duration_ms: 12 } });
   });
 
-  it('summarises each turn’s request: its turn-start, and what the answer recorded since issue #18', () => {
+  it('summarises each turn’s request: its turn-start, and what the answer recorded', () => {
     const recorded = { tools_offered: ['write_file', 'deploy'], model_duration_ms: 850, turn_duration_ms: 910, message_index: 1 };
     const turns = runArchiveOf(
       source({
         turns: [
           { turn: 0, response: { id: 'msg_1', stop_reason: 'tool_use', usage, cost_micro_usd: 35, request_id: 'req_1', ...recorded }, outcome: null },
-          // Committed before issue #18: none of the recorded fields.
-          { turn: 1, response: { id: 'msg_2', stop_reason: 'end_turn', usage, cost_micro_usd: 35 }, outcome: null },
+          // No turn-start event for this turn: its fields from the event are null.
+          { turn: 1, response: { id: 'msg_2', stop_reason: 'end_turn', usage, cost_micro_usd: 35, tools_offered: [], model_duration_ms: 0, turn_duration_ms: 1, message_index: null }, outcome: null },
         ],
         events: [
           // The failed attempt's turn-start, then the one that answered: the last one counts.
@@ -73,8 +73,8 @@ describe('runArchiveOf', () => {
     ).turns;
     expect(turns[0]).toMatchObject({ modelDurationMs: 850, turnDurationMs: 910 });
     expect(turns[0]?.request).toMatchObject({ phase: 'planning', tool_count: 2, tool_choice: 'any', max_tokens: 2048, attempt: 2, tools_offered: ['write_file', 'deploy'], message_index: 1 });
-    expect(turns[1]).toMatchObject({ modelDurationMs: null, turnDurationMs: null });
-    expect(turns[1]?.request).toMatchObject({ phase: null, tool_choice: null, attempt: null, tools_offered: null, message_index: null });
+    expect(turns[1]).toMatchObject({ modelDurationMs: 0, turnDurationMs: 1 });
+    expect(turns[1]?.request).toMatchObject({ phase: null, tool_choice: null, attempt: null, tools_offered: [], message_index: null });
   });
 
   it('archives every tool_use of the transcript: ran, refused, and never answered', () => {

@@ -16,12 +16,12 @@ const committedResponseSchema = z.looseObject({
   usage: usageByClassSchema,
   cost_micro_usd: z.int().nonnegative(),
   request_id: z.string().nullable().optional(),
-  // Recorded since issue #18 (absent on turns committed before): what GET /v1/runs/:id/turns shows.
-  tools_offered: z.array(z.string()).optional(),
-  model_duration_ms: z.int().nonnegative().optional(),
-  turn_duration_ms: z.int().nonnegative().optional(),
+  // What GET /v1/runs/:id/turns shows of the request (run-model-turn.ts records them with the answer).
+  tools_offered: z.array(z.string()),
+  model_duration_ms: z.int().nonnegative(),
+  turn_duration_ms: z.int().nonnegative(),
   /** The assistant message's index in the transcript; null when the answer added none. */
-  message_index: z.int().nonnegative().nullable().optional(),
+  message_index: z.int().nonnegative().nullable(),
 });
 
 /** The fields of a `turn-start` event (run-model-turn.ts) a turn's request summary keeps. */
@@ -60,8 +60,7 @@ function archivedEvent(event: StoredEvent): ArchivedEvent {
  * transcript holds the messages once): answer and request ids, model, the turn's decision; phase,
  * tool count, tool_choice, max_tokens and attempt from the turn's last `turn-start` event (the
  * attempt that answered); the tools offered and the assistant message's transcript index from the
- * committed answer. Turns committed before issue #18 recorded no tools offered, durations or index:
- * those are null. Exported for the API's reads of a live run (src/api/run-payloads.ts), so a run
+ * committed answer. Exported for the API's reads of a live run (src/api/run-payloads.ts), so a run
  * shows the same turns before and after it is archived.
  */
 export function archivedTurns(source: RunArchiveSource): ArchivedTurn[] {
@@ -83,8 +82,8 @@ export function archivedTurns(source: RunArchiveSource): ArchivedTurn[] {
       stopReason: response.stop_reason ?? null,
       usage: response.usage,
       costMicroUsd: response.cost_micro_usd,
-      modelDurationMs: response.model_duration_ms ?? null,
-      turnDurationMs: response.turn_duration_ms ?? null,
+      modelDurationMs: response.model_duration_ms,
+      turnDurationMs: response.turn_duration_ms,
       request: {
         answer_id: response.id ?? null,
         request_id: response.request_id ?? null,
@@ -97,8 +96,8 @@ export function archivedTurns(source: RunArchiveSource): ArchivedTurn[] {
         max_tokens: started?.max_tokens ?? null,
         thinking_budget_tokens: started?.thinking_budget_tokens ?? null,
         attempt: started?.attempt ?? null,
-        tools_offered: response.tools_offered ?? null,
-        message_index: response.message_index ?? null,
+        tools_offered: response.tools_offered,
+        message_index: response.message_index,
       },
     });
   }

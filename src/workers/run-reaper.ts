@@ -93,7 +93,6 @@ export class RunReaper {
     // A paused queue holds every job where it is: nothing is lost, and nothing would move if resumed.
     if ((await Promise.all(queues.all().map((shard) => shard.anyPaused()))).some(Boolean)) return emptyReport('paused');
     const report = emptyReport(null);
-    await store.seedLiveRuns();
     let cursor = '0';
     do {
       const page = await store.scanLiveRuns(cursor, this.settings.pageSize ?? 200);

@@ -1,7 +1,7 @@
 // Archiving in the fleet's processes (docs/history.md#every-finished-run-is-archived): the enqueue
 // of an archive job as each run ends (every process), the archive worker and the archive sweep
-// (the tool worker role: src/fleet/start-roles.ts). Why the tool workers: the archive step copies
-// Redis-only sites to the site store (keep-run-sites.ts), and they are the worker role that mounts
+// (the tool worker role: src/fleet/start-roles.ts). Why the tool workers: the archive step writes a
+// run's published pointer to the site store (keep-run-sites.ts), and they are the worker role that mounts
 // the sites volume (compose, k8s), as deploy writes there. Only with a HistoryStore
 // (DATABASE_URL): without one nothing is archived and nothing expires.
 import type { Worker } from 'bullmq';

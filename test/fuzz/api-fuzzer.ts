@@ -13,6 +13,8 @@ import { toApiError } from '../../src/api/to-api-error.js';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
 import { loadConfig } from '../../src/config.js';
 import { createFleetContext, type FleetContext } from '../../src/fleet/fleet-context.js';
+import { siteStoreOf } from '../../src/sites/site-store-of-config.js';
+import { seedDeployment } from '../support/seed-deployment.js';
 import { deeplyNested, FuzzRandom, randomJson, randomSegment, randomString } from './fuzz-random.js';
 
 export interface ApiFuzzOptions {
@@ -277,7 +279,7 @@ async function prepareTarget(fleet: FleetContext, app: FastifyInstance): Promise
   for (const status of ['running', 'waiting_for_input', 'succeeded'] as const) {
     const run = await fleet.store.createRun({ tenant: 'fuzz', prompt: 'fuzz target', model: 'm', maxTurns: 5, maxTokens: 100, options: {} });
     await writeWorkspaceFile({ engine: fleet.store, runId: run.id, path: 'index.html', content: '<html><head></head><body>fuzz</body></html>' });
-    await fleet.store.createDeployment(run.id, 'dep_fuzz');
+    await seedDeployment({ engine: fleet.store, sites: siteStoreOf(fleet.config), runId: run.id, deployId: 'dep_fuzz' });
     await fleet.store.updateRun(run.id, { liveDeploy: 'dep_fuzz', meta: { title: 'Fuzz', description: 'fuzz' } });
     if (status === 'waiting_for_input') await fleet.store.updateRun(run.id, { status, question: { toolUseId: 'toolu_fuzz', question: 'Colour?', turn: 1 } });
     else if (status === 'succeeded') await fleet.store.endRun(run.id, 0, 'succeeded', { result: 'done' });

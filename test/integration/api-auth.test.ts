@@ -159,7 +159,7 @@ describe('public routes', () => {
     expect((await call('GET', '/docs')).statusCode).toBe(200);
     const run = await harness.newRun({ status: 'running' });
     await harness.writeFile(run.id, 'index.html', '<html>public</html>');
-    await harness.fleet.store.createDeployment(run.id, 'dep_pub');
+    await harness.deploy(run.id, 'dep_pub');
     await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_pub' });
     const site = await call('GET', `/sites/${run.id}/`);
     expect(site.statusCode).toBe(308);

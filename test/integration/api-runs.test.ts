@@ -224,7 +224,7 @@ describe('GET /v1/runs/:id', () => {
     });
     await harness.writeFile(run.id, 'index.html', '<h1>Hi</h1>');
     await harness.writeFile(run.id, 'css/site.css', 'body{}');
-    await harness.fleet.store.createDeployment(run.id, 'dep_one');
+    await harness.deploy(run.id, 'dep_one');
     await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_one' });
 
     const response = await get(`/v1/runs/${run.id}`);
@@ -254,8 +254,8 @@ describe('GET /v1/runs/:id', () => {
       usage: { input_tokens: 0, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
       cacheHitRatio: null,
       costUsd: 0,
-      // Created without budgets (as a record stored before they were): the fleet's token budget.
-      budget: { usd: null, tokens: { limit: 400_000, spent: 0, remaining: 400_000 } },
+      // Created in the store without budgets (RunEngine.createRun's default): none.
+      budget: { usd: null, tokens: null },
       result: null,
       error: null,
       question: null,

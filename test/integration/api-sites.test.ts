@@ -30,9 +30,9 @@ beforeAll(async () => {
   await harness.writeFile(run.id, 'app.js', 'console.log(1)');
   await harness.writeFile(run.id, 'images/logo.png', `data:image/png;base64,${PNG_BYTES.toString('base64')}`);
   await harness.writeFile(run.id, 'about/index.html', '<html><head></head><body>About</body></html>');
-  await store.createDeployment(run.id, 'dep_v1');
+  await harness.deploy(run.id, 'dep_v1');
   await harness.writeFile(run.id, 'index.html', INDEX_V2);
-  await store.createDeployment(run.id, 'dep_v2');
+  await harness.deploy(run.id, 'dep_v2');
   await store.updateRun(run.id, {
     liveDeploy: 'dep_v1',
     meta: { title: 'Crumb & Co "Bakery"', description: 'Fresh <bread> daily & more' },
@@ -121,7 +121,7 @@ describe('live alias /sites/:runId/', () => {
   it('does not inject anything when the run has no meta', async () => {
     const plain = await harness.newRun({ status: 'running' });
     await harness.writeFile(plain.id, 'index.html', INDEX_V1);
-    await harness.fleet.store.createDeployment(plain.id, 'dep_plain');
+    await harness.deploy(plain.id, 'dep_plain');
     await harness.fleet.store.updateRun(plain.id, { liveDeploy: 'dep_plain' });
     expect((await get(`/sites/${plain.id}/`)).body).toBe(INDEX_V1);
   });
@@ -187,11 +187,7 @@ describe('og-image.svg', () => {
 
 describe('path traversal', () => {
   it('answers 404 for every traversal attempt and never reads outside the deployment', async () => {
-    // Bait: fields that only a traversal or a non-canonical path could reach. Written raw on
-    // purpose: production refuses such paths (normalizeWorkspacePath) before anything reaches a
-    // deployment, so only a direct write can plant the hostile data the site server must not serve.
-    const deploymentKey = harness.fleet.store.keys.deployment(run.id, 'dep_v1');
-    await harness.fleet.redis.hset(deploymentKey, '../secret.txt', 'SECRET', 'a/../secret.txt', 'SECRET', '%2e%2e/secret.txt', 'SECRET', '.env', 'SECRET');
+    // Bait: a workspace file beside the deployment, which no path of the deployment may reach.
     await harness.writeFile(run.id, 'secret.txt', 'SECRET');
     const attempts = [
       '../secret.txt',

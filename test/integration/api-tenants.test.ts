@@ -79,7 +79,7 @@ describe('another tenant’s run', () => {
   it('site pages stay public (documented): anyone with the run id can view a published site', async () => {
     const id = (await inject('POST', '/v1/runs', alice, { prompt: 'public site' })).json().id as string;
     await harness.writeFile(id, 'index.html', '<html>alice</html>');
-    await harness.fleet.store.createDeployment(id, 'dep_a');
+    await harness.deploy(id, 'dep_a');
     await harness.fleet.store.updateRun(id, { liveDeploy: 'dep_a' });
     // On the sites origin, which has no keys at all.
     expect((await harness.sites.inject({ method: 'GET', url: `/sites/${id}/`, headers: bob })).statusCode).toBe(200);

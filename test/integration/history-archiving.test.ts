@@ -18,6 +18,7 @@ import { startInProcessFleet } from '../support/in-process-fleet.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 import { until } from '../support/until.js';
 import { runKeysLeft } from '../support/run-keys.js';
+import { seedDeployment } from '../support/seed-deployment.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -73,30 +74,30 @@ describe('archiving with retention, wired as the fleet runs it', () => {
     expect(await after.text()).toContain(body);
   });
 
-  it('copies a deployment made before the site store (a Redis snapshot) and its published pointer before the retention, so the site survives it', async () => {
+  it('writes the published pointer only Redis holds (a publish that died before the store’s) before the retention, so the site survives it', async () => {
     const { store } = harness.fleet;
-    const run = await store.createRun({ tenant: 'default', prompt: 'Build a legacy bakery page', model: 'claude-sonnet-4-5', maxTurns: 10, maxTokens: 1024, options: {} });
-    const html = '<!doctype html><html><head></head><body><h1>legacy bakery</h1></body></html>';
+    const run = await store.createRun({ tenant: 'default', prompt: 'Build a bakery page', model: 'claude-sonnet-4-5', maxTurns: 10, maxTokens: 1024, options: {} });
+    const html = '<!doctype html><html><head></head><body><h1>bakery</h1></body></html>';
     expect(await writeWorkspaceFile({ engine: store, runId: run.id, path: 'index.html', content: html })).toBe('ok');
     expect(await writeWorkspaceFile({ engine: store, runId: run.id, path: 'css/site.css', content: 'h1{color:brown}' })).toBe('ok');
-    // The pre-#21 format, through the engine's own operations: the workspace snapshotted into a
-    // Redis hash, and published by setting the run's live deployment.
-    expect(await store.createDeployment(run.id, 'dep_legacy')).toMatchObject({ created: true });
-    expect(await store.updateRun(run.id, { liveDeploy: 'dep_legacy' })).toBe(true);
+    // Deployed as deploy does; published in Redis only (the run's live deployment), as a publish
+    // that died before writing the store's pointer leaves it.
     const sites = siteStoreOf(harness.config);
-    expect(await sites.deploymentPaths({ runId: run.id, deployId: 'dep_legacy' })).toBeNull();
+    expect(await seedDeployment({ engine: store, sites, runId: run.id, deployId: 'dep_kept' })).toMatchObject({ created: true });
+    expect(await store.updateRun(run.id, { liveDeploy: 'dep_kept' })).toBe(true);
+    expect(await sites.readPublished(run.id)).toBeNull();
     expect(await (await fetch(`${harness.sitesUrl}/sites/${run.id}/`)).text()).toBe(html);
 
     expect(await store.endRun(run.id, 0, 'succeeded', { result: 'published' })).toBe(true);
     await until('the runs row', () => history.getRun(run.id));
     await until('every Redis key of the run to expire', async () => (await runKeys(harness, run.id)).length === 0);
 
-    expect(await sites.deploymentPaths({ runId: run.id, deployId: 'dep_legacy' })).toEqual(['css/site.css', 'index.html']);
-    expect(await sites.readPublished(run.id)).toMatchObject({ deployId: 'dep_legacy' });
+    expect(await sites.deploymentPaths({ runId: run.id, deployId: 'dep_kept' })).toEqual(['css/site.css', 'index.html']);
+    expect(await sites.readPublished(run.id)).toMatchObject({ deployId: 'dep_kept' });
     const live = await fetch(`${harness.sitesUrl}/sites/${run.id}/`);
     expect(live.status).toBe(200);
     expect(await live.text()).toBe(html);
-    expect(await (await fetch(`${harness.sitesUrl}/sites/${run.id}/d/dep_legacy/css/site.css`)).text()).toBe('h1{color:brown}');
+    expect(await (await fetch(`${harness.sitesUrl}/sites/${run.id}/d/dep_kept/css/site.css`)).text()).toBe('h1{color:brown}');
   });
 });
 
@@ -159,26 +160,6 @@ describe('the archive sweep', () => {
       await harness.fleet.redis.zadd(store.keys.unarchivedRuns(), Date.now() - 60_000, 'run_0000000000gone');
       await archiving.sweeper.sweepLocked();
       expect(await unarchived(harness, 'run_0000000000gone')).toBe(false);
-    } finally {
-      await archiving.close();
-    }
-  });
-
-  it('finds runs that ended before the unarchived index existed (its one-time seed)', async () => {
-    const { store } = harness.fleet;
-    const run = await store.createRun({ tenant: 'default', prompt: 'An old run', model: 'claude-sonnet-4-5', maxTurns: 10, maxTokens: 1024, options: {} });
-    expect(await store.endRun(run.id, 0, 'cancelled', { error: { code: 'cancelled', message: 'cancelled by the test' } })).toBe(true);
-    // As if it had ended before this version: in no index, and the index never seeded.
-    await harness.fleet.redis.zrem(store.keys.unarchivedRuns(), run.id);
-    await harness.fleet.redis.del(store.keys.unarchivedRunsSeeded());
-    const archiving = startArchiving(harness.fleet, { history, retentionMs: 3_600_000, sweepIntervalMs: 0 });
-    try {
-      const report = await archiving.sweeper.sweepLocked();
-      expect(report.seeded).toBeGreaterThanOrEqual(1);
-      expect(report.enqueued).toContain(run.id);
-      expect(await until('the runs row', () => history.getRun(run.id))).toMatchObject({ status: 'cancelled' });
-      // Seeded once: the marker is set, and an archived run is not seeded again.
-      expect((await archiving.sweeper.sweepLocked()).seeded).toBe(0);
     } finally {
       await archiving.close();
     }

@@ -34,7 +34,7 @@ function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site
       model: 'claude-sonnet-4-6',
       provider,
       prompt,
-      phase: 'done',
+      phase: 'verifying',
       turns: 2,
       usage: usage(300),
       costMicroUsd,
@@ -59,7 +59,7 @@ function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site
     },
     turns: [
       { step: 1, stopReason: 'tool_use', usage: usage(100), costMicroUsd: Math.floor(costMicroUsd / 2), modelDurationMs: 900, turnDurationMs: 1_100, request: { messages: 1, tools: 6, toolChoice: 'auto' } },
-      { step: 2, stopReason: 'end_turn', usage: usage(200), costMicroUsd: Math.ceil(costMicroUsd / 2), modelDurationMs: 700, turnDurationMs: null, request: { messages: 3, tools: 6 } },
+      { step: 2, stopReason: 'end_turn', usage: usage(200), costMicroUsd: Math.ceil(costMicroUsd / 2), modelDurationMs: 700, turnDurationMs: 750, request: { messages: 3, tools: 6 } },
     ],
     toolCalls: [
       { step: 1, toolUseId: 'toolu_1', tool: 'write_file', input: { path: 'index.html', content: '<h1>hi</h1>' }, result: { content: 'ok', is_error: false }, status: 'ok', errorCode: null, durationMs: 12 },

@@ -231,7 +231,7 @@ describe('the listing across Redis and history', () => {
     return {
       run: {
         id, tenant, status: 'succeeded', errorCode: null, errorMessage: null, model: twin.model, provider: twin.provider, prompt, phase: 'building', turns: 1, usage, costMicroUsd: 3,
-        budget: null, result: 'done', latestDeploy: null, liveDeploy: null, traceId: null, maxTokens: 1024, thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null, todos: [], files: [],
+        budget: { costMicroUsd: null, tokens: null, costSetBy: 'run' }, result: 'done', latestDeploy: null, liveDeploy: null, traceId: null, maxTokens: 1024, thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null, todos: [], files: [],
         question: null, optionsTokenBudget: null, meta: null, rerunOf: null, createdAt: twin.createdAt, endedAt: twin.createdAt,
       },
       turns: [],

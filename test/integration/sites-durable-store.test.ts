@@ -81,8 +81,7 @@ describe('sites on the SiteStore', () => {
     const deployed = await deploy(await contextFor(run, 'toolu_dep_1'));
     await publishTool.execute({ deploy_id: deployed.deploy_id }, await contextFor(run, 'toolu_pub_1'));
 
-    // Redis no longer holds the bytes: only the record that the deployment exists.
-    expect(await harness.fleet.store.getDeploymentFile(run.id, deployed.deploy_id, 'index.html')).toBeNull();
+    // Redis holds only the record that the deployment exists; the bytes are on the store.
     expect(await harness.fleet.store.deploymentExists(run.id, deployed.deploy_id)).toBe(true);
     expect((await harness.fleet.store.getRun(run.id))?.liveDeploy).toBe(deployed.deploy_id);
 
@@ -165,15 +164,5 @@ describe('sites on the SiteStore', () => {
     expect(await siteStoreOf(harness.fleet.config).readPublished(run.id)).toMatchObject({ deployId: one.deploy_id });
     await deleteRunKeys(run.id);
     expect((await get(`/sites/${run.id}/`)).body).toBe('<h1>one</h1>');
-  });
-
-  it('still serves a deployment made before the store existed, from Redis', async () => {
-    const run = await harness.newRun({ phase: 'building' });
-    await harness.writeFile(run.id, 'index.html', '<h1>legacy</h1>');
-    // The pre-#21 snapshot: the files copied into a Redis hash.
-    await harness.fleet.store.createDeployment(run.id, 'dep_legacy');
-    await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_legacy' });
-    expect((await get(`/sites/${run.id}/`)).body).toBe('<h1>legacy</h1>');
-    expect((await get(`/sites/${run.id}/d/dep_legacy/index.html`)).body).toBe('<h1>legacy</h1>');
   });
 });

@@ -51,7 +51,7 @@ beforeAll(async () => {
   await harness.writeFile(run.id, 'index.html', hostilePage(apiUrl));
   await harness.writeFile(run.id, 'data.json', '{"ok": true}');
   await harness.writeFile(run.id, 'logo.svg', LOGO);
-  await harness.fleet.store.createDeployment(run.id, 'dep_browser');
+  await harness.deploy(run.id, 'dep_browser');
   await harness.fleet.store.updateRun(run.id, { liveDeploy: 'dep_browser' });
 });
 

@@ -211,17 +211,6 @@ describe('what the reaper leaves alone', () => {
     expect(await harness.fleet.store.endRunIfUnchanged(live.id, { turn: parked!.turn, updatedAt: 'an older transition' }, { code: 'run_stalled', message: 'x' })).toBe('changed');
     expect(await harness.fleet.store.resumeTurn(live.id, { turn: parked!.turn, updatedAt: parked!.updatedAt, recoveries: 0 }, { jobId: 'x', reason: 'model_job_missing', detail: {} })).toBe('changed');
   });
-
-  it('finds runs created before its index existed', async () => {
-    const run = await harness.submit({ options: { scenario: 'ask_user' } });
-    await harness.waitForRun(run.id);
-    const keys = harness.fleet.store.keys;
-    // One DEL per key: on a cluster the two are in different slots.
-    await Promise.all([keys.liveRuns(), keys.liveRunsSeeded()].map((key) => harness.fleet.redis.del(key)));
-    expect(await harness.fleet.store.seedLiveRuns()).toBeGreaterThanOrEqual(1);
-    expect(await harness.fleet.redis.zscore(keys.liveRuns(), run.id)).not.toBeNull();
-    expect(await harness.fleet.store.seedLiveRuns()).toBe(0);
-  });
 });
 
 describe('a job that fails for good', () => {

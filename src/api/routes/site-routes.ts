@@ -9,7 +9,6 @@ import type { FleetContext } from '../../fleet/fleet-context.js';
 import { OG_IMAGE_PATH } from '../../tools/ops/regen-og.js';
 import { liveSiteUrl } from '../../tools/site-urls.js';
 import { readRunAsset } from '../../engine/index.js';
-import { readDeploymentFile as readStoredDeploymentFile } from '../../sites/deployment-files.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { ApiError, apiErrors } from '../api-errors.js';
 import { DEPLOY_ID_PATTERN, RUN_ID_PATTERN } from '../../domain/ids.js';
@@ -49,7 +48,7 @@ async function readOgAsset({ fleet, runId }: { fleet: FleetContext; runId: strin
 // has removed them, run history holds the run as it ended — its live deployment and its meta, so
 // pages are served exactly as before — and the SiteStore which deployments exist. Without history
 // (no DATABASE_URL), the SiteStore alone does: its complete deployments and its published pointer.
-// The bytes come from the SiteStore, or from Redis for a deployment made before the store existed.
+// The bytes always come from the SiteStore.
 
 /** The run as Redis or history holds it, or null when neither does (a malformed id is not found).
  * Null too when history cannot be reached: a published site is public and its bytes and pointer
@@ -112,7 +111,7 @@ async function readDeploymentFile({
 }): Promise<{ path: string; file: SiteFileBody }> {
   const path = resolveSitePath(wildcard);
   if (path === null) throw apiErrors.siteFileNotFound();
-  const content = await readStoredDeploymentFile({ sites: siteStoreOf(fleet.config), engine: fleet.store, runId, deployId, path });
+  const content = await siteStoreOf(fleet.config).readDeploymentFile({ runId, deployId, path });
   if (content === null) throw apiErrors.siteFileNotFound();
   return { path, file: decodeSiteFile({ path, content }) };
 }

@@ -15,6 +15,8 @@ import { ApiKeyStore } from '../../auth/api-key-store.js';
 import { loadConfig } from '../../config.js';
 import { createFleetContext, type FleetContext } from '../../fleet/fleet-context.js';
 import { type RunRecord, writeWorkspaceFile } from '../../engine/index.js';
+import { siteStoreOf } from '../../sites/site-store-of-config.js';
+import { seedDeployment } from '../../../test/support/seed-deployment.js';
 import { buildApiServer, type ApiServerOptions } from '../api-server.js';
 import { buildSitesServer } from '../sites-server.js';
 
@@ -35,6 +37,8 @@ export interface ApiTestHarness {
   newRun(update?: Partial<RunRecord>): Promise<RunRecord>;
   /** Puts a workspace file through the write path write_file uses; throws unless it was written. */
   writeFile(runId: string, path: string, content: string): Promise<void>;
+  /** Deploys the run's workspace as `deployId`, as the deploy tool does (files on the fleet's site store). */
+  deploy(runId: string, deployId: string): Promise<void>;
   /** Starts listening on 127.0.0.1 and an ephemeral port; returns the base URL. */
   listen(): Promise<string>;
   /** The same for the sites server. */
@@ -98,6 +102,9 @@ export async function createApiTestHarness({
     async writeFile(runId, path, content) {
       const outcome = await writeWorkspaceFile({ engine: fleet.store, runId, path, content });
       if (outcome !== 'ok') throw new Error(`seeding ${path} of ${runId}: the workspace write returned ${outcome}`);
+    },
+    async deploy(runId, deployId) {
+      await seedDeployment({ engine: fleet.store, sites: siteStoreOf(fleet.config), runId, deployId });
     },
     async listen() {
       await app.listen({ host: '127.0.0.1', port: 0 });

@@ -24,12 +24,11 @@
 // share a server, and costs exactly the race above.
 import { writesKey } from '../effect-keys.js';
 import { killSwitchScopesKey, runUpstreamsKey } from '../kill-switch-keys.js';
-import { ensureKillSwitchKeyLayout } from '../kill-switch-legacy-keys.js';
 import { defineToolScripts, WRITE_REFUSALS, type FenceArgs, type FenceKeys, type WriteRefusalOutcome } from '../effect-scripts.js';
 import { isCluster, type RedisClient } from '../../redis/redis-connection.js';
 import type { KeySpace } from '../keys.js';
 
-/** What the fence needs of the engine (the engine's own createDeployment uses it too). */
+/** What the fence needs of the engine. */
 interface FenceEngine {
   redis: RedisClient;
   keys: KeySpace;
@@ -71,7 +70,6 @@ export function fenceKeys(engine: FenceEngine, runId: string): FenceKeys {
 export async function fenceArgs(engine: FenceEngine, fence: WriteFence | undefined): Promise<FenceArgs> {
   const resolved = fence ?? UNNAMED_WRITE_FENCE;
   const { redis, keys } = engine;
-  await ensureKillSwitchKeyLayout(redis, keys);
   const call = resolved.callId ?? '';
   if (!isCluster(redis)) return [JSON.stringify({ probe: resolved.probeToken, call }), resolved.tool];
   const blocking = await defineToolScripts(redis).bfKillSwitchFenceState(keys.killSwitch(), killSwitchScopesKey(keys), resolved.probeToken);

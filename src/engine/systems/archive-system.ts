@@ -92,14 +92,10 @@ export class ArchiveSystem extends EngineSystem {
    */
   async expireArchivedRun(runId: string, retentionMs: number, archivedAt = new Date()): Promise<'expiring' | 'missing' | 'live'> {
     if (!Number.isSafeInteger(retentionMs) || retentionMs < 1) throw new Error(`retentionMs must be a positive whole number of ms, not ${retentionMs}`);
-    const [[, fields], [, deployIds]] = ((await this.redis.multi().hmget(this.keys.run(runId), 'turn', 'tenant').zrange(this.keys.deployments(runId), 0, -1).exec()) ?? []) as [
-      [unknown, Array<string | null>],
-      [unknown, string[]],
-    ];
-    const [turnField, tenant] = fields ?? [];
+    const [turnField, tenant] = await this.redis.hmget(this.keys.run(runId), 'turn', 'tenant');
     const turns = Number(turnField ?? '0');
     if (!Number.isSafeInteger(turns) || turns < 0) throw new StoredRunInvalid(runId, 'turn', `not a whole number: ${JSON.stringify(turnField)}`);
-    const keys = runKeysOf(this.keys, runId, { turns, deployIds: deployIds ?? [] });
+    const keys = runKeysOf(this.keys, runId, { turns });
     const [reply] = await this.scripts.bfExpireArchivedRun(keys.length, ...keys, retentionMs, archivedAt.toISOString());
     if (reply === -2) return 'live';
     // Out of the tenant's index and the archive's work list only now, once the history is

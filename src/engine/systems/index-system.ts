@@ -2,12 +2,9 @@
 // runs (the reaper), the unarchived runs (the archive sweep), the owed webhook deliveries (the
 // webhook sweep) — and each tenant's run index (listings). Their keys name runs of every Cluster
 // slot, so they are written beside a run's transitions, never inside its scripts.
-import { readEachSettled } from '../../redis/redis-pipelines.js';
-import { scanKeys } from '../../redis/redis-scan.js';
 import { z } from 'zod';
-import { isTerminal, type RunStatus, TERMINAL_STATUSES } from '../../domain/run-outcomes.js';
+import { TERMINAL_STATUSES } from '../../domain/run-outcomes.js';
 import { fromFields, StoredRunInvalid } from '../run-record.js';
-import { decodeRunStatus } from '../run-summary.js';
 import type { RunRecord } from '../run-types.js';
 import { defineOwedWebhookScripts } from '../owed-webhook-scripts.js';
 import type { OwedWebhook, RunEnd } from '../engine-types.js';
@@ -136,70 +133,6 @@ export class IndexSystem extends EngineSystem {
   /** Drops a run from the unarchived index: its history is in PostgreSQL, or its keys are gone. */
   async forgetUnarchivedRun(runId: string): Promise<void> {
     await this.redis.zrem(this.keys.unarchivedRuns(), runId);
-  }
-
-  /**
-   * Puts the runs that ended before the unarchived-run index existed (and were never archived)
-   * into it, once per prefix, like seedLiveRuns. Scored by their last transition.
-   */
-  seedUnarchivedRuns(): Promise<number> {
-    return this.seedRunIndexOnce({
-      index: this.keys.unarchivedRuns(),
-      marker: this.keys.unarchivedRunsSeeded(),
-      fields: ['updatedAt', 'archivedAt'],
-      scoreOf: (status, [updatedAt, archivedAt]) => (isTerminal(status) && !archivedAt ? Date.parse(updatedAt ?? '') || Date.now() : null),
-    });
-  }
-
-  /**
-   * Puts the runs that have not ended into the live-run index once per prefix: runs created before
-   * the index existed are not in it. Scored by their creation.
-   */
-  seedLiveRuns(): Promise<number> {
-    return this.seedRunIndexOnce({
-      index: this.keys.liveRuns(),
-      marker: this.keys.liveRunsSeeded(),
-      fields: ['createdAt'],
-      scoreOf: (status, [createdAt]) => (isTerminal(status) ? null : Date.parse(createdAt ?? '') || Date.now()),
-    });
-  }
-
-  /**
-   * The one-time seeding of a fleet-wide run index: scans the run hashes (`<prefix>:run:{<id>}`),
-   * adds each run `scoreOf` scores (NX: an entry already there keeps its score), and sets the
-   * marker only after the whole scan, so a scan cut short is done again. Returns how many it added.
-   */
-  private async seedRunIndexOnce({
-    index,
-    marker,
-    fields,
-    scoreOf,
-  }: {
-    index: string;
-    marker: string;
-    fields: readonly string[];
-    scoreOf: (status: RunStatus, values: Array<string | null>) => number | null;
-  }): Promise<number> {
-    if (await this.redis.exists(marker)) return 0;
-    let added = 0;
-    for await (const keys of scanKeys(this.redis, `${this.keys.prefix}:run:{*}`)) {
-      const runKeys = keys.filter((key) => key.endsWith('}'));
-      if (runKeys.length === 0) continue;
-      const replies = await readEachSettled(this.redis, runKeys, (pipeline, key) => pipeline.hmget(key, 'id', 'status', ...fields));
-      const entries: Array<string | number> = [];
-      replies.forEach(([error, reply]) => {
-        // A key of another type under the pattern is not a run; it is skipped, not an error.
-        if (error) return;
-        const [id, status, ...values] = reply as Array<string | null>;
-        const reading = decodeRunStatus(id ?? '', status ?? null);
-        if (!id || reading.state !== 'found') return;
-        const score = scoreOf(reading.value, values);
-        if (score !== null) entries.push(score, id);
-      });
-      if (entries.length > 0) added += await this.redis.zadd(index, 'NX', ...entries);
-    }
-    await this.redis.set(marker, new Date().toISOString());
-    return added;
   }
 
   /** After a run ended (LifecycleSystem.ended): from the reaper's work list to the archive's and,

@@ -58,7 +58,7 @@ export class LifecycleSystem extends EngineSystem {
       todos: [],
       usage: { ...EMPTY_USAGE },
       costMicroUsd: 0,
-      budget: input.budget ?? null,
+      budget: input.budget ?? { costMicroUsd: null, tokens: null, costSetBy: 'run' },
       result: null,
       error: null,
       latestDeploy: null,
@@ -80,7 +80,7 @@ export class LifecycleSystem extends EngineSystem {
     // Before the record, for the same reason as the live-run index (the tenant's index is in
     // another Cluster slot than the run's keys): a listing skips an entry whose record is missing.
     await this.indexes.enterTenantIndex(input.tenant, id, Date.parse(now));
-    const event = this.events.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking: record.thinking, thinking_budget_tokens: record.thinkingBudgetTokens, effort: record.effort, thinking_display: record.thinkingDisplay, ...(record.budget ? { budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens } : {}), ...(record.traceId ? { trace_id: record.traceId } : {}) });
+    const event = this.events.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking: record.thinking, thinking_budget_tokens: record.thinkingBudgetTokens, effort: record.effort, thinking_display: record.thinkingDisplay, budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens, ...(record.traceId ? { trace_id: record.traceId } : {}) });
     const deprecation = input.deprecation
       ? this.events.encode({ run_id: id, step: 0, event: 'model-deprecation-warn', level: 'warn', model: record.model, retires_on: input.deprecation.retiresOn, successor: input.deprecation.successor, message: input.deprecation.message })
       : null;
@@ -239,16 +239,13 @@ export class LifecycleSystem extends EngineSystem {
     const code = run.error?.code ?? '';
     if (!reopen.resumableCodes.includes(code)) return { kind: 'not_resumable', code };
     const turn = run.turn;
-    const [[, reopensRaw], [, deployIds]] = ((await this.redis.multi().hget(this.keys.turn(runId, turn), 'reopens').zrange(this.keys.deployments(runId), 0, -1).exec()) ?? []) as [
-      [unknown, string | null],
-      [unknown, string[]],
-    ];
+    const reopensRaw = await this.redis.hget(this.keys.turn(runId, turn), 'reopens');
     const reopens = Number(reopensRaw ?? '0');
     if (!Number.isSafeInteger(reopens) || reopens < 0) throw new Error(`The turn ${turn} of run ${runId} holds reopens that are not a count: ${reopensRaw}`);
     const jobId = reopen.jobIdFor(turn, reopens + 1);
     const event = this.events.encode({ run_id: runId, step: turn, event: 'run-reopen', job_id: jobId, error_code: code, reopen: reopens + 1 });
     // The failed turn's hash second (KEYS[2]); runKeysOf names it again among the rest, harmlessly.
-    const keys = [this.keys.run(runId), this.keys.turn(runId, turn), this.keys.events(runId), ...runKeysOf(this.keys, runId, { turns: turn, deployIds: deployIds ?? [] }).slice(1)];
+    const keys = [this.keys.run(runId), this.keys.turn(runId, turn), this.keys.events(runId), ...runKeysOf(this.keys, runId, { turns: turn }).slice(1)];
     const reply = await defineReopenRunScript(this.redis).bfReopenRun(keys.length, ...keys, String(turn), String(reopens), jobId, new Date().toISOString(), event.json, ...reopen.resumableCodes);
     switch (reply[0]) {
       case -1:

@@ -11,7 +11,7 @@ import type { StoredEvent, StoredToolResult, TrailEntry } from '../engine-types.
 
 /** Every key a run can have, the run hash first (bfExpireArchivedRun's KEYS[1]). Keys that do
  * not exist cost the script one PEXPIRE that does nothing. */
-export function runKeysOf(keys: KeySpace, runId: string, { turns, deployIds }: { turns: number; deployIds: readonly string[] }): string[] {
+export function runKeysOf(keys: KeySpace, runId: string, { turns }: { turns: number }): string[] {
   return [
     keys.run(runId),
     keys.messages(runId),
@@ -27,7 +27,6 @@ export function runKeysOf(keys: KeySpace, runId: string, { turns, deployIds }: {
     runUpstreamsKey(keys, runId),
     // Turns count from 1; 0 and one past the last cost nothing and cover a turn being claimed.
     ...Array.from({ length: turns + 2 }, (_, turn) => keys.turn(runId, turn)),
-    ...deployIds.map((deployId) => keys.deployment(runId, deployId)),
   ];
 }
 

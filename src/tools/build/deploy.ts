@@ -6,7 +6,6 @@ import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../tool-definitions.js';
 import { deploymentUrl } from '../site-urls.js';
 import { readWorkspaceFiles, recordDeployment, claimDurabilityOf } from '../../engine/index.js';
-import { listDeploymentPaths } from '../../sites/deployment-files.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
@@ -51,10 +50,6 @@ export const deployTool = defineTool({
     // A deployment this call already made is returned as is, even if the workspace changed since.
     let paths = await sites.deploymentPaths({ runId, deployId });
     let storedNow = false;
-    if (paths === null && (await context.store.deploymentExists(runId, deployId))) {
-      // Made before issue #21, in Redis: it is served from there (src/sites/deployment-files.ts).
-      paths = await listDeploymentPaths({ sites, engine: context.store, runId, deployId });
-    }
     if (paths === null) {
       // One HGETALL: a consistent state of the workspace. Writes of parallel calls of the same
       // turn land before or after it, as they landed before or after the old in-Lua snapshot.

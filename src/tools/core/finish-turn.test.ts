@@ -42,7 +42,7 @@ describe('finish_turn', () => {
     for (const tool of ['write_file', 'write_file', 'write_file', 'deploy']) await record(run.id, tool, 'building');
     await record(run.id, 'publish', 'verifying');
     await harness.writeFile(run.id, 'index.html', 'x');
-    await harness.store.createDeployment(run.id, 'dep_final');
+    await harness.deploy(run.id, 'dep_final');
     await harness.store.updateRun(run.id, { liveDeploy: 'dep_final' });
     const output = await harness.call(finishTurnTool, { summary: 'Site is live' }, await harness.contextFor(run.id));
     expect(output).toEqual({ finished: true, summary: 'Site is live' });
@@ -57,8 +57,8 @@ describe('finish_turn', () => {
     await harness.store.setTodos(run.id, [{ id: 'home', title: 'Home page', phase: 'build', done: true }]);
     for (const tool of ['write_file', 'write_file', 'write_file', 'deploy', 'publish']) await record(run.id, tool, 'building');
     await harness.writeFile(run.id, 'index.html', 'x');
-    await harness.store.createDeployment(run.id, 'dep_one');
-    await harness.store.createDeployment(run.id, 'dep_two');
+    await harness.deploy(run.id, 'dep_one');
+    await harness.deploy(run.id, 'dep_two');
     await harness.store.updateRun(run.id, { liveDeploy: 'dep_one' });
     await expect(harness.call(finishTurnTool, { summary: 'x' }, await harness.contextFor(run.id))).rejects.toMatchObject({
       code: 'finish_gate_failed',

@@ -15,7 +15,7 @@ describe('read_session', () => {
     // Changes after the context was built must show: the context's run record is a snapshot.
     await harness.store.setTodos(run.id, [{ id: 'home', title: 'Home', phase: 'build', done: true }]);
     await harness.writeFile(run.id, 'index.html', '<h1>Hi</h1>');
-    await harness.store.createDeployment(run.id, 'dep_a');
+    await harness.deploy(run.id, 'dep_a');
     await harness.store.updateRun(run.id, { liveDeploy: 'dep_a', meta: { title: 'T', description: 'D' } });
     expect(await harness.call(readSessionTool, {}, context)).toEqual({
       phase: 'building',

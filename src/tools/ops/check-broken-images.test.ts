@@ -39,7 +39,7 @@ afterAll(async () => {
 
 async function deploySite(runId: string, files: Record<string, string>): Promise<string> {
   for (const [path, content] of Object.entries(files)) await harness.writeFile(runId, path, content);
-  await harness.store.createDeployment(runId, 'dep_site');
+  await harness.deploy(runId, 'dep_site');
   return 'dep_site';
 }
 
@@ -54,7 +54,7 @@ describe('check_broken_images', () => {
         <img src="images/logo.png"><img src="missing.png"><img src="data:image/png;base64,AAAA">
         <img src="/images/logo.png"><img src="../escape.png"><img src="javascript:alert(1)"><img src="">
         <picture><source srcset="images/logo.png 1x, images/gone.png 2x"><img src="images/logo.png"></picture>
-        <img src="images/my%20photo.png">
+        <img src="images/my%5Fphoto.png">
         <img src="${remote}/ok.png"><img src="${remote}/head-refused.png"><img src="${remote}/moved.png">
         <img src="${remote}/page"><img src="${remote}/missing.png"><img src="https://images.elsewhere.example/a.png">
       </body></html>`,
@@ -62,7 +62,7 @@ describe('check_broken_images', () => {
       'css/site.css': '.a { background: url(../images/bg.png) } .b { background: url("missing-bg.png") } @font-face { src: url(f.woff2) }',
       'images/logo.png': 'data:image/png;base64,AAAA',
       'images/bg.png': 'data:image/png;base64,AAAA',
-      'images/my photo.png': 'data:image/png;base64,AAAA',
+      'images/my_photo.png': 'data:image/png;base64,AAAA',
     });
     const context = await harness.contextFor(run.id, { publicBaseUrl: 'http://127.0.0.1:9', config: { BUILDFLEET_FETCH_ALLOWLIST: remote } });
     const output = await harness.call(checkBrokenImagesTool, { deploy_id: deployId }, context);

@@ -8,7 +8,6 @@
 // image's failure is this tool's finding, not an invalid output of the tool — and so is a page
 // with thousands of broken images or a src of megabytes: the lists are bounded
 // (check-broken-images-list.ts), `broken_omitted` / `unchecked_omitted` count what they left out.
-import { listDeploymentPaths, readDeploymentFile } from '../../sites/deployment-files.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { z } from 'zod';
 import { fetchPolicyFor, checkFetchTarget } from '../http/check-fetch-target.js';
@@ -129,16 +128,19 @@ export const checkBrokenImagesTool = defineTool({
     if (!(await store.deploymentExists(runId, input.deploy_id))) {
       throw new ToolError('deploy_not_found', `This run has no deployment ${input.deploy_id}; use the deploy_id that deploy returned.`);
     }
-    // The deployment's files are on the SiteStore (or, made before issue #21, in Redis).
-    const deployment = { sites: siteStoreOf(context.config), engine: store, runId, deployId: input.deploy_id };
-    const paths = await listDeploymentPaths(deployment);
+    // Redis records that the deployment exists; its files are on the SiteStore (deploy.ts writes
+    // them before it records).
+    const sites = siteStoreOf(context.config);
+    const deployment = { runId, deployId: input.deploy_id };
+    const paths = await sites.deploymentPaths(deployment);
+    if (paths === null) throw new Error(`The deployment ${input.deploy_id} of run ${runId} is recorded but not on the site store`);
     const files = new Set(paths);
     const references: Array<{ page: string; src: string }> = [];
     const seen = new Set<string>();
     for (const path of [...paths].sort()) {
       const isPage = /\.html?$/i.test(path);
       if (!isPage && !/\.css$/i.test(path)) continue;
-      const content = (await readDeploymentFile({ ...deployment, path })) ?? '';
+      const content = (await sites.readDeploymentFile({ ...deployment, path })) ?? '';
       const sources = isPage ? extractHtmlImageReferences(content).map((reference) => reference.src) : cssImageUrls(content);
       for (const src of sources) {
         const key = `${path}\n${src}`;

@@ -12,7 +12,7 @@ describe('publish', () => {
   it('makes a deployment live, idempotently', async () => {
     const run = await harness.newRun({ phase: 'verifying' });
     await harness.writeFile(run.id, 'index.html', 'x');
-    await harness.store.createDeployment(run.id, 'dep_abc');
+    await harness.deploy(run.id, 'dep_abc');
     const context = await harness.contextFor(run.id, { publicBaseUrl: 'https://fleet.example/' });
     const output = await harness.call(publishTool, { deploy_id: 'dep_abc' }, context);
     expect(output).toEqual({ deploy_id: 'dep_abc', url: `https://fleet.example/sites/${run.id}/` });

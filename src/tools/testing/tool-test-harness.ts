@@ -10,6 +10,8 @@ import type { RedisClient } from '../../redis/redis-connection.js';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../../test/support/redis.js';
 import { configSchema, type Config } from '../../config.js';
 import { writeWorkspaceFile, createKeySpace, RunEngine, type RunRecord } from '../../engine/index.js';
+import { siteStoreOf } from '../../sites/site-store-of-config.js';
+import { seedDeployment } from '../../../test/support/seed-deployment.js';
 import type { ToolContext, ToolImplementation } from '../tool-types.js';
 
 export interface ToolTestHarness {
@@ -20,6 +22,8 @@ export interface ToolTestHarness {
   newRun(update?: Partial<RunRecord>): Promise<RunRecord>;
   /** Puts a workspace file through the write path write_file uses; throws unless it was written. */
   writeFile(runId: string, path: string, content: string): Promise<void>;
+  /** Deploys the run's workspace as `deployId`, as the deploy tool does (files on the harness's site store). */
+  deploy(runId: string, deployId: string): Promise<void>;
   /** A context for a run, read fresh from the store; overrides replace any field. */
   contextFor(runId: string, overrides?: Partial<Omit<ToolContext, 'config'>> & { config?: Partial<Config> }): Promise<ToolContext>;
   /** Parses input with the tool's schema (as the worker does) and executes it. */
@@ -56,6 +60,9 @@ export async function createToolTestHarness(label: string): Promise<ToolTestHarn
     async writeFile(runId, path, content) {
       const outcome = await writeWorkspaceFile({ engine: store, runId, path, content });
       if (outcome !== 'ok') throw new Error(`seeding ${path} of ${runId}: the workspace write returned ${outcome}`);
+    },
+    async deploy(runId, deployId) {
+      await seedDeployment({ engine: store, sites: siteStoreOf(baseConfig), runId, deployId });
     },
     async contextFor(runId, overrides = {}) {
       const run = (await store.getRun(runId)) as RunRecord;
