@@ -1,8 +1,7 @@
 // Test-only: a deployment made as the deploy tool makes one (src/tools/build/deploy.ts) — the
 // workspace's files onto the site store, then the engine's guarded step records it — so a test
 // seeds only what production can reach.
-import { readWorkspaceFiles, recordDeployment } from '../../src/engine/effects/deployments.js';
-import type { RunEngine } from '../../src/engine/run-engine.js';
+import { readWorkspaceFiles, recordDeployment, type RunEngine } from '../../src/engine/index.js';
 import type { SiteStore } from '../../src/sites/site-store.js';
 
 /** Deploys the run's workspace as `deployId`; throws when the write fence refuses it. */
