@@ -61,6 +61,23 @@ const SIMULATOR_LATENCY = ['--latency-ms', '1000-2000'];
 const JOBS_METRIC = 'buildfleet_job_duration_seconds_count';
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
 
+interface ModelCall {
+  timestampMs: number;
+  durationMs: number | null;
+  status: number;
+  abandoned: boolean;
+  conversationHash: string | null;
+  runId: string | null;
+  path: string;
+}
+
+/** The simulator's recorded Messages API calls of the given runs (`GET /_sim/requests`). */
+async function modelCallsOf({ simulatorPort, runIds }: { simulatorPort: number; runIds: readonly string[] }): Promise<ModelCall[]> {
+  const response = await fetch(`http://127.0.0.1:${simulatorPort}/_sim/requests`);
+  const { requests } = (await response.json()) as { requests: ModelCall[] };
+  return requests.filter((call) => call.path === '/v1/messages' && call.runId !== null && runIds.includes(call.runId));
+}
+
 /** The first line of /proc/PID/status's Uid: (real uid), as the host sees the container's PID 1. */
 function hostUidOf(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((candidate) => candidate.startsWith('Uid:'));
@@ -205,8 +222,10 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
     const inFlight = Array.from({ length: 2 }, (_, index) => submitAndFollow(options.builds + index));
     await new Promise((resolve) => setTimeout(resolve, 4000));
     const jobsBeforeStop = await Promise.all([modelWorker2, toolWorker2].map((worker) => metricTotal(worker, JOBS_METRIC)));
+    const stopAt = Date.now();
     const stops = await Promise.all([modelWorker2, toolWorker2].map((worker) => stopRoleContainer(worker, options.graceSeconds)));
     const drainViews = await Promise.all(inFlight);
+    const calls = await modelCallsOf({ simulatorPort, runIds: drainViews.map((view) => view.id) });
     stops.forEach((stop, index) => {
       const worker = [modelWorker2, toolWorker2][index]!;
       const closed = /"event":"shutdown-end"[^\n]*"outcome":"closed"/.test(stop.logs);
@@ -217,6 +236,14 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
       );
     });
     check('builds in flight during the stop finish', drainViews.every((view) => view.status === 'succeeded'), drainViews.map((view) => `${view.id} ${view.status}`).join(', '));
+    // What the provider saw (the simulator's request log): a drained worker abandons no call, and
+    // nothing it had answered is asked (and paid for) again by the worker that took over.
+    const paid = new Map<string, number>();
+    for (const call of calls) if (call.status === 200 && call.conversationHash) paid.set(call.conversationHash, (paid.get(call.conversationHash) ?? 0) + 1);
+    const paidTwice = [...paid.values()].filter((count) => count > 1).length;
+    const abandoned = calls.filter((call) => call.abandoned).length;
+    const inFlightAtStop = calls.filter((call) => call.timestampMs <= stopAt && call.timestampMs + (call.durationMs ?? 0) >= stopAt).length;
+    check('nothing abandoned or paid twice across the stop', calls.length > 0 && abandoned === 0 && paidTwice === 0, `${calls.length} model calls for these builds, ${inFlightAtStop} in flight at the SIGTERM (either model worker), ${abandoned} abandoned, ${paidTwice} conversations paid twice`);
 
     // 8. Every other role stops the same way.
     for (const container of [api, modelWorker, toolWorker, simulator]) {

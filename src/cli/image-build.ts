@@ -41,14 +41,15 @@ export async function buildProjectImage({ projectRoot, baseImage, tag, log }: { 
     const inspected = JSON.parse(await podmanOk(['image', 'inspect', tag])) as Array<{
       Size: number;
       Config: { User?: string; StopSignal?: string; Healthcheck?: { Test?: string[] } };
-      HealthCheck?: { Test?: string[] };
+      /** Where podman reports a docker-format image's HEALTHCHECK (beside Config, not in it). */
+      Healthcheck?: { Test?: string[] };
     }>;
     const image = inspected[0]!;
     return {
       tag,
       buildSeconds,
       sizeBytes: image.Size,
-      healthcheck: image.HealthCheck?.Test ?? image.Config.Healthcheck?.Test ?? null,
+      healthcheck: image.Healthcheck?.Test ?? image.Config.Healthcheck?.Test ?? null,
       user: image.Config.User ?? '',
       stopSignal: image.Config.StopSignal ?? '',
     };
@@ -57,8 +58,9 @@ export async function buildProjectImage({ projectRoot, baseImage, tag, log }: { 
   }
 }
 
-/** Development-only packages whose presence in the runtime image would mean devDependencies leaked. */
-export const DEV_ONLY_PACKAGES = ['vitest', 'typescript', 'esbuild', '@esbuild', 'tsx', 'dependency-cruiser', 'kubernetes-models', '@kubernetes-models', 'preact', 'htm', '@types'] as const;
+/** Development-only packages whose presence in the runtime image would mean devDependencies leaked.
+ * Not @types: production packages depend on some (node-pg-migrate on @types/pg). */
+export const DEV_ONLY_PACKAGES = ['vitest', 'typescript', 'esbuild', '@esbuild', 'tsx', 'dependency-cruiser', 'kubernetes-models', '@kubernetes-models', 'preact', 'htm'] as const;
 
 export interface ImageContents {
   /** Entries of /app. */
