@@ -285,9 +285,10 @@ export async function runImageExperimentCommand(argv: string[]): Promise<number>
   if (!/^https?:\/\//.test(values.mirror ?? '')) throw new UsageError(`--mirror must be an http(s) URL of a Debian mirror, not ${JSON.stringify(values.mirror)}`);
   const builds = positive('builds', values.builds);
   if (builds < 2) throw new UsageError('--builds must be at least 2: two workers of each role need work to share');
+  const graceSeconds = positive('grace-s', values['grace-s']);
   const started = Date.now();
   const checks = await runImageExperiment({
-    options: { suite: values.suite!, mirror: values.mirror!, builds, graceSeconds: positive('grace-s', values['grace-s']), clean: values.clean ?? false },
+    options: { suite: values.suite!, mirror: values.mirror!, builds, graceSeconds, clean: values.clean ?? false },
     print: (line) => process.stdout.write(`${line}\n`),
   });
   const failed = checks.filter((line) => !line.passed);
