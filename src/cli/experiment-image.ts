@@ -108,7 +108,7 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
     // 1. The image.
     progress(`podman build --format docker --build-arg NODE_IMAGE=${base.tag} -t ${IMAGE_TAG} (build output below)`);
     const image = await buildProjectImage({ projectRoot: PROJECT_ROOT, baseImage: base.tag, tag: IMAGE_TAG, log: (line) => progress(`  | ${line}`) });
-    print(`image ${IMAGE_TAG}: built in ${image.buildSeconds.toFixed(0)} s, ${mb(image.sizeBytes)}`);
+    print(`image ${IMAGE_TAG}: built in ${image.buildSeconds.toFixed(0)} s (tagged after ${image.taggedSeconds.toFixed(0)} s, then podman removed its build containers), ${mb(image.sizeBytes)}`);
     const contents = await inspectImageContents(IMAGE_TAG);
     check('image holds only what the roles load', contents.problems.length === 0, contents.problems.length === 0 ? `/app: ${contents.app.join(', ')}; dist ${mb(contents.distBytes)}, node_modules ${mb(contents.nodeModulesBytes)} (production dependencies only)` : contents.problems.join('; '));
     check('image keeps HEALTHCHECK, USER node, STOPSIGNAL SIGTERM', image.healthcheck !== null && image.healthcheck.join(' ').includes('/readyz') && image.user === 'node' && image.stopSignal === 'SIGTERM', `healthcheck ${image.healthcheck ? 'on /readyz' : 'missing'}, user ${image.user || '(root)'}, stop signal ${image.stopSignal || '(none)'}`);
@@ -232,7 +232,7 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
       check(
         `SIGTERM drains ${worker.name.replace(`buildfleet-experiment-${run}-`, '')}`,
         stop.exitCode === 0 && closed && stop.seconds < options.graceSeconds,
-        `podman stop took ${stop.seconds.toFixed(1)} s (grace ${options.graceSeconds} s), exit ${stop.exitCode}, ${closed ? '"stopped" outcome closed' : 'no graceful "stopped" line'}; ${jobsBeforeStop[index]} jobs run before the stop`,
+        `podman stop took ${stop.seconds.toFixed(1)} s (grace ${options.graceSeconds} s), exit ${stop.exitCode}, ${closed ? '"stopped" outcome closed' : 'no graceful "stopped" line'}; it had run ${jobsBeforeStop[index]} jobs since it started`,
       );
     });
     check('builds in flight during the stop finish', drainViews.every((view) => view.status === 'succeeded'), drainViews.map((view) => `${view.id} ${view.status}`).join(', '));
