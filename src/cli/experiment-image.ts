@@ -29,7 +29,7 @@ import { freePorts, startPrivateRedis, type PrivateRedis } from '../dev/private-
 import { ApiClient } from './api-client.js';
 import { runSampleBuild } from './demo-sample-build.js';
 import { followRun } from './follow-run.js';
-import { ensureBaseImage } from './image-base-image.js';
+import { dockerfileNodeMajor, ensureBaseImage } from './image-base-image.js';
 import { buildProjectImage, inspectImageContents } from './image-build.js';
 import { podman, podmanOk, preparePodman } from './image-podman.js';
 import { metricTotal, removeRoleContainers, startRoleContainer, stopRoleContainer, waitUntilReady, type RoleContainer, type RoleName } from './image-role-containers.js';
@@ -101,7 +101,8 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
   try {
     await preparePodman({ log: print });
     const baseStarted = Date.now();
-    const base = await ensureBaseImage({ suite: options.suite, mirror: options.mirror, log: progress });
+    const nodeMajor = dockerfileNodeMajor(readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8'));
+    const base = await ensureBaseImage({ nodeMajor, suite: options.suite, mirror: options.mirror, log: progress });
     baseTag = base.tag;
     print(`base image ${base.tag} (node ${base.nodeVersion}, npm ${base.npmVersion}, Debian ${options.suite}): ${base.source === 'image' ? 'cached' : base.source === 'rootfs' ? 'imported from the cached rootfs' : 'built'} in ${((Date.now() - baseStarted) / 1000).toFixed(0)} s`);
 

