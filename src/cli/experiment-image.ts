@@ -260,7 +260,9 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
     await rm(redisDir, { recursive: true, force: true });
     if (options.clean) {
       await podman(['rmi', '--force', IMAGE_TAG, ...(baseTag ? [baseTag] : [])]);
-      print(`--clean: removed ${IMAGE_TAG}${baseTag ? ` and ${baseTag}` : ''} (the rootfs tarball stays cached)`);
+      // Untagged images are the build's stage layers, kept as podman's build cache (GBs after a few runs).
+      await podman(['image', 'prune', '--force']);
+      print(`--clean: removed ${IMAGE_TAG}${baseTag ? ` and ${baseTag}` : ''} and the untagged images of the build cache (the rootfs tarball stays cached)`);
     }
   }
   return checks;
