@@ -8,9 +8,13 @@ ARG NODE_IMAGE=node:24-slim
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY scripts/prune-dev-optional-peers.mjs ./scripts/
 # --ignore-scripts: no dependency needs an install script at run time (native addons ship as
-# prebuilt optional packages), and none gets to run code during the build.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# prebuilt optional packages), and none gets to run code during the build. --omit=dev keeps
+# devDependencies that a production package names as an optional peer (TypeScript, for valibot);
+# the prune removes them, since nothing loads them at run time.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force \
+  && node scripts/prune-dev-optional-peers.mjs
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

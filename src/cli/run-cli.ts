@@ -41,6 +41,9 @@ Commands:
   experiment soak [--runs N] [--in-flight N] [--retention-s N] [--json]
                               builds with keys kept, then archived with retention under a Redis
                               maxmemory the first half outgrew: memory flat, no run lost from history
+  experiment image [--builds N] [--grace-s N] [--suite S] [--mirror URL] [--clean]
+                              (root, podman) build the Dockerfile's image, run every role from it:
+                              size, build time, health, uid, a build to its site, scale, SIGTERM drain
   input <runId> "<text>"      answer a run's open question
   cancel <runId>              cancel a run
   keys create --tenant T --scopes runs:read,runs:write[,admin] [--name N]
@@ -243,7 +246,11 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
           const { runSoakExperimentCommand } = await import('./experiment-soak.js');
           return await runSoakExperimentCommand(experimentArguments);
         }
-        throw new UsageError('experiment needs a name: tiers | providers | crash | killswitch | production | admission | cost | soak');
+        if (name === 'image') {
+          const { runImageExperimentCommand } = await import('./experiment-image.js');
+          return await runImageExperimentCommand(experimentArguments);
+        }
+        throw new UsageError('experiment needs a name: tiers | providers | crash | killswitch | production | admission | cost | soak | image');
       }
       case 'keys': {
         const { runKeysCommand } = await import('./keys-command.js');
