@@ -36,10 +36,14 @@ export class RunPayloadReader {
   /** The run's events so far, oldest first (GET /v1/runs/:id/events as JSON). */
   async events(): Promise<TimelineEvent[]> {
     const response = await this.client.request<unknown>('GET', `/v1/runs/${this.runId}/events`, undefined, { accept: 'application/json' });
-    const events = Array.isArray(response) ? response.map(timelineEventOf) : [null];
-    const unread = events.findIndex((event) => event === null);
-    if (unread >= 0) throw new Error(`GET /v1/runs/${this.runId}/events answered events the CLI cannot read: ${Array.isArray(response) ? `event ${unread} does not decode` : 'not a list'}`);
-    return events as TimelineEvent[];
+    if (!Array.isArray(response)) throw new Error(`GET /v1/runs/${this.runId}/events answered events the CLI cannot read: not a list`);
+    const events: TimelineEvent[] = [];
+    for (const [index, value] of response.entries()) {
+      const event = timelineEventOf(value);
+      if (!event) throw new Error(`GET /v1/runs/${this.runId}/events answered events the CLI cannot read: event ${index} does not decode`);
+      events.push(event);
+    }
+    return events;
   }
 
   /** Reads every turn and tool call the run has now. */
