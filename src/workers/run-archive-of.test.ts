@@ -52,7 +52,7 @@ describe('runArchiveOf', () => {
     // Everything the run view shows, so GET /v1/runs/:id answers the same from history.
     expect(archive.run).toMatchObject({ maxTokens: 1024, thinkingBudgetTokens: null, todos: [], files: [{ path: 'index.html', bytes: 120 }], question: null, optionsTokenBudget: null, meta: null, provider: 'anthropic' });
     expect(runArchiveOf(source({}, { provider: 'vllm' })).run.provider).toBe('vllm');
-    expect(archive.events[1]).toEqual({ streamId: '1-1', step: 0, event: 'tool-call-end', at: '2026-03-02T10:00:02.000Z', data: { tool: 'write_file', tool_use_id: 'toolu_a', ok: true, duration_ms: 12 } });
+    expect(archive.events[1]).toEqual({ streamId: '1-1', step: 0, event: 'tool-call-end', at: '2026-03-02T10:00:02.000Z', data: { tool: 'write_file', tool_use_id: 'toolu_a', ok: true, tool_result_status: 'ok', parse_mode: 'native', duration_ms: 12 } });
   });
 
   it('summarises each turn’s request: its turn-start, and what the answer recorded', () => {
