@@ -2,7 +2,7 @@
 // event that describes them and, when the decision ends the run, the end — in one engine step.
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { microUsdToUsd } from '../domain/usage-cost.js';
-import { type TurnOutcome } from '../engine/index.js';
+import { type RunEvent, type TurnOutcome } from '../engine/index.js';
 import { mergeContinuation, type StopReasonOutput } from './stop-reason-handler.js';
 import { planTurnOutcome } from './plan-turn-outcome.js';
 import { runEndOfDecision } from './run-end-of-decision.js';
@@ -68,7 +68,7 @@ export async function commitTurnAnswer({
         cost_usd: microUsdToUsd(costMicroUsd),
         tool_uses: response.content.filter((block) => block.type === 'tool_use').map((block) => (block as { name: string }).name),
       }),
-      ...decisionEvents.map((fieldsOf) => event(fieldsOf.event, fieldsOf)),
+      ...decisionEvents.map((draft): RunEvent => ({ run_id: runId, step: turn, ...draft })),
       ...planned.events,
       ...planned.outcome.dispatch.filter((call) => call.name !== 'ask_user').map((call) => event('tool-call-dispatch', { tool: call.name, tool_use_id: call.toolUseId, parse_mode: call.parseMode })),
     ],

@@ -2,10 +2,10 @@
 // load alone decides — a run whose state does not decode, is missing or has ended; an outcome an
 // earlier attempt committed (replayed); a provider this worker does not have.
 import type { ModelJobData } from '../jobs/job-catalog.js';
-import { type RunEvent, type TurnView, StoredRunInvalid } from '../engine/index.js';
+import { type TurnView, StoredRunInvalid } from '../engine/index.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import type { Phase } from '../domain/profile.js';
-import type { RunEventName } from '../domain/run-events.js';
+import { runEventOf } from '../domain/run-events.js';
 import type { TranscriptMessage } from '../domain/model-message.js';
 import { lookupModelCapabilities } from '../domain/model-capabilities.js';
 import type { ModelProvider } from '../providers/model-provider.js';
@@ -68,7 +68,7 @@ export async function loadTurnForJob({
     : choosePhaseToolLayout({ messages: view.messages as TranscriptMessage[], capabilities, providerKind: provider.kind, enabled: deps.config.BUILDFLEET_PHASE_TOOL_CHANGES });
   const previous = view.previousOutcome;
   const phase: Phase = run.pendingPhase ?? run.phase;
-  const event = (name: RunEventName, fields: Record<string, unknown> = {}): RunEvent => ({ run_id: runId, step: turn, event: name, ...fields });
+  const event: LoadedTurn['event'] = (name, fields) => runEventOf(runId, turn, name, fields);
   const loaded: LoadedTurn = {
     deps,
     data,
@@ -86,7 +86,7 @@ export async function loadTurnForJob({
     mayForce: mayForceToolChoice({ capabilities, thinking: run.thinking }),
     nextInput: previous ? previous.nextInput : null,
     event,
-    emit: (name, fields = {}) => store.appendEvent(event(name, fields)),
+    emit: (name, fields) => store.appendEvent(event(name, fields)),
   };
   return { kind: 'loaded', loaded };
 }

@@ -3,7 +3,7 @@
 // object instead of being captured by closures.
 import type { Logger } from 'pino';
 import type { Phase } from '../domain/profile.js';
-import type { RunEventName } from '../domain/run-events.js';
+import type { RunEventDraft, RunEventFields, RunEventLevel, RunEventName, RunEventOf } from '../domain/run-events.js';
 import type { ToolChoice } from '../domain/tool-choice.js';
 import type { ModelCapabilities } from '../domain/model-capabilities.js';
 import type { UsageByClass } from '../domain/usage.js';
@@ -19,7 +19,7 @@ import type { SpendLimitFlagStore } from '../model/spend-limit-flag.js';
 import type { RetryOutcome } from '../model/classify-model-error.js';
 import type { QueueShards } from '../jobs/queue-shards.js';
 import type { ModelJobData } from '../jobs/job-catalog.js';
-import { type RunEngine, type RunEvent, type TurnView, type NextInput, type RunRecord } from '../engine/index.js';
+import { type RunEngine, type TurnView, type NextInput, type RunRecord } from '../engine/index.js';
 import type { PhaseToolLayout } from './phase-tools.js';
 import type { TextRecovery, TurnDecision } from './stop-reason-handler.js';
 
@@ -69,7 +69,7 @@ export interface ModelTurnHooks {
    * stream started (it was paid for all the same: model-client.ts paidUsageOfFailedCall). */
   onModelCall?(details: { run: RunRecord; toolCount: number; durationMs: number; response?: ModelResponse; paidUsage?: UsageByClass; costMicroUsd?: number; outcome?: RetryOutcome }): void;
   /** `toolChoice` is what the call sent: a forced turn could only end in a call. */
-  onDecision?(details: { run: RunRecord; response: ModelResponse; decision: TurnDecision; toolCount: number; expectedTool: boolean; toolChoice: ToolChoice; events: Array<Record<string, unknown>> }): void;
+  onDecision?(details: { run: RunRecord; response: ModelResponse; decision: TurnDecision; toolCount: number; expectedTool: boolean; toolChoice: ToolChoice; events: readonly RunEventDraft[] }): void;
   /** Each reserve and settle of the admission limiter (the model worker hands it to the limiter). */
   onAdmission?(observation: AdmissionObservation): void;
 }
@@ -115,8 +115,8 @@ export interface LoadedTurn {
   /** What the previous turn's outcome said this turn sends, or null on the first turn. */
   nextInput: NextInput | null;
   /** One of the turn's events, and the same appended on its own. */
-  event(name: RunEventName, fields?: Record<string, unknown>): RunEvent;
-  emit(name: RunEventName, fields?: Record<string, unknown>): Promise<string>;
+  event<Name extends RunEventName>(name: Name, fields: RunEventFields[Name] & { level?: RunEventLevel }): RunEventOf<Name>;
+  emit<Name extends RunEventName>(name: Name, fields: RunEventFields[Name] & { level?: RunEventLevel }): Promise<string>;
 }
 
 /** The turn once its input is committed and this job owns it (commit-turn-input.ts). */

@@ -27,7 +27,8 @@ const EVENT_PAGE_SIZE = 1_000;
 /** An archived event as RunEngine.readEvents returned it while the run was in Redis: the stream
  * id as `id`, the run id and the envelope fields beside the event's own. */
 function storedEventOf(runId: string, event: ArchivedEvent): StoredEvent {
-  return { ...event.data, run_id: runId, step: event.step, event: event.event, at: event.at, id: event.streamId };
+  // archivedEventSchema checked the name and the fields readers key on (hasRunEventKeys).
+  return { ...event.data, run_id: runId, step: event.step, event: event.event, at: event.at, id: event.streamId } as StoredEvent;
 }
 
 export class RunReader {

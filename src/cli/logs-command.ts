@@ -19,7 +19,7 @@ export async function printRunLogs({ client, runId, io, full = false }: { client
   io.print(`${view.id} · ${view.status} · model ${view.model}`);
   for (const event of events) {
     const turn = event.event === 'model-call-end' ? await payloads.turn(event.step) : null;
-    const toolCall = event.event === 'tool-call-end' ? await payloads.toolCall(String(event.tool_use_id), { refresh: false }) : null;
+    const toolCall = event.event === 'tool-call-end' ? await payloads.toolCall(event.tool_use_id, { refresh: false }) : null;
     for (const line of describeTimelineEvent({ event, turn, toolCall, full })) io.print(line);
   }
   io.print(`  ${describeRunCost(view)}`);

@@ -5,12 +5,22 @@ import { z } from 'zod';
 import { storedEventSchema } from '../api/api-schemas.js';
 import { toolCallPageSchema, turnPageSchema, MAX_PAYLOAD_PAGE, type toolCallViewSchema, type turnSummarySchema } from '../api/run-payload-schemas.js';
 import type { ApiClient } from './api-client.js';
+import { hasRunEventKeys, type RunEvent, type RunEventName } from '../domain/run-events.js';
 
 export type TurnSummary = z.infer<typeof turnSummarySchema>;
 export type ToolCallView = z.infer<typeof toolCallViewSchema>;
-export type TimelineEvent = z.infer<typeof storedEventSchema>;
+/** One event as the API serves it: the run's event union with its stream id and time. */
+export type TimelineEvent = RunEvent & { id: string; at: string };
+/** The timeline's event of one name, its fields typed. */
+export type TimelineEventOf<Name extends RunEventName> = Extract<TimelineEvent, { event: Name }>;
 
-const eventListSchema = z.array(storedEventSchema);
+/** An event the API sent, or null: storedEventSchema checks its envelope and name, hasRunEventKeys
+ * the fields the timeline keys on (a call's tool_use_id, run-end's status); the rest is typed on the
+ * fleet's word (the emitters write what RunEvent declares). */
+export function timelineEventOf(value: unknown): TimelineEvent | null {
+  const parsed = storedEventSchema.safeParse(value);
+  return parsed.success && hasRunEventKeys(parsed.data) ? (parsed.data as TimelineEvent) : null;
+}
 
 export class RunPayloadReader {
   private readonly turns = new Map<number, TurnSummary>();
@@ -26,9 +36,14 @@ export class RunPayloadReader {
   /** The run's events so far, oldest first (GET /v1/runs/:id/events as JSON). */
   async events(): Promise<TimelineEvent[]> {
     const response = await this.client.request<unknown>('GET', `/v1/runs/${this.runId}/events`, undefined, { accept: 'application/json' });
-    const parsed = eventListSchema.safeParse(response);
-    if (!parsed.success) throw new Error(`GET /v1/runs/${this.runId}/events answered events the CLI cannot read: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-    return parsed.data;
+    if (!Array.isArray(response)) throw new Error(`GET /v1/runs/${this.runId}/events answered events the CLI cannot read: not a list`);
+    const events: TimelineEvent[] = [];
+    for (const [index, value] of response.entries()) {
+      const event = timelineEventOf(value);
+      if (!event) throw new Error(`GET /v1/runs/${this.runId}/events answered events the CLI cannot read: event ${index} does not decode`);
+      events.push(event);
+    }
+    return events;
   }
 
   /** Reads every turn and tool call the run has now. */

@@ -3,11 +3,10 @@
 // call's verdict read from the API as their events arrive. When the run asks a question it is
 // answered — with --answer, else at the terminal — and following goes on; with no way to answer,
 // following stops there and says how to answer later.
-import { storedEventSchema } from '../api/api-schemas.js';
 import { ApiClientError, ApiResponseInvalidError, type ApiClient } from './api-client.js';
 import type { CliIo } from './cli-io.js';
 import { describeRunCost, readServerSentEvents } from './follow-run.js';
-import { RunPayloadReader, type TimelineEvent } from './run-payload-reader.js';
+import { RunPayloadReader, timelineEventOf, type TimelineEventOf } from './run-payload-reader.js';
 import { readRunView, type RunView } from './run-summary.js';
 import { describeTimelineEvent } from './timeline-lines.js';
 import { isTerminal } from '../domain/run-outcomes.js';
@@ -47,7 +46,7 @@ export async function tailRun({
   };
 
   /** Answers the question of an `input-wait` if it is still open; false when nobody can. */
-  const answerQuestion = async (event: TimelineEvent): Promise<{ answered: true } | { answered: false; view: RunView }> => {
+  const answerQuestion = async (event: TimelineEventOf<'input-wait'>): Promise<{ answered: true } | { answered: false; view: RunView }> => {
     const view = await readRunView({ client, runId });
     // A replayed question that was answered long ago, or one another client answered meanwhile.
     if (view.status !== 'waiting_for_input' || view.question?.toolUseId !== event.tool_use_id) return { answered: true };
@@ -82,11 +81,10 @@ export async function tailRun({
         if (message.id) lastEventId = message.id;
         if (message.event === 'end') return await ended();
         if (!message.data) continue;
-        const parsed = storedEventSchema.safeParse(JSON.parse(message.data));
-        if (!parsed.success) throw new ApiResponseInvalidError(`the event stream sent an event the CLI cannot read: ${message.data.slice(0, 200)}`);
-        const event = parsed.data;
+        const event = timelineEventOf(JSON.parse(message.data));
+        if (!event) throw new ApiResponseInvalidError(`the event stream sent an event the CLI cannot read: ${message.data.slice(0, 200)}`);
         const turn = event.event === 'model-call-end' ? await payloads.turn(event.step) : null;
-        const toolCall = event.event === 'tool-call-end' ? await payloads.toolCall(String(event.tool_use_id)) : null;
+        const toolCall = event.event === 'tool-call-end' ? await payloads.toolCall(event.tool_use_id) : null;
         for (const line of describeTimelineEvent({ event, turn, toolCall, full })) io.print(line);
         if (event.event === 'input-wait') {
           const outcome = await answerQuestion(event);

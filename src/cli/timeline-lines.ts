@@ -4,7 +4,7 @@
 // person following a build does not need (streaming progress, tool starts) print nothing.
 import { describeEvent, formatUsd } from './follow-run.js';
 import { summarizeValue } from './summarize-value.js';
-import type { TimelineEvent, ToolCallView, TurnSummary } from './run-payload-reader.js';
+import type { TimelineEvent, TimelineEventOf, ToolCallView, TurnSummary } from './run-payload-reader.js';
 
 const count = new Intl.NumberFormat('en-US');
 /** Lines of a turn's text shown unless --full: enough to follow the model's reasoning. */
@@ -20,16 +20,16 @@ function clockOf(at: unknown): string {
 const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
 const seconds = (ms: unknown) => `${(Number(ms) / 1000).toFixed(Number(ms) < 10_000 ? 1 : 0)} s`;
 
-function describeTurn(event: TimelineEvent, turn: TurnSummary | null, full: boolean): string[] {
-  const usage = (turn?.usage ?? event.usage) as { input_tokens?: number; cache_read_input_tokens?: number; cache_write_5m_input_tokens?: number; cache_write_1h_input_tokens?: number; output_tokens?: number } | undefined;
-  const input = (usage?.input_tokens ?? 0) + (usage?.cache_read_input_tokens ?? 0) + (usage?.cache_write_5m_input_tokens ?? 0) + (usage?.cache_write_1h_input_tokens ?? 0);
-  const cost = turn?.costUsd ?? (typeof event.cost_usd === 'number' ? event.cost_usd : null);
+function describeTurn(event: TimelineEventOf<'model-call-end'>, turn: TurnSummary | null, full: boolean): string[] {
+  const usage = turn?.usage ?? event.usage;
+  const input = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_write_5m_input_tokens + usage.cache_write_1h_input_tokens;
+  const cost = turn?.costUsd ?? event.cost_usd;
   const parts = [
     `turn ${event.step}`,
     ...(turn?.phase ? [turn.phase] : []),
     `stop ${text(turn?.stopReason ?? event.stop_reason)}`,
-    `${count.format(input)} in / ${count.format(usage?.output_tokens ?? 0)} out`,
-    ...(cost === null ? [] : [formatUsd(cost)]),
+    `${count.format(input)} in / ${count.format(usage.output_tokens)} out`,
+    formatUsd(cost),
     ...(turn?.modelDurationMs == null ? [] : [`${count.format(turn.modelDurationMs)} ms`]),
     ...(turn && turn.attempt !== null && turn.attempt > 1 ? [`attempt ${turn.attempt}`] : []),
   ];
@@ -46,9 +46,8 @@ function describeTurn(event: TimelineEvent, turn: TurnSummary | null, full: bool
 
 const VERDICT_MARKS: Record<string, string> = { valid: '✓', degraded: '~', invalid: '✗', not_validated: '✗' };
 
-function describeToolCall(event: TimelineEvent, call: ToolCallView | null): string[] {
-  const tool = text(event.tool);
-  if (!call) return [`  → ${tool}  ${event.ok ? '✓' : `✗ ${text(event.error_code)}`}${event.duration_ms === undefined ? '' : ` · ${text(event.duration_ms)} ms`}`];
+function describeToolCall(event: TimelineEventOf<'tool-call-end'>, call: ToolCallView | null): string[] {
+  if (!call) return [`  → ${event.tool}  ${event.ok ? '✓' : `✗ ${text(event.error_code)}`} · ${event.duration_ms} ms`];
   const mark = call.verdict ? (VERDICT_MARKS[call.verdict] ?? '?') : call.status === 'ok' ? '✓' : '✗';
   const verdict = [call.verdict ?? call.status, ...(call.errorCode ? [call.errorCode] : []), ...(call.verdictReason && call.verdictReason !== call.errorCode ? [call.verdictReason] : [])].join(' ');
   const timing = call.durationMs === null ? '' : ` · ${count.format(call.durationMs)} ms`;
@@ -68,7 +67,7 @@ function describeOther(event: TimelineEvent): string[] {
       return [`created · model ${text(event.model)} · max_tokens ${text(event.max_tokens)}`];
     case 'turn-start':
       // A turn's first attempt is its answer's line; a retry is news.
-      return Number(event.attempt) > 1 ? [`↻ turn ${event.step} again (attempt ${text(event.attempt)})`] : [];
+      return event.attempt > 1 ? [`↻ turn ${event.step} again (attempt ${event.attempt})`] : [];
     case 'tool-call-dispatch':
     case 'tool-call-start':
     case 'model-progress':

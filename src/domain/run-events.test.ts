@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { RUN_EVENT_NAMES, isRunEventName } from './run-events.js';
+import { RUN_EVENT_NAMES, hasRunEventKeys, isRunEventName } from './run-events.js';
 
 const documentation = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
@@ -27,5 +27,15 @@ describe('RUN_EVENTS', () => {
     const documented = [...tabledEventNames(documentation('docs/run-states.md')), ...tabledEventNames(documentation('docs/webhooks.md'))];
     expect(documented.length).toBeGreaterThan(15);
     for (const name of documented) expect(isRunEventName(name), name).toBe(true);
+  });
+
+  it('reads back an event only with the fields readers key on (the decoders refuse the rest)', () => {
+    expect(hasRunEventKeys({ event: 'tool-call-end', tool_use_id: 'toolu_1', ok: true })).toBe(true);
+    expect(hasRunEventKeys({ event: 'tool-call-end', ok: true })).toBe(false);
+    expect(hasRunEventKeys({ event: 'input-wait', tool_use_id: 7 })).toBe(false);
+    expect(hasRunEventKeys({ event: 'run-end', status: 'failed' })).toBe(true);
+    expect(hasRunEventKeys({ event: 'run-end', status: 'running' })).toBe(false);
+    // Other events' fields pass through as written (RunEventFields declares them for the emitters).
+    expect(hasRunEventKeys({ event: 'phase-change' })).toBe(true);
   });
 });

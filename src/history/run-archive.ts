@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { PHASES } from '../domain/profile.js';
 import { providerNameSchema } from '../domain/provider-declarations.js';
 import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
-import { RUN_EVENT_NAMES } from '../domain/run-events.js';
+import { hasRunEventKeys, RUN_EVENT_NAMES } from '../domain/run-events.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
 import { EFFORT_LEVELS, type EffortLevel } from '../domain/model-catalog.js';
 import { RUN_THINKING_MODES, type RunThinkingMode } from '../domain/resolve-run-model-settings.js';
@@ -102,13 +102,15 @@ export const archivedToolCallSchema = z.object({
 export type ArchivedToolCall = z.infer<typeof archivedToolCallSchema>;
 
 /** One entry of the run's event stream (StoredEvent: stream id, time, event, its fields). */
-export const archivedEventSchema = z.object({
-  streamId: z.string().regex(/^\d+-\d+$/, 'a Redis stream id (ms-seq)'),
-  step: z.int(),
-  event: z.enum(RUN_EVENT_NAMES),
-  at: isoTime,
-  data: z.record(z.string(), z.unknown()),
-});
+export const archivedEventSchema = z
+  .object({
+    streamId: z.string().regex(/^\d+-\d+$/, 'a Redis stream id (ms-seq)'),
+    step: z.int(),
+    event: z.enum(RUN_EVENT_NAMES),
+    at: isoTime,
+    data: z.record(z.string(), z.unknown()),
+  })
+  .refine((archived) => hasRunEventKeys({ ...archived.data, event: archived.event }), { message: 'an event without the fields readers key on (tool_use_id, run-end status)', path: ['data'] });
 export type ArchivedEvent = z.infer<typeof archivedEventSchema>;
 
 export const runArchiveSchema = z

@@ -21,8 +21,7 @@
 //   {event:'killswitch-trip', tool, reason, scope, scope_id, cause, window, ...}  this output tripped a scope
 //   {event:'killswitch-probe', tool, outcome, mode, scope, scope_id}     this probe write settled a scope
 import type { ToolJobData } from '../jobs/job-catalog.js';
-import { type RunEvent } from '../engine/index.js';
-import type { RunEventName } from '../domain/run-events.js';
+import { runEventOf, type RunEventFields } from '../domain/run-events.js';
 import { checkToolCall } from './tool-job/check-tool-call.js';
 import { recordToolError } from './tool-job/record-tool-error.js';
 import { executeTool } from './tool-job/execute-tool.js';
@@ -41,7 +40,9 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   if (loaded === 'missing') return { kind: 'skipped', reason: 'run_missing' };
   if ('recorded' in loaded) return { kind: 'recorded', result: loaded.recorded, cached: true };
   const { run } = loaded;
-  const event = (name: RunEventName, fields: Record<string, unknown>): RunEvent => ({ run_id: data.runId, step: data.turn, event: name, tool: data.name, tool_use_id: data.toolUseId, ...fields });
+  // The cast: Omit<RunEventFields[Name], 'tool' | 'tool_use_id'> and the two put back is the
+  // event's fields, which TypeScript does not see under a type parameter.
+  const event: ToolCallContext['event'] = (name, fields) => runEventOf(data.runId, data.turn, name, { tool: data.name, tool_use_id: data.toolUseId, ...fields } as RunEventFields[typeof name]);
   const call: ToolCallContext = {
     deps,
     data,

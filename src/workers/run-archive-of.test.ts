@@ -27,8 +27,8 @@ function source(overrides: Partial<RunArchiveSource> = {}, run: Partial<RunRecor
     ]),
     trail: [{ tool: 'write_file', ok: true, phase: 'building', turn: 0, toolUseId: 'toolu_a' }],
     events: [
-      { id: '1-0', at: '2026-03-02T10:00:01.000Z', run_id: RUN_ID, step: 0, event: 'tool-call-dispatch', tool: 'write_file', tool_use_id: 'toolu_a' },
-      { id: '1-1', at: '2026-03-02T10:00:02.000Z', run_id: RUN_ID, step: 0, event: 'tool-call-end', tool: 'write_file', tool_use_id: 'toolu_a', ok: true, duration_ms: 12 },
+      { id: '1-0', at: '2026-03-02T10:00:01.000Z', run_id: RUN_ID, step: 0, event: 'tool-call-dispatch', tool: 'write_file', tool_use_id: 'toolu_a', parse_mode: 'native' },
+      { id: '1-1', at: '2026-03-02T10:00:02.000Z', run_id: RUN_ID, step: 0, event: 'tool-call-end', tool: 'write_file', tool_use_id: 'toolu_a', ok: true, tool_result_status: 'ok', parse_mode: 'native', duration_ms: 12 },
       { id: '2-0', at: '2026-03-02T10:00:03.000Z', run_id: RUN_ID, step: 1, event: 'tool-call-reject', tool: 'deploy', tool_use_id: 'toolu_b', reason: 'tool_not_available' },
     ],
     messages: [
@@ -52,7 +52,7 @@ describe('runArchiveOf', () => {
     // Everything the run view shows, so GET /v1/runs/:id answers the same from history.
     expect(archive.run).toMatchObject({ maxTokens: 1024, thinkingBudgetTokens: null, todos: [], files: [{ path: 'index.html', bytes: 120 }], question: null, optionsTokenBudget: null, meta: null, provider: 'anthropic' });
     expect(runArchiveOf(source({}, { provider: 'vllm' })).run.provider).toBe('vllm');
-    expect(archive.events[1]).toEqual({ streamId: '1-1', step: 0, event: 'tool-call-end', at: '2026-03-02T10:00:02.000Z', data: { tool: 'write_file', tool_use_id: 'toolu_a', ok: true, duration_ms: 12 } });
+    expect(archive.events[1]).toEqual({ streamId: '1-1', step: 0, event: 'tool-call-end', at: '2026-03-02T10:00:02.000Z', data: { tool: 'write_file', tool_use_id: 'toolu_a', ok: true, tool_result_status: 'ok', parse_mode: 'native', duration_ms: 12 } });
   });
 
   it('summarises each turn’s request: its turn-start, and what the answer recorded', () => {
@@ -66,8 +66,8 @@ describe('runArchiveOf', () => {
         ],
         events: [
           // The failed attempt's turn-start, then the one that answered: the last one counts.
-          { id: '1-0', at: '2026-03-02T10:00:01.000Z', run_id: RUN_ID, step: 0, event: 'turn-start', phase: 'planning', tools: 2, tool_choice: 'any', max_tokens: 1024, thinking_budget_tokens: null, attempt: 1 },
-          { id: '1-1', at: '2026-03-02T10:00:02.000Z', run_id: RUN_ID, step: 0, event: 'turn-start', phase: 'planning', tools: 2, tool_choice: 'any', max_tokens: 2048, thinking_budget_tokens: null, attempt: 2 },
+          { id: '1-0', at: '2026-03-02T10:00:01.000Z', run_id: RUN_ID, step: 0, event: 'turn-start', phase: 'planning', tools: 2, tool_choice: 'any', tool_layout: 'tier_per_request', strict_tools: false, max_tokens: 1024, thinking: 'off', thinking_budget_tokens: null, attempt: 1 },
+          { id: '1-1', at: '2026-03-02T10:00:02.000Z', run_id: RUN_ID, step: 0, event: 'turn-start', phase: 'planning', tools: 2, tool_choice: 'any', tool_layout: 'tier_per_request', strict_tools: false, max_tokens: 2048, thinking: 'off', thinking_budget_tokens: null, attempt: 2 },
         ],
       }),
     ).turns;

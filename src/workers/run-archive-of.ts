@@ -115,7 +115,7 @@ export function archivedToolCalls(source: RunArchiveSource): ArchivedToolCall[] 
   const stepOf = new Map<string, number>();
   const durationOf = new Map<string, number>();
   for (const event of source.events) {
-    const id = event.tool_use_id;
+    const id = 'tool_use_id' in event ? event.tool_use_id : undefined;
     if (typeof id !== 'string') continue;
     if (!stepOf.has(id)) stepOf.set(id, event.step);
     if (event.event === 'tool-call-end' && typeof event.duration_ms === 'number' && Number.isInteger(event.duration_ms) && event.duration_ms >= 0) durationOf.set(id, event.duration_ms);

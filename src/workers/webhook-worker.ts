@@ -14,6 +14,10 @@ import type { HostResolver } from '../safety/ssrf-guard.js';
 import { postWebhook } from '../webhooks/post-webhook.js';
 import { webhookAttemptOutcome, type WebhookAttemptOutcome } from '../webhooks/webhook-attempt-outcome.js';
 import { webhookSigningSecret } from '../webhooks/webhook-signature.js';
+import type { RunEventDraftOf } from '../domain/run-events.js';
+
+/** An attempt's event less the fields every attempt's event carries (filled in by deliverWebhookJob). */
+type AttemptDraft<Name extends 'webhook-deliver' | 'webhook-fail'> = Omit<RunEventDraftOf<Name>, 'webhook_event' | 'delivery_id' | 'attempt' | 'attempts'>;
 
 export interface WebhookWorkerOptions {
   /** Deliveries at once (default 8: each is one short request, mostly waiting on the network). */
@@ -34,18 +38,18 @@ export async function deliverWebhookJob(
   const { payload } = data;
   const attempt = job.attemptsMade + 1;
   const attempts = job.opts.attempts ?? 1;
-  const record = async (event: 'webhook-deliver' | 'webhook-fail', fields: Record<string, unknown>) => {
+  const record = async (draft: AttemptDraft<'webhook-deliver'> | AttemptDraft<'webhook-fail'>) => {
     // After the POST: a failure to record must not turn a delivered attempt into a retry (which
     // would post it again), so it is logged, not thrown.
     await fleet.store
-      .appendEventIfRunExists({ run_id: data.runId, step: data.turn, event, webhook_event: payload.event, delivery_id: payload.id, attempt, attempts, ...fields })
+      .appendEventIfRunExists({ run_id: data.runId, step: data.turn, webhook_event: payload.event, delivery_id: payload.id, attempt, attempts, ...draft })
       .catch((error: unknown) => fleet.logger.warn({ run_id: data.runId, delivery_id: payload.id, err: error instanceof Error ? error.message : String(error) }, 'webhook attempt not recorded in the run events'));
   };
   const fleetSecret = fleet.config.BUILDFLEET_WEBHOOK_SECRET;
   if (!fleetSecret) {
     // Submit refuses webhooks without a secret; a job made before the secret was removed cannot be
     // signed, and an unsigned delivery is one no receiver should trust.
-    await record('webhook-fail', { status: null, reason: 'webhooks_not_configured: BUILDFLEET_WEBHOOK_SECRET is unset', final: true });
+    await record({ event: 'webhook-fail', status: null, reason: 'webhooks_not_configured: BUILDFLEET_WEBHOOK_SECRET is unset', final: true });
     throw new UnrecoverableError('BUILDFLEET_WEBHOOK_SECRET is unset: the delivery cannot be signed');
   }
   const answer = await postWebhook({
@@ -60,13 +64,13 @@ export async function deliverWebhookJob(
   const outcome = webhookAttemptOutcome(answer);
   options.onAttempt?.(outcome);
   if (outcome.kind === 'delivered') {
-    await record('webhook-deliver', { status: outcome.status });
+    await record({ event: 'webhook-deliver', status: outcome.status });
     fleet.logger.info({ run_id: data.runId, event: 'webhook-deliver', delivery_id: payload.id, status: outcome.status, attempt }, 'webhook delivered');
     return { status: outcome.status };
   }
   const final = outcome.kind === 'final' || attempt >= attempts;
   const excerpt = 'excerpt' in answer && answer.excerpt ? { response_excerpt: answer.excerpt.slice(0, 200) } : {};
-  await record('webhook-fail', { status: outcome.status, reason: outcome.reason, final, ...excerpt, level: 'warn' });
+  await record({ event: 'webhook-fail', status: outcome.status, reason: outcome.reason, final, ...excerpt, level: 'warn' });
   if (outcome.kind === 'final') throw new UnrecoverableError(outcome.reason);
   throw new Error(outcome.reason);
 }

@@ -15,6 +15,9 @@ import { EVENTS_CONNECTION_NAME } from '../../src/api/events/follow-run-events.j
 import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
 import { testRedisEnv } from '../support/redis.js';
 
+/** A turn-start's fields; `attempt` tells the runs' events apart. */
+const TURN_START = { phase: 'planning', tools: 2, tool_choice: 'auto', tool_layout: 'tier_per_request', strict_tools: false, max_tokens: 1024, thinking: 'off', thinking_budget_tokens: null } as const;
+
 const onCluster = Boolean(process.env.BUILDFLEET_REDIS_CLUSTER_NODES);
 
 type Frame = { id?: string; event: string; data: string };
@@ -102,12 +105,12 @@ describe('200 event streams on one API process', () => {
     }
 
     // Live: one event per run, written while every stream waits on the shared readers.
-    await Promise.all(runs.map((run, index) => harness.fleet.store.appendEvent({ run_id: run.id, step: 1, event: 'turn-start', index })));
+    await Promise.all(runs.map((run, index) => harness.fleet.store.appendEvent({ run_id: run.id, step: 1, event: 'turn-start', ...TURN_START, attempt: index })));
     await waitFor(() => streams.every((stream) => eventsOf(stream).some((event) => event.event === 'turn-start')));
     if (!onCluster) expect(await connectionsNamed(harness)).toBeLessThanOrEqual(2);
     for (const [index, stream] of streams.entries()) {
       expect(eventsOf(stream).map((event) => event.event)).toEqual(['run-create', 'turn-start']);
-      expect((eventsOf(stream)[1] as { index?: number }).index).toBe(index);
+      expect((eventsOf(stream)[1] as { attempt?: number }).attempt).toBe(index);
     }
 
     // Runs that end end their streams; the readers then give their connections back.
@@ -177,7 +180,7 @@ describe('one shared reader, and the per-tenant cap on open event streams', () =
     await waitFor(() => eventsOf(late).length >= 1);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const written = Date.now();
-    await harness.fleet.store.appendEvent({ run_id: second.id, step: 1, event: 'turn-start' });
+    await harness.fleet.store.appendEvent({ run_id: second.id, step: 1, event: 'turn-start', ...TURN_START, attempt: 1 });
     await waitFor(() => eventsOf(late).some((event) => event.event === 'turn-start'), READER_BLOCK_MS);
     // Included at once (CLIENT UNBLOCK), not after the block the reader was in when it joined.
     expect(Date.now() - written).toBeLessThan(READER_BLOCK_MS / 2);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readServerSentEvents } from '../../src/cli/follow-run.js';
 import { EVENTS_CONNECTION_NAME } from '../../src/api/events/follow-run-events.js';
-import type { RunEventName } from '../../src/domain/run-events.js';
+import type { RunEvent, RunEventName } from '../../src/domain/run-events.js';
 import { createApiTestHarness, type ApiTestHarness } from '../../src/api/testing/api-test-harness.js';
 import { testRedisEnv } from '../support/redis.js';
 
@@ -62,8 +62,10 @@ function authed(url: string, init: RequestInit = {}, auth = harness.auth): Promi
   return fetch(url, { ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } });
 }
 
+// The stream's transport is under test, not the events: each is written with only the fields a
+// test looks at (the decoder checks the name and, for a call's events, tool_use_id), hence the cast.
 const append = (runId: string, event: RunEventName, extra: Record<string, unknown> = {}) =>
-  harness.fleet.store.appendEvent({ run_id: runId, step: 1, event, ...extra });
+  harness.fleet.store.appendEvent({ run_id: runId, step: 1, event, ...extra } as RunEvent);
 
 describe('Server-Sent Events', () => {
   it('replays from the start, follows live, and ends with event: end once the run is terminal', async () => {
@@ -83,7 +85,7 @@ describe('Server-Sent Events', () => {
     const framesPromise = collect(response);
     // Live events, written while the client is connected and blocked in XREAD.
     await waitForFollowerConnections(1);
-    const liveId = await append(id, 'tool-call-end', { tool: 'write_file', ok: true });
+    const liveId = await append(id, 'tool-call-end', { tool: 'write_file', tool_use_id: 'toolu_1', ok: true });
     await new Promise((resolve) => setTimeout(resolve, 50));
     // The engine's end appends the run-end event in the same step as the terminal status.
     await harness.fleet.store.endRun(id, 0, 'succeeded', { result: 'Built it.' });
@@ -214,7 +216,7 @@ describe('JSON events', () => {
   it('answers a JSON array of the events so far for Accept: application/json', async () => {
     const run = await harness.newRun({ status: 'running' });
     const first = await append(run.id, 'turn-start');
-    const second = await append(run.id, 'tool-call-dispatch', { tool: 'write_file' });
+    const second = await append(run.id, 'tool-call-dispatch', { tool: 'write_file', tool_use_id: 'toolu_1' });
     const response = await harness.app.inject({
       url: `/v1/runs/${run.id}/events`,
       headers: { ...harness.auth, accept: 'application/json' },

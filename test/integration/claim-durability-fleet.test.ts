@@ -44,7 +44,7 @@ describe.skipIf(onCluster)('an answer that calls a write tool, on no replica', (
     expect(events.filter((event) => event.event === 'model-call-end' && event.step === turn)).toHaveLength(1);
     // No write tool ran, nor was any of its calls queued.
     // (tool-call-dispatch is written with the answer: the calls it plans, not calls handed out.)
-    const writeEvents = events.filter((event) => String(event.event).startsWith('tool-call') && event.event !== 'tool-call-dispatch' && WRITE_TOOLS.has(event.tool as ToolName));
+    const writeEvents = events.filter((event) => String(event.event).startsWith('tool-call') && event.event !== 'tool-call-dispatch' && 'tool' in event && WRITE_TOOLS.has(event.tool as ToolName));
     expect(events.some((event) => event.event === 'tool-call-dispatch' && WRITE_TOOLS.has(event.tool as ToolName))).toBe(true);
     expect(writeEvents, JSON.stringify(writeEvents)).toEqual([]);
     const toolJobs = await fleet.fleet.queues.own.tool.getJobs(['waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized', 'waiting-children']);

@@ -177,7 +177,7 @@ describe('Claude on Bedrock and Vertex, selected by configuration, through the q
     }
     const waits = events.filter((event) => event.event === 'model-rate-limit-wait');
     expect(waits.map((event) => [event.cycle, event.backoff])).toEqual(Array.from({ length: throttles }, (_, index) => [index + 1, true]));
-    const firstTurnStarts = events.filter((event) => event.event === 'turn-start' && event.step === errors[0]!.step);
+    const firstTurnStarts = events.filter((event) => event.event === 'turn-start').filter((event) => event.step === errors[0]!.step);
     expect(firstTurnStarts.map((event) => event.attempt)).toEqual(Array.from({ length: throttles + 1 }, () => 1));
 
     // Usage and cost: the sum of what the simulator answered through Bedrock, priced at the

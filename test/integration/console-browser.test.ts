@@ -352,7 +352,7 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     // throw, so it is written here as the job would.
     const write = (await runEvents(runId)).find((event) => event.event === 'tool-call-end' && event.tool === 'write_file');
     expect(write).toBeDefined();
-    await fleet.fleet.store.appendEvent({ run_id: runId, step: write!.step, event: 'tool-call-retry', tool: 'write_file', tool_use_id: write!.tool_use_id, level: 'warn', message: 'connect ECONNRESET', attempt: 1 });
+    await fleet.fleet.store.appendEvent({ run_id: runId, step: write!.step, event: 'tool-call-retry', tool: 'write_file', tool_use_id: String(write!.tool_use_id), level: 'warn', message: 'connect ECONNRESET', attempt: 1 });
 
     await page.goto(`${consoleUrl}/#/runs/${runId}`);
     const timeline = page.getByTestId('timeline');

@@ -6,7 +6,8 @@
 // Judged by order and by Redis's clock (model-rate-limit-wait's pause window, turn-start's
 // pause_checked_at_ms), never by the workers' timing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newRunId } from '../../src/engine/index.js';
+import { newRunId, type StoredEvent } from '../../src/engine/index.js';
+import type { RunEventName } from '../../src/domain/run-events.js';
 import { freePort } from '../../src/dev/private-redis.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 
@@ -35,8 +36,8 @@ afterAll(async () => {
 
 const requestsOf = (runId: string) => harness.simulator.requests.filter((request) => request.headers['x-buildfleet-run-id'] === runId);
 
-async function eventsOf(runId: string, name: string) {
-  return (await harness.fleet.store.readEvents(runId)).filter((event) => event.event === name);
+async function eventsOf<Name extends RunEventName>(runId: string, name: Name) {
+  return (await harness.fleet.store.readEvents(runId)).filter((event): event is Extract<StoredEvent, { event: Name }> => event.event === name);
 }
 
 async function waitFor<T>(what: string, read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {

@@ -94,7 +94,7 @@ describe('a stream that falls silent', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ outcome: 'transient', status: null, attempt: 1, request_id: stalled!.requestId });
     expect(String(errors[0]!.message)).toMatch(/no event for 300 ms/);
-    const firstTurnStarts = events.filter((event) => event.event === 'turn-start' && event.step === 0).map((event) => event.attempt);
+    const firstTurnStarts = events.filter((event) => event.event === 'turn-start').filter((event) => event.step === 0).map((event) => event.attempt);
     expect(firstTurnStarts).toEqual([1, 2]);
   }, 40_000);
 });

@@ -103,7 +103,7 @@ describe('resume of a run whose turn failed while handing out its committed call
     // Each committed call ran exactly once: one start and one end each.
     for (const call of calls) {
       for (const name of ['tool-call-start', 'tool-call-end']) {
-        expect(events.filter((event) => event.event === name && event.tool_use_id === call.toolUseId), `${name} of ${call.name}`).toHaveLength(1);
+        expect(events.filter((event) => event.event === name && 'tool_use_id' in event && event.tool_use_id === call.toolUseId), `${name} of ${call.name}`).toHaveLength(1);
       }
     }
     // Turn 2 told the model both real results: none missing, none an error.

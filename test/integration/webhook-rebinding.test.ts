@@ -66,7 +66,7 @@ async function deliveryJob(url: string): Promise<{ runId: string; job: { data: W
 }
 
 const fleetOf = () => ({ config, store, logger: pino({ level: 'silent' }) });
-const webhookEvents = async (runId: string) => (await store.readEvents(runId)).filter((event) => event.event.startsWith('webhook-'));
+const webhookEvents = async (runId: string) => (await store.readEvents(runId)).filter((event) => event.event === 'webhook-deliver' || event.event === 'webhook-fail');
 
 describe('a webhook host that rebinds to loopback after the submit check', () => {
   it('is refused at delivery, recorded as a final failed attempt, and nothing is sent', async () => {
@@ -85,7 +85,7 @@ describe('a webhook host that rebinds to loopback after the submit check', () =>
     const events = await webhookEvents(runId);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ event: 'webhook-fail', status: null, final: true, attempt: 1, webhook_event: 'run.ended', delivery_id: job.id });
-    expect(String(events[0]!.reason)).toMatch(/^url_blocked: .*127\.0\.0\.1/);
+    expect(events[0]).toMatchObject({ reason: expect.stringMatching(/^url_blocked: .*127\.0\.0\.1/) });
   });
 
   it('resolves the name once per attempt and connects to the address it checked', async () => {
@@ -102,7 +102,7 @@ describe('a webhook host that rebinds to loopback after the submit check', () =>
     const events = await webhookEvents(runId);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ event: 'webhook-fail', status: null, final: false });
-    expect(String(events[0]!.reason)).toMatch(/^(network|timeout)/);
+    expect(events[0]).toMatchObject({ reason: expect.stringMatching(/^(network|timeout)/) });
   });
 
   it('refuses a name that answers a public and a loopback address at once', async () => {

@@ -77,7 +77,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T 
   }
 }
 
-const webhookEvents = async (runId: string) => (await harness.fleet.store.readEvents(runId)).filter((event) => event.event.startsWith('webhook-'));
+const webhookEvents = async (runId: string) => (await harness.fleet.store.readEvents(runId)).filter((event) => event.event === 'webhook-deliver' || event.event === 'webhook-fail');
 const deliveriesTo = (path: string) => received.filter((entry) => entry.path === path);
 
 /** The documented verification (docs/webhooks.md#verifying-a-delivery), written out as a receiver would. */

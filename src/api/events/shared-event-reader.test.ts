@@ -8,6 +8,9 @@ import type { RedisClient } from '../../redis/redis-connection.js';
 import { createKeySpace, RunEngine, type StoredEvent } from '../../engine/index.js';
 import { SharedEventReader, type EventSubscription } from './shared-event-reader.js';
 
+/** A turn-start's fields; `attempt` tells the runs' events apart. */
+const TURN_START = { phase: 'planning', tools: 2, tool_choice: 'auto', tool_layout: 'tier_per_request', strict_tools: false, max_tokens: 1024, thinking: 'off', thinking_budget_tokens: null } as const;
+
 // Far longer than the test's bounds: what arrives before it ends was woken, not waited out.
 const LONG_WAIT_MS = 600_000;
 const NEXT_TIMEOUT_MS = 20_000;
@@ -62,9 +65,9 @@ describe('SharedEventReader', () => {
     const backlogs = await Promise.all(subscriptions.map((subscription) => nextEvents(subscription, (events) => events.length >= 1)));
     expect(backlogs.map((events) => events.map((event) => `${event.run_id}:${event.event}`))).toEqual(runIds.map((runId) => [`${runId}:run-create`]));
 
-    await Promise.all(runIds.map((runId, index) => engine.appendEvent({ run_id: runId, step: 1, event: 'turn-start', index })));
+    await Promise.all(runIds.map((runId, index) => engine.appendEvent({ run_id: runId, step: 1, event: 'turn-start', ...TURN_START, attempt: index })));
     const live = await Promise.all(subscriptions.map((subscription) => nextEvents(subscription, (events) => events.length >= 1)));
-    expect(live.map((events) => events.map((event) => [event.event, (event as { index?: number }).index]))).toEqual(runIds.map((_, index) => [['turn-start', index]]));
+    expect(live.map((events) => events.map((event) => [event.event, event.event === 'turn-start' ? event.attempt : undefined]))).toEqual(runIds.map((_, index) => [['turn-start', index]]));
     for (const subscription of subscriptions) subscription.close();
     expect(reader.subscriptionCount).toBe(0);
   });

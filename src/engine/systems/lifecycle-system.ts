@@ -173,7 +173,7 @@ export class LifecycleSystem extends EngineSystem {
   ): Promise<boolean> {
     const error = outcome.error ? { code: outcome.error.code, message: redactText(outcome.error.message) } : null;
     const fields = toFields({ status, result: outcome.result ?? null, error, question: null, updatedAt: new Date().toISOString() });
-    const events = [...before.map((fieldsOf) => ({ run_id: runId, step: turn, ...fieldsOf }) as RunEvent), this.events.runEndEvent(runId, turn, status, error)].map((event) => this.events.encode(event));
+    const events = [...before.map((draft): RunEvent => ({ run_id: runId, step: turn, ...draft })), this.events.runEndEvent(runId, turn, status, error)].map((event) => this.events.encode(event));
     const reply = await this.scripts.bfEndRun(this.keys.run(runId), this.keys.events(runId), JSON.stringify(fields), events.length, ...events.map((event) => event.json));
     if (reply === null) return false;
     this.events.emitted(events);
@@ -191,7 +191,7 @@ export class LifecycleSystem extends EngineSystem {
   ): Promise<'ended' | 'changed' | 'terminal'> {
     const redacted = { code: error.code, message: redactText(error.message) };
     const fields = toFields({ status: 'failed', result: null, error: redacted, question: null, updatedAt: new Date().toISOString() });
-    const events = [...before.map((fieldsOf) => ({ run_id: runId, step: seen.turn, ...fieldsOf }) as RunEvent), this.events.runEndEvent(runId, seen.turn, 'failed', redacted)].map((event) => this.events.encode(event));
+    const events = [...before.map((draft): RunEvent => ({ run_id: runId, step: seen.turn, ...draft })), this.events.runEndEvent(runId, seen.turn, 'failed', redacted)].map((event) => this.events.encode(event));
     const reply = await this.scripts.bfEndRunIfUnchanged(this.keys.run(runId), this.keys.events(runId), String(seen.turn), seen.updatedAt, JSON.stringify(fields), events.length, ...events.map((event) => event.json));
     if (reply[0] === 0) return 'changed';
     if (reply[0] !== 1) return 'terminal';

@@ -2,7 +2,7 @@
 // context), each validated, and the list of every key a run has: shared by the systems.
 import { PHASES } from '../../domain/profile.js';
 import { z } from 'zod';
-import { RUN_EVENT_NAMES } from '../../domain/run-events.js';
+import { hasRunEventKeys, RUN_EVENT_NAMES } from '../../domain/run-events.js';
 import type { KeySpace } from '../keys.js';
 import { assetsKey, screenshotsKey, themeKey, writesKey } from '../effect-keys.js';
 import { runUpstreamsKey } from '../kill-switch-keys.js';
@@ -85,6 +85,8 @@ export function parseStoredEvent([id, fields]: [string, string[]]): StoredEvent 
     value = undefined;
   }
   const parsed = storedEventDataSchema.safeParse(value);
-  if (!parsed.success) throw new Error(`The stored event ${id} does not decode: ${(raw ?? '(no data field)').slice(0, 120)}`);
-  return { ...parsed.data, id };
+  if (!parsed.success || !hasRunEventKeys(parsed.data)) throw new Error(`The stored event ${id} does not decode: ${(raw ?? '(no data field)').slice(0, 120)}`);
+  // The name is checked and so are the fields readers key on (hasRunEventKeys); the rest is as the
+  // emitters wrote it, whose fields RunEvent declares.
+  return { ...parsed.data, id } as StoredEvent;
 }

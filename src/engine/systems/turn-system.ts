@@ -313,7 +313,7 @@ export class TurnSystem extends EngineSystem {
   async resumeTurn(
     runId: string,
     seen: { turn: number; updatedAt: string; recoveries: number },
-    resume: { jobId: string; reason: string; detail: Record<string, unknown> },
+    resume: { jobId: string; reason: string; detail: { tool_use_ids?: string[] } },
   ): Promise<'resumed' | 'changed' | 'terminal'> {
     const event = this.events.encode({ run_id: runId, step: seen.turn, event: 'run-resume', reason: resume.reason, job_id: resume.jobId, recovery: seen.recoveries + 1, ...resume.detail });
     const keys = this.keys;

@@ -40,7 +40,7 @@ export async function answerInvalidOutput({
   deps.logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, reason, mode, err: error.message }, 'tool output invalid');
   await store.appendEvent({ run_id: data.runId, step: data.turn, event: 'tool-output-reject', tool: data.name, tool_use_id: data.toolUseId, ok: false, error: TOOL_OUTPUT_INVALID_CODE, reason });
   for (const item of flagInjection({ call, value: error.message, source: 'error' })) await store.appendEvent(item);
-  const finish = async (result: StoredToolResult, extra: Record<string, unknown>, endRunFirst?: (endEvent: RunEvent) => Promise<boolean>) => {
+  const finish = async (result: StoredToolResult, extra: { degraded?: true }, endRunFirst?: (endEvent: RunEvent) => Promise<boolean>) => {
     const endEvent = call.event('tool-call-end', { ok: false, tool_result_status: 'error', parse_mode: data.parseMode, error_code: TOOL_OUTPUT_INVALID_CODE, reason, mode, ...extra, duration_ms: Math.round(durationMs) });
     // A run that ends here takes the call's end event into its own end step (run-end stays
     // last); a run that had ended already gets it with the ledger entry.

@@ -4,12 +4,17 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import type { ToolJobData } from '../../jobs/job-catalog.js';
-import { type RunEngine, type RunEvent, type StoredToolResult, type RunRecord } from '../../engine/index.js';
+import { type RunEngine, type StoredToolResult, type RunRecord } from '../../engine/index.js';
 import type { KillSwitch } from '../../safety/kill-switch.js';
 import type { ToolUpstream } from '../../safety/kill-switch-scope.js';
 import type { ToolSafetyHooks } from '../../safety/safety-hooks.js';
 import type { ToolName } from '../../domain/profile.js';
-import type { RunEventName } from '../../domain/run-events.js';
+import type { RunEventFields, RunEventLevel, RunEventName, RunEventOf } from '../../domain/run-events.js';
+
+/** The events that name the call (its tool and tool_use_id), which the call's helpers fill in. */
+export type ToolCallEventName = { [Name in RunEventName]: RunEventFields[Name] extends { tool: string; tool_use_id: string } ? Name : never }[RunEventName];
+/** What the call's event helpers take: the event's fields less the call's own. */
+export type ToolCallEventFields<Name extends ToolCallEventName> = Omit<RunEventFields[Name], 'tool' | 'tool_use_id'> & { level?: RunEventLevel };
 import type { ToolImplementation } from '../tool-types.js';
 
 export interface ToolJobDependencies {
@@ -57,8 +62,8 @@ export interface ToolCallContext {
   /** The call's entry in the run's trail, less its outcome. */
   trail: { tool: string; phase: RunRecord['phase']; turn: number; toolUseId: string };
   /** One of the call's events, and the same appended on its own. */
-  event(name: RunEventName, fields: Record<string, unknown>): RunEvent;
-  emit(name: RunEventName, fields: Record<string, unknown>): Promise<string>;
+  event<Name extends ToolCallEventName>(name: Name, fields: ToolCallEventFields<Name>): RunEventOf<Name>;
+  emit<Name extends ToolCallEventName>(name: Name, fields: ToolCallEventFields<Name>): Promise<string>;
 }
 
 /** A call whose input passed its schema: the tool it runs and, for a write tool, its kill-switch claim. */
