@@ -67,7 +67,7 @@ function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site
     ],
     events: [
       { streamId: '1772445600000-0', step: 0, event: 'run-create', at: createdAt, data: { prompt_chars: prompt.length } },
-      { streamId: '1772445600000-1', step: 1, event: 'tool-call-end', at: createdAt, data: { tool: 'write_file', ok: true } },
+      { streamId: '1772445600000-1', step: 1, event: 'tool-call-end', at: createdAt, data: { tool: 'write_file', tool_use_id: 'toolu_01', ok: true } },
       { streamId: '1772445660000-0', step: 2, event: 'run-end', at: createdAt, data: { status } },
     ],
     messages: [
