@@ -1,8 +1,11 @@
 // `npm test`: checks the dependency rules (scripts/check-dependencies.mjs, docs/architecture.md),
-// starts a private redis-server unless REDIS_URL is set and a private PostgreSQL unless DATABASE_URL is, runs the whole vitest suite against it,
-// and stops it again whatever the outcome. The dependency check runs on every invocation, targeted
-// ones (`npm test -- <path>`) included; the tests still run when it fails, so both results show,
-// and the exit code is non-zero when either failed.
+// starts a private redis-server unless REDIS_URL is set and a private PostgreSQL unless DATABASE_URL
+// is, runs the whole vitest suite against it, and stops them again whatever the outcome. A whole-
+// suite run (no arguments) also checks the lock file under npm 10 and 11 and type-checks the tree
+// beside the tests, then runs the integration suite again on a local Redis Cluster and the whole
+// suite again on the image's Node.js (each described where it starts below). The dependency check
+// runs on every invocation, targeted ones (`npm test -- <path>`) included; the tests still run when
+// a check fails, so every result shows, and the exit code is non-zero when any failed.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -209,8 +212,9 @@ try {
         code = code !== 0 ? code : 1;
       }
       if (imageNode) {
-        console.log(`[test] the tests again, on the image's Node.js ${imageNode.version} (${imageNode.path})`);
-        const imageNodeCode = await runVitest(`the ${process.argv.length <= 2 ? 'whole suite' : 'tests'} on Node.js ${imageNode.version}, the image's`, process.argv.slice(2), process.env, imageNode.path);
+        const what = process.argv.length <= 2 ? 'the whole suite' : 'the tests';
+        console.log(`[test] ${what} again, on the image's Node.js ${imageNode.version} (${imageNode.path})`);
+        const imageNodeCode = await runVitest(`${what} on Node.js ${imageNode.version}, the image's`, process.argv.slice(2), process.env, imageNode.path);
         code = code !== 0 ? code : imageNodeCode;
       }
     }
