@@ -293,6 +293,10 @@ export const configSchema = z.object({
    * swept once it ended at least this long ago. 0 = no sweep in this process. */
   BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   BUILDFLEET_CHROMIUM_PATH: z.string().optional(),
+  /** How long the screenshot tool gives Chromium to start, load the page and take the picture (ms).
+   * At most 55 s: under a tool call's 60 s timeout, so the tool answers `screenshot_timeout` itself
+   * rather than the call being aborted. */
+  BUILDFLEET_SCREENSHOT_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(55_000).default(30_000),
   /** The fleet's webhook key (docs/webhooks.md): each tenant's signing secret is derived from it,
    * so one leaked tenant secret signs nothing for another. Unset: runs naming a webhook are refused
    * (`webhooks_not_configured`). At least 32 characters: it is the root of every signature. */

@@ -25,7 +25,7 @@ export const TOOL_ERROR_CODES = {
   fetch_failed: 'A fetch failed at the network level (DNS, connection refused, reset, TLS).',
   fetch_http_error: 'fetch_image got a non-2xx HTTP status.',
   chromium_unavailable: 'screenshot found no Chromium binary to run.',
-  screenshot_timeout: 'Chromium did not produce a screenshot within 30 seconds.',
+  screenshot_timeout: 'Chromium did not produce a screenshot within BUILDFLEET_SCREENSHOT_TIMEOUT_MS (30 s by default).',
   screenshot_failed: 'Chromium could not start, could not load the page (or reach its main document), or returned no PNG.',
   // The write guards (src/tools/workspace/write-fence.ts, src/tools/run-tool-job.ts).
   killswitch_read_only: 'A kill switch scope that covers the write is read_only (or half_open with its probe taken) — the fleet, the run\'s tenant, or an upstream the run read from; the message names it: the write tool was refused, before it started or atomically at its Redis write. Reads still work.',

@@ -22,6 +22,9 @@ import { startTestHttpServer, type TestHttpServer } from '../../src/tools/testin
 import { ONE_PIXEL_PNG } from '../../src/tools/testing/test-images.js';
 
 const binary = await chromiumForTests('screenshot-egress');
+// The longest screenshot time the fleet allows: these tests assert what the guard refuses, not how
+// fast Chromium is, and a loaded 2-core machine has taken over the default 30 s (seen once).
+const LOADED_MACHINE_SCREENSHOT_MS = 55_000;
 
 let canary: CanaryListener;
 let canary6: CanaryListener | null;
@@ -219,7 +222,7 @@ describe.skipIf(!binary)('Chromium behind the egress guard (real Chromium)', { t
 
   it('the screenshot tool reports the refusals in its result and keeps the PNG', async () => {
     const run = await harness.newRun({ phase: 'verifying' });
-    const context = await harness.contextFor(run.id, { publicBaseUrl: site.origin, config: { BUILDFLEET_CHROMIUM_PATH: binary! } });
+    const context = await harness.contextFor(run.id, { publicBaseUrl: site.origin, config: { BUILDFLEET_CHROMIUM_PATH: binary!, BUILDFLEET_SCREENSHOT_TIMEOUT_MS: LOADED_MACHINE_SCREENSHOT_MS } });
     const output = await harness.call(screenshotTool, { url: `${site.origin}/` }, context);
     expect(output).toMatchObject({ width: 1280, height: 800, bytes: expect.any(Number) });
     expect(output.refused_requests.count).toBeGreaterThanOrEqual(21);
@@ -235,7 +238,7 @@ describe.skipIf(!binary)('Chromium behind the egress guard (real Chromium)', { t
 
   it('a page without forbidden requests reports none', async () => {
     const run = await harness.newRun({ phase: 'verifying' });
-    const context = await harness.contextFor(run.id, { publicBaseUrl: site.origin, config: { BUILDFLEET_CHROMIUM_PATH: binary! } });
+    const context = await harness.contextFor(run.id, { publicBaseUrl: site.origin, config: { BUILDFLEET_CHROMIUM_PATH: binary!, BUILDFLEET_SCREENSHOT_TIMEOUT_MS: LOADED_MACHINE_SCREENSHOT_MS } });
     const output = await harness.call(screenshotTool, { url: `${site.origin}/plain`, width: 800, height: 600 }, context);
     expect(output).toMatchObject({ width: 800, height: 600, refused_requests: { count: 0, first: [] } });
   });
@@ -245,7 +248,7 @@ describe.skipIf(!binary)('Chromium behind the egress guard (real Chromium)', { t
     const named = `http://localhost:${new URL(site.origin).port}`;
     const context = await harness.contextFor(run.id, {
       publicBaseUrl: site.origin,
-      config: { BUILDFLEET_CHROMIUM_PATH: binary!, BUILDFLEET_FETCH_ALLOWLIST: named },
+      config: { BUILDFLEET_CHROMIUM_PATH: binary!, BUILDFLEET_FETCH_ALLOWLIST: named, BUILDFLEET_SCREENSHOT_TIMEOUT_MS: LOADED_MACHINE_SCREENSHOT_MS },
     });
     const seenBefore = site.requests.length;
     const output = await harness.call(screenshotTool, { url: `${named}/plain`, width: 800, height: 600 }, context);
@@ -255,7 +258,7 @@ describe.skipIf(!binary)('Chromium behind the egress guard (real Chromium)', { t
 
   it('fails with fetch_blocked when the main document redirects to a refused address (and the canary sees nothing)', async () => {
     const run = await harness.newRun({ phase: 'verifying' });
-    const context = await harness.contextFor(run.id, { publicBaseUrl: site.origin, config: { BUILDFLEET_CHROMIUM_PATH: binary! } });
+    const context = await harness.contextFor(run.id, { publicBaseUrl: site.origin, config: { BUILDFLEET_CHROMIUM_PATH: binary!, BUILDFLEET_SCREENSHOT_TIMEOUT_MS: LOADED_MACHINE_SCREENSHOT_MS } });
     for (const target of [at('/top-level'), `https://${canary.authority}/top-level-tls`]) {
       const url = `${site.origin}/redirect?to=${encodeURIComponent(target)}`;
       await expect(harness.call(screenshotTool, { url }, context), target).rejects.toMatchObject({ code: 'fetch_blocked' });

@@ -21,7 +21,6 @@ import { defineTool, ToolError } from '../tool-types.js';
 import { findChromium } from './find-chromium.js';
 import { runHeadlessChromium, type MainDocument } from './run-headless-chromium.js';
 
-export const SCREENSHOT_TIMEOUT_MS = 30_000;
 /** How many refused requests the result lists (all are counted). */
 export const MAX_REPORTED_REFUSALS = 10;
 const DEFAULT_WIDTH = 1280;
@@ -98,7 +97,7 @@ export const screenshotTool = defineTool({
         width,
         height,
         egress: { proxyUrl: proxy.url, proxyAnswerHeader: PROXY_ANSWER_HEADER, proxyAnswerMarker: proxy.proxyAnswerMarker },
-        timeoutMs: SCREENSHOT_TIMEOUT_MS,
+        timeoutMs: context.config.BUILDFLEET_SCREENSHOT_TIMEOUT_MS,
         signal: context.signal,
       });
       const refused = refusalSummary(proxy.refusals());
@@ -109,7 +108,7 @@ export const screenshotTool = defineTool({
         case 'aborted':
           throw context.signal.reason ?? new Error('screenshot aborted');
         case 'timed_out':
-          throw new ToolError('screenshot_timeout', `Chromium did not finish the screenshot of ${quoteUntrusted(target.href)} within ${SCREENSHOT_TIMEOUT_MS / 1000} s.`);
+          throw new ToolError('screenshot_timeout', `Chromium did not finish the screenshot of ${quoteUntrusted(target.href)} within ${context.config.BUILDFLEET_SCREENSHOT_TIMEOUT_MS / 1000} s.`);
         case 'failed':
           throw new ToolError('screenshot_failed', `Chromium could not screenshot ${quoteUntrusted(target.href)}: ${quoteUntrusted(result.detail)}.`);
         case 'navigation_failed':
