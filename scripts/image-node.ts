@@ -6,13 +6,12 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { dockerfileNodeMajor } from '../src/cli/image-base-image.js';
 
-/** The major version of node in the Dockerfile's default NODE_IMAGE, e.g. 24. */
+/** The major version of node in the Dockerfile's default NODE_IMAGE, e.g. 24 — read as the image
+ * experiment reads it (src/cli/image-base-image.ts), so the two follow the same line. */
 export function imageNodeMajor(root = process.cwd()): number {
-  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
-  const match = /^ARG NODE_IMAGE=node:(\d+)\b/m.exec(dockerfile);
-  if (!match) throw new Error('Dockerfile: no `ARG NODE_IMAGE=node:<major>…` line to read the image’s Node.js major from');
-  return Number(match[1]);
+  return dockerfileNodeMajor(readFileSync(join(root, 'Dockerfile'), 'utf8'));
 }
 
 /** The path of a node binary of `major` from the npm registry (fetched once through npx). */
