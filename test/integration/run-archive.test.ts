@@ -10,7 +10,7 @@ import { ARCHIVE_QUEUE_NAME, jobIds, type ArchiveJobData } from '../../src/jobs/
 import { connectTestRedis } from '../support/redis.js';
 import { startInProcessFleet, type InProcessFleet } from '../support/in-process-fleet.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
-import { runKeysLeft } from '../support/run-keys.js';
+import { runKeysLeft, waitForRunKeysToExpire } from '../support/run-keys.js';
 
 const RETENTION_MS = 3_600_000;
 
@@ -141,10 +141,7 @@ describe('archiving a finished run', () => {
 
     // A retention that passes: every key of the run is gone from Redis, the history stays.
     expect(await store.expireArchivedRun(run.id, 1)).toBe('expiring');
-    for (let attempt = 0; (await runKeys(run.id)).length > 0; attempt += 1) {
-      if (attempt > 3_000) throw new Error('the run’s keys did not expire');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitForRunKeysToExpire({ redis: harness.fleet.redis, keys: store.keys, runId: run.id });
     expect(await store.getRun(run.id)).toBeNull();
     expect(await history.getRun(run.id)).toMatchObject({ id: run.id, status: 'succeeded' });
     // A job delivered after the keys expired finds nothing to archive and writes nothing.
