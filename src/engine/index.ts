@@ -5,6 +5,7 @@
 
 // The engine and its transitions (run-engine.ts): every key, script and transition of a run.
 export { RunEngine, newRunId } from './run-engine.js';
+export type { RunUpstreams } from './run-engine.js';
 export type { CreateRunInput, RunArchiveSource, RunEvent, RunPark, StoredEvent, StoredToolResult, TrailEntry, TurnInspection, TurnView } from './run-engine.js';
 export type { Admission } from './systems/admission-system.js';
 export type { IdempotentSubmission } from './systems/idempotency-system.js';
@@ -43,6 +44,8 @@ export type { WriteJournalEntry } from './write-journal.js';
 export { auditRunEffects } from './audit-run-effects.js';
 export type { EffectAudit } from './audit-run-effects.js';
 
-// The kill switch's keys and Lua shared with the write fence (the kill switch itself is src/safety/).
-export { killSwitchScopesKey, killSwitchTripsKey, runUpstreamsKey, scopeFailingTenantsKey, scopeTenantsKey, scopeWindowKey } from './kill-switch-keys.js';
+// The kill switch's keys and Lua shared with the write fence (the kill switch itself is src/safety/;
+// the one part of its state that is a run's, the upstreams the run's writes depend on, is the
+// engine's: RunEngine.noteRunUpstream / liveUpstreamsOf).
+export { killSwitchScopesKey, killSwitchTripsKey, scopeFailingTenantsKey, scopeTenantsKey, scopeWindowKey } from './kill-switch-keys.js';
 export { LUA_RUN_UPSTREAM_SCOPES, MAX_RUN_UPSTREAMS, RUN_READ_EVERY_UPSTREAM } from './run-upstream-scopes-lua.js';

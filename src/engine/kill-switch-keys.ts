@@ -1,12 +1,13 @@
 // Redis keys of the scoped kill switch beyond keys.ts (`killSwitch()` is the fleet scope's hash,
 // `toolOutcomes()` the fleet window). They live in the engine because the write fence
 // (effect-scripts.ts) reads two of them inside every guarded write; the switch itself
-// (src/safety/kill-switch.ts) writes them.
+// (src/safety/kill-switch.ts) writes them — all but the run's upstreams, which are a key of the run
+// and the engine's alone (systems/upstream-system.ts keeps them; not exported by index.ts).
 //
 // Every key here but the run's upstreams carries the kill switch's hash tag (through keys.ts
 // killSwitch()/toolOutcomes()), so each kill switch script stays in one slot on Redis Cluster. The
-// run's upstreams carry the run's tag instead: they are kept with the run's keys, and the scripts
-// that need both are split on a cluster (write-fence.ts, src/safety/kill-switch.ts say how).
+// run's upstreams carry the run's tag instead: they are kept with the run's keys, and the switch
+// reads and notes them through the engine in steps of their own (src/safety/kill-switch.ts says why).
 //
 // A scope id names one scope: `fleet`, `tenant:<tenant>` or `upstream:<tool>:<host>`
 // (src/safety/kill-switch-scope.ts parses them). Tenants match TENANT_PATTERN (no `:`); tool names

@@ -27,6 +27,7 @@ import { ToolCallSystem } from './systems/tool-call-system.js';
 import { EffectSystem } from './systems/effect-system.js';
 import { IndexSystem } from './systems/index-system.js';
 import { ArchiveSystem } from './systems/archive-system.js';
+import { UpstreamSystem } from './systems/upstream-system.js';
 
 export { newRunId } from './engine-types.js';
 export type { CreateRunInput, OwedWebhook, RunArchiveSource, RunEnd, RunEndObserver, RunEngineOptions, RunEvent, RunEventObserver, RunPark, RunParkObserver, RunProgress, StoredEvent, StoredToolResult, TrailEntry, TurnInspection, TurnView } from './engine-types.js';
@@ -43,6 +44,7 @@ export class RunEngine {
   private readonly effects: EffectSystem;
   private readonly indexes: IndexSystem;
   private readonly archive: ArchiveSystem;
+  private readonly upstreams: UpstreamSystem;
 
   constructor(
     readonly redis: RedisClient,
@@ -63,6 +65,7 @@ export class RunEngine {
     this.toolCalls = new ToolCallSystem(context, this.events);
     this.effects = new EffectSystem(context);
     this.archive = new ArchiveSystem(context, this.events, this.lifecycle, this.indexes, this.turns, this.toolCalls, this.effects);
+    this.upstreams = new UpstreamSystem(context);
   }
 
   // ---- create, read, update, end, reopen (lifecycle-system.ts) -----------------------------------
@@ -148,4 +151,11 @@ export class RunEngine {
   readonly readRunForArchive: ArchiveSystem['readRunForArchive'] = (...args) => this.archive.readRunForArchive(...args);
   readonly readRunPayloadSource: ArchiveSystem['readRunPayloadSource'] = (...args) => this.archive.readRunPayloadSource(...args);
   readonly expireArchivedRun: ArchiveSystem['expireArchivedRun'] = (...args) => this.archive.expireArchivedRun(...args);
+
+  // ---- the upstreams a run's writes depend on: the kill switch's per-run state (upstream-system.ts)
+  readonly noteRunUpstream: UpstreamSystem['noteRunUpstream'] = (...args) => this.upstreams.noteRunUpstream(...args);
+  readonly liveUpstreamsOf: UpstreamSystem['liveUpstreamsOf'] = (...args) => this.upstreams.liveUpstreamsOf(...args);
 }
+
+/** What the kill switch needs of the engine: the upstreams each run's writes depend on. */
+export type RunUpstreams = Pick<RunEngine, 'noteRunUpstream' | 'liveUpstreamsOf'>;

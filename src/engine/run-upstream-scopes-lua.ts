@@ -1,6 +1,7 @@
-// Lua shared by the kill switch's claim (src/safety/kill-switch-scripts.ts) and the write fence
-// (effect-scripts.ts): which upstream scopes a run's write depends on, and how the run's
-// upstreams zset (kill-switch-keys.ts runUpstreamsKey) is kept. Both run on every write, so their
+// Lua shared by the kill switch's claim (src/safety/kill-switch-scripts.ts), the write fence
+// (effect-scripts.ts) and the upstream system (systems/upstream-system.ts): which upstream scopes a
+// run's write depends on, and how the run's upstreams zset (kill-switch-keys.ts runUpstreamsKey)
+// is kept. The claim and the fence run on every write, so their
 // work is bounded by the smaller of two small things — the upstream scopes that are tripped (the
 // scopes hash holds an entry only for a scope that tripped, is half-open, or was reset within the
 // window) and the upstreams the run read within the window, itself capped — never by how many
@@ -26,8 +27,9 @@ export const RUN_READ_EVERY_UPSTREAM = '*';
  *   smaller — the run's live upstreams (HGET each) or the scopes hash's entries (ZSCORE each) —
  *   and every upstream entry when the run read from every upstream.
  * `each_listed_upstream_scope(scopes_key, listed, visit)`: the same over a list of upstream ids
- *   read from the run's upstreams zset in an earlier step (`run_live_upstreams`; on Redis Cluster
- *   the zset is in the run's slot, the scopes hash in the switch's): `{'*'}` stands for every upstream.
+ *   read from the run's upstreams zset in an earlier step (`run_live_upstreams`: the zset is the
+ *   engine's, in the run's slot; the scopes hash is the switch's), again walking the smaller side:
+ *   `{'*'}` stands for every upstream.
  * `run_live_upstreams(run_upstreams_key, now)`: the upstreams the run depends on at `now` (or `{'*'}`).
  */
 export const LUA_RUN_UPSTREAM_SCOPES = `
@@ -83,10 +85,14 @@ local function each_run_upstream_scope(scopes_key, run_upstreams_key, now, visit
   end)
 end
 local function each_listed_upstream_scope(scopes_key, listed, visit)
+  local named = {}
   for _, id in ipairs(listed) do
     if id == '${RUN_READ_EVERY_UPSTREAM}' then return each_held_upstream_scope(scopes_key, visit, nil) end
+    named[id] = true
   end
-  return each_named_scope(scopes_key, listed, visit)
+  -- Whichever side is smaller is walked: the listed upstreams, or the scopes held.
+  if #listed <= redis.call('HLEN', scopes_key) then return each_named_scope(scopes_key, listed, visit) end
+  return each_held_upstream_scope(scopes_key, visit, function(id) return named[id] == true end)
 end
 local function run_live_upstreams(run_upstreams_key, now)
   local every_until = tonumber(redis.call('ZSCORE', run_upstreams_key, '${RUN_READ_EVERY_UPSTREAM}') or '')

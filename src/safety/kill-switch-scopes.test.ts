@@ -4,7 +4,7 @@ import { scanKeys } from '../redis/redis-scan.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisClient } from '../redis/redis-connection.js';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../test/support/redis.js';
-import { createKeySpace, killSwitchScopesKey, runUpstreamsKey, MAX_RUN_UPSTREAMS, RUN_READ_EVERY_UPSTREAM } from '../engine/index.js';
+import { createKeySpace, killSwitchScopesKey, MAX_RUN_UPSTREAMS, RUN_READ_EVERY_UPSTREAM, RunEngine } from '../engine/index.js';
 import { luaCommandsOnKeys } from '../../test/support/lua-key-commands.js';
 import { KillSwitch, describeRefusal, type KillSwitchSettings } from './kill-switch.js';
 import type { KillSwitchScopeKind } from './kill-switch-scope.js';
@@ -23,12 +23,18 @@ afterAll(async () => {
 
 const trips: Array<{ scope: KillSwitchScopeKind; cause: string }> = [];
 
+/** The engine of the last switch newSwitch made: it keeps the upstreams each run depends on. */
+let engine: RunEngine;
+
 function newSwitch(settings: Partial<KillSwitchSettings> = {}): KillSwitch {
   const prefix = uniquePrefix('ksscopes');
   prefixes.push(prefix);
+  const keys = createKeySpace(prefix);
+  engine = new RunEngine(redis, keys);
   return new KillSwitch({
     redis,
-    keys: createKeySpace(prefix),
+    keys,
+    runUpstreams: engine,
     // The defaults of src/config.ts.
     settings: { threshold: 0.25, minVolume: 20, windowMs: 60_000, cooldownMs: 0, fleetMinTenants: 3, upstreamMinTenants: 2, ...settings },
     hooks: { onKillSwitchTrip: (scope, cause) => trips.push({ scope, cause }) },
@@ -375,21 +381,23 @@ describe("the fleet's own sites origin", () => {
 describe("the cost of a write's scope check", () => {
   const host = (index: number) => `https://h${index}.example/page`;
 
-  // MONITOR counts one server's commands (luaCommandsOnKeys): on a cluster the claim is split anyway.
+  // MONITOR counts one server's commands (luaCommandsOnKeys).
   it.skipIf(process.env.BUILDFLEET_REDIS_CLUSTER_NODES)("does not grow with the hosts a run read: the claim walks the tripped scopes when they are fewer", async () => {
     const killSwitch = newSwitch();
     const keys = createKeySpace(prefixes.at(-1) as string);
     for (let index = 0; index < 200; index += 1) await output(killSwitch, { tenant: 'a', run: 'run_wide', url: host(index), valid: true });
     const scopesKey = killSwitchScopesKey(keys);
-    const watched = [scopesKey, runUpstreamsKey(keys, 'run_wide')];
+    // The scopes hash, and every key of the run (the engine reads the run's upstreams zset).
+    const watched = [scopesKey, { prefix: `${keys.run('run_wide')}:` }];
 
     const allowed = await luaCommandsOnKeys(redis, watched, async () => expect((await killSwitch.claimWrite(write('a', 'run_wide'))).verdict).toBe('allow'));
     await killSwitch.setMode({ mode: 'read_only', reason: 'h150 serves junk', scope: { kind: 'upstream', tool: 'fetch_url_live', host: 'h150.example' } });
     const refused = await luaCommandsOnKeys(redis, watched, async () =>
       expect(await killSwitch.claimWrite(write('a', 'run_wide'))).toMatchObject({ verdict: 'refuse', scopeId: 'upstream:fetch_url_live:h150.example' }),
     );
-    // A handful of commands each (tenant entry, sizes, one ZSCORE and one HGET per tripped upstream),
-    // where walking the run's 200 upstreams took 200 HGETs.
+    // A handful of commands each (the run's live upstreams read once, the tenant entry, the size of
+    // the scopes hash, their ids and one HGET per tripped upstream), where walking the run's 200
+    // upstreams took 200 HGETs.
     expect(allowed).toContainEqual(['HLEN', scopesKey]);
     expect(allowed.length, JSON.stringify(allowed)).toBeLessThanOrEqual(6);
     expect(refused).toContainEqual(['HGET', scopesKey, 'upstream:fetch_url_live:h150.example']);
@@ -402,16 +410,15 @@ describe("the cost of a write's scope check", () => {
 
   it(`makes a run that read more than ${MAX_RUN_UPSTREAMS} hosts within a window depend on every upstream`, async () => {
     const killSwitch = newSwitch();
-    const keys = createKeySpace(prefixes.at(-1) as string);
     for (let index = 0; index < MAX_RUN_UPSTREAMS; index += 1) await output(killSwitch, { tenant: 'a', run: 'run_wide', url: host(index), valid: true });
-    expect(await redis.zcard(runUpstreamsKey(keys, 'run_wide'))).toBe(MAX_RUN_UPSTREAMS);
+    expect(await engine.liveUpstreamsOf('run_wide')).toHaveLength(MAX_RUN_UPSTREAMS);
     const elsewhere = { kind: 'upstream', tool: 'fetch_url_live', host: 'never-read.example' } as const;
     await killSwitch.setMode({ mode: 'read_only', reason: 'test', scope: elsewhere });
     // Up to the cap, only the upstreams it read cover its writes.
     expect((await killSwitch.claimWrite(write('a', 'run_wide'))).verdict).toBe('allow');
     // One host more: its upstreams collapse into "every upstream", and the tripped one covers it.
     await output(killSwitch, { tenant: 'a', run: 'run_wide', url: host(MAX_RUN_UPSTREAMS), valid: true });
-    expect(await redis.zrange(runUpstreamsKey(keys, 'run_wide'), 0, -1)).toEqual([RUN_READ_EVERY_UPSTREAM]);
+    expect(await engine.liveUpstreamsOf('run_wide')).toEqual([RUN_READ_EVERY_UPSTREAM]);
     expect(await killSwitch.claimWrite(write('a', 'run_wide'))).toMatchObject({ verdict: 'refuse', scopeId: 'upstream:fetch_url_live:never-read.example' });
     expect((await killSwitch.claimWrite(write('a', 'run_other'))).verdict).toBe('allow');
     await killSwitch.setMode({ mode: 'read_write', reason: 'test over', scope: elsewhere });

@@ -12,10 +12,10 @@
 // floor stores what the floor's bucket held before it (`base_*`), and the figures subtract that.
 //
 // Redis Cluster: every key of the switch shares one hash tag (keys.ts), so each script is in one
-// slot — but for the run's upstreams zset, which is in the run's slot. The two scripts that read
-// or keep it (record, claim) take it as KEYS on one server, in the same step as ever; on a cluster
-// they are given a key of the switch's slot in its place and the zset is kept or read in a step of
-// its own on the run's slot (bfNoteRunUpstream, bfRunLiveUpstreams; kill-switch.ts says why).
+// slot. The one piece of the switch's state that is a run's — the upstreams the run's writes depend
+// on — is the run engine's (RunEngine.noteRunUpstream / liveUpstreamsOf, in the run's slot): the
+// switch notes a dependency and reads the live ones in steps of their own (kill-switch.ts says why
+// that costs no guarantee).
 //
 // Time is Redis TIME (ms) everywhere, so the trip instant can be compared with the write journal
 // entries the write scripts stamp (src/engine/effect-scripts.ts), whichever machine the workers run on.
@@ -97,16 +97,14 @@ end
  * KEYS[1] fleet hash, KEYS[2] fleet window, KEYS[3] scopes hash, KEYS[4] trips list, KEYS[5] tenant
  * window, KEYS[6] the shared window (an upstream's, or a fleet's own tool's), KEYS[7] fleet
  * spiking-tenants zset, KEYS[8] the shared window's spiking-tenants zset, KEYS[9] its
- * failing-tenants zset, KEYS[10] the tenant's own window on it, KEYS[11] the run's upstreams zset
- * (on a cluster, any key of the switch's slot: the upstream is noted by bfNoteRunUpstream instead).
+ * failing-tenants zset, KEYS[10] the tenant's own window on it.
  * ARGV[1] '1' valid | '0' invalid, ARGV[2] window ms, ARGV[3] threshold (0..1], ARGV[4] minimum
  * volume, ARGV[5] tool, ARGV[6] reason ('' when valid), ARGV[7] probe token ('' unless the output
  * is a half-open probe's), ARGV[8] tenant, ARGV[9] the shared window's id: 'upstream:<tool>:<host>'
  * for a shared upstream, 'tool:<tool>' for a fleet's own tool, 'site:<tool>' for a URL on the
- * fleet's own sites origin (no shared window: KEYS[6] and KEYS[8..11] are left untouched),
+ * fleet's own sites origin (no shared window: KEYS[6] and KEYS[8..10] are left untouched),
  * ARGV[10] tenants a fleet-wide spike needs, ARGV[11] spiking tenants an upstream trip needs,
- * ARGV[12] run id (kept in the trip record), ARGV[13] '1' to note the upstream in KEYS[11] here,
- * '0' when it was noted in a step of its own (a cluster).
+ * ARGV[12] run id (kept in the trip record).
  *
  * A tenant is *spiking* — and counts toward the fleet for a window's time — when its own window
  * reaches threshold and volume (it would trip, or has). It is spiking *on an upstream* (or on an
@@ -133,7 +131,6 @@ end
 const RECORD_OUTCOME =
   NOW_MS +
   WINDOWS +
-  LUA_RUN_UPSTREAM_SCOPES +
   `
 local window_ms = tonumber(ARGV[2])
 local threshold = tonumber(ARGV[3])
@@ -174,10 +171,6 @@ add_outcome(KEYS[5], valid, window_ms, now, floor_of(tenant_state))
 if shared then
   add_outcome(KEYS[6], valid, window_ms, now, floor_of(upstream_state))
   add_outcome(KEYS[10], valid, window_ms, now, floor_of(upstream_state))
-end
-if has_host and ARGV[13] == '1' then
-  -- The run's writes depend on this upstream for a window from now.
-  note_run_upstream(KEYS[11], upstream, now + window_ms, now, window_ms * 2)
 end
 local function mark(key)
   redis.call('ZADD', key, now, tenant)
@@ -324,12 +317,11 @@ return reply
 
 /**
  * bfKillSwitchClaimWrite — asked before a write tool starts; consults every scope that covers it.
- * KEYS[1] fleet hash, KEYS[2] scopes hash, KEYS[3] the run's upstreams zset (on a cluster, any
- * key of the switch's slot: ARGV[5] lists the upstreams instead).
+ * KEYS[1] fleet hash, KEYS[2] scopes hash.
  * ARGV[1] cool-down ms (0: never half-open), ARGV[2] probe token to use if this write becomes the
  * probe, ARGV[3] probe lease ms (another probe may be claimed once it lapses), ARGV[4] the run's
- * tenant, ARGV[5] '' to read the run's upstreams from KEYS[3], or a JSON array of the upstreams it
- * depends on now (bfRunLiveUpstreams, read just before on the run's slot).
+ * tenant, ARGV[5] a JSON array of the upstreams the run depends on now (RunEngine.liveUpstreamsOf,
+ * read just before), `["*"]` for every upstream.
  * Scopes, in this order: the fleet, the run's tenant, every upstream the run depends on until now
  * (it recorded an output from it within the window) — found by walking the smaller of the run's
  * upstreams and the tripped scopes (run-upstream-scopes-lua.ts), so a run that read many hosts
@@ -390,11 +382,7 @@ local tenant_raw = redis.call('HGET', KEYS[2], tenant_scope)
 local refusal = nil
 if tenant_raw then refusal = judge(tenant_scope, tenant_raw) end
 if refusal then return refusal end
-if ARGV[5] == '' then
-  refusal = each_run_upstream_scope(KEYS[2], KEYS[3], now, judge)
-else
-  refusal = each_listed_upstream_scope(KEYS[2], cjson.decode(ARGV[5]), judge)
-end
+refusal = each_listed_upstream_scope(KEYS[2], cjson.decode(ARGV[5]), judge)
 if refusal then return refusal end
 
 if not fleet_probe and #probes == 0 then return {'allow', fleet_mode, now, '', '', ''} end
@@ -532,49 +520,21 @@ end
 return reply
 `;
 
-/**
- * bfNoteRunUpstream — on a cluster, the run's writes depend on an upstream for a window from now
- * (bfKillSwitchRecord does it in its own step on one server).
- * KEYS[1] the run's upstreams zset. ARGV[1] upstream scope id, ARGV[2] window ms. Returns 1.
- */
-const NOTE_RUN_UPSTREAM =
-  NOW_MS +
-  LUA_RUN_UPSTREAM_SCOPES +
-  `
-local window_ms = tonumber(ARGV[2])
-note_run_upstream(KEYS[1], ARGV[1], now + window_ms, now, window_ms * 2)
-return 1
-`;
-
-/**
- * bfRunLiveUpstreams — on a cluster, the upstreams a run's writes depend on now, for a claim.
- * KEYS[1] the run's upstreams zset. Returns the upstream scope ids, or {'*'} for every upstream.
- */
-const RUN_LIVE_UPSTREAMS =
-  NOW_MS +
-  LUA_RUN_UPSTREAM_SCOPES +
-  `
-return run_live_upstreams(KEYS[1], now)
-`;
-
 export type RecordOutcomeReply = [fleetMode: string, total: number, invalid: number, sinceMs: number, ...changes: string[]];
 export type ClaimWriteReply = [verdict: 'allow' | 'probe' | 'refuse', fleetMode: string, nowMs: number, reason: string, scopeId: string, scopeMode: string];
 
 export interface KillSwitchScripts {
-  /** 11 keys, then 13 arguments, in the order of the script's header. */
+  /** 10 keys, then 12 arguments, in the order of the script's header. */
   bfKillSwitchRecord(...keysThenArguments: Array<string | number>): Promise<RecordOutcomeReply>;
   bfKillSwitchClaimWrite(
     switchKey: string,
     scopesKey: string,
-    runUpstreamsKey: string,
     cooldownMs: number,
     probeToken: string,
     probeLeaseMs: number,
     tenant: string,
     listedUpstreams: string,
   ): Promise<ClaimWriteReply>;
-  bfNoteRunUpstream(runUpstreamsKey: string, upstreamId: string, windowMs: number): Promise<number>;
-  bfRunLiveUpstreams(runUpstreamsKey: string): Promise<string[]>;
   bfKillSwitchReleaseProbe(switchKey: string, scopesKey: string, probeToken: string): Promise<number>;
   bfKillSwitchSetMode(switchKey: string, windowKey: string, tenantsKey: string, mode: string, reason: string, source: string): Promise<[string, number]>;
   bfKillSwitchSetScopeMode(scopesKey: string, tenantsKey: string, scopeId: string, mode: string, reason: string, source: string, tenant: string): Promise<[string, number]>;
@@ -590,14 +550,12 @@ export interface KillSwitchScripts {
 }
 
 const definitions = {
-  bfKillSwitchRecord: { numberOfKeys: 11, lua: RECORD_OUTCOME },
-  bfKillSwitchClaimWrite: { numberOfKeys: 3, lua: CLAIM_WRITE },
+  bfKillSwitchRecord: { numberOfKeys: 10, lua: RECORD_OUTCOME },
+  bfKillSwitchClaimWrite: { numberOfKeys: 2, lua: CLAIM_WRITE },
   bfKillSwitchReleaseProbe: { numberOfKeys: 2, lua: RELEASE_PROBE },
   bfKillSwitchSetMode: { numberOfKeys: 3, lua: SET_MODE },
   bfKillSwitchSetScopeMode: { numberOfKeys: 2, lua: SET_SCOPE_MODE },
   bfKillSwitchRead: { numberOfKeys: 5, lua: READ_STATE },
-  bfNoteRunUpstream: { numberOfKeys: 1, lua: NOTE_RUN_UPSTREAM },
-  bfRunLiveUpstreams: { numberOfKeys: 1, lua: RUN_LIVE_UPSTREAMS },
 } as const;
 
 /** Registers the scripts on a connection (idempotent) and returns them typed. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisClient } from '../redis/redis-connection.js';
 import { connectTestRedis, deletePrefix, uniquePrefix } from '../../test/support/redis.js';
-import { createKeySpace, type KeySpace } from '../engine/index.js';
+import { createKeySpace, type KeySpace, RunEngine } from '../engine/index.js';
 import { KillSwitch, type KillSwitchSettings } from './kill-switch.js';
 import { killSwitchGaugeValue, type KillSwitchMode } from './kill-switch-mode.js';
 
@@ -29,6 +29,7 @@ function newSwitch(settings: Partial<KillSwitchSettings> = {}, seen: KillSwitchM
   const killSwitch = new KillSwitch({
     redis,
     keys,
+    runUpstreams: new RunEngine(redis, keys),
     settings: { threshold: 0.25, minVolume: 20, windowMs: 60_000, cooldownMs: 0, fleetMinTenants: 1, upstreamMinTenants: 2, ...settings },
     hooks: { onKillSwitchState: (mode) => seen.push(mode) },
   });

@@ -28,24 +28,26 @@
 // (api/routes/kill-switch-routes.ts); with a cool-down configured each scope also half-opens by
 // itself and lets one probe write through.
 //
-// Redis Cluster: every fleet-wide key of the switch carries one hash tag (keys.ts), so each of its
-// scripts is in one slot. The run's upstreams zset is a key of the run (its slot): on one server
-// the record and the claim keep and read it in their own step, as ever; on a cluster each is split
-// in two — the record first notes the upstream on the run's slot (bfNoteRunUpstream), then records
-// the outcome; the claim first reads the run's live upstreams (bfRunLiveUpstreams), then judges
-// them on the switch's slot. What a split costs: an upstream the run starts depending on between
-// the claim's two steps is not judged by that claim (the write fence judges it again at the write,
-// from the run's own zset), and noting before recording keeps the record's side safe (the run
-// depends on the upstream before its outcome can trip it). Clocks: zset scores are Redis TIME of
-// the run's node, judged against the switch node's TIME — windows are minutes, clocks agree to
-// milliseconds. The write scripts' own check is split the same way (src/engine/effects/write-fence.ts).
+// Which upstreams a run's writes depend on is the run's state, so the run engine keeps it
+// (RunEngine.noteRunUpstream / liveUpstreamsOf: a key of the run, in its slot, expiring with its
+// other keys); every other key of the switch is fleet-wide and carries one hash tag (keys.ts), so
+// each of the switch's scripts is in one slot, on one server or a Redis Cluster alike. The record
+// and the claim are therefore two steps each: the record first notes the upstream with the engine,
+// then records the outcome; the claim first reads the run's live upstreams from the engine, then
+// judges them with the scopes. What the two steps cost: an upstream the run starts depending on
+// between the claim's two steps is not judged by that claim — the write fence judges it again at
+// the write itself, from the run's own zset, in the write's step (src/engine/effects/write-fence.ts)
+// — and noting before recording keeps the record's side safe (the run depends on the upstream
+// before its outcome can trip it). One round trip more per output and per claim, on a path whose
+// tools make a network fetch or a workspace write each. Clocks: on a cluster zset scores are Redis
+// TIME of the run's node, judged against the switch node's TIME — windows are minutes, clocks
+// agree to milliseconds.
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../redis/redis-connection.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import { type KeySpace, killSwitchScopesKey, killSwitchTripsKey, runUpstreamsKey, scopeFailingTenantsKey, scopeTenantsKey, scopeWindowKey } from '../engine/index.js';
-import { isCluster } from '../redis/redis-connection.js';
+import { type KeySpace, killSwitchScopesKey, killSwitchTripsKey, type RunUpstreams, scopeFailingTenantsKey, scopeTenantsKey, scopeWindowKey } from '../engine/index.js';
 import { defineKillSwitchScripts, readWindowFigures, type KillSwitchScripts } from './kill-switch-scripts.js';
 import { isKillSwitchMode, KILL_SWITCH_TRIP_CAUSES, type KillSwitchMode, type KillSwitchTripCause } from './kill-switch-mode.js';
 import { describeScope, outcomeWindowIdOf, parseScopeId, scopeIdOf, type KillSwitchScope, type KillSwitchScopeKind, type ToolUpstream } from './kill-switch-scope.js';
@@ -274,6 +276,8 @@ export class KillSwitch implements KillSwitchScopeSource {
     private readonly options: {
       redis: RedisClient;
       keys: KeySpace;
+      /** The run engine, which keeps the upstreams each run's writes depend on. */
+      runUpstreams: RunUpstreams;
       settings: KillSwitchSettings;
       logger?: Logger;
       hooks?: SwitchHooks;
@@ -284,10 +288,11 @@ export class KillSwitch implements KillSwitchScopeSource {
   }
 
   /** A switch over a fleet's Redis and config. */
-  static forFleet(fleet: { redis: RedisClient; store: { keys: KeySpace }; config: Config; logger?: Logger }, hooks?: SwitchHooks): KillSwitch {
+  static forFleet(fleet: { redis: RedisClient; store: RunUpstreams & { keys: KeySpace }; config: Config; logger?: Logger }, hooks?: SwitchHooks): KillSwitch {
     return new KillSwitch({
       redis: fleet.redis,
       keys: fleet.store.keys,
+      runUpstreams: fleet.store,
       settings: killSwitchSettingsOf(fleet.config),
       ...(fleet.logger ? { logger: fleet.logger } : {}),
       ...(hooks ? { hooks } : {}),
@@ -318,11 +323,11 @@ export class KillSwitch implements KillSwitchScopeSource {
     tenant,
     upstream,
   }: { tool: string; valid: boolean; reason?: string; probeToken?: string } & KillSwitchSubject): Promise<OutcomeRecord> {
-    const { keys, settings, redis } = this.options;
+    const { keys, settings, runUpstreams } = this.options;
     const upstreamId = outcomeWindowIdOf(upstream);
-    // On a cluster the run's upstreams zset is in another slot: noted first, in a step of its own.
-    const split = isCluster(redis);
-    if (split && upstreamId.startsWith('upstream:')) await this.scripts.bfNoteRunUpstream(runUpstreamsKey(keys, runId), upstreamId, settings.windowMs);
+    // The run's writes depend on the upstream for a window from now, noted before the outcome can
+    // trip its scope (see the header).
+    if (upstreamId.startsWith('upstream:')) await runUpstreams.noteRunUpstream(runId, upstreamId, settings.windowMs);
     const [fleetMode, total, invalid, sinceMs, ...rawChanges] = await this.scripts.bfKillSwitchRecord(
       keys.killSwitch(),
       keys.toolOutcomes(),
@@ -334,7 +339,6 @@ export class KillSwitch implements KillSwitchScopeSource {
       scopeTenantsKey(keys, upstreamId),
       scopeFailingTenantsKey(keys, upstreamId),
       scopeWindowKey(keys, `${upstreamId}:tenant:${tenant}`),
-      split ? killSwitchScopesKey(keys) : runUpstreamsKey(keys, runId),
       valid ? '1' : '0',
       settings.windowMs,
       settings.threshold,
@@ -347,7 +351,6 @@ export class KillSwitch implements KillSwitchScopeSource {
       settings.fleetMinTenants,
       settings.upstreamMinTenants,
       runId,
-      split ? '0' : '1',
     );
     const changes = rawChanges.map((raw): ScopeChange => {
       const change = changeSchema.parse(JSON.parse(raw));
@@ -389,10 +392,9 @@ export class KillSwitch implements KillSwitchScopeSource {
   /** Asked before a write tool starts: allow, refuse (saying which scope), or let it through as
    * the half-open probe of every half-open scope that covers it. */
   async claimWrite({ runId, tenant }: Pick<KillSwitchSubject, 'runId' | 'tenant'>): Promise<WriteClaim> {
-    const { keys, settings, redis } = this.options;
-    // On a cluster the run's upstreams zset is in another slot: read first, judged as a list.
-    const split = isCluster(redis);
-    const listedUpstreams = split ? JSON.stringify(await this.scripts.bfRunLiveUpstreams(runUpstreamsKey(keys, runId))) : '';
+    const { keys, settings, runUpstreams } = this.options;
+    // The run's live upstreams first, from the engine; the scopes judge them in the claim's step.
+    const listedUpstreams = JSON.stringify(await runUpstreams.liveUpstreamsOf(runId));
     // randomUUID draws from a cached entropy pool; randomBytes(8) went to the system's CSPRNG on
     // every write claim, a measurable share of the claim's CPU.
     const token = `probe_${randomUUID()}`;
@@ -400,7 +402,6 @@ export class KillSwitch implements KillSwitchScopeSource {
     const [verdict, fleetMode, nowMs, reason, scopeId, scopeMode] = await this.scripts.bfKillSwitchClaimWrite(
       keys.killSwitch(),
       killSwitchScopesKey(keys),
-      split ? killSwitchScopesKey(keys) : runUpstreamsKey(keys, runId),
       settings.cooldownMs,
       token,
       lease,

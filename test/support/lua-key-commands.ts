@@ -20,11 +20,17 @@ function parseMonitorLine(line: string): { source: string; args: string[] } | nu
   return { source: head[1]!, args };
 }
 
+/** A key to watch: by its name, or every key whose name starts with `prefix` (the keys under a
+ * run, `${keys.run(runId)}:`, whose layout beyond KeySpace is the engine's own). */
+export type WatchedKey = string | { prefix: string };
+
 /** The commands (name and arguments) Lua scripts ran on `keys` while `action` ran. */
-export async function luaCommandsOnKeys(redis: RedisClient, keys: readonly string[], action: () => Promise<unknown>): Promise<string[][]> {
+export async function luaCommandsOnKeys(redis: RedisClient, keys: readonly WatchedKey[], action: () => Promise<unknown>): Promise<string[][]> {
   // MONITOR shows one server's commands, and the markers must reach the server the keys are on.
   if (isCluster(redis)) throw new Error('luaCommandsOnKeys needs one Redis server, not a cluster');
-  const watched = new Set(keys);
+  const named = new Set(keys.filter((key): key is string => typeof key === 'string'));
+  const prefixes = keys.flatMap((key) => (typeof key === 'string' ? [] : [key.prefix]));
+  const watched = (key: string) => named.has(key) || prefixes.some((prefix) => key.startsWith(prefix));
   const marker = `monitor-marker:${randomBytes(6).toString('hex')}`;
   const seen: string[][] = [];
   let markers = 0;
@@ -57,7 +63,7 @@ export async function luaCommandsOnKeys(redis: RedisClient, keys: readonly strin
       if (parsed.args[0]?.toLowerCase() === 'echo' && parsed.args[1] === marker) {
         markers += 1;
         onMarker?.();
-      } else if (parsed.source === 'lua' && parsed.args[1] !== undefined && watched.has(parsed.args[1])) {
+      } else if (parsed.source === 'lua' && parsed.args[1] !== undefined && watched(parsed.args[1])) {
         seen.push(parsed.args);
       }
     }

@@ -9,7 +9,7 @@ import { writeFileTool } from '../build/write-file.js';
 import { setMetaTool } from '../ops/set-meta.js';
 import { regenOgTool } from '../ops/regen-og.js';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
-import { readWriteJournal, type RunRecord, killSwitchScopesKey, runUpstreamsKey } from '../../engine/index.js';
+import { readWriteJournal, type RunRecord, killSwitchScopesKey } from '../../engine/index.js';
 import { luaCommandsOnKeys } from '../../../test/support/lua-key-commands.js';
 
 let harness: ToolTestHarness;
@@ -23,6 +23,7 @@ function switchWith(settings: Partial<KillSwitchSettings> = {}): KillSwitch {
   return new KillSwitch({
     redis: harness.redis,
     keys: harness.store.keys,
+    runUpstreams: harness.store,
     settings: { threshold: 0.5, minVolume: 1, windowMs: 60_000, cooldownMs: 0, fleetMinTenants: 3, upstreamMinTenants: 2, ...settings },
   });
 }
@@ -109,24 +110,31 @@ describe('the write fence and the kill switch scopes', () => {
     for (let index = 0; index < 200; index += 1) {
       await killSwitch.recordOutcome({ tool: 'fetch_url_live', valid: true, runId: reader.id, tenant: 'fence-e', upstream: { tool: 'fetch_url_live', host: `h${index}.example` } });
     }
-    const watched = [killSwitchScopesKey(harness.store.keys), runUpstreamsKey(harness.store.keys, reader.id)];
+    // The scopes hash, and every key of the run: the fence reads the run's upstreams zset — the
+    // run's one sorted set, so its commands are the run's Z* ones; the write's own commands (its
+    // file, its journal entry) are the write's, not the fence's.
+    const scopesKey = killSwitchScopesKey(harness.store.keys);
+    const watched = [scopesKey, { prefix: `${harness.store.keys.run(reader.id)}:` }];
+    const fenceCommands = (commands: string[][]) => commands.filter(([name, key]) => key === scopesKey || name!.startsWith('Z'));
     const upstream = { kind: 'upstream', tool: 'fetch_url_live', host: 'h150.example' } as const;
     await killSwitch.setMode({ mode: 'read_only', reason: 'h150 serves junk', scope: upstream });
     const context = await harness.contextFor(reader.id);
     try {
       // The in-script check alone (no claim): refused.
-      const refused = await luaCommandsOnKeys(harness.redis, watched, () =>
-        expect(harness.call(writeFileTool, { path: 'w.html', content: 'w' }, context)).rejects.toMatchObject({ code: 'killswitch_read_only' }),
+      const refused = fenceCommands(
+        await luaCommandsOnKeys(harness.redis, watched, () =>
+          expect(harness.call(writeFileTool, { path: 'w.html', content: 'w' }, context)).rejects.toMatchObject({ code: 'killswitch_read_only' }),
+        ),
       );
       // The tenant entry, the sizes of both sets, the tripped scopes' ids, and one ZSCORE and HGET
       // for the tripped upstream — where walking the run's 200 upstreams took 200 HGETs.
-      expect(refused).toContainEqual(['HGET', watched[0], 'upstream:fetch_url_live:h150.example']);
+      expect(refused).toContainEqual(['HGET', scopesKey, 'upstream:fetch_url_live:h150.example']);
       expect(refused.length, JSON.stringify(refused)).toBeLessThanOrEqual(8);
     } finally {
       await killSwitch.setMode({ mode: 'read_write', reason: 'test over', scope: upstream });
     }
-    const allowed = await luaCommandsOnKeys(harness.redis, watched, () => harness.call(writeFileTool, { path: 'w.html', content: 'w' }, context));
-    expect(allowed).toContainEqual(['HLEN', watched[0]]);
+    const allowed = fenceCommands(await luaCommandsOnKeys(harness.redis, watched, () => harness.call(writeFileTool, { path: 'w.html', content: 'w' }, context)));
+    expect(allowed).toContainEqual(['HLEN', scopesKey]);
     expect(allowed.length, JSON.stringify(allowed)).toBeLessThanOrEqual(8);
     expect(await harness.store.readFile(reader.id, 'w.html')).toBe('w');
   });

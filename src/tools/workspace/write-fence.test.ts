@@ -15,7 +15,7 @@ let killSwitch: KillSwitch;
 
 beforeAll(async () => {
   harness = await createToolTestHarness('writefence');
-  killSwitch = new KillSwitch({ redis: harness.redis, keys: harness.store.keys, settings: { threshold: 0.5, minVolume: 1, windowMs: 60_000, cooldownMs: 0, fleetMinTenants: 1, upstreamMinTenants: 2 } });
+  killSwitch = new KillSwitch({ redis: harness.redis, keys: harness.store.keys, runUpstreams: harness.store, settings: { threshold: 0.5, minVolume: 1, windowMs: 60_000, cooldownMs: 0, fleetMinTenants: 1, upstreamMinTenants: 2 } });
 });
 afterAll(async () => harness.close());
 
