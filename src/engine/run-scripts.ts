@@ -6,6 +6,8 @@
 import type { RedisClient } from '../redis/redis-connection.js';
 import { defineLuaCommands } from '../redis/define-lua-commands.js';
 import { LUA_APPEND_EVENTS, LUA_HSET_JSON, LUA_IS_TERMINAL, luaStatus } from './lua-vocabulary.js';
+import { LUA_REDIS_NOW_MS } from '../redis/lua-redis-time.js';
+import { LUA_RUN_UPSTREAM_SCOPES } from './run-upstream-scopes-lua.js';
 
 /** charge(run, turn, usage JSON, cost µUSD, pending spend JSON or '') — adds a paid answer's usage
  * and cost to the run and leaves its tenant spend pending on the turn, under its own marker
@@ -273,14 +275,19 @@ return 2
 `;
 
 /**
- * bfLoadToolCall — a tool job's start: the result recorded for its tool_use id, or the run.
- * KEYS[1] results hash, KEYS[2] run hash. ARGV[1] tool_use_id.
- * Returns {recorded result JSON or '', run fields (empty when a result is recorded)}.
+ * bfLoadToolCall — a tool job's start: the result recorded for its tool_use id, or the run and the
+ * upstreams its writes depend on now (the kill switch's claim judges them: one round trip for both).
+ * KEYS[1] results hash, KEYS[2] run hash, KEYS[3] the run's upstreams zset. ARGV[1] tool_use_id.
+ * Returns {recorded result JSON or '', run fields (empty when a result is recorded), live upstream
+ * scope ids (or {'*'}; empty when a result is recorded)}.
  */
-const LOAD_TOOL_CALL = `
+const LOAD_TOOL_CALL =
+  LUA_REDIS_NOW_MS +
+  LUA_RUN_UPSTREAM_SCOPES +
+  `
 local recorded = redis.call('HGET', KEYS[1], ARGV[1])
-if recorded then return {recorded, {}} end
-return {'', redis.call('HGETALL', KEYS[2])}
+if recorded then return {recorded, {}, {}} end
+return {'', redis.call('HGETALL', KEYS[2]), run_live_upstreams(KEYS[3], redis_now_ms())}
 `;
 
 /**
@@ -400,7 +407,7 @@ export interface RunScripts {
   bfParkForInput(run: string, results: string, events: string, toolUseId: string, now: string, event: string): Promise<number>;
   bfAnswerQuestion(run: string, results: string, trail: string, events: string, toolUseId: string, resultJson: string, trailJson: string, now: string, event: string): Promise<number>;
   bfNoteTurnOverload(turn: string, nowMs: number): Promise<number>;
-  bfLoadToolCall(results: string, run: string, toolUseId: string): Promise<[string, string[]]>;
+  bfLoadToolCall(results: string, run: string, runUpstreams: string, toolUseId: string): Promise<[string, string[], unknown]>;
   bfChargeCall(run: string, turn: string, usageJson: string, costMicroUsd: string, pendingJson: string): Promise<[number, string?]>;
   bfInspectTurn(run: string, turn: string, previousTurn: string, results: string, turnNumber: string): Promise<InspectTurnReply>;
   bfResumeTurn(run: string, turn: string, events: string, turnNumber: string, updatedAt: string, recoveries: string, jobId: string, now: string, event: string): Promise<number>;
@@ -418,7 +425,7 @@ const definitions = {
   bfParkForInput: { numberOfKeys: 3, lua: PARK_FOR_INPUT },
   bfAnswerQuestion: { numberOfKeys: 4, lua: ANSWER_QUESTION },
   bfNoteTurnOverload: { numberOfKeys: 1, lua: NOTE_TURN_OVERLOAD },
-  bfLoadToolCall: { numberOfKeys: 2, lua: LOAD_TOOL_CALL },
+  bfLoadToolCall: { numberOfKeys: 3, lua: LOAD_TOOL_CALL },
   bfChargeCall: { numberOfKeys: 2, lua: CHARGE_CALL },
   bfInspectTurn: { numberOfKeys: 4, lua: INSPECT_TURN },
   bfResumeTurn: { numberOfKeys: 3, lua: RESUME_TURN },

@@ -408,6 +408,22 @@ describe("the cost of a write's scope check", () => {
     expect((await killSwitch.claimWrite(write('a', 'run_narrow'))).verdict).toBe('allow');
   });
 
+  // MONITOR counts one server's commands (luaCommandsOnKeys).
+  it.skipIf(process.env.BUILDFLEET_REDIS_CLUSTER_NODES)('judges the upstreams a tool job loaded with its run without reading the run again', async () => {
+    const killSwitch = newSwitch();
+    const keys = createKeySpace(prefixes.at(-1) as string);
+    await output(killSwitch, { tenant: 'a', run: 'run_loaded', url: host(1), valid: true });
+    const liveUpstreams = await engine.liveUpstreamsOf('run_loaded');
+    expect(liveUpstreams).toEqual(['upstream:fetch_url_live:h1.example']);
+    await killSwitch.setMode({ mode: 'read_only', reason: 'h1 serves junk', scope: { kind: 'upstream', tool: 'fetch_url_live', host: 'h1.example' } });
+    const onRunKeys = await luaCommandsOnKeys(redis, [{ prefix: `${keys.run('run_loaded')}:` }], async () =>
+      expect(await killSwitch.claimWrite({ ...write('a', 'run_loaded'), liveUpstreams })).toMatchObject({ verdict: 'refuse', scopeId: 'upstream:fetch_url_live:h1.example' }),
+    );
+    expect(onRunKeys).toEqual([]);
+    // Without them, the claim asks the engine: the same verdict.
+    expect(await killSwitch.claimWrite(write('a', 'run_loaded'))).toMatchObject({ verdict: 'refuse', scopeId: 'upstream:fetch_url_live:h1.example' });
+  });
+
   it(`makes a run that read more than ${MAX_RUN_UPSTREAMS} hosts within a window depend on every upstream`, async () => {
     const killSwitch = newSwitch();
     for (let index = 0; index < MAX_RUN_UPSTREAMS; index += 1) await output(killSwitch, { tenant: 'a', run: 'run_wide', url: host(index), valid: true });

@@ -391,10 +391,11 @@ export class KillSwitch implements KillSwitchScopeSource {
 
   /** Asked before a write tool starts: allow, refuse (saying which scope), or let it through as
    * the half-open probe of every half-open scope that covers it. */
-  async claimWrite({ runId, tenant }: Pick<KillSwitchSubject, 'runId' | 'tenant'>): Promise<WriteClaim> {
+  async claimWrite({ runId, tenant, liveUpstreams }: Pick<KillSwitchSubject, 'runId' | 'tenant'> & { liveUpstreams?: readonly string[] }): Promise<WriteClaim> {
     const { keys, settings, runUpstreams } = this.options;
-    // The run's live upstreams first, from the engine; the scopes judge them in the claim's step.
-    const listedUpstreams = JSON.stringify(await runUpstreams.liveUpstreamsOf(runId));
+    // The run's live upstreams first, from the engine (a tool job has them already: the engine
+    // reads them with the run, RunEngine.loadToolCall); the scopes judge them in the claim's step.
+    const listedUpstreams = JSON.stringify(liveUpstreams ?? (await runUpstreams.liveUpstreamsOf(runId)));
     // randomUUID draws from a cached entropy pool; randomBytes(8) went to the system's CSPRNG on
     // every write claim, a measurable share of the claim's CPU.
     const token = `probe_${randomUUID()}`;

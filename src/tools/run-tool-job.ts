@@ -39,7 +39,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   const loaded = await store.loadToolCall(data.runId, data.toolUseId);
   if (loaded === 'missing') return { kind: 'skipped', reason: 'run_missing' };
   if ('recorded' in loaded) return { kind: 'recorded', result: loaded.recorded, cached: true };
-  const { run } = loaded;
+  const { run, liveUpstreams } = loaded;
   // The cast: Omit<RunEventFields[Name], 'tool' | 'tool_use_id'> and the two put back is the
   // event's fields, which TypeScript does not see under a type parameter.
   const event: ToolCallContext['event'] = (name, fields) => runEventOf(data.runId, data.turn, name, { tool: data.name, tool_use_id: data.toolUseId, ...fields } as RunEventFields[typeof name]);
@@ -48,6 +48,7 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
     data,
     job,
     run,
+    liveUpstreams,
     trail: { tool: data.name, phase: run.phase, turn: data.turn, toolUseId: data.toolUseId },
     event,
     emit: (name, fields) => store.appendEvent(event(name, fields)),

@@ -30,6 +30,16 @@ export function runKeysOf(keys: KeySpace, runId: string, { turns }: { turns: num
   ];
 }
 
+const liveUpstreamsSchema = z.array(z.string().regex(/^(\*|upstream:[^:]+:.+)$/));
+
+/** The upstreams a run's writes depend on, as a script read them from its upstreams zset
+ * (run-upstream-scopes-lua.ts run_live_upstreams): upstream scope ids, or `['*']` for every one. */
+export function decodeLiveUpstreams(runId: string, reply: unknown): string[] {
+  const parsed = liveUpstreamsSchema.safeParse(reply);
+  if (!parsed.success) throw new Error(`the upstreams zset of run ${runId} holds a member that is no upstream scope id`);
+  return parsed.data;
+}
+
 const traceCarrierSchema = z.record(z.string(), z.string());
 
 /** A stored trace context; one that does not decode only loses the trace link, never the run. */

@@ -7,7 +7,8 @@ import { fromFields, pairsToFields } from '../run-record.js';
 import type { RunRecord } from '../run-types.js';
 import { type ClaimDurability, confirmClaimDurable } from '../effects/claim-durability.js';
 import type { RunEvent, StoredToolResult, TrailEntry } from '../engine-types.js';
-import { parseToolResult, parseTrailEntry } from './stored-values.js';
+import { decodeLiveUpstreams, parseToolResult, parseTrailEntry } from './stored-values.js';
+import { runUpstreamsKey } from '../kill-switch-keys.js';
 import { type EngineContext, EngineSystem } from './engine-system.js';
 import type { EventSystem } from './event-system.js';
 import { LAST_KNOWN_GOOD_TTL_MS, lastKnownGoodKey, type LastKnownGoodReuse } from './last-known-good.js';
@@ -20,13 +21,15 @@ export class ToolCallSystem extends EngineSystem {
     super(context);
   }
 
-  /** A tool job's start: its recorded result if it has one, else the run — one round trip. */
-  async loadToolCall(runId: string, toolUseId: string): Promise<{ recorded: StoredToolResult } | { run: RunRecord } | 'missing'> {
-    const [recorded, runPairs] = await this.scripts.bfLoadToolCall(this.keys.results(runId), this.keys.run(runId), toolUseId);
+  /** A tool job's start: its recorded result if it has one, else the run and the upstreams its
+   * writes depend on now (UpstreamSystem.liveUpstreamsOf, read in the same step for the kill
+   * switch's claim) — one round trip. */
+  async loadToolCall(runId: string, toolUseId: string): Promise<{ recorded: StoredToolResult } | { run: RunRecord; liveUpstreams: string[] } | 'missing'> {
+    const [recorded, runPairs, upstreams] = await this.scripts.bfLoadToolCall(this.keys.results(runId), this.keys.run(runId), runUpstreamsKey(this.keys, runId), toolUseId);
     if (recorded) return { recorded: parseToolResult(recorded) };
     const fields = pairsToFields(runPairs);
     if (!fields.id) return 'missing';
-    return { run: fromFields(fields) };
+    return { run: fromFields(fields), liveUpstreams: decodeLiveUpstreams(runId, upstreams) };
   }
 
   async getStoredToolResult(runId: string, toolUseId: string): Promise<StoredToolResult | null> {

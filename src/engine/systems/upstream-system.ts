@@ -8,12 +8,12 @@
 // The zset is kept by the Lua of run-upstream-scopes-lua.ts (bounded: past MAX_RUN_UPSTREAMS
 // distinct upstreams in a window it collapses into "every upstream"), and expires with the run's
 // other keys once the run is archived (stored-values.ts runKeysOf).
-import { z } from 'zod';
 import { defineLuaCommands } from '../../redis/define-lua-commands.js';
 import { LUA_REDIS_NOW_MS } from '../../redis/lua-redis-time.js';
 import { runUpstreamsKey } from '../kill-switch-keys.js';
 import { LUA_RUN_UPSTREAM_SCOPES } from '../run-upstream-scopes-lua.js';
 import { type EngineContext, EngineSystem } from './engine-system.js';
+import { decodeLiveUpstreams } from './stored-values.js';
 
 const NOW = `${LUA_REDIS_NOW_MS}
 local now = redis_now_ms()
@@ -45,8 +45,6 @@ interface UpstreamScripts {
 /** An upstream scope id (src/safety/kill-switch-scope.ts): `upstream:<tool>:<host>`. */
 const UPSTREAM_ID = /^upstream:[^:]+:.+$/;
 
-const liveUpstreamsSchema = z.array(z.string().regex(/^(\*|upstream:[^:]+:.+)$/));
-
 export class UpstreamSystem extends EngineSystem {
   private readonly upstreamScripts: UpstreamScripts;
 
@@ -68,8 +66,6 @@ export class UpstreamSystem extends EngineSystem {
   /** The upstream scope ids the run's writes depend on now; `['*']` (RUN_READ_EVERY_UPSTREAM)
    * when it read more than MAX_RUN_UPSTREAMS within a window and depends on every upstream. */
   async liveUpstreamsOf(runId: string): Promise<string[]> {
-    const reply = liveUpstreamsSchema.safeParse(await this.upstreamScripts.bfRunLiveUpstreams(runUpstreamsKey(this.keys, runId)));
-    if (!reply.success) throw new Error(`the upstreams zset of run ${runId} holds a member that is no upstream scope id`);
-    return reply.data;
+    return decodeLiveUpstreams(runId, await this.upstreamScripts.bfRunLiveUpstreams(runUpstreamsKey(this.keys, runId)));
   }
 }

@@ -38,7 +38,7 @@ export async function checkToolCall({ call }: { call: ToolCallContext }): Promis
     if (refusal) return refused('killswitch_read_only', refusal);
     if (deps.killSwitch) {
       // The fleet, the run's tenant and every upstream the run depends on (this write's own included).
-      const claim = await deps.killSwitch.claimWrite(checked.killSwitchSubject);
+      const claim = await deps.killSwitch.claimWrite({ ...checked.killSwitchSubject, liveUpstreams: call.liveUpstreams });
       if (claim.verdict === 'refuse') return refused('killswitch_read_only', describeRefusal(claim));
       checked.claimedAtMs = claim.redisTimeMs;
       if (claim.verdict === 'probe') checked.probe.token = claim.probeToken;

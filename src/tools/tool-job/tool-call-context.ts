@@ -59,6 +59,9 @@ export interface ToolCallContext {
   data: ToolJobData;
   job: ToolJobAttempt;
   run: RunRecord;
+  /** The upstreams the run's writes depended on when the call was loaded, for the kill switch's
+   * claim (RunEngine.loadToolCall reads them with the run). */
+  liveUpstreams: readonly string[];
   /** The call's entry in the run's trail, less its outcome. */
   trail: { tool: string; phase: RunRecord['phase']; turn: number; toolUseId: string };
   /** One of the call's events, and the same appended on its own. */

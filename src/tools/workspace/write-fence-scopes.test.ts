@@ -71,6 +71,9 @@ describe('the write fence and the kill switch scopes', () => {
     const bystander = await runOf('fence-c');
     // The reader's validated output from the upstream makes its writes depend on it.
     await killSwitch.recordOutcome({ tool: 'fetch_url_live', valid: true, runId: reader.id, tenant: 'fence-c', upstream: { tool: 'fetch_url_live', host: 'api.example' } });
+    // A tool job of the run loads the dependency with the run, for its claim.
+    expect(await harness.store.loadToolCall(reader.id, 'toolu_unrecorded')).toMatchObject({ run: { id: reader.id }, liveUpstreams: ['upstream:fetch_url_live:api.example'] });
+    expect(await harness.store.loadToolCall(bystander.id, 'toolu_unrecorded')).toMatchObject({ run: { id: bystander.id }, liveUpstreams: [] });
     const upstream = { kind: 'upstream', tool: 'fetch_url_live', host: 'api.example' } as const;
     await killSwitch.setMode({ mode: 'read_only', reason: 'api serves junk', scope: upstream });
     try {
