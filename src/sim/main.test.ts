@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseSimulatorArguments, runSimulatorCommand } from './main.js';
 
@@ -19,6 +22,21 @@ describe('buildfleet sim', () => {
     expect(() => parseSimulatorArguments(['--verbose'])).toThrow();
     expect(parseSimulatorArguments(['--profile', 'realistic'])).toEqual({ profile: 'realistic' });
     expect(() => parseSimulatorArguments(['--profile', 'leisurely'])).toThrow(/--profile expects one of instant, realistic, fast/);
+  });
+
+  it('reads --script FILE as a conversation script, and refuses to start on a bad one', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'sim-script-'));
+    try {
+      const good = join(directory, 'good.json');
+      writeFileSync(good, JSON.stringify({ turns: [{ content: [{ type: 'text', text: 'Hello.' }] }] }));
+      expect(parseSimulatorArguments(['--script', good])).toEqual({ script: { turns: [{ content: [{ type: 'text', text: 'Hello.' }] }] } });
+      const bad = join(directory, 'bad.json');
+      writeFileSync(bad, JSON.stringify({ turns: [{ content: [{ type: 'text', text: 'Hello.' }], stop_reason: 'tool_use' }] }));
+      expect(() => parseSimulatorArguments(['--script', bad])).toThrow(`${bad}: not a conversation script: turns[0].stop_reason: tool_use needs a tool_use block in content`);
+      expect(() => parseSimulatorArguments(['--script', join(directory, 'missing.json')])).toThrow(/ENOENT/);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('reads --rate-limits RPM,ITPM,OTPM', () => {

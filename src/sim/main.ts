@@ -5,8 +5,9 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { startSimulator, type SimulatorOptions } from './simulator-server.js';
 import { isTimingProfileName, TIMING_PROFILE_NAMES } from './timing-profile.js';
+import { readConversationScript } from './conversation-script.js';
 
-const USAGE = `usage: buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host HOST] [--seed N] [--profile ${TIMING_PROFILE_NAMES.join('|')}] [--rate-limits RPM,ITPM,OTPM] [--max-recorded-requests N]`;
+const USAGE = `usage: buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host HOST] [--seed N] [--profile ${TIMING_PROFILE_NAMES.join('|')}] [--rate-limits RPM,ITPM,OTPM] [--max-recorded-requests N] [--script FILE]`;
 
 function parseInteger(value: string, flag: string): number {
   const parsed = Number(value);
@@ -39,6 +40,7 @@ export function parseSimulatorArguments(argv: string[]): SimulatorOptions {
       profile: { type: 'string' },
       'rate-limits': { type: 'string' },
       'max-recorded-requests': { type: 'string' },
+      script: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -52,6 +54,7 @@ export function parseSimulatorArguments(argv: string[]): SimulatorOptions {
     options.profile = values.profile;
   }
   if (values['rate-limits'] !== undefined) options.rateLimits = parseRateLimits(values['rate-limits']);
+  if (values.script !== undefined) options.script = readConversationScript(values.script);
   if (values['max-recorded-requests'] !== undefined) {
     options.maxRecordedRequests = parseInteger(values['max-recorded-requests'], '--max-recorded-requests');
   }

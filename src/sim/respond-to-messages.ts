@@ -1,8 +1,12 @@
 // The model itself: a validated request in, a response plan out. Policy first, then the
 // scenario may bend the turn, then (if nothing bent it) text-call drift may write the call as text.
+// With a scripted conversation the script's turn stands in for all three (scripted-turn.ts);
+// thinking and progress updates are added alike, as the request asks for them.
 import { addThinking } from './add-thinking.js';
 import { conformStrictToolInputs } from './conform-strict-tool-inputs.js';
 import { applyScenario } from './apply-scenario.js';
+import type { ConversationScript } from './conversation-script.js';
+import { answerFromScript } from './scripted-turn.js';
 import { decideBuilderTurn } from './builder-policy.js';
 import { hashTranscript } from './deterministic-random.js';
 import { isStrictTool, type MessagesRequest } from './messages-request.js';
@@ -27,13 +31,23 @@ export interface RespondToMessagesInput {
   scenarioFiredForRun: boolean;
   /** The site the builder writes; default the small one. */
   site?: SiteOptions;
+  /** Answer from this script instead of the builder policy (conversation-script.ts). */
+  script?: ConversationScript;
+}
+
+/** A scripted turn the real API could not have given in answer to the request (scripted-turn.ts). */
+export class ScriptViolation extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScriptViolation';
+  }
 }
 
 /** Decides the response to one Messages request, thinking blocks and progress updates included. Deterministic apart from ids. */
 export function respondToMessages(input: RespondToMessagesInput): ResponsePlan {
   const site = input.site ?? SMALL_SITE;
   const facts = readTranscriptFacts({ messages: input.request.messages });
-  const plan = conformStrictToolInputs({ plan: decideResponse(input, facts, site), strictTools: input.request.strictTools });
+  const plan = input.script ? scriptedPlan(input.script, input.request) : conformStrictToolInputs({ plan: decideResponse(input, facts, site), strictTools: input.request.strictTools });
   const thought = addThinking({
     plan,
     request: input.request,
@@ -43,6 +57,12 @@ export function respondToMessages(input: RespondToMessagesInput): ResponsePlan {
     size: site.size,
   });
   return applyProgressUpdates({ plan: thought, request: input.request });
+}
+
+function scriptedPlan(script: ConversationScript, request: RespondToMessagesInput['request']): ResponsePlan {
+  const answer = answerFromScript({ script, request });
+  if (answer.kind === 'violation') throw new ScriptViolation(answer.message);
+  return answer.plan;
 }
 
 function decideResponse(input: RespondToMessagesInput, facts: TranscriptFacts, site: SiteOptions): ResponsePlan {

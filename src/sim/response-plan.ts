@@ -33,7 +33,7 @@ export interface ResponsePlan {
   stopSequence: string | null;
   stopDetails: RefusalStopDetails | null;
   /** What shaped the response, for the request log. */
-  source: 'policy' | 'text-tool-call' | ScenarioName;
+  source: 'policy' | 'text-tool-call' | 'script' | ScenarioName;
   /** A once-per-run scenario fired: the server remembers it for the run id. */
   firesOncePerRun: boolean;
 }

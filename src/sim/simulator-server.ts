@@ -60,6 +60,8 @@ import { CHAT_COMPLETIONS_PATH, handleChatCompletions, type ChatCompletionsConte
 import { requestEndpoint } from './request-endpoint.js';
 import { parseBetaHeader } from './parse-beta-header.js';
 import { respondToMessages } from './respond-to-messages.js';
+import type { ConversationScript } from './conversation-script.js';
+import { answerFromScript } from './scripted-turn.js';
 import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
 import {
   DEFAULT_TEXT_CALL_PROBABILITY,
@@ -106,6 +108,9 @@ export interface SimulatorOptions {
    * after the fleet's catalog was written, one the provider has since retired). The Messages API
    * does not serve them: the catalog stays the simulator's one source of model behaviour. */
   extraModels?: readonly ModelDescription[];
+  /** Answer every Messages request from this scripted conversation instead of the builder policy
+   * (conversation-script.ts; `buildfleet sim --script FILE`). */
+  script?: ConversationScript;
 }
 
 export interface RecordedRequest {
@@ -339,6 +344,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     const textFormat = parseTextFormatHeader(headerValue(incoming, HEADER_TEXT_FORMAT));
     if (!textFormat.ok) return errorAnswer(400, 'invalid_request_error', textFormat.message, requestId);
+    // A scripted turn the request rules out is refused before admission, as the API's own 400s
+    // are: it spends no rate limit (scripted-turn.ts says which answers a request rules out).
+    if (options.script) {
+      const scripted = answerFromScript({ script: options.script, request: parsed.request });
+      if (scripted.kind === 'violation') return errorAnswer(400, 'invalid_request_error', scripted.message, requestId);
+    }
 
     // Admission (admit-request.ts): the prompt cache decides the input tokens; nothing is cached or spent on a 429.
     const { cachePlan, admission } = admitRequest({ request: parsed.request, apiKey: apiKeyOf(incoming), promptCache, rateLimiter });
@@ -363,6 +374,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       seed,
       scenarioFiredForRun: memoryKey !== null && firedScenarios.has(memoryKey),
       site,
+      ...(options.script ? { script: options.script } : {}),
     });
     if (plan.firesOncePerRun && memoryKey !== null) remember(firedScenarios, memoryKey, true);
     const { model, maxTokens, modelDescription, bindingBase, bindingMessages, inputTransformations } = parsed.request;
