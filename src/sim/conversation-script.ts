@@ -25,7 +25,7 @@ import { formatZodIssues } from '../domain/format-zod-issues.js';
  * not the model's, and the simulator's scenarios produce them. */
 export const SCRIPTED_STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence', 'refusal'] as const;
 
-const toolName = z.string().regex(/^[a-zA-Z0-9_-]{1,128}$/, 'a tool name: 1–128 letters, digits, _ or - (docs tool-use, "name")');
+const toolName = z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name: 1–64 letters, digits, _ or - (the API refuses others: parse-messages-request.ts)');
 
 const scriptedBlock = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text'), text: z.string().min(1) }),

@@ -39,6 +39,12 @@ describe('buildfleet sim', () => {
     }
   });
 
+  it('reads --policy and --invalid-inputs SHARE', () => {
+    expect(parseSimulatorArguments(['--policy', 'schema', '--invalid-inputs', '0.25'])).toEqual({ policy: 'schema', invalidInputShare: 0.25 });
+    expect(() => parseSimulatorArguments(['--policy', 'random'])).toThrow(/--policy expects one of builder, schema, got "random"/);
+    for (const share of ['1.5', '-0.1', 'half', '']) expect(() => parseSimulatorArguments([`--invalid-inputs=${share}`])).toThrow(/--invalid-inputs expects a share from 0 to 1/);
+  });
+
   it('reads --rate-limits RPM,ITPM,OTPM', () => {
     expect(parseSimulatorArguments(['--rate-limits', '50,30000,8000'])).toEqual({
       rateLimits: { requestsPerMinute: 50, inputTokensPerMinute: 30_000, outputTokensPerMinute: 8000 },

@@ -6,8 +6,9 @@ import { pathToFileURL } from 'node:url';
 import { startSimulator, type SimulatorOptions } from './simulator-server.js';
 import { isTimingProfileName, TIMING_PROFILE_NAMES } from './timing-profile.js';
 import { readConversationScript } from './conversation-script.js';
+import { isSimulatorPolicy, SIMULATOR_POLICIES } from './schema-policy.js';
 
-const USAGE = `usage: buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host HOST] [--seed N] [--profile ${TIMING_PROFILE_NAMES.join('|')}] [--rate-limits RPM,ITPM,OTPM] [--max-recorded-requests N] [--script FILE]`;
+const USAGE = `usage: buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host HOST] [--seed N] [--profile ${TIMING_PROFILE_NAMES.join('|')}] [--rate-limits RPM,ITPM,OTPM] [--max-recorded-requests N] [--script FILE] [--policy ${SIMULATOR_POLICIES.join('|')}] [--invalid-inputs SHARE]`;
 
 function parseInteger(value: string, flag: string): number {
   const parsed = Number(value);
@@ -41,6 +42,8 @@ export function parseSimulatorArguments(argv: string[]): SimulatorOptions {
       'rate-limits': { type: 'string' },
       'max-recorded-requests': { type: 'string' },
       script: { type: 'string' },
+      policy: { type: 'string' },
+      'invalid-inputs': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -55,6 +58,15 @@ export function parseSimulatorArguments(argv: string[]): SimulatorOptions {
   }
   if (values['rate-limits'] !== undefined) options.rateLimits = parseRateLimits(values['rate-limits']);
   if (values.script !== undefined) options.script = readConversationScript(values.script);
+  if (values.policy !== undefined) {
+    if (!isSimulatorPolicy(values.policy)) throw new Error(`--policy expects one of ${SIMULATOR_POLICIES.join(', ')}, got "${values.policy}"\n${USAGE}`);
+    options.policy = values.policy;
+  }
+  if (values['invalid-inputs'] !== undefined) {
+    const share = Number(values['invalid-inputs']);
+    if (values['invalid-inputs'].trim() === '' || !Number.isFinite(share) || share < 0 || share > 1) throw new Error(`--invalid-inputs expects a share from 0 to 1, got "${values['invalid-inputs']}"\n${USAGE}`);
+    options.invalidInputShare = share;
+  }
   if (values['max-recorded-requests'] !== undefined) {
     options.maxRecordedRequests = parseInteger(values['max-recorded-requests'], '--max-recorded-requests');
   }

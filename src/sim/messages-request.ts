@@ -57,6 +57,8 @@ export interface MessagesRequest {
   toolNames: string[];
   /** Every tool in the top-level `tools`, in order. */
   declaredToolNames: string[];
+  /** Each custom tool's `input_schema` (an object schema), by name. */
+  toolInputSchemas: Record<string, Record<string, unknown>>;
   /** Tools with `strict: true`, whose complete calls always match their schema (conform-strict-tool-inputs.ts). */
   strictTools: StrictTool[];
   /** The instructions in force for the next turn: the latest mid-conversation system message's text,

@@ -198,6 +198,7 @@ function parseBody({
     messages,
     toolNames: available,
     declaredToolNames: toolNames,
+    toolInputSchemas: inputSchemasOf(body.tools),
     strictTools,
     instructions: systemMessages.findLast((message) => message.text !== '')?.text ?? systemPrompt,
     eagerInputStreamingTools,
@@ -283,6 +284,12 @@ function parseTools(tools: unknown): string[] {
     names.push(tool.name);
   });
   return names;
+}
+
+/** Each custom tool's input_schema by name (parseTools checked each is an object schema). */
+function inputSchemasOf(tools: unknown): Record<string, Record<string, unknown>> {
+  if (!Array.isArray(tools)) return {};
+  return Object.fromEntries(tools.flatMap((tool: Record<string, unknown>) => (isRecord(tool.input_schema) ? [[tool.name as string, tool.input_schema]] : [])));
 }
 
 /**

@@ -8,6 +8,7 @@ import { applyScenario } from './apply-scenario.js';
 import type { ConversationScript } from './conversation-script.js';
 import { answerFromScript } from './scripted-turn.js';
 import { decideBuilderTurn } from './builder-policy.js';
+import { decideSchemaTurn, type SimulatorPolicy } from './schema-policy.js';
 import { hashTranscript } from './deterministic-random.js';
 import { isStrictTool, type MessagesRequest } from './messages-request.js';
 import { applyProgressUpdates } from './progress-updates.js';
@@ -33,6 +34,10 @@ export interface RespondToMessagesInput {
   site?: SiteOptions;
   /** Answer from this script instead of the builder policy (conversation-script.ts). */
   script?: ConversationScript;
+  /** Which policy decides the turn; default `builder` (schema-policy.ts). */
+  policy?: SimulatorPolicy;
+  /** The schema policy's share of invalid inputs (0–1); default 0. */
+  invalidInputShare?: number;
 }
 
 /** A scripted turn the real API could not have given in answer to the request (scripted-turn.ts). */
@@ -67,8 +72,11 @@ function scriptedPlan(script: ConversationScript, request: RespondToMessagesInpu
 
 function decideResponse(input: RespondToMessagesInput, facts: TranscriptFacts, site: SiteOptions): ResponsePlan {
   const { request, seed } = input;
-  const turn = decideBuilderTurn({ toolNames: request.toolNames, toolChoice: request.toolChoice, facts, site });
   const transcriptHash = hashTranscript({ messages: request.messages, toolNames: request.toolNames });
+  const turn =
+    input.policy === 'schema'
+      ? decideSchemaTurn({ request, facts, seed, transcriptHash, invalidShare: input.invalidInputShare ?? 0 })
+      : decideBuilderTurn({ toolNames: request.toolNames, toolChoice: request.toolChoice, facts, site });
 
   const bent = applyScenario({
     scenario: input.scenario,

@@ -62,6 +62,7 @@ import { parseBetaHeader } from './parse-beta-header.js';
 import { respondToMessages } from './respond-to-messages.js';
 import type { ConversationScript } from './conversation-script.js';
 import { answerFromScript } from './scripted-turn.js';
+import type { SimulatorPolicy } from './schema-policy.js';
 import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
 import {
   DEFAULT_TEXT_CALL_PROBABILITY,
@@ -111,6 +112,11 @@ export interface SimulatorOptions {
   /** Answer every Messages request from this scripted conversation instead of the builder policy
    * (conversation-script.ts; `buildfleet sim --script FILE`). */
   script?: ConversationScript;
+  /** Which policy decides each turn when no script is given: `builder` (default) or `schema`, which
+   * calls whatever tools are offered with inputs from their schemas (schema-policy.ts). */
+  policy?: SimulatorPolicy;
+  /** The schema policy's share (0–1) of calls of non-strict tools made with an invalid input; default 0. */
+  invalidInputShare?: number;
 }
 
 export interface RecordedRequest {
@@ -242,6 +248,8 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; me
 
 /** Starts the simulator; resolves once it listens. */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const share = options.invalidInputShare;
+  if (share !== undefined && !(share >= 0 && share <= 1)) throw new Error(`invalidInputShare must be a share from 0 to 1, not ${share}`);
   const host = options.host ?? DEFAULT_HOST;
   const seed = options.seed ?? DEFAULT_SEED;
   const textCallTable = options.textCallProbability ?? DEFAULT_TEXT_CALL_PROBABILITY;
@@ -375,6 +383,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       scenarioFiredForRun: memoryKey !== null && firedScenarios.has(memoryKey),
       site,
       ...(options.script ? { script: options.script } : {}),
+      ...(options.policy ? { policy: options.policy } : {}),
+      ...(options.invalidInputShare !== undefined ? { invalidInputShare: options.invalidInputShare } : {}),
     });
     if (plan.firesOncePerRun && memoryKey !== null) remember(firedScenarios, memoryKey, true);
     const { model, maxTokens, modelDescription, bindingBase, bindingMessages, inputTransformations } = parsed.request;
