@@ -71,7 +71,7 @@ export async function buildProjectImage({ projectRoot, baseImage, tag, log }: { 
 
 /** Development-only packages whose presence in the runtime image would mean devDependencies leaked.
  * Not @types: production packages depend on some (node-pg-migrate on @types/pg). */
-export const DEV_ONLY_PACKAGES = ['vitest', 'typescript', 'esbuild', '@esbuild', 'tsx', 'dependency-cruiser', 'kubernetes-models', '@kubernetes-models', 'preact', 'htm'] as const;
+export const DEV_ONLY_PACKAGES = ['vitest', 'typescript', 'esbuild', '@esbuild', 'tsx', 'dependency-cruiser', 'kubernetes-models', '@kubernetes-models', 'preact', 'htm', 'prettier'] as const;
 
 export interface ImageContents {
   /** Entries of /app. */
