@@ -61,11 +61,20 @@ export async function loadTurnForJob({
     await store.endRun(runId, turn, 'failed', { error: { code: 'provider_not_configured', message: error.message } });
     return ended(done('run_failed:provider_not_configured'));
   }
-  const capabilities = lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES, described: deps.modelDescriptions?.describe(run.model) }).capabilities;
+  const capabilities = lookupModelCapabilities({
+    model: run.model,
+    overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES,
+    described: deps.modelDescriptions?.describe(run.model),
+  }).capabilities;
   // An experiment's own layout (deps.toolsFor) keeps the tier per request.
   const layout = deps.toolsFor
     ? 'tier_per_request'
-    : choosePhaseToolLayout({ messages: view.messages as TranscriptMessage[], capabilities, providerKind: provider.kind, enabled: deps.config.BUILDFLEET_PHASE_TOOL_CHANGES });
+    : choosePhaseToolLayout({
+        messages: view.messages as TranscriptMessage[],
+        capabilities,
+        providerKind: provider.kind,
+        enabled: deps.config.BUILDFLEET_PHASE_TOOL_CHANGES,
+      });
   const previous = view.previousOutcome;
   const phase: Phase = run.pendingPhase ?? run.phase;
   const event: LoadedTurn['event'] = (name, fields) => runEventOf(runId, turn, name, fields);

@@ -41,4 +41,3 @@ export function buildToolResultsMessage(
 export function textMessage(text: string): UserMessage {
   return { role: 'user', content: [{ type: 'text', text }] };
 }
-

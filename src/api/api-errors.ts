@@ -44,12 +44,7 @@ export type ApiErrorFactory<Code extends string> = ((message?: string) => ApiErr
 const definitions = new Map<string, ApiErrorDefinition>();
 
 /** Registers a code (refusing duplicates at load time) and returns a factory for its errors. */
-export function createApiError<const Code extends string>(
-  code: Code,
-  defaultMessage: string,
-  statusCode: number,
-  description: string,
-): ApiErrorFactory<Code> {
+export function createApiError<const Code extends string>(code: Code, defaultMessage: string, statusCode: number, description: string): ApiErrorFactory<Code> {
   if (definitions.has(code)) throw new Error(`API error code ${code} is registered twice`);
   definitions.set(code, { code, statusCode, description });
   const factory = (message = defaultMessage) => new ApiError(code, message, statusCode);
@@ -287,12 +282,7 @@ export const apiErrors = {
     404,
     'The run’s workspace has no file at this path (or the path is not a valid workspace path). Once Redis no longer holds the run, its workspace is gone and a file is answered from the run’s latest deployment on the site store: a file that deployment lacks (written after it, or never deployed), or any file of a run that never deployed, answers this.',
   ),
-  noOpenQuestion: createApiError(
-    'no_open_question',
-    'The run is not waiting for input.',
-    409,
-    'Input was sent to a run that has no open `ask_user` question.',
-  ),
+  noOpenQuestion: createApiError('no_open_question', 'The run is not waiting for input.', 409, 'Input was sent to a run that has no open `ask_user` question.'),
   runAlreadyEnded: createApiError(
     'run_already_ended',
     'The run has already ended.',

@@ -120,7 +120,8 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
-            description: 'An API key (`bf_…`) from `buildfleet keys create`, as `Authorization: Bearer bf_…`. Each key belongs to one tenant and has scopes: `runs:read`, `runs:write`, `admin` (includes both).',
+            description:
+              'An API key (`bf_…`) from `buildfleet keys create`, as `Authorization: Bearer bf_…`. Each key belongs to one tenant and has scopes: `runs:read`, `runs:write`, `admin` (includes both).',
           },
         },
       },

@@ -134,7 +134,11 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     const shardOf = (slot: string) => /-s(\d+)$/.exec(slot)?.[1];
     const startWorker = async (slot: string) => {
       const shard = shardOf(slot);
-      const role = spawnRole({ name: slot, args: ['worker', slot.startsWith('model') ? 'model' : 'tool'], env: shard === undefined ? env : { ...env, BUILDFLEET_QUEUE_SHARD: shard } });
+      const role = spawnRole({
+        name: slot,
+        args: ['worker', slot.startsWith('model') ? 'model' : 'tool'],
+        env: shard === undefined ? env : { ...env, BUILDFLEET_QUEUE_SHARD: shard },
+      });
       workers.set(slot, role);
       await role.waitForLine(/worker started/, 60_000);
     };
@@ -298,7 +302,11 @@ export function formatCrashResult(result: CrashExperimentResult): string {
           ),
           `claim durability         WAIT ${result.waitReplicas} replica(s) (BUILDFLEET_REDIS_WAIT_REPLICAS)`,
           `acknowledged, then lost  ${result.acknowledgedWrites.lost} of ${result.acknowledgedWrites.observed} events read during the builds` +
-            (result.acknowledgedWrites.lost > 0 ? `  (${Object.entries(result.acknowledgedWrites.lostByEvent).map(([name, count]) => `${name} ${count}`).join(', ')})` : ''),
+            (result.acknowledgedWrites.lost > 0
+              ? `  (${Object.entries(result.acknowledgedWrites.lostByEvent)
+                  .map(([name, count]) => `${name} ${count}`)
+                  .join(', ')})`
+              : ''),
           `lost ledger entries      ${result.acknowledgedWrites.repaired} repaired (written again), ${result.acknowledgedWrites.unrepaired.length} not` +
             (result.acknowledgedWrites.unrepaired.length > 0 ? `  (${result.acknowledgedWrites.unrepaired.slice(0, 5).join('; ')})` : ''),
         ]),
@@ -316,7 +324,12 @@ export function formatCrashResult(result: CrashExperimentResult): string {
 export async function runCrashExperimentCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { runs: { type: 'string', default: '40' }, 'timeout-s': { type: 'string', default: '240' }, cluster: { type: 'boolean', default: false }, shards: { type: 'string' } },
+    options: {
+      runs: { type: 'string', default: '40' },
+      'timeout-s': { type: 'string', default: '240' },
+      cluster: { type: 'boolean', default: false },
+      shards: { type: 'string' },
+    },
   });
   const shards = values.shards === undefined ? undefined : Number(values.shards);
   if (shards !== undefined && (!values.cluster || !Number.isInteger(shards) || shards < 1)) {

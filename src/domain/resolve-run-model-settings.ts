@@ -239,7 +239,10 @@ export function decideRunThinking({
   if (capabilities.thinkingOff === 'disabled_at_effort_high_or_below' && effortAboveHigh) {
     // Opus 4.8 without thinking refuses xhigh and max: the tenant's default is left out, the run's own refused.
     if (requestedEffort === undefined) return { thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null };
-    throw new RunModelSettingsError('effort_requires_thinking', `Model "${model}" takes effort ${requestedEffort} only while it thinks; set thinking.enabled: true or a lower effort.`);
+    throw new RunModelSettingsError(
+      'effort_requires_thinking',
+      `Model "${model}" takes effort ${requestedEffort} only while it thinks; set thinking.enabled: true or a lower effort.`,
+    );
   }
   return { thinking: 'off', thinkingBudgetTokens: null, effort, thinkingDisplay: null };
 }

@@ -93,7 +93,15 @@ const count = (tokens: number) => tokens.toLocaleString('en-US');
  * otherwise the message the run ends `budget_exceeded` with, naming what was spent, the call's
  * worst case and the budget it would cross (USD first).
  */
-export function checkRunBudget({ budget, spent, call }: { budget: RunBudget; spent: { costMicroUsd: number; tokens: number }; call: CallWorstCase }): string | null {
+export function checkRunBudget({
+  budget,
+  spent,
+  call,
+}: {
+  budget: RunBudget;
+  spent: { costMicroUsd: number; tokens: number };
+  call: CallWorstCase;
+}): string | null {
   if (budget.costMicroUsd !== null && spent.costMicroUsd + call.costMicroUsd > budget.costMicroUsd) {
     const setBy =
       budget.costSetBy === 'tenant_daily_spend_limit'

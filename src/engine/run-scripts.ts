@@ -392,19 +392,73 @@ export type LoadTurnReply = [string[], string[], string, string[], number, strin
 
 export interface RunScripts {
   bfLoadTurn(run: string, turn: string, previousTurn: string, messages: string, results: string, trail: string, from: number): Promise<LoadTurnReply>;
-  bfStartTurn(run: string, turn: string, messages: string, events: string, fieldsJson: string, jobId: string, eventCount: number, ...rest: string[]): Promise<StartTurnReply>;
-  bfCommitAnswer(run: string, turn: string, messages: string, events: string, results: string, trail: string, ...args: Array<string | number>): Promise<CommitAnswerReply>;
+  bfStartTurn(
+    run: string,
+    turn: string,
+    messages: string,
+    events: string,
+    fieldsJson: string,
+    jobId: string,
+    eventCount: number,
+    ...rest: string[]
+  ): Promise<StartTurnReply>;
+  bfCommitAnswer(
+    run: string,
+    turn: string,
+    messages: string,
+    events: string,
+    results: string,
+    trail: string,
+    ...args: Array<string | number>
+  ): Promise<CommitAnswerReply>;
   bfEndRun(run: string, stream: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<[string, number] | null>;
   bfUpdateIfActive(run: string, stream: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<number>;
-  bfRecordToolResult(results: string, trail: string, stream: string, toolUseId: string, resultJson: string, trailJson: string, eventCount: number, ...events: string[]): Promise<string>;
+  bfRecordToolResult(
+    results: string,
+    trail: string,
+    stream: string,
+    toolUseId: string,
+    resultJson: string,
+    trailJson: string,
+    eventCount: number,
+    ...events: string[]
+  ): Promise<string>;
   bfParkForInput(run: string, results: string, events: string, toolUseId: string, now: string, event: string): Promise<number>;
-  bfAnswerQuestion(run: string, results: string, trail: string, events: string, toolUseId: string, resultJson: string, trailJson: string, now: string, event: string): Promise<number>;
+  bfAnswerQuestion(
+    run: string,
+    results: string,
+    trail: string,
+    events: string,
+    toolUseId: string,
+    resultJson: string,
+    trailJson: string,
+    now: string,
+    event: string,
+  ): Promise<number>;
   bfNoteTurnOverload(turn: string, nowMs: number): Promise<number>;
   bfLoadToolCall(results: string, run: string, toolUseId: string): Promise<[string, string[]]>;
   bfChargeCall(run: string, turn: string, usageJson: string, costMicroUsd: string, pendingJson: string): Promise<[number, string?]>;
   bfInspectTurn(run: string, turn: string, previousTurn: string, results: string, turnNumber: string): Promise<InspectTurnReply>;
-  bfResumeTurn(run: string, turn: string, events: string, turnNumber: string, updatedAt: string, recoveries: string, jobId: string, now: string, event: string): Promise<number>;
-  bfEndRunIfUnchanged(run: string, stream: string, turnNumber: string, updatedAt: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<[number, string?, number?]>;
+  bfResumeTurn(
+    run: string,
+    turn: string,
+    events: string,
+    turnNumber: string,
+    updatedAt: string,
+    recoveries: string,
+    jobId: string,
+    now: string,
+    event: string,
+  ): Promise<number>;
+  bfEndRunIfUnchanged(
+    run: string,
+    stream: string,
+    turnNumber: string,
+    updatedAt: string,
+    fieldsJson: string,
+    eventCount: number,
+    ...events: string[]
+  ): Promise<[number, string?, number?]>;
   bfExpireArchivedRun(...keysThenArgs: Array<string | number>): Promise<[number]>;
 }
 

@@ -79,7 +79,16 @@ return 1
 `;
 
 interface TenantSpendScripts {
-  bfAddTenantSpend(day: string, month: string, applied: string, marker: string, dayTtl: number, monthTtl: number, markerTtl: number, ...pairs: Array<string | number>): Promise<number>;
+  bfAddTenantSpend(
+    day: string,
+    month: string,
+    applied: string,
+    marker: string,
+    dayTtl: number,
+    monthTtl: number,
+    markerTtl: number,
+    ...pairs: Array<string | number>
+  ): Promise<number>;
 }
 
 export function defineTenantSpendScripts(redis: RedisClient): TenantSpendScripts {

@@ -24,7 +24,9 @@ import { LUA_RUN_UPSTREAM_SCOPES } from '../engine/index.js';
 import type { RedisClient } from '../redis/redis-connection.js';
 import { LUA_REDIS_NOW_MS } from '../redis/lua-redis-time.js';
 
-const NOW_MS = LUA_REDIS_NOW_MS + `
+const NOW_MS =
+  LUA_REDIS_NOW_MS +
+  `
 local now = redis_now_ms()
 `;
 
@@ -537,7 +539,15 @@ export interface KillSwitchScripts {
   ): Promise<ClaimWriteReply>;
   bfKillSwitchReleaseProbe(switchKey: string, scopesKey: string, probeToken: string): Promise<number>;
   bfKillSwitchSetMode(switchKey: string, windowKey: string, tenantsKey: string, mode: string, reason: string, source: string): Promise<[string, number]>;
-  bfKillSwitchSetScopeMode(scopesKey: string, tenantsKey: string, scopeId: string, mode: string, reason: string, source: string, tenant: string): Promise<[string, number]>;
+  bfKillSwitchSetScopeMode(
+    scopesKey: string,
+    tenantsKey: string,
+    scopeId: string,
+    mode: string,
+    reason: string,
+    source: string,
+    tenant: string,
+  ): Promise<[string, number]>;
   bfKillSwitchRead(
     switchKey: string,
     windowKey: string,
@@ -565,7 +575,11 @@ export function defineKillSwitchScripts(redis: RedisClient): KillSwitchScripts {
 
 /** The figures of several windows at one instant (a variable number of keys, so EVAL directly:
  * Redis caches the script by its SHA either way). */
-export async function readWindowFigures(redis: RedisClient, windows: ReadonlyArray<{ key: string; floorMs: number | null }>, windowMs: number): Promise<Array<[number, number]>> {
+export async function readWindowFigures(
+  redis: RedisClient,
+  windows: ReadonlyArray<{ key: string; floorMs: number | null }>,
+  windowMs: number,
+): Promise<Array<[number, number]>> {
   if (windows.length === 0) return [];
   const reply = (await redis.eval(
     READ_WINDOWS,

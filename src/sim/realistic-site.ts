@@ -197,7 +197,12 @@ function indexPage(title: string, words: WordPicker): string {
     '        <h2 id="faq-title">Questions, answered</h2>',
   );
   for (const question of QUESTIONS.slice(0, 6)) {
-    lines.push('        <details>', `          <summary>${escapeHtml(question)}</summary>`, `          <p>${escapeHtml(words.paragraph(2))}</p>`, '        </details>');
+    lines.push(
+      '        <details>',
+      `          <summary>${escapeHtml(question)}</summary>`,
+      `          <p>${escapeHtml(words.paragraph(2))}</p>`,
+      '        </details>',
+    );
   }
   lines.push('      </div>', '    </section>');
   lines.push(
@@ -243,7 +248,12 @@ function aboutPage(title: string, words: WordPicker): string {
   for (let index = 0; index < 4; index += 1) lines.push(`          <li>${escapeHtml(words.sentence())}</li>`);
   lines.push('        </ul>', '        <h2>The people</h2>', '        <div class="team-grid">');
   for (let index = 0; index < 3; index += 1) {
-    lines.push('          <article class="person">', `            <h3>${escapeHtml(words.pick(PEOPLE))}</h3>`, `            <p>${escapeHtml(words.paragraph(2))}</p>`, '          </article>');
+    lines.push(
+      '          <article class="person">',
+      `            <h3>${escapeHtml(words.pick(PEOPLE))}</h3>`,
+      `            <p>${escapeHtml(words.paragraph(2))}</p>`,
+      '          </article>',
+    );
   }
   lines.push('        </div>', '      </div>', '    </section>', '  </main>');
   return [...lines, ...pageFoot(title, words)].join('\n');

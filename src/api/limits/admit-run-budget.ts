@@ -31,7 +31,17 @@ function spendLimitReached(standing: SpendPeriodStanding, now: Date) {
  * tenant's policy and standing as read at `now` (readTenantLimits, once per request). Returns the
  * run's budgets for the engine to store.
  */
-export function admitRunBudget({ limits, auth, requested, now }: { limits: TenantLimits; auth: RequestAuth; requested: RequestedRunBudget; now: Date }): RunBudget {
+export function admitRunBudget({
+  limits,
+  auth,
+  requested,
+  now,
+}: {
+  limits: TenantLimits;
+  auth: RequestAuth;
+  requested: RequestedRunBudget;
+  now: Date;
+}): RunBudget {
   for (const standing of limits.standing ? [limits.standing.month, limits.standing.day] : []) {
     if (standing.reached) throw spendLimitReached(standing, now);
   }

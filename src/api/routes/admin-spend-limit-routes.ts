@@ -69,7 +69,10 @@ export function adminClearSpendLimitRoute({ fleet }: { fleet: FleetContext }) {
       const store = new SpendLimitFlagStore(fleet.redis, fleet.config);
       const before = await store.get();
       const cleared = await store.clear();
-      request.log.warn({ event: 'spend-limit-clear', cleared, key_id: store.keyId, message: before.flag?.message ?? null }, 'spend-limit pause cleared by an operator');
+      request.log.warn(
+        { event: 'spend-limit-clear', cleared, key_id: store.keyId, message: before.flag?.message ?? null },
+        'spend-limit pause cleared by an operator',
+      );
       return { ...view(await store.get()), cleared };
     },
   });

@@ -29,7 +29,9 @@ const workerSchema = z
 
 export const queueWorkersSchema = z
   .object({
-    queues: z.object(Object.fromEntries(QUEUES.map((queue) => [queue, z.array(workerSchema)])) as Record<(typeof QUEUES)[number], z.ZodArray<typeof workerSchema>>),
+    queues: z.object(
+      Object.fromEntries(QUEUES.map((queue) => [queue, z.array(workerSchema)])) as Record<(typeof QUEUES)[number], z.ZodArray<typeof workerSchema>>,
+    ),
   })
   .describe('The workers connected to each queue');
 

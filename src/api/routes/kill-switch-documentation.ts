@@ -14,7 +14,7 @@ const byMethod: Record<string, { operationId: string; summary: string; descripti
     operationId: 'getKillSwitch',
     summary: 'Kill switch state',
     description:
-      'The scoped kill switch: the fleet scope\'s `mode` (`read_write`, `half_open` or `read_only`), why and since when, its sliding window of validated tool outputs, the spiking tenants and its last automatic trip; `scopes` lists every scope that is tripped or half-open now (`fleet`, `tenant:<tenant>`, `upstream:<tool>:<host>`) with its own mode, reason, window and last trip; `recent_trips` the last trips of any scope; and the settings. Needs the `admin` scope.',
+      "The scoped kill switch: the fleet scope's `mode` (`read_write`, `half_open` or `read_only`), why and since when, its sliding window of validated tool outputs, the spiking tenants and its last automatic trip; `scopes` lists every scope that is tripped or half-open now (`fleet`, `tenant:<tenant>`, `upstream:<tool>:<host>`) with its own mode, reason, window and last trip; `recent_trips` the last trips of any scope; and the settings. Needs the `admin` scope.",
     documentation: {
       access: 'admin',
       responses: { 200: { description: 'The kill switch state' } },

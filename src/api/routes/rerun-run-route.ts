@@ -2,7 +2,16 @@
 // optionally edited, linked to it by `rerunOf` — checked, admitted and deduplicated as POST /v1/runs.
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { apiErrors } from '../api-errors.js';
-import { createRunBodySchema, createRunHeadersSchema, rerunRunBodySchema, runAcceptedSchema, runParamsSchema, type CreateRunBody, type RerunRunBody, type RunAccepted } from '../api-schemas.js';
+import {
+  createRunBodySchema,
+  createRunHeadersSchema,
+  rerunRunBodySchema,
+  runAcceptedSchema,
+  runParamsSchema,
+  type CreateRunBody,
+  type RerunRunBody,
+  type RunAccepted,
+} from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
 import { RunReader, type FoundRun } from '../run-reader.js';
 import { formatZodIssues } from '../../domain/format-zod-issues.js';
@@ -21,11 +30,15 @@ function rerunBody(found: FoundRun, edits: RerunRunBody): CreateRunBody {
   // on another model (a new conversation; its thinking blocks could not be carried anyway) takes
   // that model's own defaults unless the edits name a thinking choice (docs/models.md).
   const thinking = edits.model === undefined || edits.model === run.model ? thinkingRequestOf(run) : undefined;
-  const original = found.source === 'redis' ? { prompt: run.prompt, model: run.model, provider: found.run.provider, maxTurns: found.run.maxTurns, options: found.run.options, thinking } : { prompt: run.prompt, model: run.model, thinking };
+  const original =
+    found.source === 'redis'
+      ? { prompt: run.prompt, model: run.model, provider: found.run.provider, maxTurns: found.run.maxTurns, options: found.run.options, thinking }
+      : { prompt: run.prompt, model: run.model, thinking };
   const merged = { ...original, ...edits };
   // What the original ran with was valid then; the edited whole is checked again as a new body.
   const parsed = createRunBodySchema.safeParse(Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)));
-  if (!parsed.success) throw apiErrors.invalidBody(`The rerun's input is not a valid run: ${formatZodIssues({ issues: parsed.error.issues, root: 'body', limit: 5 })}`);
+  if (!parsed.success)
+    throw apiErrors.invalidBody(`The rerun's input is not a valid run: ${formatZodIssues({ issues: parsed.error.issues, root: 'body', limit: 5 })}`);
   return parsed.data;
 }
 
@@ -76,7 +89,14 @@ export function rerunRunRoute({ fleet }: { fleet: FleetContext }) {
       // The new run is the original's tenant's, also when an admin key of another tenant asks for
       // it: it repeats that tenant's work, so it counts and spends against that tenant and shows in
       // its listing beside the original, as a rerun by the tenant itself would.
-      const { run, replayed } = await startRunFromBody({ fleet, request, body, tenant: found.run.tenant, rerunOf: found.run.id, idempotencyBody: { rerunOf: found.run.id, edits } });
+      const { run, replayed } = await startRunFromBody({
+        fleet,
+        request,
+        body,
+        tenant: found.run.tenant,
+        rerunOf: found.run.id,
+        idempotencyBody: { rerunOf: found.run.id, edits },
+      });
       reply.code(202).header('location', `/v1/runs/${run.id}`);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return { id: run.id, status: run.status };

@@ -20,7 +20,9 @@ const RESUMABLE_CODES = Object.keys(RESUMABLE_RUN_ERRORS).join(', ');
 /** The refusal of a run that is not failed, or failed for a reason a new call cannot mend. */
 function notResumable(reason: { status: string } | { code: string }): ApiError {
   if ('status' in reason) return apiErrors.runNotResumable(`The run is ${reason.status}; only a failed run can be resumed.`);
-  return apiErrors.runNotResumable(`The run failed with ${reason.code || 'no error code'}, which is not resumable (resumable: ${RESUMABLE_CODES}); rerun it instead (POST /v1/runs/{id}/rerun).`);
+  return apiErrors.runNotResumable(
+    `The run failed with ${reason.code || 'no error code'}, which is not resumable (resumable: ${RESUMABLE_CODES}); rerun it instead (POST /v1/runs/{id}/rerun).`,
+  );
 }
 
 /** Throws the refusal when the run as read cannot be resumed; the engine checks again in its step. */
@@ -91,7 +93,13 @@ export function resumeRunRoute({ fleet }: { fleet: FleetContext }) {
       // The tenant's policy as it stands now, against what the run runs with: a model since taken
       // off its allow-list, more turns than it may now take, or an admin-only option asked by a
       // key without the admin scope are refused as they would be for a new run.
-      admitRunLimits({ policy: limits.policy, auth: authOf(request), requested: { model: run.model, provider: run.provider, maxTurns: run.maxTurns, options: run.options }, fleetModel: fleet.config.BUILDFLEET_MODEL, fleetProvider: fleet.config.BUILDFLEET_PROVIDER });
+      admitRunLimits({
+        policy: limits.policy,
+        auth: authOf(request),
+        requested: { model: run.model, provider: run.provider, maxTurns: run.maxTurns, options: run.options },
+        fleetModel: fleet.config.BUILDFLEET_MODEL,
+        fleetProvider: fleet.config.BUILDFLEET_PROVIDER,
+      });
       admitRunBudget({ limits, auth: authOf(request), now, requested: {} });
       await admitRun({ fleet, tenant, runId: run.id, maxActiveRuns: limits.policy.maxConcurrentRuns });
       let outcome: ResumeOutcome;

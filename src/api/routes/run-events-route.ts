@@ -97,7 +97,9 @@ export function runEventsRoute({
       const release = request.method === 'HEAD' ? () => undefined : slots.tryAcquire(tenant);
       if (!release) {
         throw apiErrors
-          .tooManyEventStreams(`This tenant already has ${slots.openStreams(tenant)} event streams open on this server; close one, or retry when a run has ended.`)
+          .tooManyEventStreams(
+            `This tenant already has ${slots.openStreams(tenant)} event streams open on this server; close one, or retry when a run has ended.`,
+          )
           .withHeaders({ 'retry-after': String(STREAM_CAP_RETRY_AFTER_SECONDS) });
       }
       try {

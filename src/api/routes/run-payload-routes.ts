@@ -21,7 +21,8 @@ import {
 import { runTenantScopeOf } from '../tenant-of.js';
 
 const READ_ERRORS = ['run_not_found', 'history_unavailable'] as const;
-const AFTER_RETENTION = 'A finished run answers the same once its Redis keys have expired (`BUILDFLEET_RUN_RETENTION_SECONDS` after it was archived): from run history.';
+const AFTER_RETENTION =
+  'A finished run answers the same once its Redis keys have expired (`BUILDFLEET_RUN_RETENTION_SECONDS` after it was archived): from run history.';
 const SCOPE = 'Another tenant’s run answers `run_not_found`; a key with the `admin` scope reads every tenant’s runs. Needs the `runs:read` scope.';
 
 export function runPayloadRoutes({ fleet }: { fleet: FleetContext }) {

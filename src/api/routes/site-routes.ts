@@ -12,12 +12,7 @@ import { readRunAsset } from '../../engine/index.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';
 import { ApiError, apiErrors } from '../api-errors.js';
 import { DEPLOY_ID_PATTERN, RUN_ID_PATTERN } from '../../domain/ids.js';
-import {
-  deploymentParamsSchema,
-  deploymentRootParamsSchema,
-  siteParamsSchema,
-  siteRootParamsSchema,
-} from '../api-schemas.js';
+import { deploymentParamsSchema, deploymentRootParamsSchema, siteParamsSchema, siteRootParamsSchema } from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
 import { decodeSiteFile, type SiteFileBody } from '../sites/decode-site-file.js';
 import { injectSiteMeta } from '../sites/inject-site-meta.js';
@@ -27,14 +22,20 @@ import { RunReader, type FoundRun } from '../run-reader.js';
 
 const LIVE_CACHE_CONTROL = 'no-cache';
 const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
-const SITE_CONTENT_TYPES = ['text/html', 'text/css', 'text/javascript', 'image/svg+xml', 'image/png', 'image/jpeg', 'image/webp', 'application/json', 'text/plain'];
+const SITE_CONTENT_TYPES = [
+  'text/html',
+  'text/css',
+  'text/javascript',
+  'image/svg+xml',
+  'image/png',
+  'image/jpeg',
+  'image/webp',
+  'application/json',
+  'text/plain',
+];
 
 function sendFile({ reply, file, cacheControl }: { reply: FastifyReply; file: SiteFileBody | { body: string; contentType: string }; cacheControl: string }) {
-  return reply
-    .header('content-type', file.contentType)
-    .header('cache-control', cacheControl)
-    .header('x-content-type-options', 'nosniff')
-    .send(file.body);
+  return reply.header('content-type', file.contentType).header('cache-control', cacheControl).header('x-content-type-options', 'nosniff').send(file.body);
 }
 
 /** The generated og-image.svg asset of a run, when regen_og made one. */
@@ -60,7 +61,10 @@ async function runOrNull({ fleet, runId }: { fleet: FleetContext; runId: string 
     return await new RunReader(fleet).findRun({ runId });
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'history_unavailable') throw error;
-    fleet.logger.warn({ run_id: runId, err: error.cause instanceof Error ? error.cause.message : error.message }, 'history unavailable: serving the site from the site store alone');
+    fleet.logger.warn(
+      { run_id: runId, err: error.cause instanceof Error ? error.cause.message : error.message },
+      'history unavailable: serving the site from the site store alone',
+    );
     return null;
   }
 }
@@ -92,7 +96,17 @@ async function liveDeployOf({
   return pointer.deployId;
 }
 
-async function deploymentExists({ fleet, runId, run, deployId }: { fleet: FleetContext; runId: string; run: FoundRun | null; deployId: string }): Promise<boolean> {
+async function deploymentExists({
+  fleet,
+  runId,
+  run,
+  deployId,
+}: {
+  fleet: FleetContext;
+  runId: string;
+  run: FoundRun | null;
+  deployId: string;
+}): Promise<boolean> {
   if (!DEPLOY_ID_PATTERN.test(deployId)) return false;
   if (run?.source === 'redis') return fleet.store.deploymentExists(runId, deployId);
   return (await siteStoreOf(fleet.config).deploymentPaths({ runId, deployId })) !== null;

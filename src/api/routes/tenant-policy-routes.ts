@@ -13,7 +13,10 @@ import { apiErrors } from '../api-errors.js';
 import { defineRoute } from '../define-route.js';
 
 const tenantParamsSchema = z.object({
-  tenant: z.string().regex(TENANT_PATTERN, 'must be 1-64 letters, digits, _ and -, starting with a letter or digit').describe('The tenant, as its API keys name it'),
+  tenant: z
+    .string()
+    .regex(TENANT_PATTERN, 'must be 1-64 letters, digits, _ and -, starting with a letter or digit')
+    .describe('The tenant, as its API keys name it'),
 });
 
 export const tenantPolicyViewSchema = z

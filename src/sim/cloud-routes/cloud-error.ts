@@ -60,7 +60,19 @@ function messageOf(body: unknown): string {
 }
 
 /** A Messages error answer as the cloud sends it. */
-export function cloudErrorAnswer({ provider, status, body, requestId, model }: { provider: 'bedrock' | 'vertex'; status: number; body: unknown; requestId: string; model: string }): CloudErrorAnswer {
+export function cloudErrorAnswer({
+  provider,
+  status,
+  body,
+  requestId,
+  model,
+}: {
+  provider: 'bedrock' | 'vertex';
+  status: number;
+  body: unknown;
+  requestId: string;
+  model: string;
+}): CloudErrorAnswer {
   if (provider === 'bedrock') {
     const exception = bedrockExceptionFor(status);
     const message = status === 429 ? 'Too many tokens, please wait before trying again.' : messageOf(body);
