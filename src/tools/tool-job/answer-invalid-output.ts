@@ -16,6 +16,30 @@ import type { CheckedToolCall, ToolCallContext, ToolJobResult } from './tool-cal
 /** The stable error code of a tool_result whose output failed its contract. */
 export const TOOL_OUTPUT_INVALID_CODE = 'ToolOutputInvalid';
 
+/** The is_error tool_result of an output that failed its contract, saying what follows for the run. */
+function invalidOutputResult({
+  toolName,
+  reason,
+  message,
+  consequence,
+}: {
+  toolName: string;
+  reason: string;
+  message: string;
+  consequence: string;
+}): StoredToolResult & { error_reason: string } {
+  return {
+    content: wrapToolError({
+      toolName,
+      label: `${TOOL_OUTPUT_INVALID_CODE}: ${reason}`,
+      message: `${toolName} returned an invalid output. ${message} ${consequence}`,
+    }),
+    is_error: true,
+    error_code: TOOL_OUTPUT_INVALID_CODE,
+    error_reason: reason,
+  };
+}
+
 /** Records the invalid outcome, then ends the run or degrades it, and records the call's result. */
 export async function answerInvalidOutput({
   call,
@@ -72,16 +96,7 @@ export async function answerInvalidOutput({
     deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status: 'error', durationMs, errorCode: TOOL_OUTPUT_INVALID_CODE });
     return { kind: 'recorded', result: stored, cached: false } as const;
   };
-  const errorResult = (consequence: string): StoredToolResult & { error_reason: string } => ({
-    content: wrapToolError({
-      toolName: data.name,
-      label: `${TOOL_OUTPUT_INVALID_CODE}: ${reason}`,
-      message: `${data.name} returned an invalid output. ${error.message} ${consequence}`,
-    }),
-    is_error: true,
-    error_code: TOOL_OUTPUT_INVALID_CODE,
-    error_reason: reason,
-  });
+  const errorResult = (consequence: string) => invalidOutputResult({ toolName: data.name, reason, message: error.message, consequence });
   if (decision.kind === 'fail_run') {
     // The run ends before the ledger entry is written: a worker dying in between leaves a
     // failed run whose retried job answers run_ended, never an open run that goes on.
