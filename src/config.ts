@@ -376,7 +376,8 @@ export class ConfigError extends Error {
  * not a value silently replaced by the new variable's default. */
 const RENAMED_VARIABLES: Readonly<Record<string, string>> = {
   BUILDFLEET_MODEL_TIMEOUT_MS:
-    'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS (the wait for response headers) and BUILDFLEET_MODEL_IDLE_TIMEOUT_MS (the longest silence in a streamed answer); a model call has no total timeout any more',
+    'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS (the wait for response headers) and ' +
+    'BUILDFLEET_MODEL_IDLE_TIMEOUT_MS (the longest silence in a streamed answer); a model call has no total timeout any more',
 };
 
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
@@ -395,12 +396,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   }
   if (parsed.data.BUILDFLEET_QUEUE_SHARD >= parsed.data.BUILDFLEET_QUEUE_SHARDS) {
     throw new ConfigError(
-      `Invalid environment: BUILDFLEET_QUEUE_SHARD: ${parsed.data.BUILDFLEET_QUEUE_SHARD} is not one of the ${parsed.data.BUILDFLEET_QUEUE_SHARDS} shards BUILDFLEET_QUEUE_SHARDS names (0 … ${parsed.data.BUILDFLEET_QUEUE_SHARDS - 1})`,
+      `Invalid environment: BUILDFLEET_QUEUE_SHARD: ${parsed.data.BUILDFLEET_QUEUE_SHARD} ` +
+        `is not one of the ${parsed.data.BUILDFLEET_QUEUE_SHARDS} shards ` +
+        `BUILDFLEET_QUEUE_SHARDS names (0 … ${parsed.data.BUILDFLEET_QUEUE_SHARDS - 1})`,
     );
   }
   if (parsed.data.BUILDFLEET_PROVIDER !== IMPLICIT_PROVIDER && !Object.hasOwn(parsed.data.BUILDFLEET_PROVIDERS, parsed.data.BUILDFLEET_PROVIDER)) {
     throw new ConfigError(
-      `Invalid environment: BUILDFLEET_PROVIDER: ${JSON.stringify(parsed.data.BUILDFLEET_PROVIDER)} is neither \`${IMPLICIT_PROVIDER}\` nor a provider BUILDFLEET_PROVIDERS declares`,
+      `Invalid environment: BUILDFLEET_PROVIDER: ${JSON.stringify(parsed.data.BUILDFLEET_PROVIDER)} ` +
+        `is neither \`${IMPLICIT_PROVIDER}\` nor a provider BUILDFLEET_PROVIDERS declares`,
     );
   }
   // The default model must be one runs can use: refused here rather than at every submit.
@@ -466,12 +470,19 @@ function sitesOriginProblem(config: z.infer<typeof configSchema>): string | null
   }
   const sitesVariable = config.BUILDFLEET_SITES_PUBLIC_URL ? 'BUILDFLEET_SITES_PUBLIC_URL' : 'BUILDFLEET_SITES_HOST';
   if (!config.BUILDFLEET_SITES_PUBLIC_URL && isUnspecifiedHost(config.BUILDFLEET_SITES_HOST)) {
-    return `BUILDFLEET_SITES_HOST: ${config.BUILDFLEET_SITES_HOST} listens on every address, which is no origin to link to or trust (a tool worker would trust its own loopback); set BUILDFLEET_SITES_PUBLIC_URL to the sites origin as users and tool workers reach it`;
+    return (
+      `BUILDFLEET_SITES_HOST: ${config.BUILDFLEET_SITES_HOST} listens on every address, ` +
+      `which is no origin to link to or trust (a tool worker would trust its own loopback); ` +
+      `set BUILDFLEET_SITES_PUBLIC_URL to the sites origin as users and tool workers reach it`
+    );
   }
   const sites = parsedUrlOf(sitesBaseUrlOf(config));
   if (!sites) return `BUILDFLEET_SITES_HOST: ${JSON.stringify(config.BUILDFLEET_SITES_HOST)} is no host name or address`;
   if (isUnspecifiedHost(sites.hostname)) {
-    return `BUILDFLEET_SITES_PUBLIC_URL: ${sites.origin} names every address of a machine, not one to reach; set it to the sites origin as users and tool workers reach it`;
+    return (
+      `BUILDFLEET_SITES_PUBLIC_URL: ${sites.origin} names every address of a machine, ` +
+      `not one to reach; set it to the sites origin as users and tool workers reach it`
+    );
   }
   const api = parsedUrlOf(apiBaseUrlOf(config));
   if (!api) return `BUILDFLEET_API_HOST: ${JSON.stringify(config.BUILDFLEET_API_HOST)} is no host name or address`;

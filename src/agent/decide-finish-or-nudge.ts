@@ -29,7 +29,9 @@ export function decideFinishOrNudge({ state }: { state: StopReasonState }): Stop
         assistant: sanitizeAssistant(content),
         error: {
           code: 'unverified_finish',
-          message: `The model stopped ${counters.endTurnNudges + 1} times before the site was verified. Missing: ${input.finishGateMissing.join('; ') || 'finish_turn was not called'}`,
+          message:
+            `The model stopped ${counters.endTurnNudges + 1} times before the site was verified. ` +
+            `Missing: ${input.finishGateMissing.join('; ') || 'finish_turn was not called'}`,
         },
       },
     });

@@ -58,7 +58,9 @@ export function decideModelRetry(input: RetryInput): RetryDecision {
         return {
           kind: 'fail_run',
           code: 'model_unavailable',
-          message: `The model API stayed overloaded for ${Math.round(input.overloadedForMs / 1000)} s of this turn (patience ${Math.round(input.overloadPatienceMs / 1000)} s): ${input.message}`,
+          message:
+            `The model API stayed overloaded for ${Math.round(input.overloadedForMs / 1000)} s of ` +
+            `this turn (patience ${Math.round(input.overloadPatienceMs / 1000)} s): ${input.message}`,
         };
       }
       return wait(input.pauseRemainingMs);

@@ -16,7 +16,8 @@ import { dispatchTurnOutcome } from './dispatch-turn-outcome.js';
 import { done, type LoadedTurn, type ModelJobContext, type ModelTurnDependencies, type ModelTurnResult } from './turn-context.js';
 
 const SAFE_MODE_NOTE =
-  'SAFE MODE: a tool returned invalid output, so every write tool is refused for the rest of this run. Do not call write tools; finish by explaining what could not be completed.';
+  'SAFE MODE: a tool returned invalid output, so every write tool is refused for the rest ' +
+  'of this run. Do not call write tools; finish by explaining what could not be completed.';
 
 /** Loads the job's turn: the turn to go on with, or how the job ends without a call. */
 export async function loadTurnForJob({

@@ -41,12 +41,17 @@ export const createRunBodySchema = z
       .max(200)
       .optional()
       .describe(
-        'Model id; defaults to BUILDFLEET_MODEL (or the first of the tenant’s `allowedModels` when that is not among them). Unknown models are refused (`unknown_model`) unless the operator allows them; models outside the tenant’s `allowedModels` too (`model_not_allowed`)',
+        'Model id; defaults to BUILDFLEET_MODEL (or the first of the tenant’s `allowedModels` ' +
+          'when that is not among them). Unknown models are refused (`unknown_model`) unless the ' +
+          'operator allows them; models outside the tenant’s `allowedModels` too (`model_not_allowed`)',
       ),
     provider: providerNameSchema
       .optional()
       .describe(
-        'Model provider (docs/providers.md): `anthropic` or a name BUILDFLEET_PROVIDERS declares; defaults to BUILDFLEET_PROVIDER (or the first of the tenant’s `allowedProviders` when that is not among them). Unknown names are refused (`unknown_provider`), providers outside the tenant’s `allowedProviders` too (`provider_not_allowed`)',
+        'Model provider (docs/providers.md): `anthropic` or a name BUILDFLEET_PROVIDERS ' +
+          'declares; defaults to BUILDFLEET_PROVIDER (or the first of the tenant’s ' +
+          '`allowedProviders` when that is not among them). Unknown names are refused ' +
+          '(`unknown_provider`), providers outside the tenant’s `allowedProviders` too (`provider_not_allowed`)',
       ),
     maxTurns: z
       .int()
@@ -54,13 +59,17 @@ export const createRunBodySchema = z
       .max(MAX_RUN_TURNS)
       .optional()
       .describe(
-        'Model turns before the run stops; defaults to, and may not exceed, the tenant’s `maxTurns` (fleet default BUILDFLEET_MAX_TURNS; `max_turns_above_tenant_maximum`)',
+        'Model turns before the run stops; defaults to, and may not exceed, the tenant’s ' +
+          '`maxTurns` (fleet default BUILDFLEET_MAX_TURNS; `max_turns_above_tenant_maximum`)',
       ),
     options: runOptionsSchema.optional(),
     thinking: runThinkingSchema.optional(),
     webhook: runWebhookSchema
       .describe(
-        'Where the fleet posts a signed JSON payload when the run ends (`run.ended`) or waits for input (`run.waiting_for_input`): an https URL whose host resolves to public addresses only (`webhook_url_invalid`, `webhook_url_blocked`); needs `BUILDFLEET_WEBHOOK_SECRET` on the fleet (`webhooks_not_configured`). Payload, signature and retries: docs/webhooks.md',
+        'Where the fleet posts a signed JSON payload when the run ends (`run.ended`) or waits for ' +
+          'input (`run.waiting_for_input`): an https URL whose host resolves to public addresses ' +
+          'only (`webhook_url_invalid`, `webhook_url_blocked`); needs `BUILDFLEET_WEBHOOK_SECRET` ' +
+          'on the fleet (`webhooks_not_configured`). Payload, signature and retries: docs/webhooks.md',
       )
       .optional(),
   })
@@ -103,7 +112,8 @@ const runBudgetViewSchema = z
         setBy: z
           .enum(RUN_BUDGET_SOURCES)
           .describe(
-            '`run`: the run’s `options.budgetUsd` or its tenant’s default; `tenant_daily_spend_limit` / `tenant_monthly_spend_limit`: lowered at creation to what the tenant could still spend that UTC day / month',
+            '`run`: the run’s `options.budgetUsd` or its tenant’s default; `tenant_daily_spend_limit` / ' +
+              '`tenant_monthly_spend_limit`: lowered at creation to what the tenant could still spend that UTC day / month',
           ),
       })
       .nullable()
@@ -126,7 +136,9 @@ export const runViewSchema = z
     thinking: z
       .enum(RUN_THINKING_MODES as [RunThinkingMode, ...RunThinkingMode[]])
       .describe(
-        'How every call of the run thinks, decided at submit from `thinking` and the model’s capabilities (docs/models.md): off, manual (a budget), adaptive, or between_tools (no up-front thinking, progress updates between tool calls only)',
+        'How every call of the run thinks, decided at submit from `thinking` and the ' +
+          'model’s capabilities (docs/models.md): off, manual (a budget), adaptive, or ' +
+          'between_tools (no up-front thinking, progress updates between tool calls only)',
       ),
     thinkingBudgetTokens: z.int().nullable().describe('Manual thinking budget of every call; null unless `thinking` is manual'),
     effort: z
@@ -137,7 +149,8 @@ export const runViewSchema = z
       .enum(['summarized', 'omitted', 'updates'])
       .nullable()
       .describe(
-        'The thinking display: `updates` where the model offers it (reasoning hidden, text between tool calls readable), else the model’s default; null when the run does not think up front',
+        'The thinking display: `updates` where the model offers it (reasoning hidden, text between ' +
+          'tool calls readable), else the model’s default; null when the run does not think up front',
       ),
     todos: z.array(todoState),
     files: z.array(z.object({ path: z.string(), bytes: z.int() })).describe('The workspace as it is now'),

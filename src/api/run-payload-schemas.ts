@@ -68,7 +68,9 @@ export const toolCallViewSchema = z
       .enum(TOOL_CALL_VERDICTS)
       .nullable()
       .describe(
-        'The output contract’s verdict: `valid`; `degraded` (invalid, answered with the last-known-good output); `invalid` (the output failed its contract); `not_validated` (the call failed or was refused before it had an output); null while unanswered',
+        'The output contract’s verdict: `valid`; `degraded` (invalid, answered with the ' +
+          'last-known-good output); `invalid` (the output failed its contract); `not_validated` ' +
+          '(the call failed or was refused before it had an output); null while unanswered',
       ),
     verdictReason: z
       .string()
@@ -142,7 +144,8 @@ export const runFileSchema = z
     source: z
       .enum(['workspace', 'deployment'])
       .describe(
-        '`workspace`: the run’s workspace in Redis; `deployment`: once Redis no longer holds the run, the file as its latest deployment holds it on the site store',
+        '`workspace`: the run’s workspace in Redis; `deployment`: once Redis no longer ' +
+          'holds the run, the file as its latest deployment holds it on the site store',
       ),
     deployId: z.string().nullable().describe('The deployment read, for `deployment`'),
     bytes: z.number().int().min(0),

@@ -170,7 +170,8 @@ export function formatAdmissionResult(
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const finished = (half: AdmissionHalfResult) => {
     const failures = Object.entries(half.failedBy).map(([code, count]) => `${code} ${count}`);
-    return `${half.succeeded} / ${half.runs}${failures.length > 0 ? ` (failed: ${failures.join(', ')})` : ''}${half.unfinished > 0 ? ` (unfinished ${half.unfinished})` : ''}`;
+    const failed = failures.length > 0 ? ` (failed: ${failures.join(', ')})` : '';
+    return `${half.succeeded} / ${half.runs}${failed}${half.unfinished > 0 ? ` (unfinished ${half.unfinished})` : ''}`;
   };
   const rows: Array<[string, string, string]> = [
     ['', 'limiter off', 'limiter on'],
@@ -191,7 +192,9 @@ export function formatAdmissionResult(
   lines.push('');
   lines.push(`simulated limit: ${options.inputTokensPerMinute} input tokens per minute, profile ${options.profile}`);
   lines.push(
-    `429s cut by ${(result.rateLimitCut * 100).toFixed(0)} %; bounds (every build finished with the limiter, 429s cut by at least 90 %, no more wall time, ±${WALL_TIME_TOLERANCE * 100} %): ${result.boundsHeld ? 'held' : 'NOT held'}`,
+    `429s cut by ${(result.rateLimitCut * 100).toFixed(0)} %; bounds (every build ` +
+      `finished with the limiter, 429s cut by at least 90 %, no more wall time, ` +
+      `±${WALL_TIME_TOLERANCE * 100} %): ${result.boundsHeld ? 'held' : 'NOT held'}`,
   );
   return lines.join('\n');
 }

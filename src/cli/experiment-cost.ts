@@ -159,7 +159,8 @@ async function runMode(options: CostExperimentOptions & { redisUrl: string }, mo
           if (run && (isTerminal(run.status) || run.status === 'waiting_for_input')) {
             ends.set(created.id, { status: run.status, errorCode: run.error?.code ?? null, costMicroUsd: run.costMicroUsd });
             log(
-              `${mode}: ${created.id} ${run.status}${run.error ? ` (${run.error.code})` : ''} after ${run.turn} turns, ${Math.round((Date.now() - started) / 1000)} s into the mode`,
+              `${mode}: ${created.id} ${run.status}${run.error ? ` (${run.error.code})` : ''} ` +
+                `after ${run.turn} turns, ${Math.round((Date.now() - started) / 1000)} s into the mode`,
             );
             break;
           }
@@ -299,19 +300,33 @@ export function formatCostResult(result: CostExperimentResult): string {
     ['total USD (input + output)', ...modes.map((mode) => dollars(perBuild(mode.totals.totalMicroUsd, mode.builds)))],
     ['wall time of the mode', ...modes.map((mode) => `${(mode.wallMs / 1000).toFixed(1)} s`)],
   ];
+  const phaseChanges =
+    cached.requests.length > 0 && result.targetRatio === COST_TARGET_RATIO_WITH_TOOL_CHANGES
+      ? 'as system messages with tool changes (tools declared once)'
+      : 'as a new tools tier per request';
+  const profileNote =
+    result.profile === 'realistic'
+      ? ''
+      : result.profile === 'fast'
+        ? " (the realistic profile's pages at 10x its speed: the tokens are the realistic profile's)"
+        : ' (small pages: not the realistic profile)';
   const lines = [
-    `model ${cached.model}${result.scenario ? `, scenario ${result.scenario}` : ''}, phase changes ${cached.requests.length > 0 && result.targetRatio === COST_TARGET_RATIO_WITH_TOOL_CHANGES ? 'as system messages with tool changes (tools declared once)' : 'as a new tools tier per request'}, simulator profile ${result.profile}${result.profile === 'realistic' ? '' : result.profile === 'fast' ? " (the realistic profile's pages at 10x its speed: the tokens are the realistic profile's)" : ' (small pages: not the realistic profile)'}, seed ${result.seed}, prices of ${PRICES_READ_ON}`,
+    `model ${cached.model}${result.scenario ? `, scenario ${result.scenario}` : ''}, phase changes ${phaseChanges}, ` +
+      `simulator profile ${result.profile}${profileNote}, seed ${result.seed}, prices of ${PRICES_READ_ON}`,
     '',
     table(rows),
     '',
-    `input USD cached / uncached: ${dollars(perBuild(cached.totals.inputMicroUsd, cached.builds))} / ${dollars(perBuild(uncached.totals.inputMicroUsd, uncached.builds))} per build = ${percent(result.inputCostRatio)} (target at most ${percent(result.targetRatio)}: ${result.targetMet ? 'met' : 'NOT met'})`,
+    `input USD cached / uncached: ${dollars(perBuild(cached.totals.inputMicroUsd, cached.builds))} / ` +
+      `${dollars(perBuild(uncached.totals.inputMicroUsd, uncached.builds))} per build = ` +
+      `${percent(result.inputCostRatio)} (target at most ${percent(result.targetRatio)}: ${result.targetMet ? 'met' : 'NOT met'})`,
     `total USD cached / uncached: ${percent(uncached.totals.totalMicroUsd === 0 ? null : cached.totals.totalMicroUsd / uncached.totals.totalMicroUsd)}`,
   ];
   const mismatched = modes.filter((mode) => mode.recordedMicroUsd !== mode.totals.totalMicroUsd);
   lines.push(
     mismatched.length === 0
       ? "the runs' recorded costs equal the provider log's"
-      : `the runs' recorded costs differ from the provider log's: ${mismatched.map((mode) => `${mode.mode} ${dollars(mode.recordedMicroUsd)} recorded vs ${dollars(mode.totals.totalMicroUsd)} billed`).join('; ')}`,
+      : `the runs' recorded costs differ from the provider log's: ` +
+          `${mismatched.map((mode) => `${mode.mode} ${dollars(mode.recordedMicroUsd)} recorded vs ${dollars(mode.totals.totalMicroUsd)} billed`).join('; ')}`,
   );
   if (modes.some((mode) => mode.otherAnswers > 0)) lines.push(`answers other than 200: ${modes.map((mode) => `${mode.mode} ${mode.otherAnswers}`).join(', ')}`);
   lines.push(
@@ -320,10 +335,13 @@ export function formatCostResult(result: CostExperimentResult): string {
     formatBreakdown(cached, uncached.totals.inputMicroUsd),
   );
   lines.push(
-    `same-prefix requests that read less than their predecessor cached: ${cached.missedRequests}; requests whose prefixes were all under the minimum cacheable length: ${cached.belowMinimumRequests}`,
+    `same-prefix requests that read less than their predecessor cached: ${cached.missedRequests}; ` +
+      `requests whose prefixes were all under the minimum cacheable length: ${cached.belowMinimumRequests}`,
   );
   lines.push(
-    `had no phase change invalidated the prefix (estimate: what a phase's first request wrote of its predecessor's prefix billed as a read), input USD cached / uncached would be ${percent(uncached.totals.inputMicroUsd === 0 ? null : cached.keptPrefixInputMicroUsd / uncached.totals.inputMicroUsd)}`,
+    `had no phase change invalidated the prefix (estimate: what a phase's first request wrote of its ` +
+      `predecessor's prefix billed as a read), input USD cached / uncached would be ` +
+      `${percent(uncached.totals.inputMicroUsd === 0 ? null : cached.keptPrefixInputMicroUsd / uncached.totals.inputMicroUsd)}`,
   );
   return lines.join('\n');
 }

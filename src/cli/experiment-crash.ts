@@ -287,17 +287,21 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
 }
 
 export function formatCrashResult(result: CrashExperimentResult): string {
+  const failedRuns = result.failed.map((run) => `${run.id}:${run.status}${run.error ? `/${run.error}` : ''}`).join(', ');
+  const duplicates = result.effects.duplicates.slice(0, 5).join('; ');
   const lines = [
     `runs submitted           ${result.runs}`,
     `runs finished            ${result.finished}`,
-    `runs lost                ${result.lost}${result.failed.length > 0 ? `  (${result.failed.map((run) => `${run.id}:${run.status}${run.error ? `/${run.error}` : ''}`).join(', ')})` : ''}`,
+    `runs lost                ${result.lost}${result.failed.length > 0 ? `  (${failedRuns})` : ''}`,
     `worker processes killed  ${result.workerKills} (SIGKILL, restarted)`,
     ...(result.acknowledgedWrites === null
       ? [`redis restarts           ${result.redisRestarts} (SIGKILL, AOF appendfsync everysec)`]
       : [
           ...result.failovers.map(
             (failover) =>
-              `failover                 ${failover.kind === 'kill' ? 'SIGKILL' : 'CLUSTER FAILOVER'} primary ${failover.primaryPort} -> replica ${failover.promotedPort} promoted, cluster ok after ${(failover.tookMs / 1000).toFixed(1)} s, ${failover.runsInFlight} runs in flight` +
+              `failover                 ${failover.kind === 'kill' ? 'SIGKILL' : 'CLUSTER FAILOVER'} ` +
+              `primary ${failover.primaryPort} -> replica ${failover.promotedPort} promoted, cluster ` +
+              `ok after ${(failover.tookMs / 1000).toFixed(1)} s, ${failover.runsInFlight} runs in flight` +
               (failover.rejoinMs !== undefined ? `; restarted, rejoined as replica in ${(failover.rejoinMs / 1000).toFixed(1)} s` : ''),
           ),
           `claim durability         WAIT ${result.waitReplicas} replica(s) (BUILDFLEET_REDIS_WAIT_REPLICAS)`,
@@ -313,7 +317,7 @@ export function formatCrashResult(result: CrashExperimentResult): string {
     `write_file calls/writes  ${result.effects.writeCalls} / ${result.effects.writeEffects}`,
     `deploy calls/deployments ${result.effects.deployCalls} / ${result.effects.deployments}`,
     `publish calls/publishes  ${result.effects.publishCalls} / ${result.effects.publishEffects}`,
-    `duplicated effects       ${result.duplicatedEffects}${result.effects.duplicates.length > 0 ? `  (${result.effects.duplicates.slice(0, 5).join('; ')})` : ''}`,
+    `duplicated effects       ${result.duplicatedEffects}${result.effects.duplicates.length > 0 ? `  (${duplicates})` : ''}`,
     `longest recovery         ${(result.longestRecoveryMs / 1000).toFixed(1)} s (longest pause between two events of a run)`,
     `resumed by the reaper    ${result.reaperResumes} (turns whose jobs were lost)`,
     `wall time                ${(result.durationMs / 1000).toFixed(1)} s`,

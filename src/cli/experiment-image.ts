@@ -114,15 +114,18 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
     const nodeMajor = dockerfileNodeMajor(readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8'));
     const base = await ensureBaseImage({ nodeMajor, suite: options.suite, mirror: options.mirror, log: progress });
     baseTag = base.tag;
+    const baseSource = base.source === 'image' ? 'cached' : base.source === 'rootfs' ? 'imported from the cached rootfs' : 'built';
     print(
-      `base image ${base.tag} (node ${base.nodeVersion}, npm ${base.npmVersion}, Debian ${options.suite}): ${base.source === 'image' ? 'cached' : base.source === 'rootfs' ? 'imported from the cached rootfs' : 'built'} in ${((Date.now() - baseStarted) / 1000).toFixed(0)} s`,
+      `base image ${base.tag} (node ${base.nodeVersion}, npm ${base.npmVersion}, Debian ${options.suite}): ` +
+        `${baseSource} in ${((Date.now() - baseStarted) / 1000).toFixed(0)} s`,
     );
 
     // 1. The image.
     progress(`podman build --format docker --build-arg NODE_IMAGE=${base.tag} -t ${IMAGE_TAG} (build output below)`);
     const image = await buildProjectImage({ projectRoot: PROJECT_ROOT, baseImage: base.tag, tag: IMAGE_TAG, log: (line) => progress(`  | ${line}`) });
     print(
-      `image ${IMAGE_TAG}: built in ${image.buildSeconds.toFixed(0)} s (tagged after ${image.taggedSeconds.toFixed(0)} s, then podman removed its build containers), ${mb(image.sizeBytes)}`,
+      `image ${IMAGE_TAG}: built in ${image.buildSeconds.toFixed(0)} s (tagged after ` +
+        `${image.taggedSeconds.toFixed(0)} s, then podman removed its build containers), ${mb(image.sizeBytes)}`,
     );
     const contents = await inspectImageContents(IMAGE_TAG);
     check(
@@ -231,7 +234,8 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
       check(
         `unprivileged ${container.name.replace(`buildfleet-experiment-${run}-`, '')}`,
         uid === '1000' && hostUid === 1000 && write.code !== 0,
-        `id -u ${uid}, PID 1 uid on the host ${hostUid}, writing its code: ${write.code === 0 ? 'ALLOWED' : (write.stderr.trim().split('\n').at(-1) ?? 'refused')}`,
+        `id -u ${uid}, PID 1 uid on the host ${hostUid}, writing its code: ` +
+          `${write.code === 0 ? 'ALLOWED' : (write.stderr.trim().split('\n').at(-1) ?? 'refused')}`,
       );
     };
     for (const container of [simulator, api, modelWorker, toolWorker]) await healthAndPrivileges(container);
@@ -300,7 +304,9 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
       check(
         `SIGTERM drains ${worker.name.replace(`buildfleet-experiment-${run}-`, '')}`,
         stop.exitCode === 0 && closed && stop.seconds < options.graceSeconds,
-        `podman stop took ${stop.seconds.toFixed(1)} s (grace ${options.graceSeconds} s), exit ${stop.exitCode}, ${closed ? '"stopped" outcome closed' : 'no graceful "stopped" line'}; it had run ${jobsBeforeStop[index]} jobs since it started`,
+        `podman stop took ${stop.seconds.toFixed(1)} s (grace ${options.graceSeconds} ` +
+          `s), exit ${stop.exitCode}, ${closed ? '"stopped" outcome closed' : 'no graceful "stopped" line'}; ` +
+          `it had run ${jobsBeforeStop[index]} jobs since it started`,
       );
     });
     check(
@@ -318,7 +324,8 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
     check(
       'nothing abandoned or paid twice across the stop',
       calls.length > 0 && abandoned === 0 && paidTwice === 0,
-      `${calls.length} model calls for these builds, ${inFlightAtStop} in flight at the SIGTERM (either model worker), ${abandoned} abandoned, ${paidTwice} conversations paid twice`,
+      `${calls.length} model calls for these builds, ${inFlightAtStop} in flight at the SIGTERM ` +
+        `(either model worker), ${abandoned} abandoned, ${paidTwice} conversations paid twice`,
     );
 
     // 8. Every other role stops the same way.

@@ -341,7 +341,8 @@ export function formatKillSwitchReport(report: KillSwitchExperimentReport): stri
     [
       'fleet scope tripped',
       report.tripped
-        ? `yes: ${report.trip?.invalid}/${report.trip?.total} invalid (${((report.trip?.rate ?? 0) * 100).toFixed(1)}%) in the window; cause ${report.trip?.cause ?? '—'} (${report.trip?.tenants ?? '—'} tenants)`
+        ? `yes: ${report.trip?.invalid}/${report.trip?.total} invalid ` +
+          `(${((report.trip?.rate ?? 0) * 100).toFixed(1)}%) in the window; cause ${report.trip?.cause ?? '—'} (${report.trip?.tenants ?? '—'} tenants)`
         : 'NO',
     ],
     ['narrower scopes tripped before it', report.narrowerTripsBeforeFleet.length > 0 ? report.narrowerTripsBeforeFleet.join(', ') : 'none'],

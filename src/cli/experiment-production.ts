@@ -229,7 +229,8 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
       const paid = calls.filter((call) => call.conversationHash === hash && call.status === 200);
       const runId = paid[0]?.runId ?? '';
       log(
-        `paid ${count}x: run ${runId}: ${paid.map((call) => `${call.requestId} at ${new Date(call.timestampMs).toISOString()} for ${call.durationMs} ms, ${call.stopReason}`).join('; ')}`,
+        `paid ${count}x: run ${runId}: ` +
+          `${paid.map((call) => `${call.requestId} at ${new Date(call.timestampMs).toISOString()} for ${call.durationMs} ms, ${call.stopReason}`).join('; ')}`,
       );
       const events = await store.readEvents(runId, '-', 10_000);
       const firstAt = Math.min(...paid.map((call) => call.timestampMs)) - 2000;
@@ -277,7 +278,8 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
     for (const call of duringBackoff.slice(0, 10)) {
       const pause = pauses.find((candidate) => inPause(call, candidate))!;
       log(
-        `call during a pause: ${call.requestId} of ${call.runId} arrived ${call.timestampMs - pause.from} ms into a ${pause.until - pause.from} ms pause (${pause.event} of ${pause.runId})`,
+        `call during a pause: ${call.requestId} of ${call.runId} arrived ${call.timestampMs - pause.from} ` +
+          `ms into a ${pause.until - pause.from} ms pause (${pause.event} of ${pause.runId})`,
       );
     }
     const callsDuringBackoff = duringBackoff.length;
@@ -318,11 +320,9 @@ export function formatProductionResult(result: ProductionExperimentResult): stri
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const failed = result.runs.filter((run) => run.status !== 'succeeded');
   const thinking = result.runs.filter((run) => run.thinking);
+  const failedRuns = failed.map((run) => `${run.id}:${run.status}${run.errorCode ? `/${run.errorCode}` : ''}`).join(', ');
   const rows: Array<[string, string]> = [
-    [
-      'builds succeeded',
-      `${result.succeeded} / ${result.runs.length}${failed.length > 0 ? `  (${failed.map((run) => `${run.id}:${run.status}${run.errorCode ? `/${run.errorCode}` : ''}`).join(', ')})` : ''}`,
-    ],
+    ['builds succeeded', `${result.succeeded} / ${result.runs.length}${failed.length > 0 ? `  (${failedRuns})` : ''}`],
     ['  of them with thinking', `${thinking.filter((run) => run.status === 'succeeded').length} / ${thinking.length}`],
     ['wall time per build', `median ${seconds(result.wallMsPerBuild.median)}, max ${seconds(result.wallMsPerBuild.max)}`],
     [
@@ -338,7 +338,9 @@ export function formatProductionResult(result: ProductionExperimentResult): stri
     ['turns', String(result.turns)],
     [
       'tool_use_rate / json_in_text_rate / recovery_rate',
-      `${percent(result.tally.toolUseTurns, result.tally.turnsExpectingTool)} / ${percent(result.tally.jsonInTextTurns, result.tally.turnsExpectingTool)} / ${percent(result.tally.recoveredTurns, result.tally.turnsExpectingTool)}`,
+      `${percent(result.tally.toolUseTurns, result.tally.turnsExpectingTool)} / ` +
+        `${percent(result.tally.jsonInTextTurns, result.tally.turnsExpectingTool)} ` +
+        `/ ${percent(result.tally.recoveredTurns, result.tally.turnsExpectingTool)}`,
     ],
     [
       'invalid tool input (calls)',
@@ -352,7 +354,8 @@ export function formatProductionResult(result: ProductionExperimentResult): stri
       ? ([
           [
             'input USD cached / same tokens uncached',
-            `$${microUsdToUsd(result.inputMicroUsd).toFixed(4)} / $${microUsdToUsd(result.inputUncachedMicroUsd).toFixed(4)} = ${percent(result.inputMicroUsd, result.inputUncachedMicroUsd)}`,
+            `$${microUsdToUsd(result.inputMicroUsd).toFixed(4)} / ` +
+              `$${microUsdToUsd(result.inputUncachedMicroUsd).toFixed(4)} = ${percent(result.inputMicroUsd, result.inputUncachedMicroUsd)}`,
           ],
         ] as Array<[string, string]>)
       : []),

@@ -102,7 +102,10 @@ export function describeEvent(event: Record<string, unknown>): string | null {
       return `  … ${what} (${tokens}, ${Math.round(Number(event.elapsed_ms) / 1000)} s)`;
     }
     case 'model-overload-wait':
-      return `  … the model API is overloaded; the fleet waits ${String(event.wait_ms)} ms (overloaded for ${Math.round(Number(event.overloaded_for_ms) / 1000)} s of this turn)`;
+      return (
+        `  … the model API is overloaded; the fleet waits ${String(event.wait_ms)} ms ` +
+        `(overloaded for ${Math.round(Number(event.overloaded_for_ms) / 1000)} s of this turn)`
+      );
     case 'model-call-fail':
       return event.outcome === 'overloaded' || event.outcome === 'rate_limited'
         ? null

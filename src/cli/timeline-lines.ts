@@ -83,7 +83,8 @@ function describeOther(event: TimelineEvent): string[] {
       return ['  ✓ the question was answered'];
     case 'model-call-fail':
       return [
-        `  ! model call failed (${text(event.outcome)}${event.status ? `, ${text(event.status)}` : ''}, attempt ${text(event.attempt)}): ${text(event.message)}`,
+        `  ! model call failed (${text(event.outcome)}${event.status ? `, ${text(event.status)}` : ''}, ` +
+          `attempt ${text(event.attempt)}): ${text(event.message)}`,
       ];
     case 'model-rate-limit-wait':
       return [`  … rate limited; retry in ${seconds(event.wait_ms)} (cycle ${text(event.cycle)})`];

@@ -122,7 +122,8 @@ export function resolveRunModelSettings({
   if (lifecycle?.status === 'retired' && !Object.hasOwn(config.BUILDFLEET_MODEL_CAPABILITIES, model)) {
     throw new RunModelSettingsError(
       'model_retired',
-      `Model "${model}" was retired on ${lifecycle.retiresOn ?? 'an earlier date'}: requests to it fail. Use ${lifecycle.successor ?? 'a current model'} instead.`,
+      `Model "${model}" was retired on ${lifecycle.retiresOn ?? 'an earlier date'}: ` +
+        `requests to it fail. Use ${lifecycle.successor ?? 'a current model'} instead.`,
     );
   }
   const deprecation: ModelDeprecation | null =
@@ -131,7 +132,9 @@ export function resolveRunModelSettings({
           model,
           retiresOn: lifecycle.retiresOn,
           successor: lifecycle.successor,
-          message: `Model "${model}" is deprecated${lifecycle.retiresOn ? ` and retires on ${lifecycle.retiresOn}` : ''}${lifecycle.successor ? `; move to ${lifecycle.successor}` : ''}.`,
+          message:
+            `Model "${model}" is deprecated${lifecycle.retiresOn ? ` and retires on ${lifecycle.retiresOn}` : ''}` +
+            `${lifecycle.successor ? `; move to ${lifecycle.successor}` : ''}.`,
         }
       : null;
   if (!known && !config.BUILDFLEET_ALLOW_UNKNOWN_MODELS) {
@@ -222,7 +225,8 @@ export function decideRunThinking({
     if (capabilities.adaptiveThinking) {
       throw new RunModelSettingsError(
         'thinking_budget_not_supported',
-        `Model "${model}" takes no thinking budget: it thinks adaptively. Leave thinking.budgetTokens out and set thinking.effort (${capabilities.effortLevels.join(', ')}) instead.`,
+        `Model "${model}" takes no thinking budget: it thinks adaptively. Leave thinking.budgetTokens ` +
+          `out and set thinking.effort (${capabilities.effortLevels.join(', ')}) instead.`,
       );
     }
     throw new RunModelSettingsError('thinking_not_supported', `Model "${model}" does not support extended thinking.`);

@@ -53,7 +53,8 @@ export const RUN_ERROR_CODES = {
   // The queues (src/fleet/run-commands.ts, src/workers/end-run-of-failed-job.ts, src/workers/run-reaper.ts).
   enqueue_failed: 'The run was created but its first model turn could not be enqueued; it never started (the submission failed and may be retried).',
   job_attempts_exhausted:
-    'A model job of the run failed for good (its attempts spent, or an unrecoverable error); the run cannot go on. (A tool job that fails for good is answered to the model as a failed call instead.)',
+    'A model job of the run failed for good (its attempts spent, or an unrecoverable error); the run ' +
+    'cannot go on. (A tool job that fails for good is answered to the model as a failed call instead.)',
   run_stalled: 'The run had no live job, and the reaper could not hand its turn to a new one within its bound.',
 } as const satisfies Record<string, string>;
 export type RunErrorCode = keyof typeof RUN_ERROR_CODES;

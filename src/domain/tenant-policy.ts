@@ -62,7 +62,9 @@ const allowedModelsSchema = z
   .max(MAX_ALLOWED_MODELS)
   .refine((models) => new Set(models).size === models.length, 'must not name a model twice')
   .describe(
-    'The models the tenant’s runs may use; a run naming another is refused (`model_not_allowed`), and a run naming none gets BUILDFLEET_MODEL when it is listed, else the first model listed. Leave it out for every model the fleet accepts',
+    'The models the tenant’s runs may use; a run naming another is refused ' +
+      '(`model_not_allowed`), and a run naming none gets BUILDFLEET_MODEL when it is ' +
+      'listed, else the first model listed. Leave it out for every model the fleet accepts',
   );
 
 /** The providers a tenant's runs may use (docs/providers.md), like its models. */
@@ -72,7 +74,9 @@ const allowedProvidersSchema = z
   .max(MAX_ALLOWED_MODELS)
   .refine((providers) => new Set(providers).size === providers.length, 'must not name a provider twice')
   .describe(
-    'The model providers the tenant’s runs may use; a run naming another is refused (`provider_not_allowed`), and a run naming none gets BUILDFLEET_PROVIDER when it is listed, else the first provider listed. Leave it out for every provider the fleet has',
+    'The model providers the tenant’s runs may use; a run naming another is refused ' +
+      '(`provider_not_allowed`), and a run naming none gets BUILDFLEET_PROVIDER when it is ' +
+      'listed, else the first provider listed. Leave it out for every provider the fleet has',
   );
 
 /** The effort of the tenant's runs that name none (`thinking.effort`): applied where the run's
@@ -80,7 +84,9 @@ const allowedProvidersSchema = z
 const defaultEffortSchema = z
   .enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]])
   .describe(
-    'The effort (`output_config.effort`) of the tenant’s runs that name none: low, medium, high, xhigh or max; applied where the run’s model takes that level, else the model’s default applies. Leave it out for the model’s default',
+    'The effort (`output_config.effort`) of the tenant’s runs that name none: ' +
+      'low, medium, high, xhigh or max; applied where the run’s model takes that ' +
+      'level, else the model’s default applies. Leave it out for the model’s default',
   );
 
 export type TenantPolicyField = keyof typeof policyFields;

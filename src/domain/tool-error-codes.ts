@@ -29,7 +29,9 @@ export const TOOL_ERROR_CODES = {
   screenshot_failed: 'Chromium could not start, could not load the page (or reach its main document), or returned no PNG.',
   // The write guards (src/tools/workspace/write-fence.ts, src/tools/run-tool-job.ts).
   killswitch_read_only:
-    "A kill switch scope that covers the write is read_only (or half_open with its probe taken) — the fleet, the run's tenant, or an upstream the run read from; the message names it: the write tool was refused, before it started or atomically at its Redis write. Reads still work.",
+    'A kill switch scope that covers the write is read_only (or half_open with its probe taken) ' +
+    "— the fleet, the run's tenant, or an upstream the run read from; the message names it: the " +
+    'write tool was refused, before it started or atomically at its Redis write. Reads still work.',
   safe_mode_skip_writes: 'The run is in skip_writes safe mode after an invalid tool output (degrade mode): write tools are refused.',
   // Calls answered without running the tool (src/agent/reject-call.ts, src/tools/run-tool-job.ts).
   tool_not_available: "The call named a tool that does not exist or is not in the tier of the run's phase.",

@@ -20,7 +20,9 @@ local function charge(runKey, turnKey, usageJson, costArg, pendingJson)
   local cost = tonumber(costArg)
   if not cost or cost < 0 or cost ~= math.floor(cost) then return redis.error_reply('charge: the cost is not a whole number of micro-dollars: ' .. costArg) end
   local storedCost = redis.call('HGET', runKey, 'costMicroUsd')
-  if storedCost and not string.match(storedCost, '^%d+$') then return redis.error_reply('charge: the stored costMicroUsd is not a whole number: ' .. storedCost) end
+  if storedCost and not string.match(storedCost, '^%d+$') then
+    return redis.error_reply('charge: the stored costMicroUsd is not a whole number: ' .. storedCost)
+  end
   local marker = nil
   if pendingJson ~= '' then marker = cjson.decode(pendingJson).marker end
   local encoded = cjson.encode(usage)
@@ -126,9 +128,10 @@ return {committed, redis.call('HGET', KEYS[2], 'claimedBy'), redis.call('LLEN', 
  * of all of it and, when the decision ends the run, its end.
  * KEYS[1] run hash, KEYS[2] turn hash, KEYS[3] transcript list, KEYS[4] event stream,
  * KEYS[5] results hash, KEYS[6] trail list.
- * ARGV[1] the answer's summary (JSON: id, stop reason, usage — its content is the assistant message), ARGV[2] usage to add (JSON object of numbers), ARGV[3] assistant message
- * JSON or '', ARGV[4] 'append' | 'replace_last' (a pause_turn continuation extends the last
- * assistant message), ARGV[5] JSON run fields, ARGV[6] outcome JSON, ARGV[7] JSON end fields or ''
+ * ARGV[1] the answer's summary (JSON: id, stop reason, usage — its content is the assistant
+ * message), ARGV[2] usage to add (JSON object of numbers), ARGV[3] assistant message JSON or '',
+ * ARGV[4] 'append' | 'replace_last' (a pause_turn continuation extends the last assistant
+ * message), ARGV[5] JSON run fields, ARGV[6] outcome JSON, ARGV[7] JSON end fields or ''
  * (terminal status, result, error), ARGV[8] the answer's cost in whole micro-dollars (added to the
  * run's costMicroUsd), ARGV[9] the answer's pending tenant spend JSON or '' (kept on the turn as
  * `tenantSpend:<marker>` until the engine adds it to the tenant: tenant-spend.ts), ARGV[10] n events,

@@ -252,7 +252,8 @@ export class HistoryStore {
   async promptsMatchText(prompts: readonly string[], text: string): Promise<boolean[]> {
     if (prompts.length === 0) return [];
     const result = await this.pool.query(
-      "SELECT to_tsvector('simple', prompt) @@ plainto_tsquery('simple', $2) AS matches FROM unnest($1::text[]) WITH ORDINALITY AS candidate (prompt, position) ORDER BY position",
+      "SELECT to_tsvector('simple', prompt) @@ plainto_tsquery('simple', $2) AS matches FROM " +
+        'unnest($1::text[]) WITH ORDINALITY AS candidate (prompt, position) ORDER BY position',
       [prompts, text],
     );
     const rows = result.rows as Array<{ matches: unknown }>;

@@ -279,7 +279,10 @@ export function killSwitchSettingsOf(config: Config): KillSwitchSettings {
 
 /** The refusal a tool result carries: which scope refused, why, and that nothing was written. */
 export function describeRefusal(claim: Extract<WriteClaim, { verdict: 'refuse' }>): string {
-  return `${describeScope(claim.scope)} is ${claim.mode}${claim.reason ? ` (${claim.reason})` : ''}: write tools are refused and nothing was written. Reads still work.`;
+  return (
+    `${describeScope(claim.scope)} is ${claim.mode}${claim.reason ? ` (${claim.reason})` : ''}: ` +
+    `write tools are refused and nothing was written. Reads still work.`
+  );
 }
 
 type SwitchHooks = Pick<ToolSafetyHooks, 'onKillSwitchState' | 'onKillSwitchTrip' | 'onKillSwitchScopeSource'>;

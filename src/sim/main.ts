@@ -6,7 +6,9 @@ import { pathToFileURL } from 'node:url';
 import { startSimulator, type SimulatorOptions } from './simulator-server.js';
 import { isTimingProfileName, TIMING_PROFILE_NAMES } from './timing-profile.js';
 
-const USAGE = `usage: buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host HOST] [--seed N] [--profile ${TIMING_PROFILE_NAMES.join('|')}] [--rate-limits RPM,ITPM,OTPM] [--max-recorded-requests N]`;
+const USAGE =
+  `usage: buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host HOST] [--seed N] [--profile ` +
+  `${TIMING_PROFILE_NAMES.join('|')}] [--rate-limits RPM,ITPM,OTPM] [--max-recorded-requests N]`;
 
 function parseInteger(value: string, flag: string): number {
   const parsed = Number(value);

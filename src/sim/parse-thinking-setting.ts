@@ -102,7 +102,8 @@ export function parseThinkingSetting({
   const type = thinking.type;
   if (type !== 'enabled' && type !== 'adaptive' && type !== 'disabled' && type !== 'between_tools') {
     reject(
-      `thinking: Input tag ${JSON.stringify(String(type))} found using 'type' does not match any of the expected tags: 'adaptive', 'between_tools', 'disabled', 'enabled'`,
+      `thinking: Input tag ${JSON.stringify(String(type))} found using 'type' does not ` +
+        `match any of the expected tags: 'adaptive', 'between_tools', 'disabled', 'enabled'`,
     );
   }
   if (type === 'disabled' || type === 'between_tools') {

@@ -74,7 +74,8 @@ export function checkWebhookUrlShape({ url, allowlist }: { url: string; allowlis
   if (parsed.protocol !== 'https:') {
     throw new WebhookUrlRefused(
       'webhook_url_invalid',
-      `The webhook URL must use https (an http origin only when the operator lists it in BUILDFLEET_WEBHOOK_ALLOWLIST), not ${parsed.protocol.replace(/:$/, '')}.`,
+      `The webhook URL must use https (an http origin only when the operator lists ` +
+        `it in BUILDFLEET_WEBHOOK_ALLOWLIST), not ${parsed.protocol.replace(/:$/, '')}.`,
     );
   }
   const refused = blockedHostReason(parsed.hostname);

@@ -228,7 +228,9 @@ export class RunReaper {
           decision.code === 'job_attempts_exhausted'
             ? {
                 code: decision.code,
-                message: `The model job ${decision.failedJobId} of turn ${inspection.turn} failed for good (${(await queues.failedReason(QUEUE_NAMES.model, decision.failedJobId)) ?? 'no reason recorded'}); the run cannot go on.`,
+                message:
+                  `The model job ${decision.failedJobId} of turn ${inspection.turn} failed for good ` +
+                  `(${(await queues.failedReason(QUEUE_NAMES.model, decision.failedJobId)) ?? 'no reason recorded'}); the run cannot go on.`,
               }
             : {
                 code: decision.code,

@@ -12,7 +12,9 @@ export function adminQueuesRoute({ fleet }: { fleet: FleetContext }) {
     url: '/v1/admin/queues',
     operationId: 'getQueueCounts',
     summary: 'Queue dashboard',
-    description: `Job counts of every queue of the fleet (${FLEET_QUEUE_NAMES.join(', ')}) in each state (${JOB_STATES.join(', ')}), fleet-wide. Needs the \`admin\` scope.`,
+    description:
+      `Job counts of every queue of the fleet (${FLEET_QUEUE_NAMES.join(', ')}) in ` +
+      `each state (${JOB_STATES.join(', ')}), fleet-wide. Needs the \`admin\` scope.`,
     tags: ['admin'],
     access: 'admin',
     responses: { 200: { description: 'Job counts per queue and state', schema: queueCountsSchema } },

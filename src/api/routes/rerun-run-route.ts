@@ -65,7 +65,18 @@ export function rerunRunRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'rerunRun',
     summary: 'Start a new run with the input of another',
     description:
-      'Creates a new run of run `{id}`’s tenant (the caller’s own, but for an admin key’s rerun of another tenant’s run) with the input of run `{id}` — a run Redis holds (any status) or one only history holds — and the fields of the JSON body on top (`{}` for none; each optional, as in `POST /v1/runs`: `prompt`, `model`, `provider`, `maxTurns`, `options`, `thinking`; a field given replaces the original’s). From Redis the original’s prompt, model, provider, maxTurns, options and thinking carry over; from history only its prompt, model and thinking (history keeps no options nor maxTurns: those take the tenant’s defaults). The new run’s view names the original in `rerunOf`; the original is not changed. Everything else is as `POST /v1/runs`: the same checks and limits, the same errors, and an `Idempotency-Key` (its replay must name the same original and body). Another tenant’s run is 404 `run_not_found`, except to a key with the `admin` scope, which reruns any tenant’s run: the new run belongs to the original’s tenant and is admitted against that tenant’s limits (with the admin key’s own allowances), while its `Idempotency-Key` is scoped by the caller’s tenant. Needs the `runs:write` scope.',
+      'Creates a new run of run `{id}`’s tenant (the caller’s own, but for an admin key’s rerun of another ' +
+      'tenant’s run) with the input of run `{id}` — a run Redis holds (any status) or one only history ' +
+      'holds — and the fields of the JSON body on top (`{}` for none; each optional, as in ' +
+      '`POST /v1/runs`: `prompt`, `model`, `provider`, `maxTurns`, `options`, `thinking`; a field given ' +
+      'replaces the original’s). From Redis the original’s prompt, model, provider, maxTurns, options and ' +
+      'thinking carry over; from history only its prompt, model and thinking (history keeps no options nor ' +
+      'maxTurns: those take the tenant’s defaults). The new run’s view names the original in `rerunOf`; ' +
+      'the original is not changed. Everything else is as `POST /v1/runs`: the same checks and limits, the ' +
+      'same errors, and an `Idempotency-Key` (its replay must name the same original and body). Another ' +
+      'tenant’s run is 404 `run_not_found`, except to a key with the `admin` scope, which reruns any ' +
+      'tenant’s run: the new run belongs to the original’s tenant and is admitted against that tenant’s ' +
+      'limits (with the admin key’s own allowances), while its `Idempotency-Key` is scoped by the caller’s tenant. Needs the `runs:write` scope.',
     tags: ['runs'],
     access: 'runs:write',
     params: runParamsSchema,

@@ -21,7 +21,8 @@ const RESUMABLE_CODES = Object.keys(RESUMABLE_RUN_ERRORS).join(', ');
 function notResumable(reason: { status: string } | { code: string }): ApiError {
   if ('status' in reason) return apiErrors.runNotResumable(`The run is ${reason.status}; only a failed run can be resumed.`);
   return apiErrors.runNotResumable(
-    `The run failed with ${reason.code || 'no error code'}, which is not resumable (resumable: ${RESUMABLE_CODES}); rerun it instead (POST /v1/runs/{id}/rerun).`,
+    `The run failed with ${reason.code || 'no error code'}, which is not resumable ` +
+      `(resumable: ${RESUMABLE_CODES}); rerun it instead (POST /v1/runs/{id}/rerun).`,
   );
 }
 
@@ -55,7 +56,23 @@ export function resumeRunRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'resumeRun',
     summary: 'Resume a failed run from its failed turn',
     description:
-      'Continues a `failed` run whose error code is resumable (`model_unavailable`, `rate_limit_exhausted`, `billing_spend_cap`, `job_attempts_exhausted`, `run_stalled`: the table in docs/run-states.md#resume) from the turn that failed: the run goes back to `running` (event `run-reopen`), the failed turn’s model call is made again, the turns before it are not (their answers stay committed and paid once), and tool calls already answered are answered from the ledger, never run twice. Its tenant’s limits apply again as for a new run: the spend-limit flag (503 `model_spend_limit_reached`), the tenant’s day and month spend (429 `tenant_spend_limit_reached`), its creations per minute (429 `rate_limited`) and its runs not yet ended (429 `too_many_active_runs`), and its policy against the run’s model, turns and options (403 `model_not_allowed`, 403 `provider_not_allowed`, 400 `max_turns_above_tenant_maximum`, 403 `run_option_requires_admin`); the run keeps the budgets it was created with. Any other status or error code is 409 `run_not_resumable` (two resumes at once resume once: the second finds the run `running`); a run only history holds (its keys expired after `BUILDFLEET_RUN_RETENTION_SECONDS`) is 409 `run_archived`. `POST /v1/runs/{id}/rerun` starts the same input as a new run instead. No body is needed. Another tenant’s run answers `run_not_found`; a key with the `admin` scope resumes any tenant’s run, admitted against the limits of the run’s tenant (with the admin key’s own allowances: admin-only options, budgets above the tenant’s maximums). Needs the `runs:write` scope.',
+      'Continues a `failed` run whose error code is resumable (`model_unavailable`, ' +
+      '`rate_limit_exhausted`, `billing_spend_cap`, `job_attempts_exhausted`, `run_stalled`: the table in ' +
+      'docs/run-states.md#resume) from the turn that failed: the run goes back to `running` (event ' +
+      '`run-reopen`), the failed turn’s model call is made again, the turns before it are not (their ' +
+      'answers stay committed and paid once), and tool calls already answered are answered from the ' +
+      'ledger, never run twice. Its tenant’s limits apply again as for a new run: the spend-limit flag ' +
+      '(503 `model_spend_limit_reached`), the tenant’s day and month spend (429 ' +
+      '`tenant_spend_limit_reached`), its creations per minute (429 `rate_limited`) and its runs not yet ' +
+      'ended (429 `too_many_active_runs`), and its policy against the run’s model, turns and options (403 ' +
+      '`model_not_allowed`, 403 `provider_not_allowed`, 400 `max_turns_above_tenant_maximum`, 403 ' +
+      '`run_option_requires_admin`); the run keeps the budgets it was created with. Any other status or ' +
+      'error code is 409 `run_not_resumable` (two resumes at once resume once: the second finds the run ' +
+      '`running`); a run only history holds (its keys expired after `BUILDFLEET_RUN_RETENTION_SECONDS`) is ' +
+      '409 `run_archived`. `POST /v1/runs/{id}/rerun` starts the same input as a new run instead. No body ' +
+      'is needed. Another tenant’s run answers `run_not_found`; a key with the `admin` scope resumes any ' +
+      'tenant’s run, admitted against the limits of the run’s tenant (with the admin key’s own ' +
+      'allowances: admin-only options, budgets above the tenant’s maximums). Needs the `runs:write` scope.',
     tags: ['runs'],
     access: 'runs:write',
     params: runParamsSchema,

@@ -68,7 +68,10 @@ export function spendRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'getSpend',
     summary: 'Spend and limits of a tenant',
     description:
-      'What the tenant’s model calls cost this UTC day and month (USD and tokens by class), its spend limits, what remains and when each period resets, and its policy in force (run budget defaults and maximums). The caller’s tenant; an admin key may name any tenant with `?tenant=` (another key answers 403 `forbidden`). Needs the `runs:read` scope.',
+      'What the tenant’s model calls cost this UTC day and month (USD and tokens by class), ' +
+      'its spend limits, what remains and when each period resets, and its policy in force ' +
+      '(run budget defaults and maximums). The caller’s tenant; an admin key may name any ' +
+      'tenant with `?tenant=` (another key answers 403 `forbidden`). Needs the `runs:read` scope.',
     tags: ['runs'],
     access: 'runs:read',
     query: spendQuerySchema,

@@ -81,7 +81,10 @@ export function cloudErrorAnswer({
   if (status === 429) {
     return googleError({
       status,
-      message: `Quota exceeded for aiplatform.googleapis.com/online_prediction_input_tokens_per_minute_per_base_model with base model: anthropic-${model.replace(/@.*$/, '')}. Please submit a quota increase request. https://cloud.google.com/vertex-ai/docs/generative-ai/quotas-genai.`,
+      message:
+        `Quota exceeded for aiplatform.googleapis.com/online_prediction_input_tokens_per_minute_per_base_model with base model: ` +
+        `anthropic-${model.replace(/@.*$/, '')}. Please submit a quota increase request. ` +
+        `https://cloud.google.com/vertex-ai/docs/generative-ai/quotas-genai.`,
     });
   }
   return { status, body, headers: {} };

@@ -8,7 +8,9 @@ export const TOOL_OUTPUT_INVALID_REASONS = {
   tool_output_too_large: 'The upstream body (bytes) or the serialised output (characters) is over the contract maxCharacters.',
   missing_content_type: 'An upstream response with a body carried no Content-Type.',
   unexpected_content_type:
-    '`unexpected_content_type:<media type>`: the Content-Type is not one the tool expects here (e.g. a maintenance page, text/html, where an image was expected); `unexpected_content_type:malformed` when the header is not a media type (`type/subtype` of RFC 9110 tokens, at most 100 characters).',
+    '`unexpected_content_type:<media type>`: the Content-Type is not one the tool expects here (e.g. ' +
+    'a maintenance page, text/html, where an image was expected); `unexpected_content_type:malformed` ' +
+    'when the header is not a media type (`type/subtype` of RFC 9110 tokens, at most 100 characters).',
   invalid_json: 'A body declared as JSON (or the output itself) does not parse strictly as JSON (truncated, trailing garbage, invalid UTF-8).',
   invalid_html: 'A body declared as text/html is not UTF-8 or holds no markup at all.',
   invalid_text: 'A body declared as text/plain is not valid UTF-8.',
