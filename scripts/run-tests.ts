@@ -1,11 +1,12 @@
 // `npm test`: checks the dependency rules (scripts/check-dependencies.mjs, docs/architecture.md),
 // starts a private redis-server unless REDIS_URL is set and a private PostgreSQL unless DATABASE_URL
 // is, runs the whole vitest suite against it, and stops them again whatever the outcome. A whole-
-// suite run (no arguments) also checks the lock file under npm 10 and 11 and type-checks the tree
-// beside the tests, then runs the integration suite again on a local Redis Cluster and the whole
-// suite again on the image's Node.js (each described where it starts below). The dependency check
-// runs on every invocation, targeted ones (`npm test -- <path>`) included; the tests still run when
-// a check fails, so every result shows, and the exit code is non-zero when any failed.
+// suite run (no arguments) also checks the lock file under npm 10 and 11, type-checks the tree and
+// checks the production code's formatting beside the tests, then runs the integration suite again
+// on a local Redis Cluster and the whole suite again on the image's Node.js (each described where
+// it starts below). The dependency check runs on every invocation, targeted ones (`npm test --
+// <path>`) included; the tests still run when a check fails, so every result shows, and the exit
+// code is non-zero when any failed.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,9 @@ if (wanted('BUILDFLEET_TEST_LOCK_CHECK')) besideChecks.push(besideCheck('the loc
 // The type check of everything tsconfig.json includes: src, workers, and the tests, benchmarks and
 // scripts that the build (tsconfig.build.json) leaves out, so nothing else ever type-checks them.
 if (wanted('BUILDFLEET_TEST_TYPECHECK')) besideChecks.push(besideCheck('the type check', 'npm run typecheck', ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'tsconfig.json']));
+// The formatting of the production code (Prettier, .prettierrc.json): src, workers and console/src
+// without the tests, the scope .prettierignore leaves. `npm run format` rewrites what it lists.
+if (wanted('BUILDFLEET_TEST_FORMAT_CHECK')) besideChecks.push(besideCheck('the format check', 'npm run format', ['node_modules/prettier/bin/prettier.cjs', '--check', '.']));
 
 // The image's runtime (issue #31): after the passes on this machine's Node.js, the whole suite
 // runs again on the Node.js major the Dockerfile's NODE_IMAGE names (scripts/image-node.mjs),

@@ -14,9 +14,7 @@ import { parseClusterSeeds } from './domain/redis-target.js';
 import { MAX_QUEUE_SHARDS } from './domain/queue-shards.js';
 import { formatZodIssues } from './domain/format-zod-issues.js';
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const booleanFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((value) => value === 'true' || value === '1' || value === 'yes');
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 const toolOutputModes = z.string().superRefine((value, context) => {
@@ -75,7 +73,12 @@ export const configSchema = z.object({
    * the console) looks at all of them. The same value on every process of the fleet. */
   BUILDFLEET_QUEUE_SHARDS: z.coerce.number().int().min(1).max(MAX_QUEUE_SHARDS).default(1),
   /** The shard whose jobs this worker process takes (0 … BUILDFLEET_QUEUE_SHARDS − 1). */
-  BUILDFLEET_QUEUE_SHARD: z.coerce.number().int().min(0).max(MAX_QUEUE_SHARDS - 1).default(0),
+  BUILDFLEET_QUEUE_SHARD: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_QUEUE_SHARDS - 1)
+    .default(0),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: z.string().url().optional(),
   // The simulator to call when no ANTHROPIC_API_KEY is set (ANTHROPIC_BASE_URL still wins): lets
@@ -135,7 +138,12 @@ export const configSchema = z.object({
   BUILDFLEET_ALLOW_UNKNOWN_MODELS: booleanFlag.default(false),
   /** How often the catalog is checked against the provider's Models API (docs/models.md), besides
    * once at boot; 0 turns the check off. Only an Anthropic provider has a Models API. */
-  BUILDFLEET_MODELS_API_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).max(7 * 24 * 3_600_000).default(6 * 3_600_000),
+  BUILDFLEET_MODELS_API_CHECK_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 24 * 3_600_000)
+    .default(6 * 3_600_000),
   /** Overrides every model's default max_tokens (capped at the model's maximum); unset = the table's. */
   BUILDFLEET_MAX_TOKENS: positiveInt.optional(),
   /** Caps how far a truncation raises max_tokens below the model's maximum; unset = the model's maximum. */
@@ -245,7 +253,10 @@ export const configSchema = z.object({
   BUILDFLEET_TRACE_URL_TEMPLATE: z
     .string()
     .refine((template) => template.includes('{traceId}'), 'must contain {traceId}')
-    .refine((template) => URL.canParse(template.replaceAll('{traceId}', '0')) && /^https?:$/.test(new URL(template.replaceAll('{traceId}', '0')).protocol), 'must be an http:// or https:// URL once {traceId} is filled in')
+    .refine(
+      (template) => URL.canParse(template.replaceAll('{traceId}', '0')) && /^https?:$/.test(new URL(template.replaceAll('{traceId}', '0')).protocol),
+      'must be an http:// or https:// URL once {traceId} is filled in',
+    )
     .optional(),
   // Every process serves /healthz, /readyz and /metrics here; loopback by default, containers set
   // 0.0.0.0 so probes and Prometheus can reach it.
@@ -365,7 +376,8 @@ export class ConfigError extends Error {
  * not a value silently replaced by the new variable's default. */
 const RENAMED_VARIABLES: Readonly<Record<string, string>> = {
   BUILDFLEET_MODEL_TIMEOUT_MS:
-    'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS (the wait for response headers) and BUILDFLEET_MODEL_IDLE_TIMEOUT_MS (the longest silence in a streamed answer); a model call has no total timeout any more',
+    'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS (the wait for response headers) and ' +
+    'BUILDFLEET_MODEL_IDLE_TIMEOUT_MS (the longest silence in a streamed answer); a model call has no total timeout any more',
 };
 
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config {
@@ -383,10 +395,17 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     throw new ConfigError(`Invalid environment: ${formatZodIssues({ issues: parsed.error.issues })}`);
   }
   if (parsed.data.BUILDFLEET_QUEUE_SHARD >= parsed.data.BUILDFLEET_QUEUE_SHARDS) {
-    throw new ConfigError(`Invalid environment: BUILDFLEET_QUEUE_SHARD: ${parsed.data.BUILDFLEET_QUEUE_SHARD} is not one of the ${parsed.data.BUILDFLEET_QUEUE_SHARDS} shards BUILDFLEET_QUEUE_SHARDS names (0 … ${parsed.data.BUILDFLEET_QUEUE_SHARDS - 1})`);
+    throw new ConfigError(
+      `Invalid environment: BUILDFLEET_QUEUE_SHARD: ${parsed.data.BUILDFLEET_QUEUE_SHARD} ` +
+        `is not one of the ${parsed.data.BUILDFLEET_QUEUE_SHARDS} shards ` +
+        `BUILDFLEET_QUEUE_SHARDS names (0 … ${parsed.data.BUILDFLEET_QUEUE_SHARDS - 1})`,
+    );
   }
   if (parsed.data.BUILDFLEET_PROVIDER !== IMPLICIT_PROVIDER && !Object.hasOwn(parsed.data.BUILDFLEET_PROVIDERS, parsed.data.BUILDFLEET_PROVIDER)) {
-    throw new ConfigError(`Invalid environment: BUILDFLEET_PROVIDER: ${JSON.stringify(parsed.data.BUILDFLEET_PROVIDER)} is neither \`${IMPLICIT_PROVIDER}\` nor a provider BUILDFLEET_PROVIDERS declares`);
+    throw new ConfigError(
+      `Invalid environment: BUILDFLEET_PROVIDER: ${JSON.stringify(parsed.data.BUILDFLEET_PROVIDER)} ` +
+        `is neither \`${IMPLICIT_PROVIDER}\` nor a provider BUILDFLEET_PROVIDERS declares`,
+    );
   }
   // The default model must be one runs can use: refused here rather than at every submit.
   try {
@@ -442,17 +461,28 @@ function parsedUrlOf(value: string): URL | null {
  * check, so it must name an address: a wildcard host (0.0.0.0, ::) would make every tool worker
  * trust its own loopback. */
 function sitesOriginProblem(config: z.infer<typeof configSchema>): string | null {
-  if (config.BUILDFLEET_SITES_PORT !== 0 && config.BUILDFLEET_SITES_PORT === config.BUILDFLEET_API_PORT && config.BUILDFLEET_SITES_HOST === config.BUILDFLEET_API_HOST) {
+  if (
+    config.BUILDFLEET_SITES_PORT !== 0 &&
+    config.BUILDFLEET_SITES_PORT === config.BUILDFLEET_API_PORT &&
+    config.BUILDFLEET_SITES_HOST === config.BUILDFLEET_API_HOST
+  ) {
     return `BUILDFLEET_SITES_PORT: ${config.BUILDFLEET_SITES_PORT} is the API's port; sites need a listener of their own`;
   }
   const sitesVariable = config.BUILDFLEET_SITES_PUBLIC_URL ? 'BUILDFLEET_SITES_PUBLIC_URL' : 'BUILDFLEET_SITES_HOST';
   if (!config.BUILDFLEET_SITES_PUBLIC_URL && isUnspecifiedHost(config.BUILDFLEET_SITES_HOST)) {
-    return `BUILDFLEET_SITES_HOST: ${config.BUILDFLEET_SITES_HOST} listens on every address, which is no origin to link to or trust (a tool worker would trust its own loopback); set BUILDFLEET_SITES_PUBLIC_URL to the sites origin as users and tool workers reach it`;
+    return (
+      `BUILDFLEET_SITES_HOST: ${config.BUILDFLEET_SITES_HOST} listens on every address, ` +
+      `which is no origin to link to or trust (a tool worker would trust its own loopback); ` +
+      `set BUILDFLEET_SITES_PUBLIC_URL to the sites origin as users and tool workers reach it`
+    );
   }
   const sites = parsedUrlOf(sitesBaseUrlOf(config));
   if (!sites) return `BUILDFLEET_SITES_HOST: ${JSON.stringify(config.BUILDFLEET_SITES_HOST)} is no host name or address`;
   if (isUnspecifiedHost(sites.hostname)) {
-    return `BUILDFLEET_SITES_PUBLIC_URL: ${sites.origin} names every address of a machine, not one to reach; set it to the sites origin as users and tool workers reach it`;
+    return (
+      `BUILDFLEET_SITES_PUBLIC_URL: ${sites.origin} names every address of a machine, ` +
+      `not one to reach; set it to the sites origin as users and tool workers reach it`
+    );
   }
   const api = parsedUrlOf(apiBaseUrlOf(config));
   if (!api) return `BUILDFLEET_API_HOST: ${JSON.stringify(config.BUILDFLEET_API_HOST)} is no host name or address`;
@@ -478,7 +508,9 @@ const POLICY_VARIABLES = {
 
 /** The fleet's defaults of every tenant's policy, from the environment. */
 export function tenantPolicyDefaults(config: Pick<Config, keyof typeof POLICY_VARIABLES>): TenantPolicyDefaults {
-  return Object.fromEntries(Object.entries(POLICY_VARIABLES).map(([variable, field]) => [field, config[variable as keyof typeof POLICY_VARIABLES]])) as unknown as TenantPolicyDefaults;
+  return Object.fromEntries(
+    Object.entries(POLICY_VARIABLES).map(([variable, field]) => [field, config[variable as keyof typeof POLICY_VARIABLES]]),
+  ) as unknown as TenantPolicyDefaults;
 }
 
 /** Why the console's origin is unusable, or null: it must be neither the API's nor the sites'
@@ -488,8 +520,10 @@ function consoleOriginProblem(config: z.infer<typeof configSchema>): string | nu
   // Port 0 picks a free port at listen time, which no other listener can hold.
   if (config.BUILDFLEET_CONSOLE_PORT === 0 && !config.BUILDFLEET_CONSOLE_PUBLIC_URL) return null;
   const consoleOrigin = new URL(consoleBaseUrlOf(config)).origin;
-  if (consoleOrigin === new URL(sitesBaseUrlOf(config)).origin) return `BUILDFLEET_CONSOLE_PORT/BUILDFLEET_CONSOLE_PUBLIC_URL: ${consoleOrigin} is the sites origin; the console needs an origin of its own`;
-  if (consoleOrigin === new URL(apiBaseUrlOf(config)).origin) return `BUILDFLEET_CONSOLE_PORT/BUILDFLEET_CONSOLE_PUBLIC_URL: ${consoleOrigin} is the API's origin; the console needs an origin of its own`;
+  if (consoleOrigin === new URL(sitesBaseUrlOf(config)).origin)
+    return `BUILDFLEET_CONSOLE_PORT/BUILDFLEET_CONSOLE_PUBLIC_URL: ${consoleOrigin} is the sites origin; the console needs an origin of its own`;
+  if (consoleOrigin === new URL(apiBaseUrlOf(config)).origin)
+    return `BUILDFLEET_CONSOLE_PORT/BUILDFLEET_CONSOLE_PUBLIC_URL: ${consoleOrigin} is the API's origin; the console needs an origin of its own`;
   return null;
 }
 

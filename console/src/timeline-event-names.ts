@@ -28,7 +28,31 @@ export const EVENT = {
 } as const satisfies Record<string, RunEventName>;
 
 /** The events of one tool call, joined on one line by tool_use_id. */
-export const TOOL_EVENTS: ReadonlySet<string> = new Set<RunEventName>(['tool-call-dispatch', 'tool-call-start', 'tool-call-retry', 'tool-call-end', 'tool-call-reject', 'tool-call-recover', 'tool-call-truncate', 'tool-call-reemit', 'tool-output-injection-flag']);
+export const TOOL_EVENTS: ReadonlySet<string> = new Set<RunEventName>([
+  'tool-call-dispatch',
+  'tool-call-start',
+  'tool-call-retry',
+  'tool-call-end',
+  'tool-call-reject',
+  'tool-call-recover',
+  'tool-call-truncate',
+  'tool-call-reemit',
+  'tool-output-injection-flag',
+]);
 
 /** The events shown as warnings. */
-export const WARNING_EVENTS: ReadonlySet<string> = new Set<RunEventName>(['model-call-fail', 'model-overload-wait', 'model-rate-limit-wait', 'model-admission-wait', 'job-fail', 'run-stall', 'run-resume', 'stop-reason-reject', 'max-tokens-raise', 'summary-fallback-use', 'finish-suspect', 'tool-call-retry', 'webhook-fail']);
+export const WARNING_EVENTS: ReadonlySet<string> = new Set<RunEventName>([
+  'model-call-fail',
+  'model-overload-wait',
+  'model-rate-limit-wait',
+  'model-admission-wait',
+  'job-fail',
+  'run-stall',
+  'run-resume',
+  'stop-reason-reject',
+  'max-tokens-raise',
+  'summary-fallback-use',
+  'finish-suspect',
+  'tool-call-retry',
+  'webhook-fail',
+]);

@@ -69,9 +69,23 @@ export async function buildTurnRequest({ context }: { context: TurnContext }): P
         model: run.model,
         characters: promptCharacters(promptParts),
         count: countTokens
-          ? () => countTokens({ model: run.model, system, messages, tools: tools.definitions, toolChoice, ...(thinking ? { thinking } : {}), ...(thinkingRequest.outputConfig ? { outputConfig: thinkingRequest.outputConfig } : {}), betas: thinkingRequest.betas })
+          ? () =>
+              countTokens({
+                model: run.model,
+                system,
+                messages,
+                tools: tools.definitions,
+                toolChoice,
+                ...(thinking ? { thinking } : {}),
+                ...(thinkingRequest.outputConfig ? { outputConfig: thinkingRequest.outputConfig } : {}),
+                betas: thinkingRequest.betas,
+              })
           : null,
-        onFailure: (error) => deps.logger.warn({ run_id: runId, step: turn, model: run.model, err: error instanceof Error ? error.message : String(error) }, 'token count for calibration failed'),
+        onFailure: (error) =>
+          deps.logger.warn(
+            { run_id: runId, step: turn, model: run.model, err: error instanceof Error ? error.message : String(error) },
+            'token count for calibration failed',
+          ),
       })
     : null;
   const estimatedPromptTokens = estimatePromptTokens({ ...promptParts, tokenizer: capabilities.tokenizer, measuredRatio });

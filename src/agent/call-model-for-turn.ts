@@ -37,7 +37,8 @@ export async function callModelForTurn({
   pauseScope: ModelPauseScope;
 }): Promise<{ kind: 'answered'; answer: TurnAnswer } | { kind: 'ended'; result: ModelTurnResult }> {
   const { deps, run, runId, turn, job } = context;
-  const lost = (what: string) => (error: unknown) => deps.logger.warn({ run_id: runId, step: turn, err: error instanceof Error ? error.message : String(error) }, `${what} event lost`);
+  const lost = (what: string) => (error: unknown) =>
+    deps.logger.warn({ run_id: runId, step: turn, err: error instanceof Error ? error.message : String(error) }, `${what} event lost`);
   const turnStartWrite = context.emit('turn-start', {
     phase: context.phase,
     tools: request.tools.names.length,
@@ -87,7 +88,12 @@ export async function callModelForTurn({
   await Promise.allSettled(progressWrites);
   // The API answered: an overload episode, if one was going on, is over.
   if (pause?.overloadEpisode) await deps.modelPause?.succeeded(pauseScope, sentAt);
-  if (reservation) await settleAdmission({ context, settle: () => deps.admission?.settleAnswer(reservation, { usage: response.usage, headers: answered.headers, headersReceivedAt: answered.headersReceivedAt }) });
+  if (reservation)
+    await settleAdmission({
+      context,
+      settle: () =>
+        deps.admission?.settleAnswer(reservation, { usage: response.usage, headers: answered.headers, headersReceivedAt: answered.headersReceivedAt }),
+    });
   const costMicroUsd = costOfAnswer({ model: run.model, usage: response.usage, overrides: deps.config.BUILDFLEET_MODEL_PRICES }).costMicroUsd;
   const modelDurationMs = performance.now() - callStarted;
   deps.hooks?.onModelCall?.({ run, toolCount: request.tools.names.length, durationMs: modelDurationMs, response, costMicroUsd });

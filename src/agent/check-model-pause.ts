@@ -27,6 +27,14 @@ export async function checkModelPause({
   if (!pause || pause.remainingMs <= 0) return { kind: 'clear', pause, pauseScope };
   if (reservation) await settleAdmission({ context, settle: () => deps.admission?.release(reservation) });
   const message = `The model pause of provider ${pauseScope.provider}, class ${pauseScope.rateLimitClass} is in force.`;
-  const result = await retryOrFailTurn({ context, failure: { kind: 'paused' }, message: 'paused', error: new Error(message), pauseMs: pause.remainingMs, pauseSet: null, pauseScope });
+  const result = await retryOrFailTurn({
+    context,
+    failure: { kind: 'paused' },
+    message: 'paused',
+    error: new Error(message),
+    pauseMs: pause.remainingMs,
+    pauseSet: null,
+    pauseScope,
+  });
   return { kind: 'ended', result };
 }

@@ -28,7 +28,11 @@ export async function commitTurnAnswer({
   const planned = planTurnOutcome({ run, turn, phase: context.phase, decision, allowed: request.tools.names });
   const askUser = planned.outcome.dispatch.find((call) => call.name === 'ask_user');
   const askedQuestion = askUser ? toolInputSchemas.ask_user.safeParse(askUser.input) : null;
-  const next = { counters, maxTokens: nextMaxTokens, question: askUser && askedQuestion?.success ? { toolUseId: askUser.toolUseId, question: askedQuestion.data.question } : null };
+  const next = {
+    counters,
+    maxTokens: nextMaxTokens,
+    question: askUser && askedQuestion?.success ? { toolUseId: askUser.toolUseId, question: askedQuestion.data.question } : null,
+  };
   // After pause_turn the request ended with the paused assistant message; the continuation
   // belongs to that same message (two assistant messages in a row are invalid).
   const last = messages[messages.length - 1];
@@ -70,7 +74,9 @@ export async function commitTurnAnswer({
       }),
       ...decisionEvents.map((draft): RunEvent => ({ run_id: runId, step: turn, ...draft })),
       ...planned.events,
-      ...planned.outcome.dispatch.filter((call) => call.name !== 'ask_user').map((call) => event('tool-call-dispatch', { tool: call.name, tool_use_id: call.toolUseId, parse_mode: call.parseMode })),
+      ...planned.outcome.dispatch
+        .filter((call) => call.name !== 'ask_user')
+        .map((call) => event('tool-call-dispatch', { tool: call.name, tool_use_id: call.toolUseId, parse_mode: call.parseMode })),
     ],
     answered: planned.answered,
     end,

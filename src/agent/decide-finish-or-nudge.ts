@@ -14,7 +14,10 @@ export function decideFinishOrNudge({ state }: { state: StopReasonState }): Stop
   const recovered = decideTextToolCall({ state, text });
   if (recovered) return recovered;
   if (input.finishVerified) {
-    return decisionOutput({ state, decision: { kind: 'succeed', assistant: sanitizeAssistant(content), result: written === '' ? EMPTY_ANSWER_TEXT : written } });
+    return decisionOutput({
+      state,
+      decision: { kind: 'succeed', assistant: sanitizeAssistant(content), result: written === '' ? EMPTY_ANSWER_TEXT : written },
+    });
   }
   events.push({ event: 'finish-suspect', missing: input.finishGateMissing, nudges: counters.endTurnNudges });
   if (counters.endTurnNudges >= input.limits.maxEndTurnNudges) {
@@ -26,7 +29,9 @@ export function decideFinishOrNudge({ state }: { state: StopReasonState }): Stop
         assistant: sanitizeAssistant(content),
         error: {
           code: 'unverified_finish',
-          message: `The model stopped ${counters.endTurnNudges + 1} times before the site was verified. Missing: ${input.finishGateMissing.join('; ') || 'finish_turn was not called'}`,
+          message:
+            `The model stopped ${counters.endTurnNudges + 1} times before the site was verified. ` +
+            `Missing: ${input.finishGateMissing.join('; ') || 'finish_turn was not called'}`,
         },
       },
     });
@@ -35,6 +40,10 @@ export function decideFinishOrNudge({ state }: { state: StopReasonState }): Stop
   const missing = input.finishGateMissing.length > 0 ? input.finishGateMissing : ['call finish_turn once everything is done'];
   return decisionOutput({
     state,
-    decision: { kind: 'continue', assistant: sanitizeAssistant(content), input: { kind: 'text', text: `The build is not finished yet. Still missing:\n- ${missing.join('\n- ')}\nContinue with the tools.` } },
+    decision: {
+      kind: 'continue',
+      assistant: sanitizeAssistant(content),
+      input: { kind: 'text', text: `The build is not finished yet. Still missing:\n- ${missing.join('\n- ')}\nContinue with the tools.` },
+    },
   });
 }

@@ -8,9 +8,7 @@ import type { RunErrorCode } from '../domain/run-outcomes.js';
 import { assertNever } from '../domain/assert-never.js';
 import { backoffDelay, type BackoffPolicy, type RetryOutcome } from '../model/classify-model-error.js';
 
-export type RetryDecision =
-  | { kind: 'retry'; delayMs: number; spendsAttempt: boolean }
-  | { kind: 'fail_run'; code: RunErrorCode; message: string };
+export type RetryDecision = { kind: 'retry'; delayMs: number; spendsAttempt: boolean } | { kind: 'fail_run'; code: RunErrorCode; message: string };
 
 /** The shared limiter (src/model/model-rate-limiter.ts) had no capacity for this call yet: come
  * back in `waitMs`. Not a failure of the fleet — other calls may go meanwhile — so only this job
@@ -60,7 +58,9 @@ export function decideModelRetry(input: RetryInput): RetryDecision {
         return {
           kind: 'fail_run',
           code: 'model_unavailable',
-          message: `The model API stayed overloaded for ${Math.round(input.overloadedForMs / 1000)} s of this turn (patience ${Math.round(input.overloadPatienceMs / 1000)} s): ${input.message}`,
+          message:
+            `The model API stayed overloaded for ${Math.round(input.overloadedForMs / 1000)} s of ` +
+            `this turn (patience ${Math.round(input.overloadPatienceMs / 1000)} s): ${input.message}`,
         };
       }
       return wait(input.pauseRemainingMs);
@@ -77,7 +77,11 @@ export function decideModelRetry(input: RetryInput): RetryDecision {
       // the wait grows with the cycles on the rate-limit base, jittered. Each run backs off on its
       // own: a run's backoff must not overwrite another's, so it sets no pause.
       if (input.rateLimitCycles > input.maxRateLimitCycles) {
-        return { kind: 'fail_run', code: 'rate_limit_exhausted', message: `The model stayed rate limited for ${input.rateLimitCycles} backoff cycles: ${input.message}` };
+        return {
+          kind: 'fail_run',
+          code: 'rate_limit_exhausted',
+          message: `The model stayed rate limited for ${input.rateLimitCycles} backoff cycles: ${input.message}`,
+        };
       }
       return { kind: 'retry', delayMs: backoffDelay(Math.max(1, input.rateLimitCycles), failure, input.backoff, input.random), spendsAttempt: false };
     case 'fatal':

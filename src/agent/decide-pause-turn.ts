@@ -9,7 +9,12 @@ export function decidePauseTurn({ state }: { state: StopReasonState }): StopReas
   if (counters.pauseTurnsInRow >= input.limits.maxPauseTurnsInRow) {
     return decisionOutput({
       state,
-      decision: { kind: 'end', status: 'failed', assistant: null, error: { code: 'pause_turn_limit', message: `The model paused ${counters.pauseTurnsInRow + 1} turns in a row.` } },
+      decision: {
+        kind: 'end',
+        status: 'failed',
+        assistant: null,
+        error: { code: 'pause_turn_limit', message: `The model paused ${counters.pauseTurnsInRow + 1} turns in a row.` },
+      },
     });
   }
   counters.pauseTurnsInRow += 1;
@@ -19,6 +24,10 @@ export function decidePauseTurn({ state }: { state: StopReasonState }): StopReas
   // models/sonnet-5-5/migration-guide) gets a user message asking it to go on instead.
   return decisionOutput({
     state,
-    decision: { kind: 'continue', assistant: sanitizeAssistant(state.content), input: input.assistantPrefill ? { kind: 'none' } : { kind: 'text', text: PAUSE_TURN_CONTINUE_TEXT } },
+    decision: {
+      kind: 'continue',
+      assistant: sanitizeAssistant(state.content),
+      input: input.assistantPrefill ? { kind: 'none' } : { kind: 'text', text: PAUSE_TURN_CONTINUE_TEXT },
+    },
   });
 }

@@ -8,6 +8,11 @@ export function decideRefusal({ state }: { state: StopReasonState }): StopReason
   const text = modelWrittenText({ content: state.content, progressUpdates: state.input.progressUpdates }).written;
   return decisionOutput({
     state,
-    decision: { kind: 'end', status: 'refused', assistant: null, error: { code: 'refused', message: text === '' ? 'The model refused to continue this request.' : text } },
+    decision: {
+      kind: 'end',
+      status: 'refused',
+      assistant: null,
+      error: { code: 'refused', message: text === '' ? 'The model refused to continue this request.' : text },
+    },
   });
 }

@@ -17,7 +17,12 @@ export function decideStopSequence({ state, sequence }: { state: StopReasonState
       if (counters.driftReprompts >= input.limits.maxDriftReprompts) {
         return decisionOutput({
           state,
-          decision: { kind: 'end', status: 'failed', assistant: null, error: { code: 'role_play_drift', message: `The model kept writing the user's turn (stop sequence ${JSON.stringify(sequence)}).` } },
+          decision: {
+            kind: 'end',
+            status: 'failed',
+            assistant: null,
+            error: { code: 'role_play_drift', message: `The model kept writing the user's turn (stop sequence ${JSON.stringify(sequence)}).` },
+          },
         });
       }
       counters.driftReprompts += 1;
@@ -27,7 +32,10 @@ export function decideStopSequence({ state, sequence }: { state: StopReasonState
         state,
         decision: {
           kind: 'continue',
-          assistant: { role: 'assistant', content: [...thinkingBlocksOf(content), { type: 'text', text: '(response discarded: it drifted into writing the user turn)' }] },
+          assistant: {
+            role: 'assistant',
+            content: [...thinkingBlocksOf(content), { type: 'text', text: '(response discarded: it drifted into writing the user turn)' }],
+          },
           input: { kind: 'text', text: 'Continue as the assistant only. Do not write lines for the user; use the tools.' },
         },
       });

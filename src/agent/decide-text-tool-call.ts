@@ -38,7 +38,10 @@ export function decideTextToolCall({ state, text }: { state: StopReasonState; te
       role: 'assistant',
       content: [{ type: 'tool_use', id: toolUseId, name: call.name, input: call.arguments }],
     };
-    return decisionOutput({ state, decision: { kind: 'tools', assistant, calls: [{ toolUseId, name: call.name, input: call.arguments, parseMode: recovery.parse_mode }], note: null } });
+    return decisionOutput({
+      state,
+      decision: { kind: 'tools', assistant, calls: [{ toolUseId, name: call.name, input: call.arguments, parseMode: recovery.parse_mode }], note: null },
+    });
   }
   const reemit = recovery.fence_only_stop || recovery.json_in_text || recovery.candidate_count > 0 || call !== undefined;
   if (input.recoveryEnabled && call && !input.finishVerified && thinkingKeptVerbatim) {
@@ -52,7 +55,12 @@ export function decideTextToolCall({ state, text }: { state: StopReasonState; te
     decision: {
       kind: 'continue',
       assistant: sanitizeAssistant(content),
-      input: { kind: 'text', text: `Your last message described a tool call in text instead of calling the tool (${described}). ` + 'Nothing was executed. Call exactly one tool with the native tool-use mechanism.' },
+      input: {
+        kind: 'text',
+        text:
+          `Your last message described a tool call in text instead of calling the tool (${described}). ` +
+          'Nothing was executed. Call exactly one tool with the native tool-use mechanism.',
+      },
     },
   });
 }

@@ -12,7 +12,10 @@ export function decideToolCalls({ state, decision }: { state: StopReasonState; d
   if (!input.finishVerified) return decisionOutput({ state, decision });
   if (counters.summaryReprompts >= input.limits.maxSummaryReprompts) {
     state.events.push({ event: 'summary-fallback-use', reprompts: counters.summaryReprompts, tools: decision.calls.map((call) => call.name) });
-    return decisionOutput({ state, decision: { kind: 'succeed', assistant: decision.assistant, result: input.finishSummary ?? VERIFIED_WITHOUT_SUMMARY_TEXT } });
+    return decisionOutput({
+      state,
+      decision: { kind: 'succeed', assistant: decision.assistant, result: input.finishSummary ?? VERIFIED_WITHOUT_SUMMARY_TEXT },
+    });
   }
   counters.summaryReprompts += 1;
   // The summary request replaces any note (run-model-turn.ts, noteForToolResults).

@@ -64,6 +64,10 @@ export function decideTruncatedAnswer({ state, reason }: { state: StopReasonStat
   }
   return decisionOutput({
     state,
-    decision: { kind: 'continue', assistant: sanitizeAssistant(kept), input: { kind: 'text', text: reissue ?? 'Your previous answer was cut off by the output limit. Continue from where you left off.' } },
+    decision: {
+      kind: 'continue',
+      assistant: sanitizeAssistant(kept),
+      input: { kind: 'text', text: reissue ?? 'Your previous answer was cut off by the output limit. Continue from where you left off.' },
+    },
   });
 }

@@ -32,6 +32,14 @@ export function decideTurnFromAnswer({ context, request, answer }: { context: Tu
     recoveryEnabled: run.options.textRecovery ?? deps.config.BUILDFLEET_TEXT_RECOVERY,
     newSyntheticId: () => `synthetic_${randomBytes(12).toString('hex')}`,
   });
-  deps.hooks?.onDecision?.({ run, response, decision: decided.decision, toolCount: tools.names.length, expectedTool: !run.finishVerified, toolChoice: request.toolChoice, events: decided.events });
+  deps.hooks?.onDecision?.({
+    run,
+    response,
+    decision: decided.decision,
+    toolCount: tools.names.length,
+    expectedTool: !run.finishVerified,
+    toolChoice: request.toolChoice,
+    events: decided.events,
+  });
   return decided;
 }

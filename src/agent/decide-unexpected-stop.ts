@@ -7,6 +7,11 @@ export function decideUnexpectedStop({ state, raw }: { state: StopReasonState; r
   state.events.push({ event: 'stop-reason-reject', level: 'warn', raw_stop_reason: raw });
   return decisionOutput({
     state,
-    decision: { kind: 'end', status: 'failed', assistant: null, error: { code: 'unexpected_stop', message: `The model stopped with an unknown stop_reason: ${raw}` } },
+    decision: {
+      kind: 'end',
+      status: 'failed',
+      assistant: null,
+      error: { code: 'unexpected_stop', message: `The model stopped with an unknown stop_reason: ${raw}` },
+    },
   });
 }

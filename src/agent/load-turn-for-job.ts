@@ -16,7 +16,8 @@ import { dispatchTurnOutcome } from './dispatch-turn-outcome.js';
 import { done, type LoadedTurn, type ModelJobContext, type ModelTurnDependencies, type ModelTurnResult } from './turn-context.js';
 
 const SAFE_MODE_NOTE =
-  'SAFE MODE: a tool returned invalid output, so every write tool is refused for the rest of this run. Do not call write tools; finish by explaining what could not be completed.';
+  'SAFE MODE: a tool returned invalid output, so every write tool is refused for the rest ' +
+  'of this run. Do not call write tools; finish by explaining what could not be completed.';
 
 /** Loads the job's turn: the turn to go on with, or how the job ends without a call. */
 export async function loadTurnForJob({
@@ -61,11 +62,20 @@ export async function loadTurnForJob({
     await store.endRun(runId, turn, 'failed', { error: { code: 'provider_not_configured', message: error.message } });
     return ended(done('run_failed:provider_not_configured'));
   }
-  const capabilities = lookupModelCapabilities({ model: run.model, overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES, described: deps.modelDescriptions?.describe(run.model) }).capabilities;
+  const capabilities = lookupModelCapabilities({
+    model: run.model,
+    overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES,
+    described: deps.modelDescriptions?.describe(run.model),
+  }).capabilities;
   // An experiment's own layout (deps.toolsFor) keeps the tier per request.
   const layout = deps.toolsFor
     ? 'tier_per_request'
-    : choosePhaseToolLayout({ messages: view.messages as TranscriptMessage[], capabilities, providerKind: provider.kind, enabled: deps.config.BUILDFLEET_PHASE_TOOL_CHANGES });
+    : choosePhaseToolLayout({
+        messages: view.messages as TranscriptMessage[],
+        capabilities,
+        providerKind: provider.kind,
+        enabled: deps.config.BUILDFLEET_PHASE_TOOL_CHANGES,
+      });
   const previous = view.previousOutcome;
   const phase: Phase = run.pendingPhase ?? run.phase;
   const event: LoadedTurn['event'] = (name, fields) => runEventOf(runId, turn, name, fields);

@@ -16,7 +16,19 @@ export interface PlannedOutcome {
 }
 
 /** Turns the decision into the stored outcome: the calls to dispatch and those refused here. */
-export function planTurnOutcome({ run, turn, phase, decision, allowed }: { run: RunRecord; turn: number; phase: Phase; decision: TurnDecision; allowed: readonly string[] }): PlannedOutcome {
+export function planTurnOutcome({
+  run,
+  turn,
+  phase,
+  decision,
+  allowed,
+}: {
+  run: RunRecord;
+  turn: number;
+  phase: Phase;
+  decision: TurnDecision;
+  allowed: readonly string[];
+}): PlannedOutcome {
   switch (decision.kind) {
     case 'tools': {
       const dispatchList: TurnOutcome['dispatch'] = [];
@@ -26,7 +38,11 @@ export function planTurnOutcome({ run, turn, phase, decision, allowed }: { run: 
         const rejection = rejectCall({ call, allowed, planMissing: phase === 'planning' && run.todos.length === 0, finishVerified: run.finishVerified });
         if (rejection) {
           answered.push({
-            result: { content: wrapToolError({ toolName: call.name, label: rejection.code, message: rejection.message }), is_error: true, error_code: rejection.code },
+            result: {
+              content: wrapToolError({ toolName: call.name, label: rejection.code, message: rejection.message }),
+              is_error: true,
+              error_code: rejection.code,
+            },
             trail: { tool: call.name, ok: false, phase, turn, toolUseId: call.toolUseId, detail: rejection.code },
           });
           events.push({ run_id: run.id, step: turn, event: 'tool-call-reject', tool: call.name, tool_use_id: call.toolUseId, reason: rejection.code });
@@ -35,7 +51,11 @@ export function planTurnOutcome({ run, turn, phase, decision, allowed }: { run: 
         dispatchList.push({ runId: run.id, turn, toolUseId: call.toolUseId, name: call.name, input: call.input, parseMode: call.parseMode });
       }
       return {
-        outcome: { decision: 'tools', nextInput: { kind: 'tool_results', toolUseIds: decision.calls.map((call) => call.toolUseId), note: decision.note }, dispatch: dispatchList },
+        outcome: {
+          decision: 'tools',
+          nextInput: { kind: 'tool_results', toolUseIds: decision.calls.map((call) => call.toolUseId), note: decision.note },
+          dispatch: dispatchList,
+        },
         answered,
         events,
       };

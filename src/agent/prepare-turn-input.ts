@@ -16,7 +16,13 @@ export interface TurnInput {
 }
 
 /** Builds the turn's input (empty when committed already), or says how the attempt ends. */
-export async function prepareTurnInput({ loaded, mayReload }: { loaded: LoadedTurn; mayReload: boolean }): Promise<TurnInput | TurnReload | { kind: 'ended'; result: ModelTurnResult }> {
+export async function prepareTurnInput({
+  loaded,
+  mayReload,
+}: {
+  loaded: LoadedTurn;
+  mayReload: boolean;
+}): Promise<TurnInput | TurnReload | { kind: 'ended'; result: ModelTurnResult }> {
   const { deps, view, run, runId, turn, nextInput, phase, event } = loaded;
   const ended = (result: ModelTurnResult) => ({ kind: 'ended' as const, result });
   const inputMessages: Array<UserMessage | SystemMessage> = [];
@@ -51,7 +57,12 @@ export async function prepareTurnInput({ loaded, mayReload }: { loaded: LoadedTu
     const message = phaseMessage({ messages: [...(view.messages as TranscriptMessage[]), ...inputMessages], phase, note: loaded.safeModeNote });
     if (message) {
       inputMessages.push(message);
-      inputEvents.push(event('phase-message-add', { phase, tool_changes: Array.isArray(message.content) ? message.content.filter((block) => block.type !== 'text').length : 0 }));
+      inputEvents.push(
+        event('phase-message-add', {
+          phase,
+          tool_changes: Array.isArray(message.content) ? message.content.filter((block) => block.type !== 'text').length : 0,
+        }),
+      );
     }
   }
   return { kind: 'input', messages: inputMessages, events: inputEvents };

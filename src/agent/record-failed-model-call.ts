@@ -49,8 +49,19 @@ export async function recordFailedModelCall({
   // A stream that broke after it started was paid for: the run, its budget and its tenant count it.
   const paidUsage = paidUsageOfFailedCall(error);
   const paidCostMicroUsd = paidUsage ? costOfAnswer({ model: run.model, usage: paidUsage, overrides: deps.config.BUILDFLEET_MODEL_PRICES }).costMicroUsd : 0;
-  if (paidUsage) await deps.store.chargeFailedCall(runId, turn, { callId: failureRequestId ?? randomBytes(8).toString('hex'), usage: paidUsage, costMicroUsd: paidCostMicroUsd });
-  deps.hooks?.onModelCall?.({ run, toolCount: request.tools.names.length, durationMs: performance.now() - callStarted, outcome, ...(paidUsage ? { paidUsage, costMicroUsd: paidCostMicroUsd } : {}) });
+  if (paidUsage)
+    await deps.store.chargeFailedCall(runId, turn, {
+      callId: failureRequestId ?? randomBytes(8).toString('hex'),
+      usage: paidUsage,
+      costMicroUsd: paidCostMicroUsd,
+    });
+  deps.hooks?.onModelCall?.({
+    run,
+    toolCount: request.tools.names.length,
+    durationMs: performance.now() - callStarted,
+    outcome,
+    ...(paidUsage ? { paidUsage, costMicroUsd: paidCostMicroUsd } : {}),
+  });
   await context.emit('model-call-fail', {
     status: failure.status ?? null,
     error_type: failure.errorType ?? null,

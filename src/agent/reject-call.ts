@@ -30,7 +30,9 @@ export function rejectCall({
   if (finishVerified) {
     return {
       code: 'finish_already_verified',
-      message: `Tool ${quoteUntrusted(call.name, { maxCharacters: 100 })} was not run: finish_turn already passed, so the site is final and no tool runs any more. Write your final summary for the user as plain text.`,
+      message:
+        `Tool ${quoteUntrusted(call.name, { maxCharacters: 100 })} was not run: finish_turn already passed, ` +
+        `so the site is final and no tool runs any more. Write your final summary for the user as plain text.`,
     };
   }
   if (!allowed.includes(call.name) || !isSafeToolName(call.name)) {

@@ -24,7 +24,15 @@ export interface TurnRetryInput {
 }
 
 /** Decides the retry of a call that did not succeed: the run's end, or the wait to hand BullMQ. */
-export async function retryOrFailTurn({ context, failure, message, error, pauseMs, pauseSet = null, pauseScope = null }: TurnRetryInput): Promise<ModelTurnResult> {
+export async function retryOrFailTurn({
+  context,
+  failure,
+  message,
+  error,
+  pauseMs,
+  pauseSet = null,
+  pauseScope = null,
+}: TurnRetryInput): Promise<ModelTurnResult> {
   const { deps, run, turn, job } = context;
   const { store, config } = deps;
   const now = Date.now();
@@ -63,10 +71,27 @@ export async function retryOrFailTurn({ context, failure, message, error, pauseM
       ...windowFields,
     });
   } else if (failure.kind === 'rate_limited' || failure.kind === 'rate_limited_backoff') {
-    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-rate-limit-wait', ...scopeFields, wait_ms: decision.delayMs, cycle: rateLimitCycles, ...windowFields, ...(failure.kind === 'rate_limited_backoff' ? { backoff: true } : {}) });
+    await store.appendEvent({
+      run_id: run.id,
+      step: turn,
+      event: 'model-rate-limit-wait',
+      ...scopeFields,
+      wait_ms: decision.delayMs,
+      cycle: rateLimitCycles,
+      ...windowFields,
+      ...(failure.kind === 'rate_limited_backoff' ? { backoff: true } : {}),
+    });
   } else if (failure.kind === 'admission_wait' && failure.limit !== 'booked') {
     // A booked call looking again whether its slot came early says nothing new: one event per wait.
-    await store.appendEvent({ run_id: run.id, step: turn, event: 'model-admission-wait', wait_ms: decision.delayMs, limit: failure.limit, booked: failure.booked, priority: failure.priority });
+    await store.appendEvent({
+      run_id: run.id,
+      step: turn,
+      event: 'model-admission-wait',
+      wait_ms: decision.delayMs,
+      limit: failure.limit,
+      booked: failure.booked,
+      priority: failure.priority,
+    });
   }
   return { kind: 'retry', delayMs: decision.delayMs, spendsAttempt: decision.spendsAttempt, error };
 }

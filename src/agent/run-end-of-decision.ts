@@ -10,7 +10,10 @@ export function runEndOfDecision({ run, decision }: { run: RunRecord; decision: 
   if (decision.kind !== 'end') return null;
   const error: { code: RunErrorCode; message: string } =
     run.safeMode === 'skip_writes' && decision.error.code === 'unverified_finish'
-      ? { code: 'safe_mode_incomplete', message: `The run continued in skip_writes safe mode after an invalid tool output and could not finish: ${decision.error.message}` }
+      ? {
+          code: 'safe_mode_incomplete',
+          message: `The run continued in skip_writes safe mode after an invalid tool output and could not finish: ${decision.error.message}`,
+        }
       : decision.error;
   return { status: decision.status, result: null, error };
 }

@@ -39,7 +39,9 @@ export async function sendModelRequest({
     model: run.model,
     maxTokens: callMaxTokens,
     // Prompt-cache breakpoints, on a copy: the stored transcript never carries one.
-    ...(deps.config.BUILDFLEET_PROMPT_CACHING ? placeCacheBreakpoints({ tools: tools.definitions, system, messages, ttl: request.cacheTtl }) : { system, messages, tools: tools.definitions }),
+    ...(deps.config.BUILDFLEET_PROMPT_CACHING
+      ? placeCacheBreakpoints({ tools: tools.definitions, system, messages, ttl: request.cacheTtl })
+      : { system, messages, tools: tools.definitions }),
     toolChoice,
     ...(thinking ? { thinking } : {}),
     ...(thinkingRequest.outputConfig ? { outputConfig: thinkingRequest.outputConfig } : {}),
@@ -57,7 +59,11 @@ export async function sendModelRequest({
     [SPAN_ATTRIBUTES.toolCount]: tools.names.length,
   };
   return inSpan(SPAN_NAMES.chat(run.model), { kind: SpanKind.CLIENT, attributes }, async (span) => {
-    const { response: answer, headers: responseHeaders, headersReceivedAt } = await provider.call(body, {
+    const {
+      response: answer,
+      headers: responseHeaders,
+      headersReceivedAt,
+    } = await provider.call(body, {
       idleTimeoutMs: deps.config.BUILDFLEET_MODEL_IDLE_TIMEOUT_MS,
       progressIntervalMs: deps.config.BUILDFLEET_MODEL_PROGRESS_INTERVAL_MS,
       onProgress: call.onProgress,

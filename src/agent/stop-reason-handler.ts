@@ -27,7 +27,14 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
   if (reason !== 'pause_turn') counters.pauseTurnsInRow = 0;
   // Truncations are counted in a row: a clean answer in between means the limit was enough again.
   if (reason !== 'max_tokens' && reason !== 'model_context_window_exceeded') counters.maxTokensContinuations = 0;
-  const state: StopReasonState = { input, content: response.content, toolUses: response.content.filter(isToolUse), counters, events: [], maxTokens: input.currentMaxTokens };
+  const state: StopReasonState = {
+    input,
+    content: response.content,
+    toolUses: response.content.filter(isToolUse),
+    counters,
+    events: [],
+    maxTokens: input.currentMaxTokens,
+  };
 
   switch (reason) {
     case 'end_turn':
@@ -36,10 +43,18 @@ export function handleStopReason(input: StopReasonInput): StopReasonOutput {
       if (state.toolUses.length === 0) {
         return decisionOutput({
           state,
-          decision: { kind: 'end', status: 'failed', assistant: null, error: { code: 'tool_use_without_calls', message: 'stop_reason was tool_use but the response held no tool_use block' } },
+          decision: {
+            kind: 'end',
+            status: 'failed',
+            assistant: null,
+            error: { code: 'tool_use_without_calls', message: 'stop_reason was tool_use but the response held no tool_use block' },
+          },
         });
       }
-      return decideToolCalls({ state, decision: { kind: 'tools', assistant: sanitizeAssistant(state.content), calls: nativeCalls(state.toolUses), note: null } });
+      return decideToolCalls({
+        state,
+        decision: { kind: 'tools', assistant: sanitizeAssistant(state.content), calls: nativeCalls(state.toolUses), note: null },
+      });
     case 'max_tokens':
     case 'model_context_window_exceeded':
       return decideTruncatedAnswer({ state, reason });

@@ -8,15 +8,7 @@ import type { AssistantMessage, ModelResponse } from '../domain/model-message.js
 import type { ParseMode } from '../domain/parse-modes.js';
 
 /** Every stop_reason the SDK declares. */
-export const KNOWN_STOP_REASONS = [
-  'end_turn',
-  'tool_use',
-  'max_tokens',
-  'stop_sequence',
-  'pause_turn',
-  'refusal',
-  'model_context_window_exceeded',
-] as const;
+export const KNOWN_STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'stop_sequence', 'pause_turn', 'refusal', 'model_context_window_exceeded'] as const;
 export type KnownStopReason = (typeof KNOWN_STOP_REASONS)[number];
 
 /** What the text tool-call parser reports (see src/parsing). */

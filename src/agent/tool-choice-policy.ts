@@ -22,11 +22,16 @@ import type { ToolChoice } from '../domain/tool-choice.js';
 
 /** Sent with the first user message of a run whose plan tool_choice cannot force. */
 export const PLAN_FIRST_INSTRUCTION =
-  'Start by calling todo_write with the plan of the build (todos with phase "build" and "verify"). ' +
-  'No other tool is available until the plan exists.';
+  'Start by calling todo_write with the plan of the build (todos with phase "build" and "verify"). ' + 'No other tool is available until the plan exists.';
 
 /** Whether a run may send a forced tool_choice at all: its model accepts one and it does not think. */
-export function mayForceToolChoice({ capabilities, thinking }: { capabilities: Pick<ModelCapabilities, 'forcedToolChoice'>; thinking: RunThinkingMode }): boolean {
+export function mayForceToolChoice({
+  capabilities,
+  thinking,
+}: {
+  capabilities: Pick<ModelCapabilities, 'forcedToolChoice'>;
+  thinking: RunThinkingMode;
+}): boolean {
   return capabilities.forcedToolChoice && thinking === 'off';
 }
 

@@ -67,9 +67,25 @@ export interface ModelTurnDependencies {
 export interface ModelTurnHooks {
   /** `costMicroUsd` comes with `response`, or with `paidUsage` for a call that failed after its
    * stream started (it was paid for all the same: model-client.ts paidUsageOfFailedCall). */
-  onModelCall?(details: { run: RunRecord; toolCount: number; durationMs: number; response?: ModelResponse; paidUsage?: UsageByClass; costMicroUsd?: number; outcome?: RetryOutcome }): void;
+  onModelCall?(details: {
+    run: RunRecord;
+    toolCount: number;
+    durationMs: number;
+    response?: ModelResponse;
+    paidUsage?: UsageByClass;
+    costMicroUsd?: number;
+    outcome?: RetryOutcome;
+  }): void;
   /** `toolChoice` is what the call sent: a forced turn could only end in a call. */
-  onDecision?(details: { run: RunRecord; response: ModelResponse; decision: TurnDecision; toolCount: number; expectedTool: boolean; toolChoice: ToolChoice; events: readonly RunEventDraft[] }): void;
+  onDecision?(details: {
+    run: RunRecord;
+    response: ModelResponse;
+    decision: TurnDecision;
+    toolCount: number;
+    expectedTool: boolean;
+    toolChoice: ToolChoice;
+    events: readonly RunEventDraft[];
+  }): void;
   /** Each reserve and settle of the admission limiter (the model worker hands it to the limiter). */
   onAdmission?(observation: AdmissionObservation): void;
 }

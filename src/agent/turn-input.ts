@@ -9,7 +9,9 @@ import { TOOL_JOB_ATTEMPTS } from '../jobs/fleet-queues.js';
  * turn run without it (ignoreDependencyOnFailure, src/jobs/fleet-queues.ts). The run goes on — a
  * tool failure is data — and its turn and budget limits bound what the model does next. */
 export const MISSING_RESULT_CODE = 'job_attempts_exhausted' satisfies ToolErrorCode;
-export const MISSING_RESULT_TEXT = `The tool gave no result: its job failed after ${TOOL_JOB_ATTEMPTS} attempts (the tool worker or its infrastructure failed, not the tool's answer). Treat the call as failed.`;
+export const MISSING_RESULT_TEXT =
+  `The tool gave no result: its job failed after ${TOOL_JOB_ATTEMPTS} attempts (the tool ` +
+  `worker or its infrastructure failed, not the tool's answer). Treat the call as failed.`;
 /** What the model reads for a call without a ledger entry: an error result in the same envelope
  * as every other result (the turn does not know the call's tool, so the envelope names none). */
 export const MISSING_RESULT_CONTENT = wrapToolError({ toolName: null, label: MISSING_RESULT_CODE, message: MISSING_RESULT_TEXT });
@@ -41,4 +43,3 @@ export function buildToolResultsMessage(
 export function textMessage(text: string): UserMessage {
   return { role: 'user', content: [{ type: 'text', text }] };
 }
-

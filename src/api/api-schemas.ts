@@ -3,7 +3,16 @@
 // (openapi-transform.ts), so the docs cannot drift from what the server accepts.
 import { z } from 'zod';
 import { PHASES } from '../domain/profile.js';
-import { questionSchema, RUN_STATUSES, runErrorSchema, runOptionsSchema, runThinkingSchema, runWebhookSchema, todoState, usageSchema } from '../engine/index.js';
+import {
+  questionSchema,
+  RUN_STATUSES,
+  runErrorSchema,
+  runOptionsSchema,
+  runThinkingSchema,
+  runWebhookSchema,
+  todoState,
+  usageSchema,
+} from '../engine/index.js';
 import { RUN_BUDGET_SOURCES } from '../domain/run-budget.js';
 import { MAX_RUN_TURNS } from '../domain/tenant-policy.js';
 import { providerNameSchema } from '../domain/provider-declarations.js';
@@ -31,20 +40,37 @@ export const createRunBodySchema = z
       .min(1)
       .max(200)
       .optional()
-      .describe('Model id; defaults to BUILDFLEET_MODEL (or the first of the tenant’s `allowedModels` when that is not among them). Unknown models are refused (`unknown_model`) unless the operator allows them; models outside the tenant’s `allowedModels` too (`model_not_allowed`)'),
+      .describe(
+        'Model id; defaults to BUILDFLEET_MODEL (or the first of the tenant’s `allowedModels` ' +
+          'when that is not among them). Unknown models are refused (`unknown_model`) unless the ' +
+          'operator allows them; models outside the tenant’s `allowedModels` too (`model_not_allowed`)',
+      ),
     provider: providerNameSchema
       .optional()
-      .describe('Model provider (docs/providers.md): `anthropic` or a name BUILDFLEET_PROVIDERS declares; defaults to BUILDFLEET_PROVIDER (or the first of the tenant’s `allowedProviders` when that is not among them). Unknown names are refused (`unknown_provider`), providers outside the tenant’s `allowedProviders` too (`provider_not_allowed`)'),
+      .describe(
+        'Model provider (docs/providers.md): `anthropic` or a name BUILDFLEET_PROVIDERS ' +
+          'declares; defaults to BUILDFLEET_PROVIDER (or the first of the tenant’s ' +
+          '`allowedProviders` when that is not among them). Unknown names are refused ' +
+          '(`unknown_provider`), providers outside the tenant’s `allowedProviders` too (`provider_not_allowed`)',
+      ),
     maxTurns: z
       .int()
       .min(1)
       .max(MAX_RUN_TURNS)
       .optional()
-      .describe('Model turns before the run stops; defaults to, and may not exceed, the tenant’s `maxTurns` (fleet default BUILDFLEET_MAX_TURNS; `max_turns_above_tenant_maximum`)'),
+      .describe(
+        'Model turns before the run stops; defaults to, and may not exceed, the tenant’s ' +
+          '`maxTurns` (fleet default BUILDFLEET_MAX_TURNS; `max_turns_above_tenant_maximum`)',
+      ),
     options: runOptionsSchema.optional(),
     thinking: runThinkingSchema.optional(),
     webhook: runWebhookSchema
-      .describe('Where the fleet posts a signed JSON payload when the run ends (`run.ended`) or waits for input (`run.waiting_for_input`): an https URL whose host resolves to public addresses only (`webhook_url_invalid`, `webhook_url_blocked`); needs `BUILDFLEET_WEBHOOK_SECRET` on the fleet (`webhooks_not_configured`). Payload, signature and retries: docs/webhooks.md')
+      .describe(
+        'Where the fleet posts a signed JSON payload when the run ends (`run.ended`) or waits for ' +
+          'input (`run.waiting_for_input`): an https URL whose host resolves to public addresses ' +
+          'only (`webhook_url_invalid`, `webhook_url_blocked`); needs `BUILDFLEET_WEBHOOK_SECRET` ' +
+          'on the fleet (`webhooks_not_configured`). Payload, signature and retries: docs/webhooks.md',
+      )
       .optional(),
   })
   .describe('A new build run');
@@ -64,12 +90,13 @@ export const createRunHeadersSchema = z.looseObject({
     .describe('Makes retries safe: the same key with the same body within 24 h returns the same run'),
 });
 
-export const runAcceptedSchema = z
-  .object({ id: runIdSchema, status: z.enum(RUN_STATUSES) })
-  .describe('The run and its status when the request was accepted');
+export const runAcceptedSchema = z.object({ id: runIdSchema, status: z.enum(RUN_STATUSES) }).describe('The run and its status when the request was accepted');
 export type RunAccepted = z.infer<typeof runAcceptedSchema>;
 
-const deploymentLinkSchema = z.object({ id: z.string(), url: z.string().describe('Absolute URL of the site, on the sites origin (BUILDFLEET_SITES_PUBLIC_URL)') });
+const deploymentLinkSchema = z.object({
+  id: z.string(),
+  url: z.string().describe('Absolute URL of the site, on the sites origin (BUILDFLEET_SITES_PUBLIC_URL)'),
+});
 
 const budgetAmountSchema = (unit: string) =>
   z.object({
@@ -84,7 +111,10 @@ const runBudgetViewSchema = z
       .extend({
         setBy: z
           .enum(RUN_BUDGET_SOURCES)
-          .describe('`run`: the run’s `options.budgetUsd` or its tenant’s default; `tenant_daily_spend_limit` / `tenant_monthly_spend_limit`: lowered at creation to what the tenant could still spend that UTC day / month'),
+          .describe(
+            '`run`: the run’s `options.budgetUsd` or its tenant’s default; `tenant_daily_spend_limit` / ' +
+              '`tenant_monthly_spend_limit`: lowered at creation to what the tenant could still spend that UTC day / month',
+          ),
       })
       .nullable()
       .describe('The USD budget; null when the run has none'),
@@ -101,19 +131,27 @@ export const runViewSchema = z
       .describe('planning, building or verifying; a run stays in its phase once the finish gate passed (its summary turn) (docs/run-states.md, Phases)'),
     turn: z.int(),
     model: z.string().describe('The model every call of the run uses'),
-    provider: z
-      .string()
-      .describe('The model provider every call of the run goes through (docs/providers.md)'),
+    provider: z.string().describe('The model provider every call of the run goes through (docs/providers.md)'),
     maxTokens: z.int().describe('max_tokens of the next call (raised after a truncation, up to the model maximum)'),
     thinking: z
       .enum(RUN_THINKING_MODES as [RunThinkingMode, ...RunThinkingMode[]])
-      .describe('How every call of the run thinks, decided at submit from `thinking` and the model’s capabilities (docs/models.md): off, manual (a budget), adaptive, or between_tools (no up-front thinking, progress updates between tool calls only)'),
+      .describe(
+        'How every call of the run thinks, decided at submit from `thinking` and the ' +
+          'model’s capabilities (docs/models.md): off, manual (a budget), adaptive, or ' +
+          'between_tools (no up-front thinking, progress updates between tool calls only)',
+      ),
     thinkingBudgetTokens: z.int().nullable().describe('Manual thinking budget of every call; null unless `thinking` is manual'),
-    effort: z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]]).nullable().describe('`output_config.effort` of every call; null when none is sent (the model’s default applies)'),
+    effort: z
+      .enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]])
+      .nullable()
+      .describe('`output_config.effort` of every call; null when none is sent (the model’s default applies)'),
     thinkingDisplay: z
       .enum(['summarized', 'omitted', 'updates'])
       .nullable()
-      .describe('The thinking display: `updates` where the model offers it (reasoning hidden, text between tool calls readable), else the model’s default; null when the run does not think up front'),
+      .describe(
+        'The thinking display: `updates` where the model offers it (reasoning hidden, text between ' +
+          'tool calls readable), else the model’s default; null when the run does not think up front',
+      ),
     todos: z.array(todoState),
     files: z.array(z.object({ path: z.string(), bytes: z.int() })).describe('The workspace as it is now'),
     deployment: z.object({
@@ -127,7 +165,10 @@ export const runViewSchema = z
       .max(1)
       .nullable()
       .describe('Prompt-cache reads over all input tokens (uncached + cache writes + cache reads), 0–1; null before the first answer'),
-    costUsd: z.number().min(0).describe('What the run’s model calls cost so far, in USD: the price table × usage, each answer rounded to a micro-dollar (docs/costs.md)'),
+    costUsd: z
+      .number()
+      .min(0)
+      .describe('What the run’s model calls cost so far, in USD: the price table × usage, each answer rounded to a micro-dollar (docs/costs.md)'),
     budget: runBudgetViewSchema,
     result: z.string().nullable().describe('The agent’s final summary once the run succeeded'),
     error: runErrorSchema.nullable(),
@@ -152,10 +193,7 @@ export const listRunsQuerySchema = z.object({
     .datetime({ offset: true })
     .optional()
     .describe('Only runs created at or after this time (ISO 8601, e.g. `2026-03-01T00:00:00Z`; compared to the millisecond)'),
-  to: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .describe('Only runs created before this time (ISO 8601; exclusive; compared to the millisecond)'),
+  to: z.iso.datetime({ offset: true }).optional().describe('Only runs created before this time (ISO 8601; exclusive; compared to the millisecond)'),
   prompt: z
     .string()
     .trim()
@@ -198,7 +236,9 @@ export const queueCountsSchema = z
         z.object({
           shard: z.int().min(0),
           queues: fleetQueueCountsSchema,
-          workers: z.object({ model: z.int().min(0), tool: z.int().min(0), webhook: z.int().min(0), archive: z.int().min(0) }).describe('Workers connected to each queue of the shard: 0 with jobs waiting means nothing serves them'),
+          workers: z
+            .object({ model: z.int().min(0), tool: z.int().min(0), webhook: z.int().min(0), archive: z.int().min(0) })
+            .describe('Workers connected to each queue of the shard: 0 with jobs waiting means nothing serves them'),
         }),
       )
       .describe('Each queue shard on its own (BUILDFLEET_QUEUE_SHARDS, docs/scaling.md#queue-shards)'),
@@ -273,7 +313,4 @@ export const deploymentParamsSchema = resourceParams(
   apiErrors.runNotFound,
 );
 
-export const deploymentRootParamsSchema = resourceParams(
-  z.object({ runId: runIdSchema, deployId: deployIdSchema }),
-  apiErrors.runNotFound,
-);
+export const deploymentRootParamsSchema = resourceParams(z.object({ runId: runIdSchema, deployId: deployIdSchema }), apiErrors.runNotFound);

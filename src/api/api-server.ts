@@ -105,9 +105,11 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
       info: {
         title: 'buildfleet API',
         version: '1.0.0',
-        description: `Start LLM build runs, follow their events and answer their questions. The sites they build are served on a separate origin (\`BUILDFLEET_SITES_PUBLIC_URL\`, docs/sites.md).\n\nEvery error is \`{ "error": { "code", "message" } }\`. Codes:\n\n${API_ERRORS.map(
-          (definition) => `- \`${definition.code}\` (${definition.statusCode}): ${definition.description}`,
-        ).join('\n')}`,
+        description:
+          `Start LLM build runs, follow their events and answer their questions. The sites they build are served on a ` +
+          `separate origin (\`BUILDFLEET_SITES_PUBLIC_URL\`, docs/sites.md).\n\n` +
+          `Every error is \`{ "error": { "code", "message" } }\`. Codes:\n\n` +
+          `${API_ERRORS.map((definition) => `- \`${definition.code}\` (${definition.statusCode}): ${definition.description}`).join('\n')}`,
       },
       tags: [
         { name: 'runs', description: 'Build runs' },
@@ -120,7 +122,9 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
-            description: 'An API key (`bf_…`) from `buildfleet keys create`, as `Authorization: Bearer bf_…`. Each key belongs to one tenant and has scopes: `runs:read`, `runs:write`, `admin` (includes both).',
+            description:
+              'An API key (`bf_…`) from `buildfleet keys create`, as `Authorization: Bearer bf_…`. Each ' +
+              'key belongs to one tenant and has scopes: `runs:read`, `runs:write`, `admin` (includes both).',
           },
         },
       },

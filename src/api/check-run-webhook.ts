@@ -9,7 +9,13 @@ import { apiErrors } from './api-errors.js';
 export const RUN_WEBHOOK_ERRORS = ['webhook_url_invalid', 'webhook_url_blocked', 'webhooks_not_configured'] as const;
 
 /** The webhook to store on the run (null: none asked for), or the API error of its refusal. */
-export async function checkRunWebhook({ fleet, webhook }: { fleet: Pick<FleetContext, 'config'>; webhook: RunWebhook | undefined }): Promise<RunWebhook | null> {
+export async function checkRunWebhook({
+  fleet,
+  webhook,
+}: {
+  fleet: Pick<FleetContext, 'config'>;
+  webhook: RunWebhook | undefined;
+}): Promise<RunWebhook | null> {
   if (!webhook) return null;
   if (!fleet.config.BUILDFLEET_WEBHOOK_SECRET) throw apiErrors.webhooksNotConfigured();
   try {

@@ -5,7 +5,20 @@ import { apiErrors } from './api-errors.js';
 
 /** node-postgres connection failures: the socket's errno codes, SQLSTATE class 08 (connection
  * exception), 57P01–57P03 (the server shutting down or starting), 53300 (too many connections). */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 
 function isPostgresUnreachable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

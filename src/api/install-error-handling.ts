@@ -14,7 +14,9 @@ type ErrorHandlingServerOptions = Required<Pick<FastifyServerOptions, 'return503
  * `frameworkErrorHeaders` go on the answers to errors Fastify raises before routing: those answers
  * run no onSend hook (fastify.js onBadUrl builds the reply outside any route's context), so a
  * server whose every answer must carry headers (the sites origin's CSP) names them here too. */
-export function errorHandlingServerOptions({ frameworkErrorHeaders = {} }: { frameworkErrorHeaders?: Readonly<Record<string, string>> } = {}): ErrorHandlingServerOptions {
+export function errorHandlingServerOptions({
+  frameworkErrorHeaders = {},
+}: { frameworkErrorHeaders?: Readonly<Record<string, string>> } = {}): ErrorHandlingServerOptions {
   return {
     // Fastify's own closing answer is not in the API's error shape; installErrorHandling's
     // onRequest hook answers shutting_down instead.

@@ -52,7 +52,10 @@ export function installJsonBodyParser({ app, bodyLimit }: { app: FastifyInstance
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (request, body, done) => {
     const charset = charsetOf(request.headers['content-type']);
     if (charset !== null && !UTF8_LABELS.has(charset)) {
-      done(apiErrors.unsupportedCharset(`Send the body as UTF-8 JSON: charset ${JSON.stringify(charset.slice(0, 40))} is not supported (RFC 8259 §8.1).`), undefined);
+      done(
+        apiErrors.unsupportedCharset(`Send the body as UTF-8 JSON: charset ${JSON.stringify(charset.slice(0, 40))} is not supported (RFC 8259 §8.1).`),
+        undefined,
+      );
       return;
     }
     const bytes = typeof body === 'string' ? Buffer.from(body) : body;

@@ -19,9 +19,7 @@ function renameWildcard(schema: JsonObject): JsonObject {
   const properties = schema.properties as Record<string, unknown> | undefined;
   if (!properties || !('*' in properties)) return schema;
   const { '*': wildcard, ...rest } = properties;
-  const required = Array.isArray(schema.required)
-    ? (schema.required as string[]).map((name) => (name === '*' ? WILDCARD_NAME : name))
-    : schema.required;
+  const required = Array.isArray(schema.required) ? (schema.required as string[]).map((name) => (name === '*' ? WILDCARD_NAME : name)) : schema.required;
   return { ...schema, properties: { ...rest, [WILDCARD_NAME]: wildcard }, ...(required ? { required } : {}) };
 }
 
@@ -30,7 +28,8 @@ function responsesOf(documentation: RouteDocumentation): JsonObject {
   for (const [status, documented] of Object.entries(documentation.responses)) {
     const content: JsonObject = {};
     if (documented.schema) content['application/json'] = { schema: toOpenApiSchema(documented.schema, 'output') };
-    for (const type of documented.contentTypes ?? []) content[type] = { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } };
+    for (const type of documented.contentTypes ?? [])
+      content[type] = { schema: type.startsWith('text/') ? { type: 'string' } : { type: 'string', format: 'binary' } };
     responses[status] = {
       description: documented.description,
       ...(Object.keys(content).length > 0 ? { content } : {}),

@@ -67,13 +67,25 @@ export const toolCallViewSchema = z
     verdict: z
       .enum(TOOL_CALL_VERDICTS)
       .nullable()
-      .describe('The output contract’s verdict: `valid`; `degraded` (invalid, answered with the last-known-good output); `invalid` (the output failed its contract); `not_validated` (the call failed or was refused before it had an output); null while unanswered'),
-    verdictReason: z.string().nullable().describe('Why: the contract’s reason (`unexpected_content_type:text/html`) for `invalid` and `degraded`, the error code for `not_validated`'),
+      .describe(
+        'The output contract’s verdict: `valid`; `degraded` (invalid, answered with the ' +
+          'last-known-good output); `invalid` (the output failed its contract); `not_validated` ' +
+          '(the call failed or was refused before it had an output); null while unanswered',
+      ),
+    verdictReason: z
+      .string()
+      .nullable()
+      .describe('Why: the contract’s reason (`unexpected_content_type:text/html`) for `invalid` and `degraded`, the error code for `not_validated`'),
     untrusted: z.boolean().nullable().describe('The result reached the model inside the untrusted-data envelope (`trust="untrusted"`); null while unanswered'),
     injectionFlags: z
       .array(z.object({ patterns: z.array(z.string()), source: z.enum(['output', 'error']) }))
       .describe('Injection-like text flagged in the result (`tool-output-injection-flag` events; attributed to calls since issue #18)'),
-    attempt: z.number().int().min(1).nullable().describe('The tool job’s last attempt (`tool-call-start`); null when it never started (refused, or failed its checks)'),
+    attempt: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .describe('The tool job’s last attempt (`tool-call-start`); null when it never started (refused, or failed its checks)'),
     durationMs: nullableDuration,
     result: z
       .object({
@@ -88,12 +100,16 @@ export const toolCallViewSchema = z
   })
   .describe('One tool call with its result and verdict');
 
-export const toolCallPageSchema = z.object({ toolCalls: z.array(toolCallViewSchema), nextAfter: nextAfterSchema }).describe('A page of the run’s tool calls, in transcript order');
+export const toolCallPageSchema = z
+  .object({ toolCalls: z.array(toolCallViewSchema), nextAfter: nextAfterSchema })
+  .describe('A page of the run’s tool calls, in transcript order');
 
 export const transcriptMessageSchema = z
   .object({
     index: z.number().int().min(0),
-    role: z.enum(TRANSCRIPT_ROLES).describe('`system`: a mid-conversation system message (a phase change’s instructions and tool_addition / tool_removal blocks, docs/prompt-caching.md)'),
+    role: z
+      .enum(TRANSCRIPT_ROLES)
+      .describe('`system`: a mid-conversation system message (a phase change’s instructions and tool_addition / tool_removal blocks, docs/prompt-caching.md)'),
     content: z.union([z.string(), z.array(z.unknown())]).describe('Messages API content blocks (text, tool_use, tool_result, thinking…), secrets redacted'),
   })
   .describe('One message of the transcript');
@@ -109,7 +125,9 @@ export const filesQuerySchema = z.object({
 
 export const fileListingSchema = z
   .object({
-    source: z.enum(['workspace', 'archive']).describe('`workspace`: read from Redis, the live workspace; `archive`: the listing archived when the run ended (its contents are not archived)'),
+    source: z
+      .enum(['workspace', 'archive'])
+      .describe('`workspace`: read from Redis, the live workspace; `archive`: the listing archived when the run ended (its contents are not archived)'),
     files: z.array(z.object({ path: z.string(), bytes: z.number().int().min(0) })),
     nextAfter: z.string().nullable().describe('Pass as `after` for the next page; null after the last'),
   })
@@ -123,7 +141,12 @@ export const runFileParamsSchema = resourceParams(
 export const runFileSchema = z
   .object({
     path: z.string(),
-    source: z.enum(['workspace', 'deployment']).describe('`workspace`: the run’s workspace in Redis; `deployment`: once Redis no longer holds the run, the file as its latest deployment holds it on the site store'),
+    source: z
+      .enum(['workspace', 'deployment'])
+      .describe(
+        '`workspace`: the run’s workspace in Redis; `deployment`: once Redis no longer ' +
+          'holds the run, the file as its latest deployment holds it on the site store',
+      ),
     deployId: z.string().nullable().describe('The deployment read, for `deployment`'),
     bytes: z.number().int().min(0),
     content: z.string().describe('The file as stored: text, or a `data:` URL for binary files; secrets redacted'),

@@ -85,7 +85,11 @@ export class StoredPayloadInvalid extends Error {
 }
 
 /** The entries after position `after`, at most `limit`, and the position to page on from. */
-function pageOf<Item>(items: readonly Item[], positionOf: (item: Item) => number, { after, limit }: PayloadPageQuery): { items: Item[]; nextAfter: number | null } {
+function pageOf<Item>(
+  items: readonly Item[],
+  positionOf: (item: Item) => number,
+  { after, limit }: PayloadPageQuery,
+): { items: Item[]; nextAfter: number | null } {
   const rest = items.filter((item) => positionOf(item) > after);
   const page = rest.slice(0, limit);
   const last = page.at(-1);
@@ -98,13 +102,20 @@ function textOf(message: unknown, progressUpdates: boolean): string | null {
   const parsed = transcriptMessageInputSchema.safeParse(message);
   if (!parsed.success || parsed.data.role !== 'assistant') return null;
   const { content } = parsed.data;
-  const written = typeof content === 'string' ? content.trim() : modelWrittenText({ content: content.filter((block): block is AssistantBlock => typeof block === 'object' && block !== null), progressUpdates }).written;
+  const written =
+    typeof content === 'string'
+      ? content.trim()
+      : modelWrittenText({ content: content.filter((block): block is AssistantBlock => typeof block === 'object' && block !== null), progressUpdates }).written;
   return written === '' ? null : redactText(written);
 }
 
 function turnSummaryOf(runId: string, turn: ArchivedTurn, messages: readonly unknown[], progressUpdates: boolean): TurnSummary {
   const parsed = turnRequestSchema.safeParse(turn.request);
-  if (!parsed.success) throw new StoredPayloadInvalid(runId, `turn ${turn.step}'s request summary: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  if (!parsed.success)
+    throw new StoredPayloadInvalid(
+      runId,
+      `turn ${turn.step}'s request summary: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+    );
   const request = parsed.data;
   const messageIndex = request.message_index;
   return {
@@ -305,9 +316,11 @@ export class RunPayloads {
     const history = this.fleet.history;
     // Found in Redis, gone since, and no history to read it from: the run is gone.
     if (!history || !(await this.archivedRun(found))) throw apiErrors.runNotFound();
-    const [turns, toolCalls, messages] = await readHistory(() => Promise.all([history.readTurns(runId), history.readToolCalls(runId), history.readTranscript(runId)]));
+    const [turns, toolCalls, messages] = await readHistory(() =>
+      Promise.all([history.readTurns(runId), history.readToolCalls(runId), history.readTranscript(runId)]),
+    );
     const events: PayloadEvent[] = [];
-    for (let cursor = '-'; ; ) {
+    for (let cursor = '-'; ;) {
       const page = await readHistory(() => history.readEvents(runId, cursor, EVENT_PAGE_SIZE));
       events.push(...page.map((event) => ({ ...event.data, event: event.event, step: event.step })));
       const last = page.at(-1);

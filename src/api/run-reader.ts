@@ -93,7 +93,7 @@ export class RunReader {
 
   private async readRedisEvents(runId: string, afterId: string): Promise<StoredEvent[]> {
     const events: StoredEvent[] = [];
-    for (let cursor = afterId; ; ) {
+    for (let cursor = afterId; ;) {
       const page = await this.fleet.store.readEvents(runId, cursor, EVENT_PAGE_SIZE);
       events.push(...page);
       const last = page.at(-1);
@@ -106,7 +106,7 @@ export class RunReader {
     const history = this.fleet.history;
     if (!history) return [];
     const events: StoredEvent[] = [];
-    for (let cursor = afterId; ; ) {
+    for (let cursor = afterId; ;) {
       const page = await readHistory(() => history.readEvents(runId, cursor, EVENT_PAGE_SIZE));
       events.push(...page.map((event) => storedEventOf(runId, event)));
       const last = page.at(-1);

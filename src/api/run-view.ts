@@ -13,8 +13,29 @@ import { redactText, redactValue } from '../telemetry/redact-secrets.js';
  * or history does (archived-run-view-record.ts). */
 export type RunViewRecord = Pick<
   RunRecord,
-  | 'id' | 'status' | 'phase' | 'turn' | 'model' | 'maxTokens' | 'thinking' | 'thinkingBudgetTokens' | 'effort' | 'thinkingDisplay' | 'todos' | 'latestDeploy' | 'liveDeploy'
-  | 'usage' | 'costMicroUsd' | 'budget' | 'result' | 'error' | 'question' | 'traceId' | 'createdAt' | 'updatedAt' | 'rerunOf'
+  | 'id'
+  | 'status'
+  | 'phase'
+  | 'turn'
+  | 'model'
+  | 'maxTokens'
+  | 'thinking'
+  | 'thinkingBudgetTokens'
+  | 'effort'
+  | 'thinkingDisplay'
+  | 'todos'
+  | 'latestDeploy'
+  | 'liveDeploy'
+  | 'usage'
+  | 'costMicroUsd'
+  | 'budget'
+  | 'result'
+  | 'error'
+  | 'question'
+  | 'traceId'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'rerunOf'
 > & { provider: string };
 
 /** The run's budgets with what it spent against them. */
@@ -55,9 +76,7 @@ export function toRunView({
     todos: redactValue(run.todos),
     files,
     deployment: {
-      latest: run.latestDeploy
-        ? { id: run.latestDeploy, url: deploymentUrl({ sitesBaseUrl, runId: run.id, deployId: run.latestDeploy }) }
-        : null,
+      latest: run.latestDeploy ? { id: run.latestDeploy, url: deploymentUrl({ sitesBaseUrl, runId: run.id, deployId: run.latestDeploy }) } : null,
       live: run.liveDeploy ? { id: run.liveDeploy, url: liveSiteUrl({ sitesBaseUrl, runId: run.id }) } : null,
     },
     usage: run.usage,

@@ -7,13 +7,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import { registerRoute } from './define-route.js';
 import { errorHandlingServerOptions, installErrorHandling } from './install-error-handling.js';
-import {
-  deploymentRootRedirectRoute,
-  deploymentSiteRoute,
-  liveSiteRoute,
-  ogImageRoute,
-  siteRootRedirectRoute,
-} from './routes/site-routes.js';
+import { deploymentRootRedirectRoute, deploymentSiteRoute, liveSiteRoute, ogImageRoute, siteRootRedirectRoute } from './routes/site-routes.js';
 import { zodSerializerCompiler, zodValidatorCompiler } from './zod-route-compilers.js';
 import { SITE_SECURITY_HEADERS } from './sites/site-security-headers.js';
 

@@ -55,7 +55,13 @@ function codePointLength(text: string): number {
 /** Throws the API error of a model or thinking choice the fleet refuses. */
 function checkModelSettings(fleet: FleetContext, body: CreateRunBody, model: string | undefined, tenantDefaultEffort: EffortLevel | null): void {
   try {
-    resolveRunModelSettings({ config: fleet.config, model, thinking: body.thinking, tenantDefaultEffort, describe: (name) => fleet.modelDescriptions.describe(name) });
+    resolveRunModelSettings({
+      config: fleet.config,
+      model,
+      thinking: body.thinking,
+      tenantDefaultEffort,
+      describe: (name) => fleet.modelDescriptions.describe(name),
+    });
   } catch (error) {
     if (!(error instanceof RunModelSettingsError)) throw error;
     switch (error.code) {
@@ -119,7 +125,9 @@ export async function startRunFromBody({
     const limits = await readTenantLimits({ fleet, tenant, now });
     // A provider the fleet does not have is the caller's mistake whatever the tenant's policy.
     if (body.provider !== undefined && !providerNames(fleet.config.BUILDFLEET_PROVIDERS).includes(body.provider)) {
-      throw apiErrors.unknownProvider(`The fleet has no provider ${JSON.stringify(body.provider)}. Providers: ${providerNames(fleet.config.BUILDFLEET_PROVIDERS).join(', ')}.`);
+      throw apiErrors.unknownProvider(
+        `The fleet has no provider ${JSON.stringify(body.provider)}. Providers: ${providerNames(fleet.config.BUILDFLEET_PROVIDERS).join(', ')}.`,
+      );
     }
     const { maxTurns, model, provider } = admitRunLimits({
       policy: limits.policy,
@@ -159,5 +167,7 @@ export async function startRunFromBody({
     }
   };
   const idempotencyKey = (request.headers as Record<string, string | undefined>)['idempotency-key'];
-  return idempotencyKey ? submitRunIdempotently({ fleet, tenant: tenantOf(request), idempotencyKey, body: idempotencyBody, submit }) : { run: await submit(), replayed: false };
+  return idempotencyKey
+    ? submitRunIdempotently({ fleet, tenant: tenantOf(request), idempotencyKey, body: idempotencyBody, submit })
+    : { run: await submit(), replayed: false };
 }

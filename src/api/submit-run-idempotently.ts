@@ -30,7 +30,13 @@ export async function submitRunIdempotently({
   /** How long a request waits for a concurrent one with the same key to create the run. */
   waitForWinnerMs?: number;
 }): Promise<IdempotentSubmission> {
-  const submission = await fleet.store.submitIdempotently({ tenant, idempotencyKey, bodyHash: canonicalJsonHash(body), submit, ...(waitForWinnerMs === undefined ? {} : { waitForWinnerMs }) });
+  const submission = await fleet.store.submitIdempotently({
+    tenant,
+    idempotencyKey,
+    bodyHash: canonicalJsonHash(body),
+    submit,
+    ...(waitForWinnerMs === undefined ? {} : { waitForWinnerMs }),
+  });
   switch (submission.kind) {
     case 'submitted':
       return { run: submission.run, replayed: submission.replayed };

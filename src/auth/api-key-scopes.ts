@@ -10,7 +10,14 @@ export function hasScope({ scopes, required }: { scopes: readonly ApiKeyScope[];
 
 /** Parses "runs:read,runs:write" into scopes; throws naming the first unknown one. */
 export function parseScopes(list: string): ApiKeyScope[] {
-  const scopes = [...new Set(list.split(',').map((scope) => scope.trim()).filter((scope) => scope !== ''))];
+  const scopes = [
+    ...new Set(
+      list
+        .split(',')
+        .map((scope) => scope.trim())
+        .filter((scope) => scope !== ''),
+    ),
+  ];
   if (scopes.length === 0) throw new Error(`no scopes given; choose from ${API_KEY_SCOPES.join(', ')}`);
   for (const scope of scopes) {
     if (!(API_KEY_SCOPES as readonly string[]).includes(scope)) {

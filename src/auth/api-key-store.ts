@@ -46,9 +46,7 @@ export interface VerifiedApiKey {
 }
 
 /** What `createBootstrap` did: made the key (its token shown now, once) or found the one made before. */
-export type BootstrapOutcome =
-  | { created: true; id: string; token: string }
-  | { created: false; id: string; existing: ApiKeyInfo | null };
+export type BootstrapOutcome = { created: true; id: string; token: string } | { created: false; id: string; existing: ApiKeyInfo | null };
 
 // Creates the bootstrap key only if no bootstrap key was ever created, in one atomic step, so two
 // bootstraps started together (two `kubectl exec`s, a retried Job) still make one key. The marker is
@@ -84,7 +82,12 @@ function bootstrapMarkerKey(keys: KeySpace): string {
 }
 
 /** A new random key and the record stored for it (only the token's hash). */
-function newKey({ tenant, scopes, name }: { tenant: string; scopes: readonly ApiKeyScope[]; name: string | null }): { id: string; token: string; hash: string; record: ApiKeyRecord } {
+function newKey({ tenant, scopes, name }: { tenant: string; scopes: readonly ApiKeyScope[]; name: string | null }): {
+  id: string;
+  token: string;
+  hash: string;
+  record: ApiKeyRecord;
+} {
   if (!TENANT_PATTERN.test(tenant)) throw new Error(`invalid tenant "${tenant}": 1-64 letters, digits, _ and -, starting with a letter or digit`);
   if (scopes.length === 0) throw new Error('a key needs at least one scope');
   const id = `key_${randomBytes(8).toString('hex')}`;
@@ -98,7 +101,15 @@ export class ApiKeyStore {
   constructor(private readonly options: { redis: RedisClient; keys: KeySpace }) {}
 
   /** Creates a key; the returned token is shown once and cannot be recovered later. */
-  async create({ tenant, scopes, name = null }: { tenant: string; scopes: readonly ApiKeyScope[]; name?: string | null }): Promise<{ id: string; token: string }> {
+  async create({
+    tenant,
+    scopes,
+    name = null,
+  }: {
+    tenant: string;
+    scopes: readonly ApiKeyScope[];
+    name?: string | null;
+  }): Promise<{ id: string; token: string }> {
     const { id, token, hash, record } = newKey({ tenant, scopes, name });
     const { redis, keys } = this.options;
     await redis.multi().hset(keys.apiKeys(), id, JSON.stringify(record)).hset(keys.apiKeyHashes(), hash, id).exec();
@@ -113,7 +124,16 @@ export class ApiKeyStore {
   async createBootstrap({ tenant, scopes, name }: { tenant: string; scopes: readonly ApiKeyScope[]; name: string }): Promise<BootstrapOutcome> {
     const { id, token, hash, record } = newKey({ tenant, scopes, name });
     const { redis, keys } = this.options;
-    const existingId = await redis.eval(CREATE_BOOTSTRAP_SCRIPT, 3, keys.apiKeys(), keys.apiKeyHashes(), bootstrapMarkerKey(keys), id, JSON.stringify(record), hash);
+    const existingId = await redis.eval(
+      CREATE_BOOTSTRAP_SCRIPT,
+      3,
+      keys.apiKeys(),
+      keys.apiKeyHashes(),
+      bootstrapMarkerKey(keys),
+      id,
+      JSON.stringify(record),
+      hash,
+    );
     if (existingId === null) return { created: true, id, token };
     // State read back from Redis: a marker that is not a key id means someone else wrote it.
     if (typeof existingId !== 'string' || !KEY_ID_PATTERN.test(existingId)) {

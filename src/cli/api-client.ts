@@ -91,12 +91,24 @@ export class ApiClient {
   }
 
   /** A request whose answer is validated against `schema`: the API is a boundary like any other. */
-  async requestValid<Schema extends z.ZodType>({ method = 'GET', path, body, schema }: { method?: string; path: string; body?: unknown; schema: Schema }): Promise<z.infer<Schema>> {
+  async requestValid<Schema extends z.ZodType>({
+    method = 'GET',
+    path,
+    body,
+    schema,
+  }: {
+    method?: string;
+    path: string;
+    body?: unknown;
+    schema: Schema;
+  }): Promise<z.infer<Schema>> {
     const answer = await this.request<unknown>(method, path, body);
     const parsed = schema.safeParse(answer);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new ApiResponseInvalidError(`${method} ${path} answered a body the CLI cannot read: ${issue ? `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}` : 'invalid'}`);
+      throw new ApiResponseInvalidError(
+        `${method} ${path} answered a body the CLI cannot read: ${issue ? `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}` : 'invalid'}`,
+      );
     }
     return parsed.data;
   }

@@ -29,7 +29,12 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
   const redisPart = values['redis-cluster'] ? 'a local Redis Cluster of 3 primaries and 3 replicas' : 'redis-server';
   const workerPart = shards > 1 ? `a model worker and a tool worker for each of ${shards} queue shards` : 'model worker, tool worker';
   console.log(`starting the dev fleet (${redisPart}, PostgreSQL, simulator, API with its sites origin, ${workerPart})…`);
-  const fleet = await startDevFleet({ echo: values.verbose ? process.stderr : null, simulatorArgs: ['--profile', values.profile], redisCluster: values['redis-cluster'], shards });
+  const fleet = await startDevFleet({
+    echo: values.verbose ? process.stderr : null,
+    simulatorArgs: ['--profile', values.profile],
+    redisCluster: values['redis-cluster'],
+    shards,
+  });
   let code = 1;
   try {
     console.log(`API: ${fleet.apiUrl}  (docs at ${fleet.apiUrl}/docs)  sites: ${fleet.sitesUrl}`);
@@ -61,6 +66,7 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
 /** `--shards N`: a whole number of queue shards, 1 to MAX_QUEUE_SHARDS. */
 export function parseShardCount(text: string): number {
   const shards = Number(text);
-  if (!Number.isInteger(shards) || shards < 1 || shards > MAX_QUEUE_SHARDS) throw new Error(`--shards: expected a whole number from 1 to ${MAX_QUEUE_SHARDS}, not ${JSON.stringify(text)}`);
+  if (!Number.isInteger(shards) || shards < 1 || shards > MAX_QUEUE_SHARDS)
+    throw new Error(`--shards: expected a whole number from 1 to ${MAX_QUEUE_SHARDS}, not ${JSON.stringify(text)}`);
   return shards;
 }

@@ -5,12 +5,9 @@
 import { ApiClient } from './api-client.js';
 import { followRun, type RunView } from './follow-run.js';
 
-export const SAMPLE_PROMPT =
-  'Build a small website for "Harbor Lights Bakery": a home page with opening hours, an about page, and a simple stylesheet.';
+export const SAMPLE_PROMPT = 'Build a small website for "Harbor Lights Bakery": a home page with opening hours, an about page, and a simple stylesheet.';
 
-export type SampleBuildOutcome =
-  | { ok: true; view: RunView; siteUrl: string }
-  | { ok: false; view: RunView | null; problem: string };
+export type SampleBuildOutcome = { ok: true; view: RunView; siteUrl: string } | { ok: false; view: RunView | null; problem: string };
 
 /** Submits the sample build, follows it and fetches its published site. */
 export async function runSampleBuild({ apiUrl, apiKey, log }: { apiUrl: string; apiKey: string; log: (line: string) => void }): Promise<SampleBuildOutcome> {

@@ -10,9 +10,18 @@ import { startDevFleet, type DevFleet, type DevFleetOptions } from './dev-fleet.
 import { parseShardCount } from './demo-command.js';
 
 /** The lines `dev` prints on stderr once the fleet is up: where everything is, and no secret. */
-export function devFleetBanner(fleet: Pick<DevFleet, 'redisUrl' | 'redisClusterSeeds' | 'databaseUrl' | 'simulatorUrl' | 'apiUrl' | 'sitesUrl' | 'consoleUrl' | 'stateFile'>): string[] {
+export function devFleetBanner(
+  fleet: Pick<DevFleet, 'redisUrl' | 'redisClusterSeeds' | 'databaseUrl' | 'simulatorUrl' | 'apiUrl' | 'sitesUrl' | 'consoleUrl' | 'stateFile'>,
+): string[] {
   return [
-    `redis: ${fleet.redisClusterSeeds ? `cluster ${fleet.redisClusterSeeds.split(',').map((seed) => redactUrl(seed)).join(',')}` : redactUrl(fleet.redisUrl)}  history: ${redactUrl(fleet.databaseUrl)}${fleet.simulatorUrl ? `  simulator: ${fleet.simulatorUrl}` : ''}`,
+    `redis: ${
+      fleet.redisClusterSeeds
+        ? `cluster ${fleet.redisClusterSeeds
+            .split(',')
+            .map((seed) => redactUrl(seed))
+            .join(',')}`
+        : redactUrl(fleet.redisUrl)
+    }  history: ${redactUrl(fleet.databaseUrl)}${fleet.simulatorUrl ? `  simulator: ${fleet.simulatorUrl}` : ''}`,
     `API docs: ${fleet.apiUrl}/docs   sites: ${fleet.sitesUrl}/sites/…   submit with: npm run buildfleet -- submit "a landing page" --follow`,
     `run console: ${fleet.consoleUrl}/ (sign in with an API key, e.g. the dev key below)`,
     fleet.stateFile

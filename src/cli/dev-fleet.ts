@@ -87,7 +87,9 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     // Both servers at once: initdb takes a few seconds, as long as the rest of the start together.
     const wantsCluster = options.redisCluster === true && !baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES;
     const [startedRedis, startedPostgres, startedCluster] = await Promise.allSettled([
-      baseEnv.REDIS_URL || wantsCluster || baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES ? null : startPrivateRedis({ dataDir: options.dataDir ?? join(DEV_STATE_DIR, 'redis') }),
+      baseEnv.REDIS_URL || wantsCluster || baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES
+        ? null
+        : startPrivateRedis({ dataDir: options.dataDir ?? join(DEV_STATE_DIR, 'redis') }),
       baseEnv.DATABASE_URL ? null : startPrivatePostgres(),
       // A fresh cluster each time, like the private PostgreSQL: its data is the session's.
       wantsCluster ? startLocalRedisCluster({ dataDir: (clusterDir = mkdtempSync(join(tmpdir(), 'buildfleet-dev-cluster-'))) }) : null,
@@ -108,7 +110,13 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     await migrateHistory({ databaseUrl });
     let simulatorUrl: string | null = null;
     if (!baseEnv.ANTHROPIC_API_KEY && !baseEnv.ANTHROPIC_BASE_URL) {
-      const simulator = spawnRole({ name: 'simulator', args: ['sim', '--port', '0', ...(options.simulatorArgs ?? [])], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry });
+      const simulator = spawnRole({
+        name: 'simulator',
+        args: ['sim', '--port', '0', ...(options.simulatorArgs ?? [])],
+        env: baseEnv,
+        echo: options.echo ?? null,
+        cliEntry: options.cliEntry,
+      });
       roles.push(simulator);
       simulatorUrl = (await simulator.waitForLine(/simulator listening on (http:\/\/\S+)/))[1] ?? null;
       baseEnv.ANTHROPIC_BASE_URL = simulatorUrl ?? undefined;
@@ -122,11 +130,19 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     // Sites get their own origin: another port of the API process (src/api/api-process.ts).
     if (!baseEnv.BUILDFLEET_SITES_PORT) baseEnv.BUILDFLEET_SITES_PORT = String(sitesPort);
     // A dev fleet is this machine: a wildcard sites host is reached on loopback (listenerBaseUrl).
-    const sitesUrl = listenerBaseUrl({ publicUrl: baseEnv.BUILDFLEET_SITES_PUBLIC_URL || undefined, host: baseEnv.BUILDFLEET_SITES_HOST ?? '127.0.0.1', port: Number(baseEnv.BUILDFLEET_SITES_PORT) });
+    const sitesUrl = listenerBaseUrl({
+      publicUrl: baseEnv.BUILDFLEET_SITES_PUBLIC_URL || undefined,
+      host: baseEnv.BUILDFLEET_SITES_HOST ?? '127.0.0.1',
+      port: Number(baseEnv.BUILDFLEET_SITES_PORT),
+    });
     baseEnv.BUILDFLEET_SITES_PUBLIC_URL = sitesUrl;
     // And the run console a third one (docs/console.md), so `npm run demo` and `dev` can be watched.
     if (!baseEnv.BUILDFLEET_CONSOLE_PORT) baseEnv.BUILDFLEET_CONSOLE_PORT = String(consolePort);
-    const consoleUrl = listenerBaseUrl({ publicUrl: baseEnv.BUILDFLEET_CONSOLE_PUBLIC_URL || undefined, host: baseEnv.BUILDFLEET_CONSOLE_HOST ?? '127.0.0.1', port: Number(baseEnv.BUILDFLEET_CONSOLE_PORT) });
+    const consoleUrl = listenerBaseUrl({
+      publicUrl: baseEnv.BUILDFLEET_CONSOLE_PUBLIC_URL || undefined,
+      host: baseEnv.BUILDFLEET_CONSOLE_HOST ?? '127.0.0.1',
+      port: Number(baseEnv.BUILDFLEET_CONSOLE_PORT),
+    });
     baseEnv.BUILDFLEET_CONSOLE_PUBLIC_URL = consoleUrl;
     const api = spawnRole({ name: 'api', args: ['api'], env: baseEnv, echo: options.echo ?? null, cliEntry: options.cliEntry });
     roles.push(api);
@@ -136,10 +152,26 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
       const shardEnv = shards > 1 ? { ...baseEnv, BUILDFLEET_QUEUE_SHARD: String(shard) } : baseEnv;
       const suffix = shards > 1 ? `-shard-${shard}` : '';
       for (let index = 0; index < (options.modelWorkers ?? 1); index += 1) {
-        workers.push(spawnRole({ name: `model-worker-${index + 1}${suffix}`, args: ['worker', 'model'], env: shardEnv, echo: options.echo ?? null, cliEntry: options.cliEntry }));
+        workers.push(
+          spawnRole({
+            name: `model-worker-${index + 1}${suffix}`,
+            args: ['worker', 'model'],
+            env: shardEnv,
+            echo: options.echo ?? null,
+            cliEntry: options.cliEntry,
+          }),
+        );
       }
       for (let index = 0; index < (options.toolWorkers ?? 1); index += 1) {
-        workers.push(spawnRole({ name: `tool-worker-${index + 1}${suffix}`, args: ['worker', 'tool'], env: shardEnv, echo: options.echo ?? null, cliEntry: options.cliEntry }));
+        workers.push(
+          spawnRole({
+            name: `tool-worker-${index + 1}${suffix}`,
+            args: ['worker', 'tool'],
+            env: shardEnv,
+            echo: options.echo ?? null,
+            cliEntry: options.cliEntry,
+          }),
+        );
       }
     }
     roles.push(...workers);
@@ -156,12 +188,36 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
       mkdirSync(dirname(stateFile), { recursive: true });
       writeFileSync(
         stateFile,
-        JSON.stringify({ apiUrl, sitesUrl, redisUrl: baseEnv.REDIS_URL, redisClusterSeeds: baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES ?? null, simulatorUrl, devKey: created.token, pid: process.pid }, null, 2),
+        JSON.stringify(
+          {
+            apiUrl,
+            sitesUrl,
+            redisUrl: baseEnv.REDIS_URL,
+            redisClusterSeeds: baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES ?? null,
+            simulatorUrl,
+            devKey: created.token,
+            pid: process.pid,
+          },
+          null,
+          2,
+        ),
         { mode: 0o600 },
       );
     }
     const writtenStateFile = options.writeStateFile !== false ? stateFile : null;
-    return { apiUrl, sitesUrl, consoleUrl, redisUrl: baseEnv.REDIS_URL ?? '', redisClusterSeeds: baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES ?? null, databaseUrl, simulatorUrl, apiKey: created.token, stateFile: writtenStateFile, roles, stop };
+    return {
+      apiUrl,
+      sitesUrl,
+      consoleUrl,
+      redisUrl: baseEnv.REDIS_URL ?? '',
+      redisClusterSeeds: baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES ?? null,
+      databaseUrl,
+      simulatorUrl,
+      apiKey: created.token,
+      stateFile: writtenStateFile,
+      roles,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -83,7 +83,11 @@ export async function runAdmissionHalf(options: AdmissionExperimentOptions, limi
     const client = new ApiClient(fleet.apiUrl, fleet.apiKey);
     const started = Date.now();
     const ids = await Promise.all(
-      Array.from({ length: options.runs }, async (_, index) => (await client.request<{ id: string }>('POST', '/v1/runs', { prompt: `Build a landing page for Harbor Bakery number ${index + 1}.` })).id),
+      Array.from(
+        { length: options.runs },
+        async (_, index) =>
+          (await client.request<{ id: string }>('POST', '/v1/runs', { prompt: `Build a landing page for Harbor Bakery number ${index + 1}.` })).id,
+      ),
     );
     log(`limiter ${limiter}: ${ids.length} builds submitted`);
     const ends = new Map<string, { status: string; errorCode: string | null; at: number }>();
@@ -159,11 +163,15 @@ export async function runAdmissionExperiment(options: AdmissionExperimentOptions
   return { off, on, rateLimitCut, boundsHeld };
 }
 
-export function formatAdmissionResult(result: AdmissionExperimentResult, options: Pick<AdmissionExperimentOptions, 'inputTokensPerMinute' | 'profile'>): string {
+export function formatAdmissionResult(
+  result: AdmissionExperimentResult,
+  options: Pick<AdmissionExperimentOptions, 'inputTokensPerMinute' | 'profile'>,
+): string {
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const finished = (half: AdmissionHalfResult) => {
     const failures = Object.entries(half.failedBy).map(([code, count]) => `${code} ${count}`);
-    return `${half.succeeded} / ${half.runs}${failures.length > 0 ? ` (failed: ${failures.join(', ')})` : ''}${half.unfinished > 0 ? ` (unfinished ${half.unfinished})` : ''}`;
+    const failed = failures.length > 0 ? ` (failed: ${failures.join(', ')})` : '';
+    return `${half.succeeded} / ${half.runs}${failed}${half.unfinished > 0 ? ` (unfinished ${half.unfinished})` : ''}`;
   };
   const rows: Array<[string, string, string]> = [
     ['', 'limiter off', 'limiter on'],
@@ -175,10 +183,19 @@ export function formatAdmissionResult(result: AdmissionExperimentResult, options
     ['admission waits (total asked)', `${result.off.admissionWaits}`, `${result.on.admissionWaits} (${seconds(result.on.admissionWaitMs)})`],
   ];
   const widths = [0, 1, 2].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const lines = rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+  const lines = rows.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd(),
+  );
   lines.push('');
   lines.push(`simulated limit: ${options.inputTokensPerMinute} input tokens per minute, profile ${options.profile}`);
-  lines.push(`429s cut by ${(result.rateLimitCut * 100).toFixed(0)} %; bounds (every build finished with the limiter, 429s cut by at least 90 %, no more wall time, ±${WALL_TIME_TOLERANCE * 100} %): ${result.boundsHeld ? 'held' : 'NOT held'}`);
+  lines.push(
+    `429s cut by ${(result.rateLimitCut * 100).toFixed(0)} %; bounds (every build ` +
+      `finished with the limiter, 429s cut by at least 90 %, no more wall time, ` +
+      `±${WALL_TIME_TOLERANCE * 100} %): ${result.boundsHeld ? 'held' : 'NOT held'}`,
+  );
   return lines.join('\n');
 }
 

@@ -25,7 +25,17 @@ export interface ArmTally {
 }
 
 export function newArmTally(arm: string): ArmTally {
-  return { arm, runs: 0, turnsExpectingTool: 0, toolUseTurns: 0, jsonInTextTurns: 0, recoveredTurns: 0, recoveredParseModes: {}, verifiedFinishes: 0, otherEnds: {} };
+  return {
+    arm,
+    runs: 0,
+    turnsExpectingTool: 0,
+    toolUseTurns: 0,
+    jsonInTextTurns: 0,
+    recoveredTurns: 0,
+    recoveredParseModes: {},
+    verifiedFinishes: 0,
+    otherEnds: {},
+  };
 }
 
 /** Decision hooks that count each turn of a run into its arm's tally (runs of no arm are ignored). */

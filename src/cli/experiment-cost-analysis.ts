@@ -94,7 +94,9 @@ export function billRunRequests({
   /** The phase of each turn attempt, in order (the run's turn-start events). */
   phases?: readonly string[];
 }): BilledRequest[] {
-  const answered = requests.filter((request) => request.path === '/v1/messages' && request.headers['x-buildfleet-run-id'] === runId && request.status === 200 && request.usage);
+  const answered = requests.filter(
+    (request) => request.path === '/v1/messages' && request.headers['x-buildfleet-run-id'] === runId && request.status === 200 && request.usage,
+  );
   const phasesLineUp = phases.length === answered.length;
   const billed: BilledRequest[] = [];
   let previousKey: string | null = null;
@@ -105,7 +107,9 @@ export function billRunRequests({
     const kind: RequestKind = index === 0 ? 'first' : key === previousKey ? 'same-prefix' : 'prefix-change';
     previousKey = key;
     const cacheBreakpoints = request.cacheBreakpoints ?? 0;
-    const previousCached = previous ? previous.usage.cache_read_input_tokens + previous.usage.cache_write_5m_input_tokens + previous.usage.cache_write_1h_input_tokens : 0;
+    const previousCached = previous
+      ? previous.usage.cache_read_input_tokens + previous.usage.cache_write_5m_input_tokens + previous.usage.cache_write_1h_input_tokens
+      : 0;
     const written = usage.cache_write_5m_input_tokens + usage.cache_write_1h_input_tokens;
     const priceOfAnswer = typeof price === 'function' ? price(usage) : price;
     const inputMicroUsd = inputCostMicroUsd(usage, priceOfAnswer);
@@ -120,7 +124,8 @@ export function billRunRequests({
       usage,
       inputMicroUsd,
       totalMicroUsd: costMicroUsd({ usage, price: priceOfAnswer }),
-      keptPrefixInputMicroUsd: kind === 'prefix-change' && previousCached > 0 ? inputCostMicroUsd(keptPrefixUsage(usage, previousCached), priceOfAnswer) : inputMicroUsd,
+      keptPrefixInputMicroUsd:
+        kind === 'prefix-change' && previousCached > 0 ? inputCostMicroUsd(keptPrefixUsage(usage, previousCached), priceOfAnswer) : inputMicroUsd,
     });
   }
   return billed;

@@ -158,7 +158,10 @@ async function runMode(options: CostExperimentOptions & { redisUrl: string }, mo
           const run = await fleet.fleet.store.getRun(created.id);
           if (run && (isTerminal(run.status) || run.status === 'waiting_for_input')) {
             ends.set(created.id, { status: run.status, errorCode: run.error?.code ?? null, costMicroUsd: run.costMicroUsd });
-            log(`${mode}: ${created.id} ${run.status}${run.error ? ` (${run.error.code})` : ''} after ${run.turn} turns, ${Math.round((Date.now() - started) / 1000)} s into the mode`);
+            log(
+              `${mode}: ${created.id} ${run.status}${run.error ? ` (${run.error.code})` : ''} ` +
+                `after ${run.turn} turns, ${Math.round((Date.now() - started) / 1000)} s into the mode`,
+            );
             break;
           }
           if (Date.now() > deadline) break;
@@ -169,7 +172,8 @@ async function runMode(options: CostExperimentOptions & { redisUrl: string }, mo
     await Promise.all(Array.from({ length: Math.min(options.concurrency, prompts.length) }, lane));
     const wallMs = Date.now() - started;
     // Priced per answer, as the fleet prices it: a banded price depends on the prompt's length.
-    const price = (usage: UsageByClass) => lookupModelPrice({ model, overrides: fleet.config.BUILDFLEET_MODEL_PRICES, promptTokens: totalInputTokens(usage) }).price;
+    const price = (usage: UsageByClass) =>
+      lookupModelPrice({ model, overrides: fleet.config.BUILDFLEET_MODEL_PRICES, promptTokens: totalInputTokens(usage) }).price;
     const requests: BilledRequest[] = [];
     const tally = newRunTally();
     for (const runId of runIds) {
@@ -228,7 +232,17 @@ export async function runCostExperiment(options: CostExperimentOptions): Promise
     const inputCostRatio = uncached.totals.inputMicroUsd === 0 ? Number.NaN : cached.totals.inputMicroUsd / uncached.totals.inputMicroUsd;
     const keepsPrefix = options.phaseToolChanges !== false && capabilities.midConversationSystemMessages && capabilities.midConversationToolChanges;
     const targetRatio = keepsPrefix ? COST_TARGET_RATIO_WITH_TOOL_CHANGES : COST_TARGET_RATIO;
-    return { profile: options.profile, seed: options.seed, scenario: options.scenario ?? null, uncached, cached, strictOff, inputCostRatio, targetRatio, targetMet: inputCostRatio <= targetRatio };
+    return {
+      profile: options.profile,
+      seed: options.seed,
+      scenario: options.scenario ?? null,
+      uncached,
+      cached,
+      strictOff,
+      inputCostRatio,
+      targetRatio,
+      targetMet: inputCostRatio <= targetRatio,
+    };
   } finally {
     await redis?.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -246,7 +260,11 @@ const writes = (usage: UsageByClass) => usage.cache_write_5m_input_tokens + usag
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   return [line(rows[0]!), line(widths.map((width) => '-'.repeat(width))), ...rows.slice(1).map(line)].join('\n');
 }
 
@@ -264,11 +282,14 @@ export function formatCostResult(result: CostExperimentResult): string {
     ['per build (mean)', 'caching off', 'caching on', ...(result.strictOff ? ['caching on, strict off'] : [])],
     ['builds', ...modes.map(buildsCell)],
     ['builds verified', ...modes.map((mode) => `${mode.tally.verifiedFinishes}/${mode.tally.runs}`)],
-    ['turns (model calls)', ...modes.map((mode) => (perBuild(mode.turns, mode.builds)).toFixed(1))],
+    ['turns (model calls)', ...modes.map((mode) => perBuild(mode.turns, mode.builds).toFixed(1))],
     ['tool_use_rate', ...modes.map((mode) => share(mode.tally.toolUseTurns, mode.tally.turnsExpectingTool))],
     ['json_in_text_rate', ...modes.map((mode) => share(mode.tally.jsonInTextTurns, mode.tally.turnsExpectingTool))],
     ['recovery_rate', ...modes.map((mode) => share(mode.tally.recoveredTurns, mode.tally.turnsExpectingTool))],
-    ['invalid tool input (calls)', ...modes.map((mode) => `${share(mode.tally.invalidInputCalls, mode.tally.toolCalls)} (${mode.tally.invalidInputCalls}/${mode.tally.toolCalls})`)],
+    [
+      'invalid tool input (calls)',
+      ...modes.map((mode) => `${share(mode.tally.invalidInputCalls, mode.tally.toolCalls)} (${mode.tally.invalidInputCalls}/${mode.tally.toolCalls})`),
+    ],
     ['input tokens: uncached', ...tokens((usage) => usage.input_tokens)],
     ['input tokens: cache write 5m', ...tokens((usage) => usage.cache_write_5m_input_tokens)],
     ['input tokens: cache write 1h', ...tokens((usage) => usage.cache_write_1h_input_tokens)],
@@ -279,25 +300,48 @@ export function formatCostResult(result: CostExperimentResult): string {
     ['total USD (input + output)', ...modes.map((mode) => dollars(perBuild(mode.totals.totalMicroUsd, mode.builds)))],
     ['wall time of the mode', ...modes.map((mode) => `${(mode.wallMs / 1000).toFixed(1)} s`)],
   ];
+  const phaseChanges =
+    cached.requests.length > 0 && result.targetRatio === COST_TARGET_RATIO_WITH_TOOL_CHANGES
+      ? 'as system messages with tool changes (tools declared once)'
+      : 'as a new tools tier per request';
+  const profileNote =
+    result.profile === 'realistic'
+      ? ''
+      : result.profile === 'fast'
+        ? " (the realistic profile's pages at 10x its speed: the tokens are the realistic profile's)"
+        : ' (small pages: not the realistic profile)';
   const lines = [
-    `model ${cached.model}${result.scenario ? `, scenario ${result.scenario}` : ''}, phase changes ${cached.requests.length > 0 && result.targetRatio === COST_TARGET_RATIO_WITH_TOOL_CHANGES ? 'as system messages with tool changes (tools declared once)' : 'as a new tools tier per request'}, simulator profile ${result.profile}${result.profile === 'realistic' ? '' : result.profile === 'fast' ? ' (the realistic profile\'s pages at 10x its speed: the tokens are the realistic profile\'s)' : ' (small pages: not the realistic profile)'}, seed ${result.seed}, prices of ${PRICES_READ_ON}`,
+    `model ${cached.model}${result.scenario ? `, scenario ${result.scenario}` : ''}, phase changes ${phaseChanges}, ` +
+      `simulator profile ${result.profile}${profileNote}, seed ${result.seed}, prices of ${PRICES_READ_ON}`,
     '',
     table(rows),
     '',
-    `input USD cached / uncached: ${dollars(perBuild(cached.totals.inputMicroUsd, cached.builds))} / ${dollars(perBuild(uncached.totals.inputMicroUsd, uncached.builds))} per build = ${percent(result.inputCostRatio)} (target at most ${percent(result.targetRatio)}: ${result.targetMet ? 'met' : 'NOT met'})`,
+    `input USD cached / uncached: ${dollars(perBuild(cached.totals.inputMicroUsd, cached.builds))} / ` +
+      `${dollars(perBuild(uncached.totals.inputMicroUsd, uncached.builds))} per build = ` +
+      `${percent(result.inputCostRatio)} (target at most ${percent(result.targetRatio)}: ${result.targetMet ? 'met' : 'NOT met'})`,
     `total USD cached / uncached: ${percent(uncached.totals.totalMicroUsd === 0 ? null : cached.totals.totalMicroUsd / uncached.totals.totalMicroUsd)}`,
   ];
   const mismatched = modes.filter((mode) => mode.recordedMicroUsd !== mode.totals.totalMicroUsd);
   lines.push(
     mismatched.length === 0
-      ? 'the runs\' recorded costs equal the provider log\'s'
-      : `the runs' recorded costs differ from the provider log's: ${mismatched.map((mode) => `${mode.mode} ${dollars(mode.recordedMicroUsd)} recorded vs ${dollars(mode.totals.totalMicroUsd)} billed`).join('; ')}`,
+      ? "the runs' recorded costs equal the provider log's"
+      : `the runs' recorded costs differ from the provider log's: ` +
+          `${mismatched.map((mode) => `${mode.mode} ${dollars(mode.recordedMicroUsd)} recorded vs ${dollars(mode.totals.totalMicroUsd)} billed`).join('; ')}`,
   );
   if (modes.some((mode) => mode.otherAnswers > 0)) lines.push(`answers other than 200: ${modes.map((mode) => `${mode.mode} ${mode.otherAnswers}`).join(', ')}`);
-  lines.push('', `caching on, where the input cost goes (${cached.builds === 1 ? '1 build' : `all ${cached.builds} builds`}):`, formatBreakdown(cached, uncached.totals.inputMicroUsd));
-  lines.push(`same-prefix requests that read less than their predecessor cached: ${cached.missedRequests}; requests whose prefixes were all under the minimum cacheable length: ${cached.belowMinimumRequests}`);
   lines.push(
-    `had no phase change invalidated the prefix (estimate: what a phase's first request wrote of its predecessor's prefix billed as a read), input USD cached / uncached would be ${percent(uncached.totals.inputMicroUsd === 0 ? null : cached.keptPrefixInputMicroUsd / uncached.totals.inputMicroUsd)}`,
+    '',
+    `caching on, where the input cost goes (${cached.builds === 1 ? '1 build' : `all ${cached.builds} builds`}):`,
+    formatBreakdown(cached, uncached.totals.inputMicroUsd),
+  );
+  lines.push(
+    `same-prefix requests that read less than their predecessor cached: ${cached.missedRequests}; ` +
+      `requests whose prefixes were all under the minimum cacheable length: ${cached.belowMinimumRequests}`,
+  );
+  lines.push(
+    `had no phase change invalidated the prefix (estimate: what a phase's first request wrote of its ` +
+      `predecessor's prefix billed as a read), input USD cached / uncached would be ` +
+      `${percent(uncached.totals.inputMicroUsd === 0 ? null : cached.keptPrefixInputMicroUsd / uncached.totals.inputMicroUsd)}`,
   );
   return lines.join('\n');
 }
@@ -311,7 +355,8 @@ function formatBreakdown(mode: CostModeResult, uncachedInputMicroUsd: number): s
   const rows: string[][] = [['requests', 'count', 'uncached', 'written', 'read', 'input USD', 'share', 'had it kept the prefix: USD, ratio']];
   for (const row of mode.breakdown) {
     // The whole cached input cost with only this row's requests priced as if they kept the prefix.
-    const ratioIfKept = uncachedInputMicroUsd === 0 ? null : (mode.totals.inputMicroUsd - row.totals.inputMicroUsd + row.keptPrefixInputMicroUsd) / uncachedInputMicroUsd;
+    const ratioIfKept =
+      uncachedInputMicroUsd === 0 ? null : (mode.totals.inputMicroUsd - row.totals.inputMicroUsd + row.keptPrefixInputMicroUsd) / uncachedInputMicroUsd;
     rows.push([
       KIND_LABELS[row.label] ?? row.label,
       String(row.totals.requests),
@@ -331,7 +376,10 @@ function jsonOf(result: CostExperimentResult, withRequests: boolean): unknown {
   const mode = ({ requests, ...rest }: CostModeResult) => ({
     ...rest,
     cacheHitRatio: cacheHitRatio(rest.totals.usage),
-    perBuild: { inputUsd: microUsdToUsd(perBuild(rest.totals.inputMicroUsd, rest.builds)), totalUsd: microUsdToUsd(perBuild(rest.totals.totalMicroUsd, rest.builds)) },
+    perBuild: {
+      inputUsd: microUsdToUsd(perBuild(rest.totals.inputMicroUsd, rest.builds)),
+      totalUsd: microUsdToUsd(perBuild(rest.totals.totalMicroUsd, rest.builds)),
+    },
     ...(withRequests ? { requests } : {}),
   });
   return { ...result, uncached: mode(result.uncached), cached: mode(result.cached), strictOff: result.strictOff ? mode(result.strictOff) : null };

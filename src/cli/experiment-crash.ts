@@ -134,7 +134,11 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     const shardOf = (slot: string) => /-s(\d+)$/.exec(slot)?.[1];
     const startWorker = async (slot: string) => {
       const shard = shardOf(slot);
-      const role = spawnRole({ name: slot, args: ['worker', slot.startsWith('model') ? 'model' : 'tool'], env: shard === undefined ? env : { ...env, BUILDFLEET_QUEUE_SHARD: shard } });
+      const role = spawnRole({
+        name: slot,
+        args: ['worker', slot.startsWith('model') ? 'model' : 'tool'],
+        env: shard === undefined ? env : { ...env, BUILDFLEET_QUEUE_SHARD: shard },
+      });
       workers.set(slot, role);
       await role.waitForLine(/worker started/, 60_000);
     };
@@ -283,29 +287,37 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
 }
 
 export function formatCrashResult(result: CrashExperimentResult): string {
+  const failedRuns = result.failed.map((run) => `${run.id}:${run.status}${run.error ? `/${run.error}` : ''}`).join(', ');
+  const duplicates = result.effects.duplicates.slice(0, 5).join('; ');
   const lines = [
     `runs submitted           ${result.runs}`,
     `runs finished            ${result.finished}`,
-    `runs lost                ${result.lost}${result.failed.length > 0 ? `  (${result.failed.map((run) => `${run.id}:${run.status}${run.error ? `/${run.error}` : ''}`).join(', ')})` : ''}`,
+    `runs lost                ${result.lost}${result.failed.length > 0 ? `  (${failedRuns})` : ''}`,
     `worker processes killed  ${result.workerKills} (SIGKILL, restarted)`,
     ...(result.acknowledgedWrites === null
       ? [`redis restarts           ${result.redisRestarts} (SIGKILL, AOF appendfsync everysec)`]
       : [
           ...result.failovers.map(
             (failover) =>
-              `failover                 ${failover.kind === 'kill' ? 'SIGKILL' : 'CLUSTER FAILOVER'} primary ${failover.primaryPort} -> replica ${failover.promotedPort} promoted, cluster ok after ${(failover.tookMs / 1000).toFixed(1)} s, ${failover.runsInFlight} runs in flight` +
+              `failover                 ${failover.kind === 'kill' ? 'SIGKILL' : 'CLUSTER FAILOVER'} ` +
+              `primary ${failover.primaryPort} -> replica ${failover.promotedPort} promoted, cluster ` +
+              `ok after ${(failover.tookMs / 1000).toFixed(1)} s, ${failover.runsInFlight} runs in flight` +
               (failover.rejoinMs !== undefined ? `; restarted, rejoined as replica in ${(failover.rejoinMs / 1000).toFixed(1)} s` : ''),
           ),
           `claim durability         WAIT ${result.waitReplicas} replica(s) (BUILDFLEET_REDIS_WAIT_REPLICAS)`,
           `acknowledged, then lost  ${result.acknowledgedWrites.lost} of ${result.acknowledgedWrites.observed} events read during the builds` +
-            (result.acknowledgedWrites.lost > 0 ? `  (${Object.entries(result.acknowledgedWrites.lostByEvent).map(([name, count]) => `${name} ${count}`).join(', ')})` : ''),
+            (result.acknowledgedWrites.lost > 0
+              ? `  (${Object.entries(result.acknowledgedWrites.lostByEvent)
+                  .map(([name, count]) => `${name} ${count}`)
+                  .join(', ')})`
+              : ''),
           `lost ledger entries      ${result.acknowledgedWrites.repaired} repaired (written again), ${result.acknowledgedWrites.unrepaired.length} not` +
             (result.acknowledgedWrites.unrepaired.length > 0 ? `  (${result.acknowledgedWrites.unrepaired.slice(0, 5).join('; ')})` : ''),
         ]),
     `write_file calls/writes  ${result.effects.writeCalls} / ${result.effects.writeEffects}`,
     `deploy calls/deployments ${result.effects.deployCalls} / ${result.effects.deployments}`,
     `publish calls/publishes  ${result.effects.publishCalls} / ${result.effects.publishEffects}`,
-    `duplicated effects       ${result.duplicatedEffects}${result.effects.duplicates.length > 0 ? `  (${result.effects.duplicates.slice(0, 5).join('; ')})` : ''}`,
+    `duplicated effects       ${result.duplicatedEffects}${result.effects.duplicates.length > 0 ? `  (${duplicates})` : ''}`,
     `longest recovery         ${(result.longestRecoveryMs / 1000).toFixed(1)} s (longest pause between two events of a run)`,
     `resumed by the reaper    ${result.reaperResumes} (turns whose jobs were lost)`,
     `wall time                ${(result.durationMs / 1000).toFixed(1)} s`,
@@ -316,7 +328,12 @@ export function formatCrashResult(result: CrashExperimentResult): string {
 export async function runCrashExperimentCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { runs: { type: 'string', default: '40' }, 'timeout-s': { type: 'string', default: '240' }, cluster: { type: 'boolean', default: false }, shards: { type: 'string' } },
+    options: {
+      runs: { type: 'string', default: '40' },
+      'timeout-s': { type: 'string', default: '240' },
+      cluster: { type: 'boolean', default: false },
+      shards: { type: 'string' },
+    },
   });
   const shards = values.shards === undefined ? undefined : Number(values.shards);
   if (shards !== undefined && (!values.cluster || !Number.isInteger(shards) || shards < 1)) {

@@ -32,7 +32,15 @@ import { followRun } from './follow-run.js';
 import { dockerfileNodeMajor, ensureBaseImage } from './image-base-image.js';
 import { buildProjectImage, inspectImageContents } from './image-build.js';
 import { podman, podmanOk, preparePodman } from './image-podman.js';
-import { metricTotal, removeRoleContainers, startRoleContainer, stopRoleContainer, waitUntilReady, type RoleContainer, type RoleName } from './image-role-containers.js';
+import {
+  metricTotal,
+  removeRoleContainers,
+  startRoleContainer,
+  stopRoleContainer,
+  waitUntilReady,
+  type RoleContainer,
+  type RoleName,
+} from './image-role-containers.js';
 import { PROJECT_ROOT } from './spawn-role.js';
 import { UsageError } from './usage-error.js';
 
@@ -80,7 +88,9 @@ async function modelCallsOf({ simulatorPort, runIds }: { simulatorPort: number; 
 
 /** The first line of /proc/PID/status's Uid: (real uid), as the host sees the container's PID 1. */
 function hostUidOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((candidate) => candidate.startsWith('Uid:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((candidate) => candidate.startsWith('Uid:'));
   return Number(line?.split(/\s+/)[1] ?? Number.NaN);
 }
 
@@ -104,15 +114,32 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
     const nodeMajor = dockerfileNodeMajor(readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8'));
     const base = await ensureBaseImage({ nodeMajor, suite: options.suite, mirror: options.mirror, log: progress });
     baseTag = base.tag;
-    print(`base image ${base.tag} (node ${base.nodeVersion}, npm ${base.npmVersion}, Debian ${options.suite}): ${base.source === 'image' ? 'cached' : base.source === 'rootfs' ? 'imported from the cached rootfs' : 'built'} in ${((Date.now() - baseStarted) / 1000).toFixed(0)} s`);
+    const baseSource = base.source === 'image' ? 'cached' : base.source === 'rootfs' ? 'imported from the cached rootfs' : 'built';
+    print(
+      `base image ${base.tag} (node ${base.nodeVersion}, npm ${base.npmVersion}, Debian ${options.suite}): ` +
+        `${baseSource} in ${((Date.now() - baseStarted) / 1000).toFixed(0)} s`,
+    );
 
     // 1. The image.
     progress(`podman build --format docker --build-arg NODE_IMAGE=${base.tag} -t ${IMAGE_TAG} (build output below)`);
     const image = await buildProjectImage({ projectRoot: PROJECT_ROOT, baseImage: base.tag, tag: IMAGE_TAG, log: (line) => progress(`  | ${line}`) });
-    print(`image ${IMAGE_TAG}: built in ${image.buildSeconds.toFixed(0)} s (tagged after ${image.taggedSeconds.toFixed(0)} s, then podman removed its build containers), ${mb(image.sizeBytes)}`);
+    print(
+      `image ${IMAGE_TAG}: built in ${image.buildSeconds.toFixed(0)} s (tagged after ` +
+        `${image.taggedSeconds.toFixed(0)} s, then podman removed its build containers), ${mb(image.sizeBytes)}`,
+    );
     const contents = await inspectImageContents(IMAGE_TAG);
-    check('image holds only what the roles load', contents.problems.length === 0, contents.problems.length === 0 ? `/app: ${contents.app.join(', ')}; dist ${mb(contents.distBytes)}, node_modules ${mb(contents.nodeModulesBytes)} (production dependencies only)` : contents.problems.join('; '));
-    check('image keeps HEALTHCHECK, USER node, STOPSIGNAL SIGTERM', image.healthcheck !== null && image.healthcheck.join(' ').includes('/readyz') && image.user === 'node' && image.stopSignal === 'SIGTERM', `healthcheck ${image.healthcheck ? 'on /readyz' : 'missing'}, user ${image.user || '(root)'}, stop signal ${image.stopSignal || '(none)'}`);
+    check(
+      'image holds only what the roles load',
+      contents.problems.length === 0,
+      contents.problems.length === 0
+        ? `/app: ${contents.app.join(', ')}; dist ${mb(contents.distBytes)}, node_modules ${mb(contents.nodeModulesBytes)} (production dependencies only)`
+        : contents.problems.join('; '),
+    );
+    check(
+      'image keeps HEALTHCHECK, USER node, STOPSIGNAL SIGTERM',
+      image.healthcheck !== null && image.healthcheck.join(' ').includes('/readyz') && image.user === 'node' && image.stopSignal === 'SIGTERM',
+      `healthcheck ${image.healthcheck ? 'on /readyz' : 'missing'}, user ${image.user || '(root)'}, stop signal ${image.stopSignal || '(none)'}`,
+    );
 
     // 2. Redis, PostgreSQL and the schema, then the roles.
     redis = await startPrivateRedis({ dataDir: redisDir, quiet: true });
@@ -132,8 +159,21 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
       LOG_LEVEL: 'info',
       NODE_ENV: 'production',
     };
-    const migrate = await podman(['run', '--rm', '--network=host', '--read-only', '--cap-drop=ALL', `--env=DATABASE_URL=${postgres.url}`, IMAGE_TAG, 'migrate']);
-    check('migrate applies the schema', migrate.code === 0, migrate.code === 0 ? (migrate.stdout.trim().split('\n').at(-1) ?? 'done') : `exit ${migrate.code}: ${migrate.stderr.trim().slice(-500)}`);
+    const migrate = await podman([
+      'run',
+      '--rm',
+      '--network=host',
+      '--read-only',
+      '--cap-drop=ALL',
+      `--env=DATABASE_URL=${postgres.url}`,
+      IMAGE_TAG,
+      'migrate',
+    ]);
+    check(
+      'migrate applies the schema',
+      migrate.code === 0,
+      migrate.code === 0 ? (migrate.stdout.trim().split('\n').at(-1) ?? 'done') : `exit ${migrate.code}: ${migrate.stderr.trim().slice(-500)}`,
+    );
     const apiEnv = {
       BUILDFLEET_API_HOST: '127.0.0.1',
       BUILDFLEET_API_PORT: String(apiPort),
@@ -166,14 +206,27 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
     const modelWorker = await start('model-worker', '-1');
     const toolWorker = await start('tool-worker', '-1');
     const listeners = await Promise.all(
-      [apiPort, sitesPort, consolePort].map((port) => fetch(`http://127.0.0.1:${port}/`).then((response) => `${port} ${response.status}`, () => `${port} refused`)),
+      [apiPort, sitesPort, consolePort].map((port) =>
+        fetch(`http://127.0.0.1:${port}/`).then(
+          (response) => `${port} ${response.status}`,
+          () => `${port} refused`,
+        ),
+      ),
     );
-    check('API process serves API, sites and console listeners', listeners.every((line) => !line.endsWith('refused')), `API ${listeners[0]}, sites ${listeners[1]}, console ${listeners[2]}`);
+    check(
+      'API process serves API, sites and console listeners',
+      listeners.every((line) => !line.endsWith('refused')),
+      `API ${listeners[0]}, sites ${listeners[1]}, console ${listeners[2]}`,
+    );
 
     // 3 and 4. Health and privileges of every role.
     const healthAndPrivileges = async (container: RoleContainer) => {
       const health = await podman(['healthcheck', 'run', container.name]);
-      check(`HEALTHCHECK ${container.name.replace(`buildfleet-experiment-${run}-`, '')}`, health.code === 0, health.code === 0 ? `healthy (${health.stdout.trim() || 'exit 0'})` : `exit ${health.code}: ${(health.stderr || health.stdout).trim()}`);
+      check(
+        `HEALTHCHECK ${container.name.replace(`buildfleet-experiment-${run}-`, '')}`,
+        health.code === 0,
+        health.code === 0 ? `healthy (${health.stdout.trim() || 'exit 0'})` : `exit ${health.code}: ${(health.stderr || health.stdout).trim()}`,
+      );
       const uid = (await podman(['exec', container.name, 'id', '-u'])).stdout.trim();
       const pid = Number(await podmanOk(['inspect', '--format', '{{.State.Pid}}', container.name]));
       const hostUid = hostUidOf(pid);
@@ -181,21 +234,37 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
       check(
         `unprivileged ${container.name.replace(`buildfleet-experiment-${run}-`, '')}`,
         uid === '1000' && hostUid === 1000 && write.code !== 0,
-        `id -u ${uid}, PID 1 uid on the host ${hostUid}, writing its code: ${write.code === 0 ? 'ALLOWED' : (write.stderr.trim().split('\n').at(-1) ?? 'refused')}`,
+        `id -u ${uid}, PID 1 uid on the host ${hostUid}, writing its code: ` +
+          `${write.code === 0 ? 'ALLOWED' : (write.stderr.trim().split('\n').at(-1) ?? 'refused')}`,
       );
     };
     for (const container of [simulator, api, modelWorker, toolWorker]) await healthAndPrivileges(container);
     // The containers run read-only like compose's; without that, file ownership alone must refuse.
     const writable = await podman(['run', '--rm', '--network=none', '--entrypoint=sh', IMAGE_TAG, '-c', 'touch /app/dist/src/cli.js || exit 3; echo written']);
-    const owner = (await podman(['run', '--rm', '--network=none', '--entrypoint=stat', IMAGE_TAG, '-c', '%U:%G %a', '/app/dist/src/cli.js', '/app/node_modules'])).stdout.trim().replace(/\n/g, ', ');
-    check('code unwritable on a writable root too (ownership)', writable.code === 3, `${writable.code === 3 ? 'touch refused' : 'touch ALLOWED'}; /app/dist/src/cli.js, /app/node_modules: ${owner}`);
+    const owner = (
+      await podman(['run', '--rm', '--network=none', '--entrypoint=stat', IMAGE_TAG, '-c', '%U:%G %a', '/app/dist/src/cli.js', '/app/node_modules'])
+    ).stdout
+      .trim()
+      .replace(/\n/g, ', ');
+    check(
+      'code unwritable on a writable root too (ownership)',
+      writable.code === 3,
+      `${writable.code === 3 ? 'touch refused' : 'touch ALLOWED'}; /app/dist/src/cli.js, /app/node_modules: ${owner}`,
+    );
 
     // 5. The first key as the docs make it, then the demo's build over the published port.
-    const bootstrap = JSON.parse(await podmanOk(['exec', api.name, 'node', 'dist/src/cli.js', 'keys', 'bootstrap', '--json'])) as { created: boolean; key?: string };
+    const bootstrap = JSON.parse(await podmanOk(['exec', api.name, 'node', 'dist/src/cli.js', 'keys', 'bootstrap', '--json'])) as {
+      created: boolean;
+      key?: string;
+    };
     if (!bootstrap.key) throw new Error('keys bootstrap printed no key');
     const apiUrl = `http://127.0.0.1:${apiPort}`;
     const sample = await runSampleBuild({ apiUrl, apiKey: bootstrap.key, log: progress });
-    check('build over the API port, followed to its published site', sample.ok, sample.ok ? `${sample.view.id} succeeded; site ${sample.siteUrl} served HTML (200, sandboxed)` : sample.problem);
+    check(
+      'build over the API port, followed to its published site',
+      sample.ok,
+      sample.ok ? `${sample.view.id} succeeded; site ${sample.siteUrl} served HTML (200, sandboxed)` : sample.problem,
+    );
 
     // 6. Scale: a second worker of each role shares the work.
     const modelWorker2 = await start('model-worker', '-2');
@@ -205,7 +274,9 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
     const before = await Promise.all(workers.map((worker) => metricTotal(worker, JOBS_METRIC)));
     const client = new ApiClient(apiUrl, bootstrap.key);
     const submitAndFollow = async (index: number) => {
-      const { id } = await client.request<{ id: string }>('POST', '/v1/runs', { prompt: `Build a small website for "Harbor Lights Bakery" branch ${index + 1}: a home page with opening hours and a stylesheet.` });
+      const { id } = await client.request<{ id: string }>('POST', '/v1/runs', {
+        prompt: `Build a small website for "Harbor Lights Bakery" branch ${index + 1}: a home page with opening hours and a stylesheet.`,
+      });
       return followRun(client, id, () => undefined);
     };
     const scaleStarted = Date.now();
@@ -233,10 +304,16 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
       check(
         `SIGTERM drains ${worker.name.replace(`buildfleet-experiment-${run}-`, '')}`,
         stop.exitCode === 0 && closed && stop.seconds < options.graceSeconds,
-        `podman stop took ${stop.seconds.toFixed(1)} s (grace ${options.graceSeconds} s), exit ${stop.exitCode}, ${closed ? '"stopped" outcome closed' : 'no graceful "stopped" line'}; it had run ${jobsBeforeStop[index]} jobs since it started`,
+        `podman stop took ${stop.seconds.toFixed(1)} s (grace ${options.graceSeconds} ` +
+          `s), exit ${stop.exitCode}, ${closed ? '"stopped" outcome closed' : 'no graceful "stopped" line'}; ` +
+          `it had run ${jobsBeforeStop[index]} jobs since it started`,
       );
     });
-    check('builds in flight during the stop finish', drainViews.every((view) => view.status === 'succeeded'), drainViews.map((view) => `${view.id} ${view.status}`).join(', '));
+    check(
+      'builds in flight during the stop finish',
+      drainViews.every((view) => view.status === 'succeeded'),
+      drainViews.map((view) => `${view.id} ${view.status}`).join(', '),
+    );
     // What the provider saw (the simulator's request log): a drained worker abandons no call, and
     // nothing it had answered is asked (and paid for) again by the worker that took over.
     const paid = new Map<string, number>();
@@ -244,12 +321,21 @@ export async function runImageExperiment({ options, print }: { options: ImageExp
     const paidTwice = [...paid.values()].filter((count) => count > 1).length;
     const abandoned = calls.filter((call) => call.abandoned).length;
     const inFlightAtStop = calls.filter((call) => call.timestampMs <= stopAt && call.timestampMs + (call.durationMs ?? 0) >= stopAt).length;
-    check('nothing abandoned or paid twice across the stop', calls.length > 0 && abandoned === 0 && paidTwice === 0, `${calls.length} model calls for these builds, ${inFlightAtStop} in flight at the SIGTERM (either model worker), ${abandoned} abandoned, ${paidTwice} conversations paid twice`);
+    check(
+      'nothing abandoned or paid twice across the stop',
+      calls.length > 0 && abandoned === 0 && paidTwice === 0,
+      `${calls.length} model calls for these builds, ${inFlightAtStop} in flight at the SIGTERM ` +
+        `(either model worker), ${abandoned} abandoned, ${paidTwice} conversations paid twice`,
+    );
 
     // 8. Every other role stops the same way.
     for (const container of [api, modelWorker, toolWorker, simulator]) {
       const stop = await stopRoleContainer(container, options.graceSeconds);
-      check(`SIGTERM stops ${container.name.replace(`buildfleet-experiment-${run}-`, '')}`, stop.exitCode === 0 && stop.seconds < options.graceSeconds, `exit ${stop.exitCode} in ${stop.seconds.toFixed(1)} s`);
+      check(
+        `SIGTERM stops ${container.name.replace(`buildfleet-experiment-${run}-`, '')}`,
+        stop.exitCode === 0 && stop.seconds < options.graceSeconds,
+        `exit ${stop.exitCode} in ${stop.seconds.toFixed(1)} s`,
+      );
     }
   } catch (error) {
     check('experiment ran to the end', false, error instanceof Error ? error.message : String(error));
@@ -285,7 +371,8 @@ export async function runImageExperimentCommand(argv: string[]): Promise<number>
     return value;
   };
   if (!/^[a-z]+$/.test(values.suite ?? '')) throw new UsageError(`--suite must be a Debian suite name (bookworm, trixie), not ${JSON.stringify(values.suite)}`);
-  if (!/^https?:\/\//.test(values.mirror ?? '')) throw new UsageError(`--mirror must be an http(s) URL of a Debian mirror, not ${JSON.stringify(values.mirror)}`);
+  if (!/^https?:\/\//.test(values.mirror ?? ''))
+    throw new UsageError(`--mirror must be an http(s) URL of a Debian mirror, not ${JSON.stringify(values.mirror)}`);
   const builds = positive('builds', values.builds);
   if (builds < 2) throw new UsageError('--builds must be at least 2: two workers of each role need work to share');
   const graceSeconds = positive('grace-s', values['grace-s']);

@@ -119,11 +119,21 @@ export async function runTenantSpikeExperiment(options: TenantSpikeExperimentOpt
     let fetchesUntilTrip: number | null = null;
     for (let index = 1; index <= spikeFetches; index += 1) {
       await call(spiky.id, 'fetch_url_live', { url: `${siteUrl}logo.svg` });
-      if (fetchesUntilTrip === null && (await killSwitch.getState()).scopes.some((scope) => scope.scopeId === `tenant:${spikeTenant}`)) fetchesUntilTrip = index;
+      if (fetchesUntilTrip === null && (await killSwitch.getState()).scopes.some((scope) => scope.scopeId === `tenant:${spikeTenant}`))
+        fetchesUntilTrip = index;
     }
     const afterSpike = await killSwitch.getState();
     const tripRecord = afterSpike.recentTrips.find((trip) => trip.scopeId === `tenant:${spikeTenant}`) ?? null;
-    const trip = tripRecord ? { scope: tripRecord.scopeId, atMs: tripRecord.atMs, total: tripRecord.total, invalid: tripRecord.invalid, rate: tripRecord.rate, reason: tripRecord.summary } : null;
+    const trip = tripRecord
+      ? {
+          scope: tripRecord.scopeId,
+          atMs: tripRecord.atMs,
+          total: tripRecord.total,
+          invalid: tripRecord.invalid,
+          rate: tripRecord.rate,
+          reason: tripRecord.summary,
+        }
+      : null;
     log(trip ? `${spikeTenant} tripped its scope after ${fetchesUntilTrip} fetches: ${trip.reason}` : `${spikeTenant} did not trip its scope`);
 
     // The spiking tenant's next run: every write refused, naming its scope.
@@ -141,7 +151,12 @@ export async function runTenantSpikeExperiment(options: TenantSpikeExperimentOpt
 
     // The other tenants build, through the simulator, after the trip.
     const buildIds = await Promise.all(
-      Array.from({ length: buildCount }, async (_, index) => (await fleet.submit({ tenant: otherTenants[index % otherTenants.length] as string, prompt: `Build a small website for bakery number ${index + 1}.` })).id),
+      Array.from(
+        { length: buildCount },
+        async (_, index) =>
+          (await fleet.submit({ tenant: otherTenants[index % otherTenants.length] as string, prompt: `Build a small website for bakery number ${index + 1}.` }))
+            .id,
+      ),
     );
     log(`submitted ${buildCount} builds of ${otherTenants.join(', ')}`);
     const buildStatuses: Record<string, number> = {};
@@ -211,11 +226,21 @@ export async function runTenantSpikeExperiment(options: TenantSpikeExperimentOpt
 export function formatTenantSpikeReport(report: TenantSpikeReport): string {
   const rows: Array<[string, string]> = [
     ['spiking tenant', `${report.spikeTenant}: ${report.spikeFetches} fetches of its own SVG through fetch_url_live`],
-    ['its scope tripped', report.trip ? `yes, at fetch ${report.fetchesUntilTrip ?? '—'}: ${report.trip.invalid}/${report.trip.total} invalid (${(report.trip.rate * 100).toFixed(1)}%)` : 'NO'],
+    [
+      'its scope tripped',
+      report.trip
+        ? `yes, at fetch ${report.fetchesUntilTrip ?? '—'}: ${report.trip.invalid}/${report.trip.total} invalid (${(report.trip.rate * 100).toFixed(1)}%)`
+        : 'NO',
+    ],
     ['scopes tripped', report.scopesTripped.length > 0 ? report.scopesTripped.join(', ') : 'none'],
     ['fleet scope', report.fleetMode],
     ['its writes after the trip', `${report.spikeWritesRefused} refused, ${report.spikeWritesLandedAfterTrip} landed (bound: 0)`],
-    ['other tenants\' builds', `${report.builds} of ${report.otherTenants.join(', ')}: ${Object.entries(report.buildStatuses).map(([status, count]) => `${status} ${count}`).join(', ')}`],
+    [
+      "other tenants' builds",
+      `${report.builds} of ${report.otherTenants.join(', ')}: ${Object.entries(report.buildStatuses)
+        .map(([status, count]) => `${status} ${count}`)
+        .join(', ')}`,
+    ],
     ['their writes landed (after the trip)', `${report.otherWritesLanded} (${report.otherWritesLandedAfterTrip})`],
     ['their writes refused by the switch', `${report.otherWritesRefusedByKillSwitch} (bound: 0)`],
   ];

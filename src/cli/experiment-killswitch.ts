@@ -143,14 +143,19 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
   const loadRunIds: string[] = [];
   try {
     const settings = killSwitch.settings;
-    log(`fleet up: ${options.toolWorkers ?? 2} tool workers, ${options.modelWorkers ?? 2} model workers; upstream ${upstream.origin}; ` +
-      `kill switch threshold ${settings.threshold}, min volume ${settings.minVolume}, window ${settings.windowMs} ms`);
+    log(
+      `fleet up: ${options.toolWorkers ?? 2} tool workers, ${options.modelWorkers ?? 2} model workers; upstream ${upstream.origin}; ` +
+        `kill switch threshold ${settings.threshold}, min volume ${settings.minVolume}, window ${settings.windowMs} ms`,
+    );
     const started = Date.now();
     const extensions = ['png', 'svg', 'jpg'];
     await Promise.all(
       Array.from({ length: runCount }, async (_, index) => {
         const images = Array.from({ length: imagesPerRun }, (_unused, image) => `${upstream.origin}/images/run-${index}-${image}.${extensions[image % 3]}`);
-        const run = await fleet.submit({ tenant: tenantOf(index), prompt: `Build a small website for bakery number ${index + 1}. Use these photos: ${images.join(' ')}` });
+        const run = await fleet.submit({
+          tenant: tenantOf(index),
+          prompt: `Build a small website for bakery number ${index + 1}. Use these photos: ${images.join(' ')}`,
+        });
         runIds.push(run.id);
       }),
     );
@@ -172,7 +177,12 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
         loadRunIds.push(run.id);
         sequence += 1;
         await Promise.all([
-          ...[0, 1, 2].map((image) => loadJob(run.id, 'fetch_image', { url: `${upstream.origin}/load/${sequence}-${image}.${extensions[image]}`, path: `images/${image}.${extensions[image]}` })),
+          ...[0, 1, 2].map((image) =>
+            loadJob(run.id, 'fetch_image', {
+              url: `${upstream.origin}/load/${sequence}-${image}.${extensions[image]}`,
+              path: `images/${image}.${extensions[image]}`,
+            }),
+          ),
           loadJob(run.id, 'write_file', { path: 'index.html', content: `<h1>Load ${sequence}</h1>` }),
           loadJob(run.id, 'list_files', {}),
         ]);
@@ -208,16 +218,29 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
     for (;;) {
       const counts = await fleet.fleet.queues.own.tool.getJobCounts('wait', 'active', 'delayed', 'prioritized');
       const pending = Object.values(counts).reduce((sum, count) => sum + count, 0);
-      const runsOpen = (await Promise.all(runIds.map((id) => store.getRun(id)))).filter((run) => run && !isTerminal(run.status) && run.status !== 'waiting_for_input').length;
+      const runsOpen = (await Promise.all(runIds.map((id) => store.getRun(id)))).filter(
+        (run) => run && !isTerminal(run.status) && run.status !== 'waiting_for_input',
+      ).length;
       if ((pending === 0 && runsOpen === 0) || Date.now() > settleDeadline) break;
       await sleep(100);
     }
 
     // Measurements, in Redis time.
     const trip = state.lastTrip
-      ? { atMs: state.lastTrip.atMs, total: state.lastTrip.total, invalid: state.lastTrip.invalid, rate: state.lastTrip.rate, tool: state.lastTrip.tool, reason: state.lastTrip.reason, cause: state.lastTrip.cause, tenants: state.lastTrip.tenants }
+      ? {
+          atMs: state.lastTrip.atMs,
+          total: state.lastTrip.total,
+          invalid: state.lastTrip.invalid,
+          rate: state.lastTrip.rate,
+          tool: state.lastTrip.tool,
+          reason: state.lastTrip.reason,
+          cause: state.lastTrip.cause,
+          tenants: state.lastTrip.tenants,
+        }
       : null;
-    const narrowerTripsBeforeFleet = trip ? (await killSwitch.getState()).recentTrips.filter((entry) => entry.scopeId !== 'fleet' && entry.atMs <= trip.atMs).map((entry) => entry.scopeId) : [];
+    const narrowerTripsBeforeFleet = trip
+      ? (await killSwitch.getState()).recentTrips.filter((entry) => entry.scopeId !== 'fleet' && entry.atMs <= trip.atMs).map((entry) => entry.scopeId)
+      : [];
     let lastClaim: number | null = null;
     let startedAfter = 0;
     let landedBefore = 0;
@@ -249,9 +272,21 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
     const probeRun = await store.createRun({ tenant: tenantOf(0), prompt: 'after reset', model: 'load', maxTurns: 1, maxTokens: 1, options: {} });
     await store.updateRun(probeRun.id, { status: 'running', phase: 'building' });
     const probeId = `toolu_${randomBytes(8).toString('hex')}`;
-    await fleet.fleet.queues.own.tool.add('write_file', toolJobSchema.parse({ runId: probeRun.id, turn: 1, toolUseId: probeId, name: 'write_file', input: { path: 'index.html', content: '<h1>Back</h1>' }, parseMode: 'native', trace: {} }), {
-      jobId: jobIds.tool(probeRun.id, probeId),
-    });
+    await fleet.fleet.queues.own.tool.add(
+      'write_file',
+      toolJobSchema.parse({
+        runId: probeRun.id,
+        turn: 1,
+        toolUseId: probeId,
+        name: 'write_file',
+        input: { path: 'index.html', content: '<h1>Back</h1>' },
+        parseMode: 'native',
+        trace: {},
+      }),
+      {
+        jobId: jobIds.tool(probeRun.id, probeId),
+      },
+    );
     let resetWriteSucceeded = false;
     for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(20)) {
       const result = await store.getStoredToolResult(probeRun.id, probeId);
@@ -264,7 +299,8 @@ export async function runKillSwitchExperiment(options: KillSwitchExperimentOptio
     const lastWriteStartMsAfterTrip = trip && lastClaim !== null ? lastClaim - trip.atMs : null;
     const violations: string[] = [];
     if (!tripped) violations.push('the kill switch did not trip');
-    if (lastWriteStartMsAfterTrip !== null && lastWriteStartMsAfterTrip >= 1000) violations.push(`a write started ${lastWriteStartMsAfterTrip} ms after the trip (bound: < 1000 ms)`);
+    if (lastWriteStartMsAfterTrip !== null && lastWriteStartMsAfterTrip >= 1000)
+      violations.push(`a write started ${lastWriteStartMsAfterTrip} ms after the trip (bound: < 1000 ms)`);
     if (landedAfter > 0) violations.push(`${landedAfter} writes landed after the trip (bound: 0)`);
     if (!resetWriteSucceeded) violations.push('no write succeeded after the reset');
     return {
@@ -305,11 +341,15 @@ export function formatKillSwitchReport(report: KillSwitchExperimentReport): stri
     [
       'fleet scope tripped',
       report.tripped
-        ? `yes: ${report.trip?.invalid}/${report.trip?.total} invalid (${((report.trip?.rate ?? 0) * 100).toFixed(1)}%) in the window; cause ${report.trip?.cause ?? '—'} (${report.trip?.tenants ?? '—'} tenants)`
+        ? `yes: ${report.trip?.invalid}/${report.trip?.total} invalid ` +
+          `(${((report.trip?.rate ?? 0) * 100).toFixed(1)}%) in the window; cause ${report.trip?.cause ?? '—'} (${report.trip?.tenants ?? '—'} tenants)`
         : 'NO',
     ],
     ['narrower scopes tripped before it', report.narrowerTripsBeforeFleet.length > 0 ? report.narrowerTripsBeforeFleet.join(', ') : 'none'],
-    ['outputs until the trip', `${report.outputsUntilTrip ?? '—'} (${report.outputsFromFlipUntilTrip ?? '—'} after the flip, ${report.msFromFlipToTrip ?? '—'} ms)`],
+    [
+      'outputs until the trip',
+      `${report.outputsUntilTrip ?? '—'} (${report.outputsFromFlipUntilTrip ?? '—'} after the flip, ${report.msFromFlipToTrip ?? '—'} ms)`,
+    ],
     ['last write start − trip', report.lastWriteStartMsAfterTrip === null ? '—' : `${report.lastWriteStartMsAfterTrip} ms (bound < 1000 ms)`],
     ['write claims after the trip', String(report.writesStartedAfterTrip)],
     ['writes landed before / after the trip', `${report.writesLandedBeforeTrip} / ${report.writesLandedAfterTrip} (bound: 0 after)`],
@@ -317,8 +357,14 @@ export function formatKillSwitchReport(report: KillSwitchExperimentReport): stri
     ['reads that succeeded after the trip', String(report.readsSucceededAfterTrip)],
     [
       'build outcomes',
-      Object.entries(report.runStatuses).map(([status, count]) => `${status} ${count}`).join(', ') +
-        (Object.keys(report.runErrors).length > 0 ? ` (${Object.entries(report.runErrors).map(([code, count]) => `${code} ${count}`).join(', ')})` : ''),
+      Object.entries(report.runStatuses)
+        .map(([status, count]) => `${status} ${count}`)
+        .join(', ') +
+        (Object.keys(report.runErrors).length > 0
+          ? ` (${Object.entries(report.runErrors)
+              .map(([code, count]) => `${code} ${count}`)
+              .join(', ')})`
+          : ''),
     ],
     ['write after reset', report.resetWriteSucceeded ? 'succeeded' : 'FAILED'],
   ];

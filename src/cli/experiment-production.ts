@@ -204,7 +204,8 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
     }
     await episodes;
     for (const run of submitted) {
-      if (!finals.has(run.id)) finals.set(run.id, { id: run.id, thinking: run.thinking, status: 'unfinished', errorCode: null, turns: 0, wallMs: Date.now() - run.at });
+      if (!finals.has(run.id))
+        finals.set(run.id, { id: run.id, thinking: run.thinking, status: 'unfinished', errorCode: null, turns: 0, wallMs: Date.now() - run.at });
     }
 
     const { requests } = (await simulator(simulatorUrl, 'GET', '/_sim/requests')) as { requests: SimulatorRequestSummary[] };
@@ -227,10 +228,15 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
       if (count < 2) continue;
       const paid = calls.filter((call) => call.conversationHash === hash && call.status === 200);
       const runId = paid[0]?.runId ?? '';
-      log(`paid ${count}x: run ${runId}: ${paid.map((call) => `${call.requestId} at ${new Date(call.timestampMs).toISOString()} for ${call.durationMs} ms, ${call.stopReason}`).join('; ')}`);
+      log(
+        `paid ${count}x: run ${runId}: ` +
+          `${paid.map((call) => `${call.requestId} at ${new Date(call.timestampMs).toISOString()} for ${call.durationMs} ms, ${call.stopReason}`).join('; ')}`,
+      );
       const events = await store.readEvents(runId, '-', 10_000);
       const firstAt = Math.min(...paid.map((call) => call.timestampMs)) - 2000;
-      for (const event of events.filter((candidate) => Date.parse(candidate.at) >= firstAt && /turn-start|model-|run-end/.test(candidate.event) && candidate.event !== 'model-progress')) {
+      for (const event of events.filter(
+        (candidate) => Date.parse(candidate.at) >= firstAt && /turn-start|model-|run-end/.test(candidate.event) && candidate.event !== 'model-progress',
+      )) {
         const { run_id: _runId, id: _id, ...rest } = event;
         log(`    ${JSON.stringify(rest).slice(0, 400)}`);
       }
@@ -271,7 +277,10 @@ export async function runProductionExperiment(options: ProductionExperimentOptio
     const duringBackoff = calls.filter((call) => pauses.some((pause) => inPause(call, pause)));
     for (const call of duringBackoff.slice(0, 10)) {
       const pause = pauses.find((candidate) => inPause(call, candidate))!;
-      log(`call during a pause: ${call.requestId} of ${call.runId} arrived ${call.timestampMs - pause.from} ms into a ${pause.until - pause.from} ms pause (${pause.event} of ${pause.runId})`);
+      log(
+        `call during a pause: ${call.requestId} of ${call.runId} arrived ${call.timestampMs - pause.from} ` +
+          `ms into a ${pause.until - pause.from} ms pause (${pause.event} of ${pause.runId})`,
+      );
     }
     const callsDuringBackoff = duringBackoff.length;
     const answered = calls.filter((call) => call.status === 200 && !call.abandoned);
@@ -311,11 +320,15 @@ export function formatProductionResult(result: ProductionExperimentResult): stri
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const failed = result.runs.filter((run) => run.status !== 'succeeded');
   const thinking = result.runs.filter((run) => run.thinking);
+  const failedRuns = failed.map((run) => `${run.id}:${run.status}${run.errorCode ? `/${run.errorCode}` : ''}`).join(', ');
   const rows: Array<[string, string]> = [
-    ['builds succeeded', `${result.succeeded} / ${result.runs.length}${failed.length > 0 ? `  (${failed.map((run) => `${run.id}:${run.status}${run.errorCode ? `/${run.errorCode}` : ''}`).join(', ')})` : ''}`],
+    ['builds succeeded', `${result.succeeded} / ${result.runs.length}${failed.length > 0 ? `  (${failedRuns})` : ''}`],
     ['  of them with thinking', `${thinking.filter((run) => run.status === 'succeeded').length} / ${thinking.length}`],
     ['wall time per build', `median ${seconds(result.wallMsPerBuild.median)}, max ${seconds(result.wallMsPerBuild.max)}`],
-    ['model calls (200 / 529 / 429 / other)', `${result.modelCalls} (${result.answered200} / ${result.overloaded529} / ${result.rateLimited429} / ${result.otherErrors})`],
+    [
+      'model calls (200 / 529 / 429 / other)',
+      `${result.modelCalls} (${result.answered200} / ${result.overloaded529} / ${result.rateLimited429} / ${result.otherErrors})`,
+    ],
     ['longest answered call', `${seconds(result.longestCall.durationMs)} for ${result.longestCall.outputTokens} output tokens`],
     ['answered calls of 60 s or more', String(result.callsOverAMinute)],
     ['model calls abandoned by the client', String(result.abandoned)],
@@ -323,14 +336,26 @@ export function formatProductionResult(result: ProductionExperimentResult): stri
     [`calls received during a fleet-wide pause (±${IN_FLIGHT_GRACE_MS} ms)`, String(result.callsDuringBackoff)],
     ['builds verified', `${result.tally.verifiedFinishes} / ${result.tally.runs}`],
     ['turns', String(result.turns)],
-    ['tool_use_rate / json_in_text_rate / recovery_rate', `${percent(result.tally.toolUseTurns, result.tally.turnsExpectingTool)} / ${percent(result.tally.jsonInTextTurns, result.tally.turnsExpectingTool)} / ${percent(result.tally.recoveredTurns, result.tally.turnsExpectingTool)}`],
-    ['invalid tool input (calls)', `${percent(result.tally.invalidInputCalls, result.tally.toolCalls)} (${result.tally.invalidInputCalls} / ${result.tally.toolCalls})`],
-    ['tokens: input / cache write / cache read / output', `${result.tokens.input} / ${result.tokens.cacheWrite} / ${result.tokens.cacheRead} / ${result.tokens.output}`],
+    [
+      'tool_use_rate / json_in_text_rate / recovery_rate',
+      `${percent(result.tally.toolUseTurns, result.tally.turnsExpectingTool)} / ` +
+        `${percent(result.tally.jsonInTextTurns, result.tally.turnsExpectingTool)} ` +
+        `/ ${percent(result.tally.recoveredTurns, result.tally.turnsExpectingTool)}`,
+    ],
+    [
+      'invalid tool input (calls)',
+      `${percent(result.tally.invalidInputCalls, result.tally.toolCalls)} (${result.tally.invalidInputCalls} / ${result.tally.toolCalls})`,
+    ],
+    [
+      'tokens: input / cache write / cache read / output',
+      `${result.tokens.input} / ${result.tokens.cacheWrite} / ${result.tokens.cacheRead} / ${result.tokens.output}`,
+    ],
     ...(result.model
       ? ([
           [
             'input USD cached / same tokens uncached',
-            `$${microUsdToUsd(result.inputMicroUsd).toFixed(4)} / $${microUsdToUsd(result.inputUncachedMicroUsd).toFixed(4)} = ${percent(result.inputMicroUsd, result.inputUncachedMicroUsd)}`,
+            `$${microUsdToUsd(result.inputMicroUsd).toFixed(4)} / ` +
+              `$${microUsdToUsd(result.inputUncachedMicroUsd).toFixed(4)} = ${percent(result.inputMicroUsd, result.inputUncachedMicroUsd)}`,
           ],
         ] as Array<[string, string]>)
       : []),

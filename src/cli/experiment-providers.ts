@@ -80,7 +80,15 @@ export function providerArms(formats: readonly OpenModelTextFormat[]): ProviderA
 /** BUILDFLEET_PROVIDERS for the arms, every one at the simulator: Bedrock and Vertex at its
  * endpoints of theirs (credentials it does not check, as test/integration/cloud-providers.test.ts
  * declares them), the OpenAI-compatible ones at its chat completions endpoint. */
-export function providerDeclarations({ simulatorUrl, fleetModel, formats }: { simulatorUrl: string; fleetModel: string; formats: readonly OpenModelTextFormat[] }): string {
+export function providerDeclarations({
+  simulatorUrl,
+  fleetModel,
+  formats,
+}: {
+  simulatorUrl: string;
+  fleetModel: string;
+  formats: readonly OpenModelTextFormat[];
+}): string {
   const baseUrl = `${simulatorUrl}/v1`;
   const declarations: Record<string, unknown> = {
     [BEDROCK_PROVIDER]: { kind: 'bedrock', region: 'us-west-2', baseUrl: simulatorUrl, awsAccessKey: 'AKIDEXPERIMENT', awsSecretKey: 'not-a-secret' },
@@ -163,7 +171,11 @@ export async function runProvidersExperiment(options: ProvidersExperimentOptions
       const builds = Array.from({ length: options.runs }, (_, run) =>
         arms.map((arm, index) => ({
           tally: tallies[index]!,
-          input: { provider: arm.provider, prompt: `Build a small website for bakery number ${run + 1} (${arm.name}).`, options: { textRecovery: arm.recovery } },
+          input: {
+            provider: arm.provider,
+            prompt: `Build a small website for bakery number ${run + 1} (${arm.name}).`,
+            options: { textRecovery: arm.recovery },
+          },
         })),
       ).flat();
       await runArmBuilds({ fleet, builds, armOfRun, concurrency: options.concurrency ?? 6, timeoutMs: options.timeoutMs ?? 120_000 });
@@ -211,7 +223,8 @@ export function parseFormats(text: string): OpenModelTextFormat[] {
     .map((name) => name.trim())
     .filter((name) => name !== '');
   const unknown = names.filter((name) => !known.has(name));
-  if (names.length === 0 || unknown.length > 0) throw new UsageError(`--formats: unknown ${unknown.join(', ') || '(none given)'}; known: ${OPEN_MODEL_TEXT_FORMATS.join(', ')}`);
+  if (names.length === 0 || unknown.length > 0)
+    throw new UsageError(`--formats: unknown ${unknown.join(', ') || '(none given)'}; known: ${OPEN_MODEL_TEXT_FORMATS.join(', ')}`);
   return [...new Set(names)] as OpenModelTextFormat[];
 }
 

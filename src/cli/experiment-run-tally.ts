@@ -21,7 +21,17 @@ export interface RunTally {
 }
 
 export function newRunTally(): RunTally {
-  return { runs: 0, verifiedFinishes: 0, turns: 0, turnsExpectingTool: 0, toolUseTurns: 0, jsonInTextTurns: 0, recoveredTurns: 0, toolCalls: 0, invalidInputCalls: 0 };
+  return {
+    runs: 0,
+    verifiedFinishes: 0,
+    turns: 0,
+    turnsExpectingTool: 0,
+    toolUseTurns: 0,
+    jsonInTextTurns: 0,
+    recoveredTurns: 0,
+    toolCalls: 0,
+    invalidInputCalls: 0,
+  };
 }
 
 /** Counts one settled run into `tally`: its record's end and its events. */

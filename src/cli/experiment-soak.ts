@@ -252,7 +252,10 @@ async function runHalf({
   }
 }
 
-type HalfFigures = Pick<SoakHalfResult, 'unfinished' | 'succeeded' | 'submitFailures' | 'lostFromHistory' | 'stillInRedis' | 'maxmemoryBytes' | 'peakBytes' | 'bytesPerRunLateHalf'>;
+type HalfFigures = Pick<
+  SoakHalfResult,
+  'unfinished' | 'succeeded' | 'submitFailures' | 'lostFromHistory' | 'stillInRedis' | 'maxmemoryBytes' | 'peakBytes' | 'bytesPerRunLateHalf'
+>;
 
 /** The archived half held every bound: it finished what the keys-kept half did, lost nothing from
  * history, left no run in Redis, stayed under its cap, and grew at most FLAT_SHARE of the keys-kept
@@ -295,7 +298,13 @@ export function formatSoakTable(result: SoakResult): string {
     ['Redis maxmemory', (half) => mb(half.maxmemoryBytes)],
     ['builds ended / asked', (half) => `${half.runs - half.unfinished} / ${half.runs}`],
     ['succeeded', (half) => String(half.succeeded)],
-    ['ended otherwise', (half) => Object.entries(half.failedBy).map(([code, count]) => `${code} ${count}`).join(', ') || '0'],
+    [
+      'ended otherwise',
+      (half) =>
+        Object.entries(half.failedBy)
+          .map(([code, count]) => `${code} ${count}`)
+          .join(', ') || '0',
+    ],
     ['POST /v1/runs failed', (half) => String(half.submitFailures)],
     ['in PostgreSQL / lost', (half) => `${half.archived} / ${half.lostFromHistory}`],
     ['run records left in Redis', (half) => String(half.stillInRedis)],

@@ -47,7 +47,6 @@ export function describeRunCost(view: Pick<RunView, 'usage' | 'cacheHitRatio' | 
   );
 }
 
-
 /** Parses an SSE byte stream into {event, data} records. */
 export async function* readServerSentEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id?: string; event: string; data: string }> {
   const decoder = new TextDecoder();
@@ -93,7 +92,9 @@ export function describeEvent(event: Record<string, unknown>): string | null {
       return `  ! the model stopped early; still missing: ${(event.missing as string[] | undefined)?.join('; ') ?? ''}`;
     case 'model-rate-limit-wait':
       // A retry-after is waited out by the whole model queue; a 429 naming no wait (backoff) by this run only.
-      return event.backoff ? `  … rate limited, this run backs off ${String(event.wait_ms)} ms` : `  … rate limited, the fleet waits ${String(event.wait_ms)} ms`;
+      return event.backoff
+        ? `  … rate limited, this run backs off ${String(event.wait_ms)} ms`
+        : `  … rate limited, the fleet waits ${String(event.wait_ms)} ms`;
     case 'model-progress': {
       // A long answer streaming: what is being written and how far it has got.
       const what = event.tool ? `writing ${String(event.tool)}` : `writing ${String(event.block ?? 'the answer')}`;
@@ -101,9 +102,14 @@ export function describeEvent(event: Record<string, unknown>): string | null {
       return `  … ${what} (${tokens}, ${Math.round(Number(event.elapsed_ms) / 1000)} s)`;
     }
     case 'model-overload-wait':
-      return `  … the model API is overloaded; the fleet waits ${String(event.wait_ms)} ms (overloaded for ${Math.round(Number(event.overloaded_for_ms) / 1000)} s of this turn)`;
+      return (
+        `  … the model API is overloaded; the fleet waits ${String(event.wait_ms)} ms ` +
+        `(overloaded for ${Math.round(Number(event.overloaded_for_ms) / 1000)} s of this turn)`
+      );
     case 'model-call-fail':
-      return event.outcome === 'overloaded' || event.outcome === 'rate_limited' ? null : `  ! model call failed (${String(event.outcome)}): ${String(event.message)}`;
+      return event.outcome === 'overloaded' || event.outcome === 'rate_limited'
+        ? null
+        : `  ! model call failed (${String(event.outcome)}): ${String(event.message)}`;
     case 'run-end':
       return `■ run ${String(event.status)}${event.error_code ? ` (${String(event.error_code)}: ${String(event.message ?? '')})` : ''}`;
     default:

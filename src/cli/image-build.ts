@@ -29,7 +29,17 @@ async function copyTrackedFiles({ projectRoot, into }: { projectRoot: string; in
 }
 
 /** Builds `tag` from the Dockerfile on `baseImage`; the build's output goes to `log`. */
-export async function buildProjectImage({ projectRoot, baseImage, tag, log }: { projectRoot: string; baseImage: string; tag: string; log: (line: string) => void }): Promise<BuiltImage> {
+export async function buildProjectImage({
+  projectRoot,
+  baseImage,
+  tag,
+  log,
+}: {
+  projectRoot: string;
+  baseImage: string;
+  tag: string;
+  log: (line: string) => void;
+}): Promise<BuiltImage> {
   const context = await mkdtemp(join(tmpdir(), 'buildfleet-image-context-'));
   try {
     await copyTrackedFiles({ projectRoot, into: context });
@@ -71,7 +81,19 @@ export async function buildProjectImage({ projectRoot, baseImage, tag, log }: { 
 
 /** Development-only packages whose presence in the runtime image would mean devDependencies leaked.
  * Not @types: production packages depend on some (node-pg-migrate on @types/pg). */
-export const DEV_ONLY_PACKAGES = ['vitest', 'typescript', 'esbuild', '@esbuild', 'tsx', 'dependency-cruiser', 'kubernetes-models', '@kubernetes-models', 'preact', 'htm'] as const;
+export const DEV_ONLY_PACKAGES = [
+  'vitest',
+  'typescript',
+  'esbuild',
+  '@esbuild',
+  'tsx',
+  'dependency-cruiser',
+  'kubernetes-models',
+  '@kubernetes-models',
+  'preact',
+  'htm',
+  'prettier',
+] as const;
 
 export interface ImageContents {
   /** Entries of /app. */

@@ -14,7 +14,17 @@ export interface CommandResult {
 }
 
 /** Runs a program to its end and collects its output; never throws on a non-zero exit. */
-export function runCommand({ program, args, input, timeoutMs = 600_000 }: { program: string; args: readonly string[]; input?: string; timeoutMs?: number }): Promise<CommandResult> {
+export function runCommand({
+  program,
+  args,
+  input,
+  timeoutMs = 600_000,
+}: {
+  program: string;
+  args: readonly string[];
+  input?: string;
+  timeoutMs?: number;
+}): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = execFile(program, args, { maxBuffer: 256 * 1024 * 1024, timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') return reject(new Error(`${program} ${args.join(' ')}: ${error.message}`));
@@ -70,7 +80,11 @@ const CONTAINERS_CONF = '/etc/containers/containers.conf';
 export async function preparePodman({ log }: { log: (line: string) => void }): Promise<void> {
   if (process.getuid?.() !== 0) throw new Error('experiment image runs rootful podman and debootstrap: run it as root');
   const missing: string[] = [];
-  for (const [program, pkg] of [['podman', 'podman'], ['runc', 'runc'], ['debootstrap', 'debootstrap']] as const) {
+  for (const [program, pkg] of [
+    ['podman', 'podman'],
+    ['runc', 'runc'],
+    ['debootstrap', 'debootstrap'],
+  ] as const) {
     if (!(await hasProgram(program))) missing.push(pkg);
   }
   if (missing.length > 0) {

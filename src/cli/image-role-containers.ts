@@ -68,7 +68,10 @@ export async function startRoleContainer({
 export async function waitUntilReady(container: RoleContainer, timeoutMs = 120_000): Promise<number> {
   const started = Date.now();
   for (;;) {
-    const ready = await fetch(`http://127.0.0.1:${container.metricsPort}/readyz`).then((response) => response.ok, () => false);
+    const ready = await fetch(`http://127.0.0.1:${container.metricsPort}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
     if (ready) return Date.now() - started;
     const state = (await podman(['inspect', '--format', '{{.State.Status}}', container.name])).stdout.trim();
     if (state !== 'running' || Date.now() - started > timeoutMs) {

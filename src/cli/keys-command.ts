@@ -112,10 +112,21 @@ export async function runKeysCommand({
           }
           const existing = outcome.existing;
           if (values.json) {
-            print(JSON.stringify({ created: false, id: outcome.id, tenant: existing?.tenant ?? null, created_at: existing?.created ?? null, revoked: existing?.revoked ?? null }));
+            print(
+              JSON.stringify({
+                created: false,
+                id: outcome.id,
+                tenant: existing?.tenant ?? null,
+                created_at: existing?.created ?? null,
+                revoked: existing?.revoked ?? null,
+              }),
+            );
             return 0;
           }
-          const state = existing === null ? 'its record is gone' : `tenant ${existing.tenant}, created ${existing.created}, ${existing.revoked ? `revoked ${existing.revoked}` : 'active'}`;
+          const state =
+            existing === null
+              ? 'its record is gone'
+              : `tenant ${existing.tenant}, created ${existing.created}, ${existing.revoked ? `revoked ${existing.revoked}` : 'active'}`;
           print(`A bootstrap key already exists: ${outcome.id} (${state}). Nothing was created; its key is not shown again.`);
           print('More keys: buildfleet keys create --tenant T --scopes runs:read,runs:write[,admin]');
           return 0;

@@ -66,11 +66,28 @@ function policyProblems(candidate: Record<string, unknown>, config: Config): { o
   // As PUT /v1/admin/tenants/:tenant/policy refuses them (unknown_provider): this process's
   // BUILDFLEET_PROVIDERS, which must be the fleet's, like the capability table above.
   const lacking = providersTheFleetLacks({ providers: parsed.data.allowedProviders ?? [], declarations: config.BUILDFLEET_PROVIDERS });
-  problems.push(...lacking.map((provider) => `allowedProviders: ${JSON.stringify(provider)} is no provider the fleet has (providers: ${providerNames(config.BUILDFLEET_PROVIDERS).join(', ')})`));
+  problems.push(
+    ...lacking.map(
+      (provider) =>
+        `allowedProviders: ${JSON.stringify(provider)} is no provider the fleet has (providers: ${providerNames(config.BUILDFLEET_PROVIDERS).join(', ')})`,
+    ),
+  );
   return { overrides: problems.length === 0 ? parsed.data : null, problems };
 }
 
-function printPolicy({ tenant, overrides, config, json, print }: { tenant: string; overrides: TenantPolicyOverrides; config: Config; json: boolean; print: (line: string) => void }): void {
+function printPolicy({
+  tenant,
+  overrides,
+  config,
+  json,
+  print,
+}: {
+  tenant: string;
+  overrides: TenantPolicyOverrides;
+  config: Config;
+  json: boolean;
+  print: (line: string) => void;
+}): void {
   const policy = effectiveTenantPolicy({ defaults: tenantPolicyDefaults(config), overrides });
   if (json) {
     print(JSON.stringify({ tenant, overrides, policy }));

@@ -49,7 +49,13 @@ async function readCosts(client: ApiClient, runs: readonly ListedRun[]): Promise
   const worker = async () => {
     while (next < runs.length) {
       const run = runs[next++]!;
-      costs.set(run.id, await readRunView({ client, runId: run.id }).then((view) => view.costUsd, () => null));
+      costs.set(
+        run.id,
+        await readRunView({ client, runId: run.id }).then(
+          (view) => view.costUsd,
+          () => null,
+        ),
+      );
     }
   };
   await Promise.all(Array.from({ length: Math.min(COST_READS_AT_ONCE, runs.length) }, worker));

@@ -76,7 +76,17 @@ function exitCodeOfTail(outcome: TailOutcome): number {
 }
 
 /** Follows a run the command just started or reopened, when --follow asks for it. */
-async function followIfAsked({ client, runId, values, io }: { client: ApiClient; runId: string; values: { follow?: boolean; answer?: string | undefined; full?: boolean }; io: CliIo }): Promise<number> {
+async function followIfAsked({
+  client,
+  runId,
+  values,
+  io,
+}: {
+  client: ApiClient;
+  runId: string;
+  values: { follow?: boolean; answer?: string | undefined; full?: boolean };
+  io: CliIo;
+}): Promise<number> {
   if (!values.follow) {
     if (values.answer !== undefined) throw new UsageError('--answer needs --follow');
     return EXIT_CODES.ok;
@@ -88,7 +98,9 @@ async function followIfAsked({ client, runId, values, io }: { client: ApiClient;
 /** The one run id a command takes. */
 /** The `thinking` of a submit body from `--thinking on|off`, `--thinking-budget N` and `--effort L`
  * (the API checks them against the model: docs/models.md). */
-function thinkingBody({ thinking, budget, effort }: { thinking?: string | undefined; budget?: string | undefined; effort?: string | undefined }): { thinking?: Record<string, unknown> } {
+function thinkingBody({ thinking, budget, effort }: { thinking?: string | undefined; budget?: string | undefined; effort?: string | undefined }): {
+  thinking?: Record<string, unknown>;
+} {
   if (thinking !== undefined && thinking !== 'on' && thinking !== 'off') throw new UsageError(`--thinking is on or off, not ${JSON.stringify(thinking)}`);
   const body = {
     ...(thinking ? { enabled: thinking === 'on' } : {}),
@@ -150,7 +162,11 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
         return await runListCommand({ client: clientFrom(values), options: values, io });
       }
       case 'status': {
-        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...connectionOptions, json: { type: 'boolean', default: false } } });
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { ...connectionOptions, json: { type: 'boolean', default: false } },
+        });
         const runId = runIdOf(command, positionals);
         const { readRunView, describeRunView } = await import('./run-summary.js');
         const view = await readRunView({ client: clientFrom(values), runId });
@@ -158,15 +174,25 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
         return EXIT_CODES.ok;
       }
       case 'logs': {
-        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...connectionOptions, full: { type: 'boolean', default: false } } });
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { ...connectionOptions, full: { type: 'boolean', default: false } },
+        });
         const { printRunLogs } = await import('./logs-command.js');
         await printRunLogs({ client: clientFrom(values), runId: runIdOf(command, positionals), io, full: values.full });
         return EXIT_CODES.ok;
       }
       case 'tail': {
-        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...connectionOptions, answer: { type: 'string' }, full: { type: 'boolean', default: false } } });
+        const { values, positionals } = parseArgs({
+          args: rest,
+          allowPositionals: true,
+          options: { ...connectionOptions, answer: { type: 'string' }, full: { type: 'boolean', default: false } },
+        });
         const { tailRun } = await import('./tail-run.js');
-        return exitCodeOfTail(await tailRun({ client: clientFrom(values), runId: runIdOf(command, positionals), io, answer: values.answer, full: values.full }));
+        return exitCodeOfTail(
+          await tailRun({ client: clientFrom(values), runId: runIdOf(command, positionals), io, answer: values.answer, full: values.full }),
+        );
       }
       case 'resume': {
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { ...connectionOptions, ...followOptions } });
@@ -302,7 +328,11 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
       return EXIT_CODES.unavailable;
     }
     // parseArgs refuses unknown options and missing values with a TypeError carrying this code.
-    if ((error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    if (
+      (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+      (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ||
+      (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
+    ) {
       io.printError(`buildfleet: ${(error as Error).message}\n\n${USAGE}`);
       return EXIT_CODES.usage;
     }

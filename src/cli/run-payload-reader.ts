@@ -84,7 +84,10 @@ export class RunPayloadReader {
   private async readUnsettledToolCalls(): Promise<void> {
     let after = this.settledPosition;
     for (;;) {
-      const page = await this.client.requestValid({ path: `/v1/runs/${this.runId}/tool-calls?after=${after}&limit=${MAX_PAYLOAD_PAGE}`, schema: toolCallPageSchema });
+      const page = await this.client.requestValid({
+        path: `/v1/runs/${this.runId}/tool-calls?after=${after}&limit=${MAX_PAYLOAD_PAGE}`,
+        schema: toolCallPageSchema,
+      });
       for (const call of page.toolCalls) {
         this.toolCalls.set(call.toolUseId, call);
         if (call.position === this.settledPosition + 1 && call.status !== 'unanswered') this.settledPosition = call.position;

@@ -16,7 +16,6 @@ export interface ScenarioRow {
   detail: string;
 }
 
-
 function describeState(view: { status: string; error: { code: string } | null }): string {
   return view.error && view.status !== 'succeeded' ? `${view.status}(${view.error.code})` : view.status;
 }
@@ -83,7 +82,11 @@ export function formatScenarioTable(rows: ScenarioRow[]): string {
   const header = ['scenario', 'exercises', 'expected', 'actual', 'turns', 'result'];
   const body = rows.map((row) => [row.scenario, row.exercises, row.expected, row.actual, String(row.turns), row.passed ? 'pass' : 'FAIL']);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => cells[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   const passed = rows.filter((row) => row.passed).length;
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...body.map(line), '', `${passed} passed, ${rows.length - passed} failed`].join('\n');
 }

@@ -54,7 +54,10 @@ export function spawnRole(input: {
     // can take well over 30 s to start one.
     waitForLine(pattern, timeoutMs = 180_000) {
       return new Promise((resolve, reject) => {
-        const existing = tail.split('\n').map((line) => line.match(pattern)).find(Boolean);
+        const existing = tail
+          .split('\n')
+          .map((line) => line.match(pattern))
+          .find(Boolean);
         if (existing) return resolve(existing);
         const timer = setTimeout(() => {
           listeners.delete(listener);

@@ -75,7 +75,12 @@ export async function tailRun({
       if (!response.ok || !response.body) {
         // A refusal (unknown run, bad key) will not change on a retry: it is the command's error.
         const body = (await response.json().catch(() => null)) as { error?: { code?: string; message?: string } } | null;
-        throw new ApiClientError(response.status, body?.error?.code ?? `http_${response.status}`, body?.error?.message ?? 'the event stream was refused', `/v1/runs/${runId}/events`);
+        throw new ApiClientError(
+          response.status,
+          body?.error?.code ?? `http_${response.status}`,
+          body?.error?.message ?? 'the event stream was refused',
+          `/v1/runs/${runId}/events`,
+        );
       }
       for await (const message of readServerSentEvents(response.body)) {
         if (message.id) lastEventId = message.id;

@@ -49,12 +49,16 @@ const VERDICT_MARKS: Record<string, string> = { valid: '✓', degraded: '~', inv
 function describeToolCall(event: TimelineEventOf<'tool-call-end'>, call: ToolCallView | null): string[] {
   if (!call) return [`  → ${event.tool}  ${event.ok ? '✓' : `✗ ${text(event.error_code)}`} · ${event.duration_ms} ms`];
   const mark = call.verdict ? (VERDICT_MARKS[call.verdict] ?? '?') : call.status === 'ok' ? '✓' : '✗';
-  const verdict = [call.verdict ?? call.status, ...(call.errorCode ? [call.errorCode] : []), ...(call.verdictReason && call.verdictReason !== call.errorCode ? [call.verdictReason] : [])].join(' ');
+  const verdict = [
+    call.verdict ?? call.status,
+    ...(call.errorCode ? [call.errorCode] : []),
+    ...(call.verdictReason && call.verdictReason !== call.errorCode ? [call.verdictReason] : []),
+  ].join(' ');
   const timing = call.durationMs === null ? '' : ` · ${count.format(call.durationMs)} ms`;
   const retried = call.attempt !== null && call.attempt > 1 ? ` · attempt ${call.attempt}` : '';
   const lines = [`  → ${call.tool} ${summarizeValue(call.input, 120)}`, `    ${mark} ${verdict}${timing}${retried}`];
   if (call.result) {
-    const shown = call.result.isError || call.result.output === undefined ? call.result.errorReason ?? call.result.content : call.result.output;
+    const shown = call.result.isError || call.result.output === undefined ? (call.result.errorReason ?? call.result.content) : call.result.output;
     lines.push(`    ← ${summarizeValue(shown, 140)}`);
   }
   if (call.injectionFlags.length > 0) lines.push(`    ! injection-like text flagged: ${call.injectionFlags.flatMap((flag) => flag.patterns).join(', ')}`);
@@ -78,7 +82,10 @@ function describeOther(event: TimelineEvent): string[] {
     case 'input-receive':
       return ['  ✓ the question was answered'];
     case 'model-call-fail':
-      return [`  ! model call failed (${text(event.outcome)}${event.status ? `, ${text(event.status)}` : ''}, attempt ${text(event.attempt)}): ${text(event.message)}`];
+      return [
+        `  ! model call failed (${text(event.outcome)}${event.status ? `, ${text(event.status)}` : ''}, ` +
+          `attempt ${text(event.attempt)}): ${text(event.message)}`,
+      ];
     case 'model-rate-limit-wait':
       return [`  … rate limited; retry in ${seconds(event.wait_ms)} (cycle ${text(event.cycle)})`];
     case 'model-overload-wait':
@@ -129,6 +136,10 @@ export function describeTimelineEvent({
   full?: boolean;
 }): string[] {
   const lines =
-    event.event === 'model-call-end' ? describeTurn(event, turn, full) : event.event === 'tool-call-end' ? describeToolCall(event, toolCall) : describeOther(event);
+    event.event === 'model-call-end'
+      ? describeTurn(event, turn, full)
+      : event.event === 'tool-call-end'
+        ? describeToolCall(event, toolCall)
+        : describeOther(event);
   return lines.map((line, index) => (index === 0 ? `${clockOf(event.at)}  ${line}` : `${CONTINUATION}${line}`));
 }

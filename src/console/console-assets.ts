@@ -49,11 +49,16 @@ function buildWhenStale(root: string, output: string): void {
   if (!fileURLToPath(import.meta.url).endsWith('.ts') || !existsSync(sources)) return;
   const page = join(output, 'index.html');
   // The bundle also takes the fleet's vocabularies (statuses, event names) from src/domain/.
-  const newest = Math.max(newestChange(sources), newestChange(join(root, 'src', 'domain')), statSync(join(root, 'src', 'engine', 'resumable-run-errors.ts')).mtimeMs);
+  const newest = Math.max(
+    newestChange(sources),
+    newestChange(join(root, 'src', 'domain')),
+    statSync(join(root, 'src', 'engine', 'resumable-run-errors.ts')).mtimeMs,
+  );
   if (existsSync(page) && statSync(page).mtimeMs >= newest) return;
   // A child process, not an import: the build needs esbuild (a devDependency) and no TypeScript.
   const built = spawnSync(process.execPath, [join(root, 'scripts', 'build-console.mjs'), '--quiet'], { cwd: root, encoding: 'utf8' });
-  if (built.status !== 0) throw new Error(`building the console's assets failed (node scripts/build-console.mjs): ${built.stderr || built.error?.message || `exit ${built.status}`}`);
+  if (built.status !== 0)
+    throw new Error(`building the console's assets failed (node scripts/build-console.mjs): ${built.stderr || built.error?.message || `exit ${built.status}`}`);
 }
 
 /** The assets by file name (index.html, console.js, console.css …). */
@@ -62,7 +67,9 @@ export function loadConsoleAssets(): Map<string, ConsoleAsset> {
   const output = join(root, 'dist', 'console');
   buildWhenStale(root, output);
   if (!existsSync(join(output, 'index.html'))) {
-    throw new Error(`the console's assets are missing from ${output}: run \`npm run build\` (or node scripts/build-console.mjs), or leave BUILDFLEET_CONSOLE_PORT unset`);
+    throw new Error(
+      `the console's assets are missing from ${output}: run \`npm run build\` (or node scripts/build-console.mjs), or leave BUILDFLEET_CONSOLE_PORT unset`,
+    );
   }
   const assets = new Map<string, ConsoleAsset>();
   for (const name of readdirSync(output)) {

@@ -180,7 +180,12 @@ export async function buildConsoleServer(options: ConsoleServerOptions): Promise
         reply.header('set-cookie', clearSessionCookie(cookie));
         return new ConsoleError('console_not_signed_in');
       }
-      return verified.scopes.includes('admin') ? null : new ConsoleError('console_admin_only', `Bull Board (${BULL_BOARD_PATH}) needs a key with the admin scope; this session's key has ${verified.scopes.join(', ')}.`);
+      return verified.scopes.includes('admin')
+        ? null
+        : new ConsoleError(
+            'console_admin_only',
+            `Bull Board (${BULL_BOARD_PATH}) needs a key with the admin scope; this session's key has ${verified.scopes.join(', ')}.`,
+          );
     },
   });
 

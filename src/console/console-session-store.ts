@@ -47,7 +47,13 @@ export class ConsoleSessionStore {
   /** Starts a session for a verified key; returns the id to set in the cookie. */
   async create({ apiKey, keyId, tenant, scopes }: Omit<ConsoleSession, 'createdAt'>): Promise<string> {
     const sessionId = randomBytes(32).toString('base64url');
-    const record: ConsoleSessionRecord = { keyId, tenant, scopes, sealedApiKey: sealSecret({ sessionId, secret: apiKey }), createdAt: new Date().toISOString() };
+    const record: ConsoleSessionRecord = {
+      keyId,
+      tenant,
+      scopes,
+      sealedApiKey: sealSecret({ sessionId, secret: apiKey }),
+      createdAt: new Date().toISOString(),
+    };
     await this.options.redis.set(this.keyOf(sessionId), JSON.stringify(record), 'EX', this.options.ttlSeconds);
     return sessionId;
   }

@@ -18,7 +18,13 @@ export function isDataPath(url: string): boolean {
 
 /** Whether a request may proceed: unsafe methods only from `consoleOrigin`; reads of data not when
  * the browser says another origin asked. */
-export function isSameOriginRequest({ request, consoleOrigin }: { request: Pick<FastifyRequest, 'method' | 'headers' | 'url'>; consoleOrigin: string }): boolean {
+export function isSameOriginRequest({
+  request,
+  consoleOrigin,
+}: {
+  request: Pick<FastifyRequest, 'method' | 'headers' | 'url'>;
+  consoleOrigin: string;
+}): boolean {
   const fetchSite = request.headers['sec-fetch-site'];
   if (isDataPath(request.url) && typeof fetchSite === 'string' && fetchSite !== 'same-origin' && fetchSite !== 'none') return false;
   if (SAFE_METHODS.has(request.method)) return true;
@@ -30,7 +36,10 @@ export function isSameOriginRequest({ request, consoleOrigin }: { request: Pick<
 export function installSameOriginGuard({ app, consoleOrigin }: { app: FastifyInstance; consoleOrigin: (request: FastifyRequest) => string }): void {
   app.addHook('onRequest', async (request, reply) => {
     if (!isSameOriginRequest({ request, consoleOrigin: consoleOrigin(request) })) {
-      request.log.warn({ origin: request.headers.origin ?? null, fetchSite: request.headers['sec-fetch-site'] ?? null, url: request.url }, 'console refused a cross-origin request');
+      request.log.warn(
+        { origin: request.headers.origin ?? null, fetchSite: request.headers['sec-fetch-site'] ?? null, url: request.url },
+        'console refused a cross-origin request',
+      );
       // Answered here rather than thrown: a thrown error goes to the error handler of the route's
       // plugin, and Bull Board's (bull-board.ts) would word it as its own 500-style body.
       const refusal = new ConsoleError('console_cross_origin_refused');

@@ -49,13 +49,11 @@ export const upstreamCatalogSchema = z.strictObject({
 });
 
 /** A real 1x1 PNG. */
-export const UPSTREAM_PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
+export const UPSTREAM_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 /** A minimal baseline JPEG (1x1). */
 export const UPSTREAM_JPEG = Buffer.from(
-  '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
+  '/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////' +
+    '////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=',
   'base64',
 );
 export const UPSTREAM_SVG =
@@ -159,13 +157,19 @@ function serveFault(response: ServerResponse, fault: UpstreamFault, path: string
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true,"data":{"images":[{"url":"https://cdn.example/hero.png","wid');
       return;
     case 'schema_drift':
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, payload: { imgs: [{ href: 'https://cdn.example/hero.png', w: 1200 }] } }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ok: true, payload: { imgs: [{ href: 'https://cdn.example/hero.png', w: 1200 }] } }));
       return;
     case 'error_in_success':
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, error: { code: 'quota_exceeded', message: 'Monthly quota exceeded' } }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ok: true, error: { code: 'quota_exceeded', message: 'Monthly quota exceeded' } }));
       return;
     case 'graphql_errors':
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: null, errors: [{ message: 'Internal server error', path: ['images'] }] }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ data: null, errors: [{ message: 'Internal server error', path: ['images'] }] }));
       return;
     case 'injection':
       response
@@ -227,7 +231,9 @@ export async function startFaultyUpstream(options: FaultyUpstreamOptions = {}): 
         const nextMode = url.searchParams.get('mode');
         const nextFault = url.searchParams.get('fault');
         if ((nextMode !== 'valid' && nextMode !== 'broken') || (nextFault !== null && !isFault(nextFault))) {
-          response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'invalid_mode', message: `mode valid|broken, fault one of ${UPSTREAM_FAULTS.join(', ')}` } }));
+          response
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: { code: 'invalid_mode', message: `mode valid|broken, fault one of ${UPSTREAM_FAULTS.join(', ')}` } }));
           return;
         }
         mode = nextMode;

@@ -104,7 +104,10 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
     shard === fleet.queues.ownShard
       ? fleet
       : // One process, one set of Models API descriptions (src/model/model-descriptions.ts).
-        { ...createFleetContext(loadConfig({ ...environment, BUILDFLEET_QUEUE_SHARD: String(shard) }), 'in-process', options.logger), modelDescriptions: fleet.modelDescriptions },
+        {
+          ...createFleetContext(loadConfig({ ...environment, BUILDFLEET_QUEUE_SHARD: String(shard) }), 'in-process', options.logger),
+          modelDescriptions: fleet.modelDescriptions,
+        },
   );
   const metrics = options.metrics;
   if (metrics && !metrics.queues) metrics.queues = fleet.queues;

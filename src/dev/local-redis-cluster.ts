@@ -71,16 +71,24 @@ export async function startLocalRedisCluster(options: {
     const child = spawn(
       serverBinary,
       [
-        '--port', String(port),
-        '--cluster-port', String(busPorts.get(port)),
-        '--bind', '127.0.0.1',
-        '--cluster-enabled', 'yes',
-        '--cluster-config-file', `nodes-${port}.conf`,
-        '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 2000),
-        '--dir', nodeDir(port),
+        '--port',
+        String(port),
+        '--cluster-port',
+        String(busPorts.get(port)),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        `nodes-${port}.conf`,
+        '--cluster-node-timeout',
+        String(options.nodeTimeoutMs ?? 2000),
+        '--dir',
+        nodeDir(port),
         ...DURABLE_SERVER_FLAGS,
         // In the node's dir so a failed start or failover can be diagnosed after the fact.
-        '--logfile', 'redis.log',
+        '--logfile',
+        'redis.log',
       ],
       { stdio: 'ignore' },
     );
@@ -177,10 +185,7 @@ export async function startLocalRedisCluster(options: {
       const [replica] = await replicasOf(port);
       const started = Date.now();
       await nodeCommand(replica!, 'CLUSTER', 'FAILOVER');
-      await pollUntil(
-        `${replica} and ${port} to swap roles`,
-        async () => (await roleOf(replica!)) === 'master' && (await roleOf(port)) === 'slave',
-      );
+      await pollUntil(`${replica} and ${port} to swap roles`, async () => (await roleOf(replica!)) === 'master' && (await roleOf(port)) === 'slave');
       await waitForHealthy(`the cluster to be ok again after the failover of ${port}`);
       const tookMs = Date.now() - started;
       // Each node learns the new roles by gossip: until every live one has, topology() (read from

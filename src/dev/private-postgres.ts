@@ -118,15 +118,21 @@ export async function startPrivatePostgres(options: { quiet?: boolean } = {}): P
   };
   try {
     const initdb = run('initdb', [
-      '--pgdata', dataDir,
-      '--username', 'postgres',
+      '--pgdata',
+      dataDir,
+      '--username',
+      'postgres',
       // Trust only for the unix socket (inside our private directory) and loopback TCP: initdb's
       // pg_hba.conf lists local, 127.0.0.1/32 and ::1/128 and nothing else, so no other host
       // is admitted at all.
-      '--auth-local', 'trust',
-      '--auth-host', 'trust',
-      '--encoding', 'UTF8',
-      '--locale', 'C',
+      '--auth-local',
+      'trust',
+      '--auth-host',
+      'trust',
+      '--encoding',
+      'UTF8',
+      '--locale',
+      'C',
       // A throwaway cluster: skipping fsync of the fresh files saves seconds on a busy disk.
       '--no-sync',
     ]);
@@ -140,15 +146,23 @@ export async function startPrivatePostgres(options: { quiet?: boolean } = {}): P
   const port = await freePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const server = run('postgres', [
-    '-D', dataDir,
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', `port=${port}`,
-    '-c', `unix_socket_directories=${socketDir}`,
+    '-D',
+    dataDir,
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    `port=${port}`,
+    '-c',
+    `unix_socket_directories=${socketDir}`,
     // Durability is not wanted from a cluster deleted on stop; these make it fast under tests.
-    '-c', 'fsync=off',
-    '-c', 'synchronous_commit=off',
-    '-c', 'full_page_writes=off',
-    '-c', 'logging_collector=off',
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'logging_collector=off',
   ]);
   const logFd = openSync(logFile, 'a');
   const child = spawn(server.command, server.args, {

@@ -93,16 +93,9 @@ export async function startPrivateRedis(options: { dataDir: string; port?: numbe
   const port = options.port ?? (await freePort());
   const url = `redis://127.0.0.1:${port}`;
   const launch = () =>
-    spawn(
-      binary,
-      [
-        '--port', String(port),
-        '--bind', '127.0.0.1',
-        '--dir', options.dataDir,
-        ...DURABLE_SERVER_FLAGS,
-      ],
-      { stdio: options.quiet === false ? 'inherit' : 'ignore' },
-    );
+    spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--dir', options.dataDir, ...DURABLE_SERVER_FLAGS], {
+      stdio: options.quiet === false ? 'inherit' : 'ignore',
+    });
   const handle: PrivateRedis = {
     url,
     port,

@@ -20,7 +20,15 @@ export const CHARACTERS_PER_CLASSIC_TOKEN = 4;
 export const TOKENIZER_RATIOS: Readonly<Record<Tokenizer, number>> = Object.freeze({ classic: 1, newer: 1.3 });
 
 /** The ratio an estimate uses: the documented one times `margin`, or a measured one when higher. */
-export function estimateRatio({ tokenizer, margin = 1, measuredRatio = null }: { tokenizer: Tokenizer; margin?: number; measuredRatio?: number | null }): number {
+export function estimateRatio({
+  tokenizer,
+  margin = 1,
+  measuredRatio = null,
+}: {
+  tokenizer: Tokenizer;
+  margin?: number;
+  measuredRatio?: number | null;
+}): number {
   return Math.max(TOKENIZER_RATIOS[tokenizer] * margin, measuredRatio !== null && Number.isFinite(measuredRatio) ? measuredRatio : 0);
 }
 

@@ -20,13 +20,7 @@ export interface FinishGateTrailEntry {
 }
 
 /** Tools whose success changes what a deploy would snapshot. */
-export const WORKSPACE_CHANGING_TOOLS: ReadonlySet<string> = new Set([
-  'write_file',
-  'delete_file',
-  'set_colors',
-  'set_fonts',
-  'fetch_image',
-]);
+export const WORKSPACE_CHANGING_TOOLS: ReadonlySet<string> = new Set(['write_file', 'delete_file', 'set_colors', 'set_fonts', 'fetch_image']);
 
 export const MIN_FILES_WRITTEN = 3;
 
@@ -74,9 +68,7 @@ export function evaluateFinishGate({ todos, trail, deployments }: FinishGateInpu
 
   const filesWritten = trail.filter((entry) => entry.ok && entry.tool === 'write_file' && entry.phase === 'building').length;
   if (filesWritten < MIN_FILES_WRITTEN) {
-    missing.push(
-      `Write at least ${MIN_FILES_WRITTEN} site files with write_file while building (${filesWritten} written so far).`,
-    );
+    missing.push(`Write at least ${MIN_FILES_WRITTEN} site files with write_file while building (${filesWritten} written so far).`);
   }
 
   const lastChange = lastIndexWhere(trail, (entry) => entry.ok && WORKSPACE_CHANGING_TOOLS.has(entry.tool));
@@ -91,14 +83,11 @@ export function evaluateFinishGate({ todos, trail, deployments }: FinishGateInpu
     missing.push(`Deploy again: the workspace changed (${changedBy}) after the last deploy.`);
   }
 
-  const publishAfterDeploy =
-    currentDeploy === -1 ? -1 : firstIndexWhere(trail, (entry) => entry.ok && entry.tool === 'publish', currentDeploy);
+  const publishAfterDeploy = currentDeploy === -1 ? -1 : firstIndexWhere(trail, (entry) => entry.ok && entry.tool === 'publish', currentDeploy);
   if (publishAfterDeploy === -1) {
     missing.push('Publish the latest deployment with publish (pass the deploy_id that deploy returned).');
   } else if (deployments && deployments.latest !== null && deployments.live !== deployments.latest) {
-    missing.push(
-      `Publish the latest deployment: ${deployments.latest} is the newest, but ${deployments.live ?? 'nothing'} is live.`,
-    );
+    missing.push(`Publish the latest deployment: ${deployments.latest} is the newest, but ${deployments.live ?? 'nothing'} is live.`);
   }
 
   return { passed: missing.length === 0, missing };

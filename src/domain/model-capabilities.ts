@@ -78,7 +78,9 @@ export const DOCUMENTED_MODEL_CAPABILITIES: Readonly<Record<string, ModelCapabil
   ),
 );
 
-const LIFECYCLE_OF: ReadonlyMap<string, ModelLifecycle> = new Map(MODEL_RECORDS.flatMap((record) => [record.id, ...record.aliases].map((name) => [name, record.lifecycle] as const)));
+const LIFECYCLE_OF: ReadonlyMap<string, ModelLifecycle> = new Map(
+  MODEL_RECORDS.flatMap((record) => [record.id, ...record.aliases].map((name) => [name, record.lifecycle] as const)),
+);
 
 /** What a model nobody described gets when BUILDFLEET_ALLOW_UNKNOWN_MODELS=true: what every
  * current model accepts — no thinking, no forced tool_choice (the plan is asked for in words), no
@@ -124,7 +126,10 @@ const capabilityOverride = z.strictObject({
   defaultThinkingDisplay: z.enum(['summarized', 'omitted']).nullable().optional(),
   progressUpdates: z.boolean().optional(),
   effortLevels: z.array(z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]])).optional(),
-  defaultEffort: z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]]).nullable().optional(),
+  defaultEffort: z
+    .enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]])
+    .nullable()
+    .optional(),
   forcedToolChoice: z.boolean().optional(),
   assistantPrefill: z.boolean().optional(),
   midConversationSystemMessages: z.boolean().optional(),

@@ -104,7 +104,15 @@ function priceForPrompt(price: BandedModelPrice, promptTokens: number): ModelPri
 /** The model's price for a request whose prompt (input + cache reads + cache writes) is
  * `promptTokens` long: its own entry with the operator's override merged over it, else `default`.
  * Without `promptTokens` a banded price answers its dearest band (never understated). */
-export function lookupModelPrice({ model, overrides, promptTokens = Number.POSITIVE_INFINITY }: { model: string; overrides: ModelPriceOverrides; promptTokens?: number }): PriceLookup {
+export function lookupModelPrice({
+  model,
+  overrides,
+  promptTokens = Number.POSITIVE_INFINITY,
+}: {
+  model: string;
+  overrides: ModelPriceOverrides;
+  promptTokens?: number;
+}): PriceLookup {
   const own = model === DEFAULT_PRICE_KEY ? null : mergePrice(model, overrides[model]);
   if (own) return { price: priceForPrompt(own, promptTokens), source: 'model' };
   // parseModelPriceOverrides guarantees a complete `default` override; the documented one always is.

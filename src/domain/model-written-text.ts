@@ -45,6 +45,10 @@ export function modelWrittenText({ content, progressUpdates }: { content: readon
       updates.push(block.thinking);
     }
   }
-  const join = (parts: string[]) => parts.filter((part) => part.trim() !== '').join('\n\n').trim();
+  const join = (parts: string[]) =>
+    parts
+      .filter((part) => part.trim() !== '')
+      .join('\n\n')
+      .trim();
   return { written: join(written), answer: join(answer), progressUpdates: updates };
 }

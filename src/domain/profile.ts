@@ -7,24 +7,8 @@ export const PHASES = ['planning', 'building', 'verifying'] as const;
 export type Phase = (typeof PHASES)[number];
 
 export const CORE_TOOLS = ['todo_write', 'todo_complete', 'ask_user', 'read_session', 'finish_turn'] as const;
-export const BUILD_TOOLS = [
-  'fetch_image',
-  'set_colors',
-  'set_fonts',
-  'write_file',
-  'list_files',
-  'read_file',
-  'delete_file',
-  'deploy',
-] as const;
-export const OPS_TOOLS = [
-  'fetch_url_live',
-  'screenshot',
-  'check_broken_images',
-  'regen_og',
-  'set_meta',
-  'publish',
-] as const;
+export const BUILD_TOOLS = ['fetch_image', 'set_colors', 'set_fonts', 'write_file', 'list_files', 'read_file', 'delete_file', 'deploy'] as const;
+export const OPS_TOOLS = ['fetch_url_live', 'screenshot', 'check_broken_images', 'regen_og', 'set_meta', 'publish'] as const;
 
 export type CoreToolName = (typeof CORE_TOOLS)[number];
 export type BuildToolName = (typeof BUILD_TOOLS)[number];

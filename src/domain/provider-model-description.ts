@@ -84,7 +84,10 @@ export function providerCapabilityFacts({
     facts.adaptiveThinking = types.adaptive;
     facts.thinkingOff = thinkingOffOf(types, catalog?.thinkingOff);
     // A model that cannot turn thinking off, or only to between_tools, thinks when not told.
-    facts.thinksByDefault = catalog && facts.thinkingOff === catalog.thinkingOff ? catalog.thinksByDefault : facts.thinkingOff === 'impossible' || facts.thinkingOff === 'between_tools';
+    facts.thinksByDefault =
+      catalog && facts.thinkingOff === catalog.thinkingOff
+        ? catalog.thinksByDefault
+        : facts.thinkingOff === 'impossible' || facts.thinkingOff === 'between_tools';
   }
   const levels = description.effortLevels;
   if (levels !== null) {

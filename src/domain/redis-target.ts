@@ -68,6 +68,9 @@ function redactSeed(seed: string): string {
 }
 
 /** The target the configuration names: the cluster when its seeds are set, else REDIS_URL. */
-export function redisTargetOf(config: { REDIS_URL: string; BUILDFLEET_REDIS_CLUSTER_NODES?: Extract<RedisTarget, { kind: 'cluster' }> | undefined }): RedisTarget {
+export function redisTargetOf(config: {
+  REDIS_URL: string;
+  BUILDFLEET_REDIS_CLUSTER_NODES?: Extract<RedisTarget, { kind: 'cluster' }> | undefined;
+}): RedisTarget {
   return config.BUILDFLEET_REDIS_CLUSTER_NODES ?? { kind: 'single', url: config.REDIS_URL };
 }

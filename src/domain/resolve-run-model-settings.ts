@@ -122,7 +122,8 @@ export function resolveRunModelSettings({
   if (lifecycle?.status === 'retired' && !Object.hasOwn(config.BUILDFLEET_MODEL_CAPABILITIES, model)) {
     throw new RunModelSettingsError(
       'model_retired',
-      `Model "${model}" was retired on ${lifecycle.retiresOn ?? 'an earlier date'}: requests to it fail. Use ${lifecycle.successor ?? 'a current model'} instead.`,
+      `Model "${model}" was retired on ${lifecycle.retiresOn ?? 'an earlier date'}: ` +
+        `requests to it fail. Use ${lifecycle.successor ?? 'a current model'} instead.`,
     );
   }
   const deprecation: ModelDeprecation | null =
@@ -131,7 +132,9 @@ export function resolveRunModelSettings({
           model,
           retiresOn: lifecycle.retiresOn,
           successor: lifecycle.successor,
-          message: `Model "${model}" is deprecated${lifecycle.retiresOn ? ` and retires on ${lifecycle.retiresOn}` : ''}${lifecycle.successor ? `; move to ${lifecycle.successor}` : ''}.`,
+          message:
+            `Model "${model}" is deprecated${lifecycle.retiresOn ? ` and retires on ${lifecycle.retiresOn}` : ''}` +
+            `${lifecycle.successor ? `; move to ${lifecycle.successor}` : ''}.`,
         }
       : null;
   if (!known && !config.BUILDFLEET_ALLOW_UNKNOWN_MODELS) {
@@ -222,7 +225,8 @@ export function decideRunThinking({
     if (capabilities.adaptiveThinking) {
       throw new RunModelSettingsError(
         'thinking_budget_not_supported',
-        `Model "${model}" takes no thinking budget: it thinks adaptively. Leave thinking.budgetTokens out and set thinking.effort (${capabilities.effortLevels.join(', ')}) instead.`,
+        `Model "${model}" takes no thinking budget: it thinks adaptively. Leave thinking.budgetTokens ` +
+          `out and set thinking.effort (${capabilities.effortLevels.join(', ')}) instead.`,
       );
     }
     throw new RunModelSettingsError('thinking_not_supported', `Model "${model}" does not support extended thinking.`);
@@ -239,7 +243,10 @@ export function decideRunThinking({
   if (capabilities.thinkingOff === 'disabled_at_effort_high_or_below' && effortAboveHigh) {
     // Opus 4.8 without thinking refuses xhigh and max: the tenant's default is left out, the run's own refused.
     if (requestedEffort === undefined) return { thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null };
-    throw new RunModelSettingsError('effort_requires_thinking', `Model "${model}" takes effort ${requestedEffort} only while it thinks; set thinking.enabled: true or a lower effort.`);
+    throw new RunModelSettingsError(
+      'effort_requires_thinking',
+      `Model "${model}" takes effort ${requestedEffort} only while it thinks; set thinking.enabled: true or a lower effort.`,
+    );
   }
   return { thinking: 'off', thinkingBudgetTokens: null, effort, thinkingDisplay: null };
 }

@@ -93,7 +93,15 @@ const count = (tokens: number) => tokens.toLocaleString('en-US');
  * otherwise the message the run ends `budget_exceeded` with, naming what was spent, the call's
  * worst case and the budget it would cross (USD first).
  */
-export function checkRunBudget({ budget, spent, call }: { budget: RunBudget; spent: { costMicroUsd: number; tokens: number }; call: CallWorstCase }): string | null {
+export function checkRunBudget({
+  budget,
+  spent,
+  call,
+}: {
+  budget: RunBudget;
+  spent: { costMicroUsd: number; tokens: number };
+  call: CallWorstCase;
+}): string | null {
   if (budget.costMicroUsd !== null && spent.costMicroUsd + call.costMicroUsd > budget.costMicroUsd) {
     const setBy =
       budget.costSetBy === 'tenant_daily_spend_limit'
@@ -101,11 +109,20 @@ export function checkRunBudget({ budget, spent, call }: { budget: RunBudget; spe
         : budget.costSetBy === 'tenant_monthly_spend_limit'
           ? ' (lowered at its start to what its tenant could still spend that UTC month)'
           : '';
-    return `The run spent ${dollars(spent.costMicroUsd)}; its next model call could cost up to ${dollars(call.costMicroUsd)} (about ${count(call.promptTokens)} input tokens and ${count(call.maxTokens)} max_tokens), which would cross its budget of ${dollars(budget.costMicroUsd)}${setBy}. It stopped before that call.`;
+    return (
+      `The run spent ${dollars(spent.costMicroUsd)}; its next model call could cost ` +
+      `up to ${dollars(call.costMicroUsd)} (about ${count(call.promptTokens)} input ` +
+      `tokens and ${count(call.maxTokens)} max_tokens), which would cross its budget ` +
+      `of ${dollars(budget.costMicroUsd)}${setBy}. It stopped before that call.`
+    );
   }
   const callTokens = call.promptTokens + call.maxTokens;
   if (budget.tokens !== null && spent.tokens + callTokens > budget.tokens) {
-    return `The run used ${count(spent.tokens)} tokens; its next model call could use up to ${count(callTokens)} (about ${count(call.promptTokens)} input tokens and ${count(call.maxTokens)} max_tokens), which would cross its token budget of ${count(budget.tokens)}. It stopped before that call.`;
+    return (
+      `The run used ${count(spent.tokens)} tokens; its next model call could use up to ` +
+      `${count(callTokens)} (about ${count(call.promptTokens)} input tokens and ${count(call.maxTokens)} ` +
+      `max_tokens), which would cross its token budget of ${count(budget.tokens)}. It stopped before that call.`
+    );
   }
   return null;
 }

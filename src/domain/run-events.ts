@@ -245,7 +245,9 @@ type WebhookAttemptFields = {
 export type RunEventDraftOf<Name extends RunEventName> = Name extends RunEventName ? { event: Name; level?: RunEventLevel } & RunEventFields[Name] : never;
 
 /** One event as the engine stores it, named by `event`, with the fields that event declares. */
-export type RunEventOf<Name extends RunEventName> = Name extends RunEventName ? { run_id: string; step: number; event: Name; level?: RunEventLevel } & RunEventFields[Name] : never;
+export type RunEventOf<Name extends RunEventName> = Name extends RunEventName
+  ? { run_id: string; step: number; event: Name; level?: RunEventLevel } & RunEventFields[Name]
+  : never;
 
 /** Any event: a union discriminated on `event` (narrow on it to read an event's fields). */
 export type RunEvent = RunEventOf<RunEventName>;
@@ -255,7 +257,12 @@ export type RunEventDraft = RunEventDraftOf<RunEventName>;
 
 /** Stamps an event's fields with its name, run and step. The signature ties the fields to the name;
  * the cast is only because TypeScript cannot join a spread to a type parameter's conditional type. */
-export function runEventOf<Name extends RunEventName>(runId: string, step: number, name: Name, fields: RunEventFields[Name] & { level?: RunEventLevel }): RunEventOf<Name> {
+export function runEventOf<Name extends RunEventName>(
+  runId: string,
+  step: number,
+  name: Name,
+  fields: RunEventFields[Name] & { level?: RunEventLevel },
+): RunEventOf<Name> {
   return { run_id: runId, step, event: name, ...fields } as RunEventOf<Name>;
 }
 

@@ -43,7 +43,8 @@ export const RUN_ERROR_CODES = {
   model_request_too_large: 'The request was larger than the API accepts (413).',
   model_billing_error: 'The provider refused the call for a billing reason.',
   model_error: 'The model API answered with an error nobody classified.',
-  provider_not_configured: 'The run names a model provider this worker does not have (its BUILDFLEET_PROVIDERS declaration was removed after the run was created).',
+  provider_not_configured:
+    'The run names a model provider this worker does not have (its BUILDFLEET_PROVIDERS declaration was removed after the run was created).',
   // Tools and people.
   invalid_tool_output: 'A tool returned an invalid output and its contract is fail_closed.',
   cancelled: 'The run was cancelled through the API.',
@@ -51,7 +52,9 @@ export const RUN_ERROR_CODES = {
   stored_run_invalid: "The run's stored state did not decode (a field of the wrong shape); the run cannot go on.",
   // The queues (src/fleet/run-commands.ts, src/workers/end-run-of-failed-job.ts, src/workers/run-reaper.ts).
   enqueue_failed: 'The run was created but its first model turn could not be enqueued; it never started (the submission failed and may be retried).',
-  job_attempts_exhausted: 'A model job of the run failed for good (its attempts spent, or an unrecoverable error); the run cannot go on. (A tool job that fails for good is answered to the model as a failed call instead.)',
+  job_attempts_exhausted:
+    'A model job of the run failed for good (its attempts spent, or an unrecoverable error); the run ' +
+    'cannot go on. (A tool job that fails for good is answered to the model as a failed call instead.)',
   run_stalled: 'The run had no live job, and the reaper could not hand its turn to a new one within its bound.',
 } as const satisfies Record<string, string>;
 export type RunErrorCode = keyof typeof RUN_ERROR_CODES;

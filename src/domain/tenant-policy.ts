@@ -31,11 +31,7 @@ const usdAmount = (meaning: string) =>
     .refine((usd) => usd === 0 || usd >= 0.000001, 'must be 0 (none) or at least 0.000001 (one micro-dollar)')
     .describe(`${meaning}, in USD; 0 = none`);
 const tokenAmount = (meaning: string) =>
-  z
-    .int()
-    .min(0)
-    .max(MAX_TOKEN_BUDGET)
-    .describe(`${meaning}, in tokens (every class: uncached input, cache writes and reads, output); 0 = none`);
+  z.int().min(0).max(MAX_TOKEN_BUDGET).describe(`${meaning}, in tokens (every class: uncached input, cache writes and reads, output); 0 = none`);
 
 /** Every field of a policy. In the fleet's defaults every one is set; in a tenant's override a
  * field left out takes the fleet's default. */
@@ -46,11 +42,7 @@ const policyFields = {
   maxRunTokenBudget: tokenAmount('The largest token budget a run may ask for; a default above it is lowered to it'),
   dailySpendLimitUsd: usdAmount('What the tenant’s runs may spend per UTC day; new runs are refused once it is reached'),
   monthlySpendLimitUsd: usdAmount('What the tenant’s runs may spend per UTC month; new runs are refused once it is reached'),
-  maxTurns: z
-    .int()
-    .min(1)
-    .max(MAX_RUN_TURNS)
-    .describe('The turns of a run that names none (`maxTurns`), and the most a run may ask for'),
+  maxTurns: z.int().min(1).max(MAX_RUN_TURNS).describe('The turns of a run that names none (`maxTurns`), and the most a run may ask for'),
   maxConcurrentRuns: z
     .int()
     .min(0)
@@ -70,7 +62,9 @@ const allowedModelsSchema = z
   .max(MAX_ALLOWED_MODELS)
   .refine((models) => new Set(models).size === models.length, 'must not name a model twice')
   .describe(
-    'The models the tenant’s runs may use; a run naming another is refused (`model_not_allowed`), and a run naming none gets BUILDFLEET_MODEL when it is listed, else the first model listed. Leave it out for every model the fleet accepts',
+    'The models the tenant’s runs may use; a run naming another is refused ' +
+      '(`model_not_allowed`), and a run naming none gets BUILDFLEET_MODEL when it is ' +
+      'listed, else the first model listed. Leave it out for every model the fleet accepts',
   );
 
 /** The providers a tenant's runs may use (docs/providers.md), like its models. */
@@ -80,14 +74,20 @@ const allowedProvidersSchema = z
   .max(MAX_ALLOWED_MODELS)
   .refine((providers) => new Set(providers).size === providers.length, 'must not name a provider twice')
   .describe(
-    'The model providers the tenant’s runs may use; a run naming another is refused (`provider_not_allowed`), and a run naming none gets BUILDFLEET_PROVIDER when it is listed, else the first provider listed. Leave it out for every provider the fleet has',
+    'The model providers the tenant’s runs may use; a run naming another is refused ' +
+      '(`provider_not_allowed`), and a run naming none gets BUILDFLEET_PROVIDER when it is ' +
+      'listed, else the first provider listed. Leave it out for every provider the fleet has',
   );
 
 /** The effort of the tenant's runs that name none (`thinking.effort`): applied where the run's
  * model takes that level, else the model's own default. */
 const defaultEffortSchema = z
   .enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]])
-  .describe('The effort (`output_config.effort`) of the tenant’s runs that name none: low, medium, high, xhigh or max; applied where the run’s model takes that level, else the model’s default applies. Leave it out for the model’s default');
+  .describe(
+    'The effort (`output_config.effort`) of the tenant’s runs that name none: ' +
+      'low, medium, high, xhigh or max; applied where the run’s model takes that ' +
+      'level, else the model’s default applies. Leave it out for the model’s default',
+  );
 
 export type TenantPolicyField = keyof typeof policyFields;
 
@@ -142,7 +142,10 @@ export const tenantPolicySchema = z
     maxConcurrentRuns: z.int().nullable().describe('Runs not yet ended beyond which new runs are refused; null = none'),
     allowedModels: z.array(z.string()).nullable().describe('The models the tenant’s runs may use; null = every model the fleet accepts'),
     allowedProviders: z.array(z.string()).nullable().describe('The model providers the tenant’s runs may use; null = every provider the fleet has'),
-    defaultEffort: z.enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]]).nullable().describe('Effort of the tenant’s runs that name none, where the model takes it; null = the model’s default'),
+    defaultEffort: z
+      .enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]])
+      .nullable()
+      .describe('Effort of the tenant’s runs that name none, where the model takes it; null = the model’s default'),
   })
   .describe('The policy in force for a tenant: its overrides over the fleet’s defaults');
 export type TenantPolicy = z.infer<typeof tenantPolicySchema>;

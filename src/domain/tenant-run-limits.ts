@@ -29,8 +29,7 @@ export type RunLimitsRefusal =
 
 export type RunLimitsResolution =
   /** `model` undefined: the fleet's default model (BUILDFLEET_MODEL). */
-  | { kind: 'limits'; maxTurns: number; model: string | undefined; provider: string }
-  | { kind: 'refused'; refusal: RunLimitsRefusal };
+  { kind: 'limits'; maxTurns: number; model: string | undefined; provider: string } | { kind: 'refused'; refusal: RunLimitsRefusal };
 
 /**
  * A new run's turns and model under its tenant's policy, or the refusal. The experiment-only

@@ -35,7 +35,13 @@ export interface ThinkingRequestParts {
 }
 
 /** What a run's request carries for thinking and effort. */
-export function buildThinkingRequest({ settings, capabilities }: { settings: RunThinkingSettings; capabilities: Pick<ModelCapabilities, 'thinksByDefault' | 'thinkingOff'> }): ThinkingRequestParts {
+export function buildThinkingRequest({
+  settings,
+  capabilities,
+}: {
+  settings: RunThinkingSettings;
+  capabilities: Pick<ModelCapabilities, 'thinksByDefault' | 'thinkingOff'>;
+}): ThinkingRequestParts {
   const outputConfig = settings.effort === null ? null : { effort: settings.effort };
   const updates = settings.thinkingDisplay === 'updates';
   const display = updates ? { display: 'updates' as const } : {};

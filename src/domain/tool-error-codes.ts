@@ -28,17 +28,20 @@ export const TOOL_ERROR_CODES = {
   screenshot_timeout: 'Chromium did not produce a screenshot within BUILDFLEET_SCREENSHOT_TIMEOUT_MS (30 s by default).',
   screenshot_failed: 'Chromium could not start, could not load the page (or reach its main document), or returned no PNG.',
   // The write guards (src/tools/workspace/write-fence.ts, src/tools/run-tool-job.ts).
-  killswitch_read_only: 'A kill switch scope that covers the write is read_only (or half_open with its probe taken) — the fleet, the run\'s tenant, or an upstream the run read from; the message names it: the write tool was refused, before it started or atomically at its Redis write. Reads still work.',
+  killswitch_read_only:
+    'A kill switch scope that covers the write is read_only (or half_open with its probe taken) ' +
+    "— the fleet, the run's tenant, or an upstream the run read from; the message names it: the " +
+    'write tool was refused, before it started or atomically at its Redis write. Reads still work.',
   safe_mode_skip_writes: 'The run is in skip_writes safe mode after an invalid tool output (degrade mode): write tools are refused.',
   // Calls answered without running the tool (src/agent/reject-call.ts, src/tools/run-tool-job.ts).
-  tool_not_available: 'The call named a tool that does not exist or is not in the tier of the run\'s phase.',
-  tool_input_invalid: 'The call\'s input does not match the tool\'s input schema; the message names each field.',
+  tool_not_available: "The call named a tool that does not exist or is not in the tier of the run's phase.",
+  tool_input_invalid: "The call's input does not match the tool's input schema; the message names each field.",
   finish_already_verified: 'The finish gate already passed: no more tool calls run, the model is asked for its summary.',
   // The tool worker (src/tools/run-tool-job.ts) and the turn (src/agent/turn-input.ts).
   tool_outcome_unknown: 'A write tool timed out after it started: running it again is not safe, so its outcome is unknown.',
   tool_infrastructure_error: 'The tool failed outside its own logic on every attempt (Redis, the worker); nothing says it ran.',
-  job_attempts_exhausted: 'The call\'s tool job failed for good, so the turn ran without a result from it.',
-  ToolOutputInvalid: 'The tool\'s output broke its output contract (error_reason says how); fail_closed ends the run, degrade goes on in safe mode.',
+  job_attempts_exhausted: "The call's tool job failed for good, so the turn ran without a result from it.",
+  ToolOutputInvalid: "The tool's output broke its output contract (error_reason says how); fail_closed ends the run, degrade goes on in safe mode.",
 } as const satisfies Record<string, string>;
 
 export type ToolErrorCode = keyof typeof TOOL_ERROR_CODES;

@@ -4,16 +4,16 @@
 import { z } from 'zod';
 import type { ToolName } from './profile.js';
 
-const workspacePath = z
-  .string()
-  .min(1)
-  .max(200)
-  .describe('Relative path inside the site workspace, e.g. "index.html" or "css/site.css"');
+const workspacePath = z.string().min(1).max(200).describe('Relative path inside the site workspace, e.g. "index.html" or "css/site.css"');
 const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a hex color like #1a2b3c');
 const httpUrl = z.string().min(1).max(2048).describe('Absolute http(s) URL');
 
 export const todoItem = z.strictObject({
-  id: z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase id: letters, digits, _ and -'),
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z0-9][a-z0-9_-]*$/, 'lowercase id: letters, digits, _ and -'),
   title: z.string().min(1).max(200),
   phase: z.enum(['build', 'verify']).describe('build: done before deploy; verify: done on the live site'),
 });

@@ -33,7 +33,9 @@ function roundedMicroUsd(terms: Array<{ tokens: number; usdPerMTok: number }>, r
 
 /** The cost of `usage` at `price`, in whole micro-dollars. */
 export function costMicroUsd({ usage, price }: { usage: UsageByClass; price: ModelPrice }): number {
-  return roundedMicroUsd((Object.keys(PRICE_OF_CLASS) as UsageClass[]).map((usageClass) => ({ tokens: usage[usageClass], usdPerMTok: price[PRICE_OF_CLASS[usageClass]] })));
+  return roundedMicroUsd(
+    (Object.keys(PRICE_OF_CLASS) as UsageClass[]).map((usageClass) => ({ tokens: usage[usageClass], usdPerMTok: price[PRICE_OF_CLASS[usageClass]] })),
+  );
 }
 
 /** Micro-dollars as dollars (for the API and events; stored values stay integers). */
@@ -49,7 +51,10 @@ export function usdToMicroUsd(usd: number): number {
 
 /** One answer's cost: the model's price from the table (with the operator's overrides) times its
  * usage. `priceSource` says whether the model had its own price or fell back to `default`. */
-export function costOfAnswer({ model, usage, overrides }: { model: string; usage: UsageByClass; overrides: ModelPriceOverrides }): { costMicroUsd: number; priceSource: 'model' | 'default' } {
+export function costOfAnswer({ model, usage, overrides }: { model: string; usage: UsageByClass; overrides: ModelPriceOverrides }): {
+  costMicroUsd: number;
+  priceSource: 'model' | 'default';
+} {
   // A banded price (Haiku 5.5) is chosen by the prompt's length: input + cache reads + cache writes.
   const promptTokens = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_write_5m_input_tokens + usage.cache_write_1h_input_tokens;
   const { price, source } = lookupModelPrice({ model, overrides, promptTokens });
@@ -78,8 +83,11 @@ export function estimateCallCostMicroUsd({ model, inputTokens, maxOutputTokens, 
   const { price } = lookupModelPrice({ model, overrides, promptTokens: inputTokens });
   const written = cacheLifetime === '1h' ? price.cacheWrite1h : cacheLifetime === '5m' ? price.cacheWrite5m : 0;
   const tokens = (value: number) => (Number.isFinite(value) && value > 0 ? Math.ceil(value) : 0);
-  return roundedMicroUsd([
-    { tokens: tokens(inputTokens), usdPerMTok: Math.max(price.input, written) },
-    { tokens: tokens(maxOutputTokens), usdPerMTok: price.output },
-  ], 'up');
+  return roundedMicroUsd(
+    [
+      { tokens: tokens(inputTokens), usdPerMTok: Math.max(price.input, written) },
+      { tokens: tokens(maxOutputTokens), usdPerMTok: price.output },
+    ],
+    'up',
+  );
 }

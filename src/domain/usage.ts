@@ -10,11 +10,22 @@
 import { z } from 'zod';
 
 /** The classes, each billed at its own price. `input_tokens` is uncached input (the API's name). */
-export const USAGE_CLASSES = ['input_tokens', 'cache_write_5m_input_tokens', 'cache_write_1h_input_tokens', 'cache_read_input_tokens', 'output_tokens'] as const;
+export const USAGE_CLASSES = [
+  'input_tokens',
+  'cache_write_5m_input_tokens',
+  'cache_write_1h_input_tokens',
+  'cache_read_input_tokens',
+  'output_tokens',
+] as const;
 export type UsageClass = (typeof USAGE_CLASSES)[number];
 
 /** The input classes: what a prompt is made of. */
-export const INPUT_USAGE_CLASSES = ['input_tokens', 'cache_write_5m_input_tokens', 'cache_write_1h_input_tokens', 'cache_read_input_tokens'] as const satisfies readonly UsageClass[];
+export const INPUT_USAGE_CLASSES = [
+  'input_tokens',
+  'cache_write_5m_input_tokens',
+  'cache_write_1h_input_tokens',
+  'cache_read_input_tokens',
+] as const satisfies readonly UsageClass[];
 
 const tokenCount = z.int().nonnegative();
 

@@ -8,8 +8,14 @@ export const WEBHOOK_EVENTS = ['run.ended', 'run.waiting_for_input'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export const webhookPayloadSchema = z.strictObject({
-  id: z.string().min(1).max(300).describe('The delivery’s id, the same on every attempt (and in the `buildfleet-webhook-id` header): a receiver that saw it already has nothing to do'),
-  event: z.enum(WEBHOOK_EVENTS).describe('`run.ended`: the run reached a terminal status; `run.waiting_for_input`: it asked a question (`POST /v1/runs/{id}/input` answers it)'),
+  id: z
+    .string()
+    .min(1)
+    .max(300)
+    .describe('The delivery’s id, the same on every attempt (and in the `buildfleet-webhook-id` header): a receiver that saw it already has nothing to do'),
+  event: z
+    .enum(WEBHOOK_EVENTS)
+    .describe('`run.ended`: the run reached a terminal status; `run.waiting_for_input`: it asked a question (`POST /v1/runs/{id}/input` answers it)'),
   occurredAt: z.string().describe('When the run ended or parked (ISO 8601), as the run record says'),
   runId: z.string(),
   tenant: z.string(),

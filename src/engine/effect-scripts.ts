@@ -47,7 +47,13 @@ end
 /** How far back in a run's write journal a write looks for its own call's earlier attempt. */
 const APPLIED_LOOKBACK = 512;
 
-const WRITE_FENCE = LUA_IS_TERMINAL + LUA_HSET_JSON + LUA_REDIS_NOW_MS + LUA_RUN_UPSTREAM_SCOPES + LUA_SCOPE_REFUSES + `
+const WRITE_FENCE =
+  LUA_IS_TERMINAL +
+  LUA_HSET_JSON +
+  LUA_REDIS_NOW_MS +
+  LUA_RUN_UPSTREAM_SCOPES +
+  LUA_SCOPE_REFUSES +
+  `
 local switch_input = cjson.decode(ARGV[1])
 local function scope_blocks(raw)
   if not raw then return false end
@@ -331,12 +337,16 @@ export interface ToolScripts {
     ]
   ): Promise<WriteWorkspaceFileOutcome>;
   bfDeleteWorkspaceFile(...args: [...FenceKeys, filesKey: string, ...FenceArgs, path: string]): Promise<'ok' | 'missing' | WriteRefusalOutcome>;
-  bfRecordDeployment(...args: [...FenceKeys, deploymentsKey: string, ...FenceArgs, deployId: string, now: string]): Promise<['ok', number] | [WriteRefusalOutcome]>;
+  bfRecordDeployment(
+    ...args: [...FenceKeys, deploymentsKey: string, ...FenceArgs, deployId: string, now: string]
+  ): Promise<['ok', number] | [WriteRefusalOutcome]>;
   bfPublishDeployment(
     ...args: [...FenceKeys, deploymentsKey: string, ...FenceArgs, deployId: string, now: string, journalTarget: string]
   ): Promise<['ok', number] | ['missing'] | [WriteRefusalOutcome]>;
   bfUpdateRunFields(...args: [...FenceKeys, ...FenceArgs, fieldsJson: string, kind: string]): Promise<'ok' | WriteRefusalOutcome>;
-  bfSetHashField(...args: [...FenceKeys, hashKey: string, ...FenceArgs, field: string, value: string | Buffer, kind: string]): Promise<'ok' | WriteRefusalOutcome>;
+  bfSetHashField(
+    ...args: [...FenceKeys, hashKey: string, ...FenceArgs, field: string, value: string | Buffer, kind: string]
+  ): Promise<'ok' | WriteRefusalOutcome>;
   bfUpdateTheme(...args: [...FenceKeys, themeKey: string, ...FenceArgs, field: string, value: string]): Promise<['ok', number] | [WriteRefusalOutcome]>;
   bfCompleteTodo(runKey: string, todoId: string): Promise<string | null>;
   bfKillSwitchFenceState(switchKey: string, scopesKey: string, probeToken: string): Promise<string[]>;

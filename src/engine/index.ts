@@ -13,7 +13,18 @@ export { createKeySpace } from './keys.js';
 export type { KeySpace } from './keys.js';
 
 // A run as stored and read back, validated.
-export { RUN_STATUSES, countersSchema, isTerminal, questionSchema, runErrorSchema, runOptionsSchema, runThinkingSchema, runWebhookSchema, todoState, usageSchema } from './run-types.js';
+export {
+  RUN_STATUSES,
+  countersSchema,
+  isTerminal,
+  questionSchema,
+  runErrorSchema,
+  runOptionsSchema,
+  runThinkingSchema,
+  runWebhookSchema,
+  todoState,
+  usageSchema,
+} from './run-types.js';
 export type { RunCounters, RunOptions, RunRecord, RunStatus, RunThinking, RunWebhook, TerminalStatus, TodoState } from './run-types.js';
 export { StoredRunInvalid } from './run-record.js';
 export type { RunSummaryRecord } from './run-summary.js';

@@ -10,7 +10,8 @@ import type { RunErrorCode } from '../domain/run-outcomes.js';
 export const RESUMABLE_RUN_ERRORS = {
   model_unavailable: 'the model API failed or stayed overloaded; a later call may succeed',
   rate_limit_exhausted: 'the rate limit was reached for too long; it refills',
-  billing_spend_cap: 'the account spend limit was reached; once it is raised, the call may be made (new runs and resumes are refused while the fleet’s spend-limit flag stands)',
+  billing_spend_cap:
+    'the account spend limit was reached; once it is raised, the call may be made (new runs and resumes are refused while the fleet’s spend-limit flag stands)',
   job_attempts_exhausted: 'the model job failed for good outside the turn (a worker, Redis); the turn itself never decided to fail',
   run_stalled: 'the run lost its jobs more often than the reaper hands a turn on; nothing in the run failed',
 } as const satisfies Partial<Record<RunErrorCode, string>>;

@@ -30,7 +30,24 @@ import { ArchiveSystem } from './systems/archive-system.js';
 import { UpstreamSystem } from './systems/upstream-system.js';
 
 export { newRunId } from './engine-types.js';
-export type { CreateRunInput, OwedWebhook, RunArchiveSource, RunEnd, RunEndObserver, RunEngineOptions, RunEvent, RunEventObserver, RunPark, RunParkObserver, RunProgress, StoredEvent, StoredToolResult, TrailEntry, TurnInspection, TurnView } from './engine-types.js';
+export type {
+  CreateRunInput,
+  OwedWebhook,
+  RunArchiveSource,
+  RunEnd,
+  RunEndObserver,
+  RunEngineOptions,
+  RunEvent,
+  RunEventObserver,
+  RunPark,
+  RunParkObserver,
+  RunProgress,
+  StoredEvent,
+  StoredToolResult,
+  TrailEntry,
+  TurnInspection,
+  TurnView,
+} from './engine-types.js';
 
 export class RunEngine {
   readonly scripts: RunScripts;
@@ -52,7 +69,13 @@ export class RunEngine {
     options: RunEngineOptions = {},
   ) {
     this.scripts = defineRunScripts(redis);
-    const context: EngineContext = { redis, keys, scripts: this.scripts, transcripts: new TranscriptCache(options.transcriptCacheBytes ?? 64 * 1024 * 1024), logger: options.logger };
+    const context: EngineContext = {
+      redis,
+      keys,
+      scripts: this.scripts,
+      transcripts: new TranscriptCache(options.transcriptCacheBytes ?? 64 * 1024 * 1024),
+      logger: options.logger,
+    };
     this.events = new EventSystem(context);
     this.indexes = new IndexSystem(context);
     this.spend = new SpendSystem(context);

@@ -8,16 +8,7 @@ import { isQueueShard, MAX_QUEUE_SHARDS } from '../domain/queue-shards.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
 import { EFFORT_LEVELS } from '../domain/model-catalog.js';
 import { RUN_THINKING_MODES } from '../domain/resolve-run-model-settings.js';
-import {
-  countersSchema,
-  questionSchema,
-  runErrorSchema,
-  runOptionsSchema,
-  runWebhookSchema,
-  todoState,
-  usageSchema,
-  type RunRecord,
-} from './run-types.js';
+import { countersSchema, questionSchema, runErrorSchema, runOptionsSchema, runWebhookSchema, todoState, usageSchema, type RunRecord } from './run-types.js';
 
 export class StoredRunInvalid extends Error {
   readonly code = 'stored_run_invalid';
@@ -102,8 +93,11 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     turn: integer('turn', 0),
     prompt: text('prompt'),
     model: text('model'),
-    provider: ((provider) => (providerNameSchema.safeParse(provider).success ? provider : fail('provider', `not a provider name: ${JSON.stringify(provider)}`)))(text('provider')),
-    queueShard: ((shard) => (isQueueShard(shard) ? shard : fail('queueShard', `not a queue shard (0–${MAX_QUEUE_SHARDS - 1}): ${shard}`)))(integer('queueShard')),
+    provider: ((provider) =>
+      providerNameSchema.safeParse(provider).success ? provider : fail('provider', `not a provider name: ${JSON.stringify(provider)}`))(text('provider')),
+    queueShard: ((shard) => (isQueueShard(shard) ? shard : fail('queueShard', `not a queue shard (0–${MAX_QUEUE_SHARDS - 1}): ${shard}`)))(
+      integer('queueShard'),
+    ),
     maxTurns: integer('maxTurns'),
     maxTokens,
     maxTokensCeiling: integer('maxTokensCeiling'),

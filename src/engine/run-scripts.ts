@@ -22,7 +22,9 @@ local function charge(runKey, turnKey, usageJson, costArg, pendingJson)
   local cost = tonumber(costArg)
   if not cost or cost < 0 or cost ~= math.floor(cost) then return redis.error_reply('charge: the cost is not a whole number of micro-dollars: ' .. costArg) end
   local storedCost = redis.call('HGET', runKey, 'costMicroUsd')
-  if storedCost and not string.match(storedCost, '^%d+$') then return redis.error_reply('charge: the stored costMicroUsd is not a whole number: ' .. storedCost) end
+  if storedCost and not string.match(storedCost, '^%d+$') then
+    return redis.error_reply('charge: the stored costMicroUsd is not a whole number: ' .. storedCost)
+  end
   local marker = nil
   if pendingJson ~= '' then marker = cjson.decode(pendingJson).marker end
   local encoded = cjson.encode(usage)
@@ -128,9 +130,10 @@ return {committed, redis.call('HGET', KEYS[2], 'claimedBy'), redis.call('LLEN', 
  * of all of it and, when the decision ends the run, its end.
  * KEYS[1] run hash, KEYS[2] turn hash, KEYS[3] transcript list, KEYS[4] event stream,
  * KEYS[5] results hash, KEYS[6] trail list.
- * ARGV[1] the answer's summary (JSON: id, stop reason, usage — its content is the assistant message), ARGV[2] usage to add (JSON object of numbers), ARGV[3] assistant message
- * JSON or '', ARGV[4] 'append' | 'replace_last' (a pause_turn continuation extends the last
- * assistant message), ARGV[5] JSON run fields, ARGV[6] outcome JSON, ARGV[7] JSON end fields or ''
+ * ARGV[1] the answer's summary (JSON: id, stop reason, usage — its content is the assistant
+ * message), ARGV[2] usage to add (JSON object of numbers), ARGV[3] assistant message JSON or '',
+ * ARGV[4] 'append' | 'replace_last' (a pause_turn continuation extends the last assistant
+ * message), ARGV[5] JSON run fields, ARGV[6] outcome JSON, ARGV[7] JSON end fields or ''
  * (terminal status, result, error), ARGV[8] the answer's cost in whole micro-dollars (added to the
  * run's costMicroUsd), ARGV[9] the answer's pending tenant spend JSON or '' (kept on the turn as
  * `tenantSpend:<marker>` until the engine adds it to the tenant: tenant-spend.ts), ARGV[10] n events,
@@ -399,19 +402,73 @@ export type LoadTurnReply = [string[], string[], string, string[], number, strin
 
 export interface RunScripts {
   bfLoadTurn(run: string, turn: string, previousTurn: string, messages: string, results: string, trail: string, from: number): Promise<LoadTurnReply>;
-  bfStartTurn(run: string, turn: string, messages: string, events: string, fieldsJson: string, jobId: string, eventCount: number, ...rest: string[]): Promise<StartTurnReply>;
-  bfCommitAnswer(run: string, turn: string, messages: string, events: string, results: string, trail: string, ...args: Array<string | number>): Promise<CommitAnswerReply>;
+  bfStartTurn(
+    run: string,
+    turn: string,
+    messages: string,
+    events: string,
+    fieldsJson: string,
+    jobId: string,
+    eventCount: number,
+    ...rest: string[]
+  ): Promise<StartTurnReply>;
+  bfCommitAnswer(
+    run: string,
+    turn: string,
+    messages: string,
+    events: string,
+    results: string,
+    trail: string,
+    ...args: Array<string | number>
+  ): Promise<CommitAnswerReply>;
   bfEndRun(run: string, stream: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<[string, number] | null>;
   bfUpdateIfActive(run: string, stream: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<number>;
-  bfRecordToolResult(results: string, trail: string, stream: string, toolUseId: string, resultJson: string, trailJson: string, eventCount: number, ...events: string[]): Promise<string>;
+  bfRecordToolResult(
+    results: string,
+    trail: string,
+    stream: string,
+    toolUseId: string,
+    resultJson: string,
+    trailJson: string,
+    eventCount: number,
+    ...events: string[]
+  ): Promise<string>;
   bfParkForInput(run: string, results: string, events: string, toolUseId: string, now: string, event: string): Promise<number>;
-  bfAnswerQuestion(run: string, results: string, trail: string, events: string, toolUseId: string, resultJson: string, trailJson: string, now: string, event: string): Promise<number>;
+  bfAnswerQuestion(
+    run: string,
+    results: string,
+    trail: string,
+    events: string,
+    toolUseId: string,
+    resultJson: string,
+    trailJson: string,
+    now: string,
+    event: string,
+  ): Promise<number>;
   bfNoteTurnOverload(turn: string, nowMs: number): Promise<number>;
   bfLoadToolCall(results: string, run: string, runUpstreams: string, toolUseId: string): Promise<[string, string[], unknown]>;
   bfChargeCall(run: string, turn: string, usageJson: string, costMicroUsd: string, pendingJson: string): Promise<[number, string?]>;
   bfInspectTurn(run: string, turn: string, previousTurn: string, results: string, turnNumber: string): Promise<InspectTurnReply>;
-  bfResumeTurn(run: string, turn: string, events: string, turnNumber: string, updatedAt: string, recoveries: string, jobId: string, now: string, event: string): Promise<number>;
-  bfEndRunIfUnchanged(run: string, stream: string, turnNumber: string, updatedAt: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<[number, string?, number?]>;
+  bfResumeTurn(
+    run: string,
+    turn: string,
+    events: string,
+    turnNumber: string,
+    updatedAt: string,
+    recoveries: string,
+    jobId: string,
+    now: string,
+    event: string,
+  ): Promise<number>;
+  bfEndRunIfUnchanged(
+    run: string,
+    stream: string,
+    turnNumber: string,
+    updatedAt: string,
+    fieldsJson: string,
+    eventCount: number,
+    ...events: string[]
+  ): Promise<[number, string?, number?]>;
   bfExpireArchivedRun(...keysThenArgs: Array<string | number>): Promise<[number]>;
 }
 

@@ -35,13 +35,20 @@ export const runOptionsSchema = z.strictObject({
     .positive()
     .max(MAX_TOKEN_BUDGET)
     .optional()
-    .describe('Tokens the run may use, every class counted (uncached input, cache writes and reads, output); default and maximum from the tenant’s policy (docs/costs.md, Budgets)'),
+    .describe(
+      'Tokens the run may use, every class counted (uncached input, cache writes and ' +
+        'reads, output); default and maximum from the tenant’s policy (docs/costs.md, Budgets)',
+    ),
   budgetUsd: z
     .number()
     .min(0.000001)
     .max(MAX_POLICY_USD)
     .optional()
-    .describe('USD the run’s model calls may cost; each call is checked before it is made, at its worst case. Default and maximum from the tenant’s policy; lowered to what the tenant may still spend today and this month (docs/costs.md, Budgets)'),
+    .describe(
+      'USD the run’s model calls may cost; each call is checked before it is made, ' +
+        'at its worst case. Default and maximum from the tenant’s policy; lowered to ' +
+        'what the tenant may still spend today and this month (docs/costs.md, Budgets)',
+    ),
   priority: runPrioritySchema
     .optional()
     .describe('interactive (default): admitted first by the fleet’s model-call limiter; batch: only uses capacity above its headroom (docs/admission.md)'),
@@ -57,17 +64,29 @@ export const runThinkingSchema = z
     enabled: z
       .boolean()
       .optional()
-      .describe('true: think (adaptive where the model has it, else with the default budget); false: do not think — on a model that thinks by default its way of turning it off (`between_tools` on Claude Sonnet 5.5), refused where it always thinks (`thinking_always_on`). Left out: the model’s own default'),
+      .describe(
+        'true: think (adaptive where the model has it, else with the default budget); false: do not think ' +
+          '— on a model that thinks by default its way of turning it off (`between_tools` on Claude Sonnet ' +
+          '5.5), refused where it always thinks (`thinking_always_on`). Left out: the model’s own default',
+      ),
     budgetTokens: z
       .int()
       .min(1024)
       .max(1_000_000)
       .optional()
-      .describe('Manual thinking budget in tokens, at least 1024 (the API minimum) and below the model maximum output; max_tokens is raised to fit it. Refused on models that only think adaptively (`thinking_budget_not_supported`: set `effort` instead)'),
+      .describe(
+        'Manual thinking budget in tokens, at least 1024 (the API minimum) and below ' +
+          'the model maximum output; max_tokens is raised to fit it. Refused on models ' +
+          'that only think adaptively (`thinking_budget_not_supported`: set `effort` instead)',
+      ),
     effort: z
       .enum(EFFORT_LEVELS as [EffortLevel, ...EffortLevel[]])
       .optional()
-      .describe('`output_config.effort` of every call: low, medium, high, xhigh or max, among the levels the model takes (`effort_not_supported`). Default: the tenant policy’s `defaultEffort` where the model takes it, else the model’s own default'),
+      .describe(
+        '`output_config.effort` of every call: low, medium, high, xhigh or max, among ' +
+          'the levels the model takes (`effort_not_supported`). Default: the tenant ' +
+          'policy’s `defaultEffort` where the model takes it, else the model’s own default',
+      ),
   })
   .refine((thinking) => !(thinking.enabled === false && thinking.budgetTokens !== undefined), {
     message: 'budgetTokens cannot be combined with enabled: false',

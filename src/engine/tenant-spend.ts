@@ -62,7 +62,9 @@ for _, key in ipairs({KEYS[1], KEYS[2]}) do
   if kind ~= 'hash' and kind ~= 'none' then return redis.error_reply('bfAddTenantSpend: ' .. key .. ' is a ' .. kind .. ', not a hash') end
   for index = 5, #ARGV, 2 do
     local current = redis.call('HGET', key, ARGV[index])
-    if current and not string.match(current, '^%d+$') then return redis.error_reply('bfAddTenantSpend: ' .. key .. ' ' .. ARGV[index] .. ' is not a whole number') end
+    if current and not string.match(current, '^%d+$') then
+      return redis.error_reply('bfAddTenantSpend: ' .. key .. ' ' .. ARGV[index] .. ' is not a whole number')
+    end
   end
 end
 local markers = redis.call('TYPE', KEYS[3]).ok
@@ -79,7 +81,16 @@ return 1
 `;
 
 interface TenantSpendScripts {
-  bfAddTenantSpend(day: string, month: string, applied: string, marker: string, dayTtl: number, monthTtl: number, markerTtl: number, ...pairs: Array<string | number>): Promise<number>;
+  bfAddTenantSpend(
+    day: string,
+    month: string,
+    applied: string,
+    marker: string,
+    dayTtl: number,
+    monthTtl: number,
+    markerTtl: number,
+    ...pairs: Array<string | number>
+  ): Promise<number>;
 }
 
 export function defineTenantSpendScripts(redis: RedisClient): TenantSpendScripts {

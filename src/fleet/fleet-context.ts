@@ -57,7 +57,11 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
   // A deprecated default model still runs (loadConfig refused a retired one); every process says
   // so once at boot, naming the date and the successor, as each run on it says so in its events.
   const deprecation = resolveRunModelSettings({ config }).deprecation;
-  if (deprecation) resolvedLogger.warn({ model: deprecation.model, retires_on: deprecation.retiresOn, successor: deprecation.successor }, `BUILDFLEET_MODEL: ${deprecation.message}`);
+  if (deprecation)
+    resolvedLogger.warn(
+      { model: deprecation.model, retires_on: deprecation.retiresOn, successor: deprecation.successor },
+      `BUILDFLEET_MODEL: ${deprecation.message}`,
+    );
   const keys = createKeySpace(config.BUILDFLEET_PREFIX);
   const store = new RunEngine(redis, keys, { logger: resolvedLogger, transcriptCacheBytes: config.BUILDFLEET_TRANSCRIPT_CACHE_MB * 1024 * 1024 });
   // Every trace line of a run goes to the log and, as a span event, to the active span.
@@ -112,7 +116,9 @@ export function createFleetContext(config: Config, role: string, logger?: Logger
     modelDescriptions: new ModelDescriptions(),
     async close() {
       await queues.close();
-      await historyPool?.end().catch((error: unknown) => resolvedLogger.warn({ err: error instanceof Error ? error.message : String(error) }, 'postgres pool did not close cleanly'));
+      await historyPool
+        ?.end()
+        .catch((error: unknown) => resolvedLogger.warn({ err: error instanceof Error ? error.message : String(error) }, 'postgres pool did not close cleanly'));
       // QUIT lets commands still in flight (a last event, a metrics read) finish; disconnecting
       // would reject them with "Connection is closed" where nobody awaits them any more.
       if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());

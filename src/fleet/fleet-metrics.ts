@@ -67,11 +67,15 @@ export class FleetMetrics {
     this.registry.setDefaultLabels({ role: input.role });
     if (input.defaultMetrics !== false) {
       collectDefaultMetrics({ register: this.registry, prefix: 'buildfleet_process_' });
-      this.eventLoopDelay = new Histogram({ name: METRICS.eventLoopDelay, help: 'Event-loop delay: how late a 10 ms timer fires', buckets: EVENT_LOOP_DELAY_BUCKETS, registers });
+      this.eventLoopDelay = new Histogram({
+        name: METRICS.eventLoopDelay,
+        help: 'Event-loop delay: how late a 10 ms timer fires',
+        buckets: EVENT_LOOP_DELAY_BUCKETS,
+        registers,
+      });
       this.stopEventLoopDelay = observeEventLoopDelay(this.eventLoopDelay);
     }
-    const counter = <Label extends string>(name: string, help: string, labelNames: Label[] = []) =>
-      new Counter<Label>({ name, help, labelNames, registers });
+    const counter = <Label extends string>(name: string, help: string, labelNames: Label[] = []) => new Counter<Label>({ name, help, labelNames, registers });
     this.turns = counter(METRICS.turns, 'Model turns by stop reason and tools in the request', ['stop_reason', 'tool_count']);
     this.turnsExpectingTool = counter(METRICS.turnsExpectingTool, 'Turns where the runtime expected a tool call', ['tool_count']);
     this.turnsWithToolUse = counter(METRICS.turnsWithToolUse, 'Turns expecting a tool call that ended in a native tool_use', ['tool_count']);
@@ -88,7 +92,12 @@ export class FleetMetrics {
     });
     this.toolOutputInvalid = counter(METRICS.toolOutputInvalid, 'Tool outputs that failed validation', ['tool', 'reason']);
     this.injectionFlagged = counter(METRICS.toolOutputInjectionFlagged, 'Tool outputs flagged as possible prompt injection', ['tool']);
-    this.workerConcurrency = new Gauge({ name: METRICS.workerConcurrency, help: 'Jobs the worker process takes at once now (governed by its event-loop delay)', labelNames: ['queue'], registers });
+    this.workerConcurrency = new Gauge({
+      name: METRICS.workerConcurrency,
+      help: 'Jobs the worker process takes at once now (governed by its event-loop delay)',
+      labelNames: ['queue'],
+      registers,
+    });
     this.killSwitchState = new Gauge({ name: METRICS.killSwitchState, help: 'Kill switch, fleet scope: 0 read_write, 1 half_open, 2 read_only', registers });
     this.killSwitchTrips = counter(METRICS.killSwitchTrips, 'Automatic kill switch trips by scope kind and cause', ['scope', 'cause']);
     const scopesOwner = this;
@@ -118,7 +127,11 @@ export class FleetMetrics {
     });
     this.modelRetries = counter(METRICS.modelRetries, 'Failed model calls by retry class', ['class']);
     this.tokens = counter(METRICS.tokens, 'Tokens in and out', ['direction']);
-    this.modelTokens = counter(METRICS.modelTokens, 'Model tokens by usage class (uncached input, cache writes by lifetime, cache reads, output)', ['tenant', 'model', 'class']);
+    this.modelTokens = counter(METRICS.modelTokens, 'Model tokens by usage class (uncached input, cache writes by lifetime, cache reads, output)', [
+      'tenant',
+      'model',
+      'class',
+    ]);
     this.modelCost = counter(METRICS.modelCost, 'What model answers cost, in USD (price table × usage)', ['tenant', 'model']);
     this.toolsPerRequest = new Histogram({
       name: METRICS.toolsPerRequest,
@@ -144,9 +157,17 @@ export class FleetMetrics {
       buckets: [0.01, 0.05, 0.2, 0.5, 1, 2, 5, 10, 30, 60],
       registers,
     });
-    this.admissionReservedTokens = counter(METRICS.admissionReservedTokens, 'Tokens reserved by the admission limiter for admitted calls', ['model', 'direction']);
+    this.admissionReservedTokens = counter(METRICS.admissionReservedTokens, 'Tokens reserved by the admission limiter for admitted calls', [
+      'model',
+      'direction',
+    ]);
     this.admissionReturnedTokens = counter(METRICS.admissionReturnedTokens, 'Reserved tokens given back when calls settled', ['model', 'direction']);
-    this.admissionAvailable = new Gauge({ name: METRICS.admissionAvailable, help: 'What the admission limiter bucket holds now', labelNames: ['provider', 'model', 'limit'], registers });
+    this.admissionAvailable = new Gauge({
+      name: METRICS.admissionAvailable,
+      help: 'What the admission limiter bucket holds now',
+      labelNames: ['provider', 'model', 'limit'],
+      registers,
+    });
     this.modelCatalogDisagreements = new Gauge({
       name: METRICS.modelCatalogDisagreements,
       help: 'Fields on which the model catalog and the provider Models API disagree (last check)',
@@ -164,9 +185,15 @@ export class FleetMetrics {
       async collect() {
         if (!metrics.queues) return;
         // Added up over the shards: a shard is where jobs wait, not what they are.
-        const shards = await Promise.all(metrics.queues.all().map((shard) => Promise.all([shard.model, shard.tool].map((queue) => queue.getJobCounts(...QUEUE_STATES)))));
+        const shards = await Promise.all(
+          metrics.queues.all().map((shard) => Promise.all([shard.model, shard.tool].map((queue) => queue.getJobCounts(...QUEUE_STATES)))),
+        );
         for (const [index, name] of [metrics.queues.own.model.name, metrics.queues.own.tool.name].entries()) {
-          for (const state of QUEUE_STATES) this.set({ queue: name, state }, shards.reduce((sum, counts) => sum + (counts[index]![state] ?? 0), 0));
+          for (const state of QUEUE_STATES)
+            this.set(
+              { queue: name, state },
+              shards.reduce((sum, counts) => sum + (counts[index]![state] ?? 0), 0),
+            );
         }
       },
     });
@@ -240,7 +267,11 @@ export class FleetMetrics {
   private observeAdmission(observation: AdmissionObservation): void {
     const { provider, model } = observation;
     const buckets = observation.kind === 'reserve' ? observation.decision.buckets : observation.settlement.buckets;
-    for (const [limit, bucket] of [['requests', buckets.requests], ['input_tokens', buckets.inputTokens], ['output_tokens', buckets.outputTokens]] as const) {
+    for (const [limit, bucket] of [
+      ['requests', buckets.requests],
+      ['input_tokens', buckets.inputTokens],
+      ['output_tokens', buckets.outputTokens],
+    ] as const) {
       // One bucket per provider and model: two providers serving one model id are two gauges.
       if (bucket.capacity > 0) this.admissionAvailable.set({ provider, model, limit }, bucket.available);
     }

@@ -3,7 +3,16 @@
 import { assignQueueShard } from '../domain/queue-shards.js';
 import type { FleetContext } from './fleet-context.js';
 import { jobIds, QUEUE_NAMES, type ModelJobData, type ToolJobData } from '../jobs/job-catalog.js';
-import { type PlannedDispatch, type RunOptions, type RunRecord, type RunThinking, type RunWebhook, newRunId, type StoredToolResult, RESUMABLE_RUN_ERRORS } from '../engine/index.js';
+import {
+  type PlannedDispatch,
+  type RunOptions,
+  type RunRecord,
+  type RunThinking,
+  type RunWebhook,
+  newRunId,
+  type StoredToolResult,
+  RESUMABLE_RUN_ERRORS,
+} from '../engine/index.js';
 import { resolveRunModelSettings } from '../domain/resolve-run-model-settings.js';
 import type { RunBudget } from '../domain/run-budget.js';
 import { readTenantLimits, runBudgetFor, type TenantLimits } from './tenant-account.js';
@@ -53,7 +62,13 @@ export async function submitRun(fleet: FleetContext, input: SubmitRunInput): Pro
 async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { runId: string }): Promise<RunRecord> {
   const limits = input.budget === undefined || input.tenantDefaultEffort === undefined ? await readTenantLimits({ fleet, tenant: input.tenant }) : null;
   const tenantDefaultEffort = input.tenantDefaultEffort !== undefined ? input.tenantDefaultEffort : (limits?.policy.defaultEffort ?? null);
-  const settings = resolveRunModelSettings({ config: fleet.config, model: input.model, thinking: input.thinking, tenantDefaultEffort, describe: (name) => fleet.modelDescriptions.describe(name) });
+  const settings = resolveRunModelSettings({
+    config: fleet.config,
+    model: input.model,
+    thinking: input.thinking,
+    tenantDefaultEffort,
+    describe: (name) => fleet.modelDescriptions.describe(name),
+  });
   const budget = input.budget ?? trustedRunBudget(limits ?? (await readTenantLimits({ fleet, tenant: input.tenant })), input.options);
   const run = await fleet.store.createRun({
     tenant: input.tenant,
@@ -65,7 +80,12 @@ async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { r
     maxTurns: input.maxTurns ?? fleet.config.BUILDFLEET_MAX_TURNS,
     maxTokens: settings.maxTokens,
     maxTokensCeiling: settings.maxTokensCeiling,
-    thinking: { thinking: settings.thinking, thinkingBudgetTokens: settings.thinkingBudgetTokens, effort: settings.effort, thinkingDisplay: settings.thinkingDisplay },
+    thinking: {
+      thinking: settings.thinking,
+      thinkingBudgetTokens: settings.thinkingBudgetTokens,
+      effort: settings.effort,
+      thinkingDisplay: settings.thinkingDisplay,
+    },
     deprecation: settings.deprecation,
     options: input.options ?? {},
     traceId: input.traceId ?? null,
@@ -98,9 +118,14 @@ async function endUnstartedRun(fleet: FleetContext, run: RunRecord, cause: unkno
   // The cause stays in the log: it may name infrastructure the tenant reading the run need not see.
   fleet.logger.error({ run_id: run.id, err: reason }, 'first turn of a new run not enqueued; ending the run');
   const error = { code: 'enqueue_failed' as const, message: 'The run could not be started: its first turn was not enqueued. Submit it again.' };
-  await fleet.store.endRun(run.id, 0, 'failed', { error }).catch((failure: unknown) =>
-    fleet.logger.error({ run_id: run.id, err: failure instanceof Error ? failure.message : String(failure) }, 'run whose first turn was not enqueued not ended'),
-  );
+  await fleet.store
+    .endRun(run.id, 0, 'failed', { error })
+    .catch((failure: unknown) =>
+      fleet.logger.error(
+        { run_id: run.id, err: failure instanceof Error ? failure.message : String(failure) },
+        'run whose first turn was not enqueued not ended',
+      ),
+    );
 }
 
 /** The budgets of a run submitted in-process: its options within the tenant's policy, maximums not
@@ -127,10 +152,9 @@ export async function answerQuestion(fleet: FleetContext, run: RunRecord, text: 
   if (outcome === 'terminal') return 'run_ended';
   if (outcome === 'no_open_question') return 'no_open_question';
   if (outcome === 'resume') {
-    await fleet.queues.of(run.queueShard).enqueueTurn(
-      { runId: run.id, turn: question.turn, trace: run.traceContext },
-      jobIds.modelResume(run.id, question.turn, question.toolUseId),
-    );
+    await fleet.queues
+      .of(run.queueShard)
+      .enqueueTurn({ runId: run.id, turn: question.turn, trace: run.traceContext }, jobIds.modelResume(run.id, question.turn, question.toolUseId));
     return 'resumed';
   }
   return 'recorded';
@@ -174,8 +198,15 @@ export async function resumeRun(fleet: FleetContext, runId: string): Promise<Res
     if (calls.length === 0) {
       await queues.enqueueTurn(next, outcome.jobId);
     } else {
-      fleet.logger.info({ run_id: runId, step: next.turn, job_id: outcome.jobId, tool_use_ids: calls.map((call) => call.toolUseId) }, 'resume hands out calls never dispatched');
-      await queues.enqueueToolFanOut(next, calls.map((call) => toolJobOf(call, next.trace)), { parentJobId: outcome.jobId });
+      fleet.logger.info(
+        { run_id: runId, step: next.turn, job_id: outcome.jobId, tool_use_ids: calls.map((call) => call.toolUseId) },
+        'resume hands out calls never dispatched',
+      );
+      await queues.enqueueToolFanOut(
+        next,
+        calls.map((call) => toolJobOf(call, next.trace)),
+        { parentJobId: outcome.jobId },
+      );
     }
     return { kind: 'resumed', run: outcome.run, jobId: outcome.jobId };
   }
@@ -201,5 +232,13 @@ async function undispatchedCalls(fleet: FleetContext, run: RunRecord, turn: numb
 }
 
 function toolJobOf(call: PlannedDispatch, trace: Record<string, string>): ToolJobData {
-  return { runId: call.runId, turn: call.turn, toolUseId: call.toolUseId, name: call.name, input: call.input, parseMode: call.parseMode as ToolJobData['parseMode'], trace };
+  return {
+    runId: call.runId,
+    turn: call.turn,
+    toolUseId: call.toolUseId,
+    name: call.name,
+    input: call.input,
+    parseMode: call.parseMode as ToolJobData['parseMode'],
+    trace,
+  };
 }

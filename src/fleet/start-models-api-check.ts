@@ -25,12 +25,18 @@ export async function startModelsApiCheck({
 }): Promise<ModelsApiCheck | null> {
   const intervalMs = fleet.config.BUILDFLEET_MODELS_API_CHECK_INTERVAL_MS;
   if (intervalMs === 0) {
-    fleet.logger.info({ event: 'models-api-check-off', reason: 'interval' }, 'the model catalog is not checked against a Models API (BUILDFLEET_MODELS_API_CHECK_INTERVAL_MS=0)');
+    fleet.logger.info(
+      { event: 'models-api-check-off', reason: 'interval' },
+      'the model catalog is not checked against a Models API (BUILDFLEET_MODELS_API_CHECK_INTERVAL_MS=0)',
+    );
     return null;
   }
   const resolved = source ?? modelsApiSourceOf({ config: fleet.config });
   if (!resolved) {
-    fleet.logger.info({ event: 'models-api-check-off', reason: 'provider', provider: fleet.config.BUILDFLEET_PROVIDER }, 'the model catalog is not checked: no provider of this fleet has a Models API');
+    fleet.logger.info(
+      { event: 'models-api-check-off', reason: 'provider', provider: fleet.config.BUILDFLEET_PROVIDER },
+      'the model catalog is not checked: no provider of this fleet has a Models API',
+    );
     return null;
   }
   const check = new ModelsApiCheck({

@@ -51,11 +51,20 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
   const onJobDone = (durationMs: number) => metrics.jobDuration.observe({ queue: role }, durationMs / 1000);
   const onConcurrencyChange = (change: ConcurrencyChange) => {
     metrics.workerConcurrency.set({ queue: role }, change.to);
-    fleet.logger.debug({ event: 'worker-concurrency', queue: role, from: change.from, to: change.to, loop_delay_p99_ms: Math.round(change.delayP99Ms) }, 'worker concurrency changed');
+    fleet.logger.debug(
+      { event: 'worker-concurrency', queue: role, from: change.from, to: change.to, loop_delay_p99_ms: Math.round(change.delayP99Ms) },
+      'worker concurrency changed',
+    );
   };
   const worker =
     role === 'model'
-      ? startModelWorker(fleet, { providers: createProviderRegistry({ config }), recover: createTextRecovery(), hooks: metrics.modelTurnHooks(), onJobDone, onConcurrencyChange })
+      ? startModelWorker(fleet, {
+          providers: createProviderRegistry({ config }),
+          recover: createTextRecovery(),
+          hooks: metrics.modelTurnHooks(),
+          onJobDone,
+          onConcurrencyChange,
+        })
       : startToolWorker(fleet, { hooks: metrics.toolJobHooks(), onJobDone, onConcurrencyChange });
   metrics.workerConcurrency.set({ queue: role }, worker.concurrency);
   let draining = false;
@@ -76,7 +85,15 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
     throw error;
   }
   fleet.logger.info(
-    { event: 'worker-start', queue: role, archive: archiving !== null, concurrency: worker.concurrency, concurrency_ceiling: role === 'model' ? config.BUILDFLEET_MODEL_CONCURRENCY : config.BUILDFLEET_TOOL_CONCURRENCY, loop_delay_target_ms: config.BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS, metrics_port: health.port },
+    {
+      event: 'worker-start',
+      queue: role,
+      archive: archiving !== null,
+      concurrency: worker.concurrency,
+      concurrency_ceiling: role === 'model' ? config.BUILDFLEET_MODEL_CONCURRENCY : config.BUILDFLEET_TOOL_CONCURRENCY,
+      loop_delay_target_ms: config.BUILDFLEET_WORKER_LOOP_DELAY_TARGET_MS,
+      metrics_port: health.port,
+    },
     `${role} worker started; health and metrics on ${health.url}`,
   );
   const drain = async (force = false) => {

@@ -29,7 +29,15 @@ export function policyInForce(fleet: Pick<FleetContext, 'config'>, overrides: Te
 
 /** Reads the tenant's policy and spend (validated; sent together, one round trip) and where it
  * stands, at `now`. */
-export async function readTenantAccount({ fleet, tenant, now = new Date() }: { fleet: Pick<FleetContext, 'config' | 'redis' | 'store'>; tenant: string; now?: Date }): Promise<TenantAccount> {
+export async function readTenantAccount({
+  fleet,
+  tenant,
+  now = new Date(),
+}: {
+  fleet: Pick<FleetContext, 'config' | 'redis' | 'store'>;
+  tenant: string;
+  now?: Date;
+}): Promise<TenantAccount> {
   const [overrides, spend] = await Promise.all([tenantPolicyStore(fleet).get(tenant), fleet.store.tenantSpend(tenant, now)]);
   const policy = policyInForce(fleet, overrides);
   return { tenant, overrides, policy, spend, standing: tenantSpendStanding({ policy, spent: spend, now }) };
@@ -43,7 +51,15 @@ export interface TenantLimits {
 }
 
 /** Reads the tenant's policy, then its spend only if a spend limit makes it matter. */
-export async function readTenantLimits({ fleet, tenant, now = new Date() }: { fleet: Pick<FleetContext, 'config' | 'redis' | 'store'>; tenant: string; now?: Date }): Promise<TenantLimits> {
+export async function readTenantLimits({
+  fleet,
+  tenant,
+  now = new Date(),
+}: {
+  fleet: Pick<FleetContext, 'config' | 'redis' | 'store'>;
+  tenant: string;
+  now?: Date;
+}): Promise<TenantLimits> {
   const policy = policyInForce(fleet, await tenantPolicyStore(fleet).get(tenant));
   if (policy.dailySpendLimitUsd === null && policy.monthlySpendLimitUsd === null) return { policy, standing: null };
   const spend = await fleet.store.tenantSpend(tenant, now);
@@ -51,7 +67,15 @@ export async function readTenantLimits({ fleet, tenant, now = new Date() }: { fl
 }
 
 /** A new run's budgets under the tenant's limits (src/domain/run-budget.ts). */
-export function runBudgetFor({ limits, requested, mayExceedMaximum }: { limits: TenantLimits; requested: RequestedRunBudget; mayExceedMaximum: boolean }): RunBudgetResolution {
+export function runBudgetFor({
+  limits,
+  requested,
+  mayExceedMaximum,
+}: {
+  limits: TenantLimits;
+  requested: RequestedRunBudget;
+  mayExceedMaximum: boolean;
+}): RunBudgetResolution {
   return resolveRunBudget({
     policy: limits.policy,
     requested,

@@ -7,7 +7,14 @@ import { RunArchiveInvalid, StoredHistoryRowInvalid } from './history-errors.js'
 import { encodeHistoryCursor } from './history-cursor.js';
 import { decodeRunRow, RUN_ROW_COLUMNS } from './stored-run-row.js';
 import { decodeEventRow, EVENT_ROW_COLUMNS } from './stored-event-row.js';
-import { decodeToolCallRow, decodeTranscriptRow, decodeTurnRow, TOOL_CALL_ROW_COLUMNS, TRANSCRIPT_ROW_COLUMNS, TURN_ROW_COLUMNS } from './stored-payload-rows.js';
+import {
+  decodeToolCallRow,
+  decodeTranscriptRow,
+  decodeTurnRow,
+  TOOL_CALL_ROW_COLUMNS,
+  TRANSCRIPT_ROW_COLUMNS,
+  TURN_ROW_COLUMNS,
+} from './stored-payload-rows.js';
 import { listRunsQuery, spendByDayQuery, type ListRunsFilter, type SpendByDayFilter } from './history-queries.js';
 
 export interface RunPage {
@@ -86,13 +93,34 @@ export class HistoryStore {
            $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         [
-          run.id, run.tenant, run.status, run.errorCode, run.errorMessage, run.model, run.prompt, run.phase, run.turns,
-          run.usage.input_tokens, run.usage.cache_write_5m_input_tokens, run.usage.cache_write_1h_input_tokens,
-          run.usage.cache_read_input_tokens, run.usage.output_tokens, run.costMicroUsd,
+          run.id,
+          run.tenant,
+          run.status,
+          run.errorCode,
+          run.errorMessage,
+          run.model,
+          run.prompt,
+          run.phase,
+          run.turns,
+          run.usage.input_tokens,
+          run.usage.cache_write_5m_input_tokens,
+          run.usage.cache_write_1h_input_tokens,
+          run.usage.cache_read_input_tokens,
+          run.usage.output_tokens,
+          run.costMicroUsd,
           JSON.stringify(run.budget),
-          run.result, run.latestDeploy, run.liveDeploy, run.traceId, run.createdAt, run.endedAt,
-          run.maxTokens, run.thinkingBudgetTokens, JSON.stringify(run.todos), JSON.stringify(run.files),
-          run.question === null ? null : JSON.stringify(run.question), run.optionsTokenBudget,
+          run.result,
+          run.latestDeploy,
+          run.liveDeploy,
+          run.traceId,
+          run.createdAt,
+          run.endedAt,
+          run.maxTokens,
+          run.thinkingBudgetTokens,
+          JSON.stringify(run.todos),
+          JSON.stringify(run.files),
+          run.question === null ? null : JSON.stringify(run.question),
+          run.optionsTokenBudget,
           run.meta === null ? null : JSON.stringify(run.meta),
           run.rerunOf,
           run.provider,
@@ -224,11 +252,13 @@ export class HistoryStore {
   async promptsMatchText(prompts: readonly string[], text: string): Promise<boolean[]> {
     if (prompts.length === 0) return [];
     const result = await this.pool.query(
-      "SELECT to_tsvector('simple', prompt) @@ plainto_tsquery('simple', $2) AS matches FROM unnest($1::text[]) WITH ORDINALITY AS candidate (prompt, position) ORDER BY position",
+      "SELECT to_tsvector('simple', prompt) @@ plainto_tsquery('simple', $2) AS matches FROM " +
+        'unnest($1::text[]) WITH ORDINALITY AS candidate (prompt, position) ORDER BY position',
       [prompts, text],
     );
     const rows = result.rows as Array<{ matches: unknown }>;
-    if (rows.length !== prompts.length || rows.some((row) => typeof row.matches !== 'boolean')) throw new Error('promptsMatchText: PostgreSQL answered a row per prompt that is not a boolean');
+    if (rows.length !== prompts.length || rows.some((row) => typeof row.matches !== 'boolean'))
+      throw new Error('promptsMatchText: PostgreSQL answered a row per prompt that is not a boolean');
     return rows.map((row) => row.matches as boolean);
   }
 
@@ -240,7 +270,12 @@ export class HistoryStore {
       const parsed = spendRowSchema.safeParse(row);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw new StoredHistoryRowInvalid('runs (spend by day)', String(row.day ?? '(unknown)'), String(issue?.path[0] ?? '(row)'), issue?.message ?? 'invalid');
+        throw new StoredHistoryRowInvalid(
+          'runs (spend by day)',
+          String(row.day ?? '(unknown)'),
+          String(issue?.path[0] ?? '(row)'),
+          issue?.message ?? 'invalid',
+        );
       }
       return { day: parsed.data.day, costMicroUsd: parsed.data.cost_micro_usd, runs: parsed.data.runs };
     });

@@ -110,7 +110,10 @@ export const archivedEventSchema = z
     at: isoTime,
     data: z.record(z.string(), z.unknown()),
   })
-  .refine((archived) => hasRunEventKeys({ ...archived.data, event: archived.event }), { message: 'an event without the fields readers key on (tool_use_id, run-end status)', path: ['data'] });
+  .refine((archived) => hasRunEventKeys({ ...archived.data, event: archived.event }), {
+    message: 'an event without the fields readers key on (tool_use_id, run-end status)',
+    path: ['data'],
+  });
 export type ArchivedEvent = z.infer<typeof archivedEventSchema>;
 
 export const runArchiveSchema = z
@@ -127,8 +130,17 @@ export const runArchiveSchema = z
     const unique = (values: Array<string | number>, path: string) => {
       if (new Set(values).size !== values.length) context.addIssue({ code: 'custom', path: [path], message: `duplicate ${path} keys` });
     };
-    unique(archive.turns.map((turn) => turn.step), 'turns');
-    unique(archive.toolCalls.map((call) => call.toolUseId), 'toolCalls');
-    unique(archive.events.map((event) => event.streamId), 'events');
+    unique(
+      archive.turns.map((turn) => turn.step),
+      'turns',
+    );
+    unique(
+      archive.toolCalls.map((call) => call.toolUseId),
+      'toolCalls',
+    );
+    unique(
+      archive.events.map((event) => event.streamId),
+      'events',
+    );
   });
 export type RunArchive = z.infer<typeof runArchiveSchema>;

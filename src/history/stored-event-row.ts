@@ -20,7 +20,12 @@ export function decodeEventRow(runId: string, row: Record<string, unknown>): Arc
   const parsed = storedEventRowSchema.safeParse(row);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new StoredHistoryRowInvalid('events', `${runId}/${String(row.stream_id ?? '(unknown)')}`, String(issue?.path[0] ?? '(row)'), issue?.message ?? 'invalid');
+    throw new StoredHistoryRowInvalid(
+      'events',
+      `${runId}/${String(row.stream_id ?? '(unknown)')}`,
+      String(issue?.path[0] ?? '(row)'),
+      issue?.message ?? 'invalid',
+    );
   }
   const stored = parsed.data;
   return { streamId: stored.stream_id, step: stored.step, event: stored.event, at: stored.at, data: stored.data };

@@ -65,7 +65,13 @@ const storedRunRowSchema = z.object({
 });
 
 /** The tokens by class a decoded `runs` or `turns` row holds, as the usage of the API and engine. */
-export function usageOfRow(stored: { input_tokens: number; cache_write_5m_input_tokens: number; cache_write_1h_input_tokens: number; cache_read_input_tokens: number; output_tokens: number }): ArchivedRun['usage'] {
+export function usageOfRow(stored: {
+  input_tokens: number;
+  cache_write_5m_input_tokens: number;
+  cache_write_1h_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+}): ArchivedRun['usage'] {
   return {
     input_tokens: stored.input_tokens,
     cache_write_5m_input_tokens: stored.cache_write_5m_input_tokens,
@@ -88,7 +94,12 @@ export function decodeRunRow(row: Record<string, unknown>): ArchivedRun {
   const stored = parsed.data;
   // RunRecord.error is a code with its message: one without the other is not a run's error.
   if ((stored.error_code === null) !== (stored.error_message === null)) {
-    throw new StoredHistoryRowInvalid('runs', stored.id, stored.error_code === null ? 'error_code' : 'error_message', 'error_code and error_message must be both set or both null');
+    throw new StoredHistoryRowInvalid(
+      'runs',
+      stored.id,
+      stored.error_code === null ? 'error_code' : 'error_message',
+      'error_code and error_message must be both set or both null',
+    );
   }
   return {
     id: stored.id,

@@ -77,7 +77,13 @@ export class FleetQueues {
   private readonly modelJobOptions: JobsOptions;
   private readonly toolJobOptions: JobsOptions;
   private readonly options: { connection: RedisClient; prefix: string };
-  private created: { model?: Queue<ModelJobData>; tool?: Queue<ToolJobData>; archive?: Queue<ArchiveJobData>; webhook?: Queue<WebhookJobData>; flows?: FlowProducer } = {};
+  private created: {
+    model?: Queue<ModelJobData>;
+    tool?: Queue<ToolJobData>;
+    archive?: Queue<ArchiveJobData>;
+    webhook?: Queue<WebhookJobData>;
+    flows?: FlowProducer;
+  } = {};
 
   constructor(
     connection: RedisClient,

@@ -98,7 +98,6 @@ const TRANSIENT_STATUSES = new Set([408, 409, 500, 502, 503, 504]);
 /** The longest a single retry-after may hold the whole queue. */
 export const MAX_RATE_LIMIT_WAIT_MS = 120_000;
 
-
 /** retry-after-ms, then retry-after as seconds or an HTTP date; null when absent or unreadable. */
 export function parseRetryAfter(headers: ModelCallFailure['headers'], now = Date.now()): number | null {
   const milliseconds = headerValue(headers, 'retry-after-ms');

@@ -44,6 +44,10 @@ export function promptCharacters({ system, tools, messages, messagesCharacters }
 /** Estimated input tokens of a call with this system prompt, tool definitions and messages, on a
  * model with `tokenizer` (lookupModelCapabilities(…).capabilities.tokenizer); `measuredRatio` is
  * the calibration's (token-calibration.ts), used when above the documented ratio with its margin. */
-export function estimatePromptTokens({ tokenizer, measuredRatio = null, ...parts }: PromptParts & { tokenizer: Tokenizer; measuredRatio?: number | null }): number {
+export function estimatePromptTokens({
+  tokenizer,
+  measuredRatio = null,
+  ...parts
+}: PromptParts & { tokenizer: Tokenizer; measuredRatio?: number | null }): number {
   return estimateTextTokens({ characters: promptCharacters(parts), tokenizer, margin: PROMPT_ESTIMATE_RATIO, measuredRatio }) + PROMPT_ESTIMATE_OVERHEAD_TOKENS;
 }

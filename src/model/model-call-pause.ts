@@ -30,7 +30,9 @@ import { defineLuaCommands } from '../redis/define-lua-commands.js';
  * Returns {the pause remaining in ms after the call (>= ARGV[1] unless a longer one was in force),
  * Redis's clock now (ms)}: the pause holds from that moment for that long.
  */
-const EXTEND_MODEL_PAUSE = LUA_REDIS_NOW_MS + `
+const EXTEND_MODEL_PAUSE =
+  LUA_REDIS_NOW_MS +
+  `
 local nowMs = redis_now_ms()
 local wait = tonumber(ARGV[1])
 local remaining = redis.call('PTTL', KEYS[1])
@@ -51,7 +53,9 @@ return {wait, nowMs}
  * Returns {remaining ms, step, Redis's clock now (ms)}: the pause holds from that moment for
  * `remaining` ms, on the same clock every check reads.
  */
-const OVERLOAD_MODEL_PAUSE = LUA_REDIS_NOW_MS + `
+const OVERLOAD_MODEL_PAUSE =
+  LUA_REDIS_NOW_MS +
+  `
 local nowMs = redis_now_ms()
 local remaining = redis.call('PTTL', KEYS[1])
 local step = tonumber(redis.call('HGET', KEYS[2], 'step') or '0')
@@ -88,7 +92,9 @@ return 1
  * KEYS[1] the scope's pause key, KEYS[2] its overload episode. Returns {pause remaining ms (<= 0: none),
  * 1 when an overload episode is on, Redis's clock now (ms)}.
  */
-const CHECK_MODEL_PAUSE = LUA_REDIS_NOW_MS + `
+const CHECK_MODEL_PAUSE =
+  LUA_REDIS_NOW_MS +
+  `
 return {redis.call('PTTL', KEYS[1]), redis.call('EXISTS', KEYS[2]), redis_now_ms()}
 `;
 
@@ -206,7 +212,14 @@ export class ModelCallPause {
     const { pauseKey, episodeKey } = this.keysOf(scope);
     // The episode is forgotten after a quiet spell of a few caps: a new episode starts small.
     const memoryMs = this.settings.overloadCapMs * 4;
-    const [waitMs, step, atMs] = await this.commands.bfOverloadModelPause(pauseKey, episodeKey, this.settings.overloadBaseMs, this.settings.overloadCapMs, memoryMs, now);
+    const [waitMs, step, atMs] = await this.commands.bfOverloadModelPause(
+      pauseKey,
+      episodeKey,
+      this.settings.overloadBaseMs,
+      this.settings.overloadCapMs,
+      memoryMs,
+      now,
+    );
     return { waitMs: Number(waitMs), step: Number(step), atMs: Number(atMs) };
   }
 

@@ -24,7 +24,9 @@ export class ModelConfigurationError extends Error {
   readonly code = 'model_not_configured';
 }
 
-export function createModelClient(config: Pick<Config, 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL' | 'BUILDFLEET_SIMULATOR_URL' | 'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS'>): Anthropic {
+export function createModelClient(
+  config: Pick<Config, 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL' | 'BUILDFLEET_SIMULATOR_URL' | 'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS'>,
+): Anthropic {
   const baseURL = config.ANTHROPIC_BASE_URL ?? (config.ANTHROPIC_API_KEY ? undefined : config.BUILDFLEET_SIMULATOR_URL);
   if (!config.ANTHROPIC_API_KEY && !baseURL) {
     throw new ModelConfigurationError(
@@ -225,7 +227,8 @@ function describeStreamFailure(error: unknown, streamRequestId: string | null, i
   if (idleFired) return new ModelStreamIdleError(idleTimeoutMs, requestId);
   if (error instanceof Anthropic.APIError) return error;
   // "stream ended without producing a Message", "request ended without sending any chunks".
-  if (error instanceof Anthropic.AnthropicError && !(error instanceof Anthropic.APIUserAbortError)) return new ModelStreamIncompleteError(error.message, requestId);
+  if (error instanceof Anthropic.AnthropicError && !(error instanceof Anthropic.APIUserAbortError))
+    return new ModelStreamIncompleteError(error.message, requestId);
   return error;
 }
 

@@ -33,7 +33,9 @@
 import { LUA_REDIS_NOW_MS } from '../redis/lua-redis-time.js';
 
 /** Shared by both scripts: clock, bucket state, refill, give-backs, sweep of expired reservations. */
-const PRELUDE = LUA_REDIS_NOW_MS + `
+const PRELUDE =
+  LUA_REDIS_NOW_MS +
+  `
 local MINUTE = 60000
 local DIMS = {'r', 'i', 'o'}
 

@@ -153,7 +153,13 @@ export function admissionCacheHint(parts: {
   return {
     scope: shortHash([prefixScope, parts.toolChoice, parts.thinking ?? null]),
     prefixScope,
-    prefixTokens: estimatePromptTokens({ system: parts.system, tools: parts.tools, messages: [], tokenizer: parts.tokenizer, measuredRatio: parts.measuredRatio }),
+    prefixTokens: estimatePromptTokens({
+      system: parts.system,
+      tools: parts.tools,
+      messages: [],
+      tokenizer: parts.tokenizer,
+      measuredRatio: parts.measuredRatio,
+    }),
   };
 }
 
@@ -307,7 +313,13 @@ export class ModelRateLimiter {
           },
           buckets,
         }
-      : { kind: 'wait', waitMs: Math.max(1, Math.ceil(parsed.waitMs)), limit: parsed.limit === '' ? 'booked' : LIMIT_OF[parsed.limit], booked: parsed.booked, buckets };
+      : {
+          kind: 'wait',
+          waitMs: Math.max(1, Math.ceil(parsed.waitMs)),
+          limit: parsed.limit === '' ? 'booked' : LIMIT_OF[parsed.limit],
+          booked: parsed.booked,
+          buckets,
+        };
     this.observe?.({ kind: 'reserve', provider: request.provider.name, model: request.model, priority: request.priority, decision });
     return decision;
   }

@@ -29,8 +29,7 @@ export interface ModelsApiSource {
 }
 
 export type ModelsApiCheckResult =
-  | { ok: true; described: number; disagreements: CatalogDisagreement[]; malformed: number; unknownToCatalog: string[] }
-  | { ok: false; error: string };
+  { ok: true; described: number; disagreements: CatalogDisagreement[]; malformed: number; unknownToCatalog: string[] } | { ok: false; error: string };
 
 export interface ModelsApiCheckObserver {
   /** Each check's outcome (the checks counter). */
@@ -97,12 +96,18 @@ export class ModelsApiCheck {
         }
         malformed += 1;
         this.once(`malformed|${read.id}|${read.problem}`, () =>
-          logger.error({ event: 'models-api-malformed', provider, model: read.id, problem: read.problem }, `the Models API described ${read.id ?? 'a model'} in a form the fleet cannot read; it is left out`),
+          logger.error(
+            { event: 'models-api-malformed', provider, model: read.id, problem: read.problem },
+            `the Models API described ${read.id ?? 'a model'} in a form the fleet cannot read; it is left out`,
+          ),
         );
       }
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      logger.warn({ event: 'models-api-check-failed', provider, err: message }, `the catalog check against ${provider}'s Models API failed; the fleet goes on with what it knew`);
+      logger.warn(
+        { event: 'models-api-check-failed', provider, err: message },
+        `the catalog check against ${provider}'s Models API failed; the fleet goes on with what it knew`,
+      );
       observer?.onCheck?.('failed');
       return { ok: false, error: message };
     }
@@ -116,7 +121,14 @@ export class ModelsApiCheck {
         unknownToCatalog.push(description.id);
         this.once(`described|${description.id}`, () =>
           logger.info(
-            { event: 'models-api-model-described', provider, model: description.id, lifecycle: description.lifecycle, max_input_tokens: description.maxInputTokens, max_tokens: description.maxTokens },
+            {
+              event: 'models-api-model-described',
+              provider,
+              model: description.id,
+              lifecycle: description.lifecycle,
+              max_input_tokens: description.maxInputTokens,
+              max_tokens: description.maxTokens,
+            },
             `model ${description.id} is not in the fleet's catalog; runs naming it use what the Models API describes`,
           ),
         );
@@ -130,7 +142,14 @@ export class ModelsApiCheck {
     for (const disagreement of disagreements) {
       this.once(`disagreement|${disagreement.model}|${disagreement.field}|${disagreement.catalog}|${disagreement.api}`, () =>
         logger.warn(
-          { event: 'model-catalog-disagreement', provider, model: disagreement.model, field: disagreement.field, catalog: disagreement.catalog, api: disagreement.api },
+          {
+            event: 'model-catalog-disagreement',
+            provider,
+            model: disagreement.model,
+            field: disagreement.field,
+            catalog: disagreement.catalog,
+            api: disagreement.api,
+          },
           `the catalog and the Models API disagree on ${disagreement.model} ${disagreement.field}: catalog ${disagreement.catalog}, API ${disagreement.api}`,
         ),
       );

@@ -29,7 +29,10 @@ export interface SpendLimitState {
  * spend limit belongs to the account behind it, not to one model or one run. */
 export function modelKeyIdOf(config: Config): string {
   const endpoint = config.ANTHROPIC_BASE_URL ?? (config.ANTHROPIC_API_KEY ? 'https://api.anthropic.com' : (config.BUILDFLEET_SIMULATOR_URL ?? 'simulator'));
-  return createHash('sha256').update(`${endpoint}\n${config.ANTHROPIC_API_KEY ?? ''}`).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(`${endpoint}\n${config.ANTHROPIC_API_KEY ?? ''}`)
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export class SpendLimitFlagStore {

@@ -24,7 +24,6 @@ export interface ModelStreamProgress {
   reason: 'interval' | 'tool_start';
 }
 
-
 export interface StreamProgressTracker {
   /** Feeds one stream event; returns a report when one is due. */
   observe(event: Anthropic.MessageStreamEvent): ModelStreamProgress | null;

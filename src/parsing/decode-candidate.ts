@@ -51,9 +51,7 @@ export function decodeCandidate(candidate: Candidate): DecodedCandidate {
       return decodeNamedPayload(candidate.declaredName ?? '', candidate.raw);
     case 'mistral':
       // `[TOOL_CALLS]NAME[ARGS]{…}` declares the name; `[TOOL_CALLS][{…}]` holds envelopes.
-      return candidate.declaredName === null
-        ? decodeEnvelope(candidate.raw, MISTRAL_ENVELOPE)
-        : decodeNamedPayload(candidate.declaredName, candidate.raw);
+      return candidate.declaredName === null ? decodeEnvelope(candidate.raw, MISTRAL_ENVELOPE) : decodeNamedPayload(candidate.declaredName, candidate.raw);
     case 'granite':
       return decodeEnvelope(candidate.raw, TOOL_CALL_ENVELOPE);
     case 'python_tag':
@@ -105,9 +103,7 @@ function decodeEnvelope(raw: string, shape: EnvelopeShape): DecodedCandidate {
   const badOptionalKey = optionalKeys.find((key) => Object.hasOwn(envelope, key) && typeof envelope[key] !== 'string');
   if (badOptionalKey !== undefined) return { ok: false, reason: envelopeUnknownFieldReason(badOptionalKey) };
   const argumentKeys = shape.argumentKeys.filter((key) => Object.hasOwn(envelope, key));
-  const otherKeys = Object.keys(envelope).filter(
-    (key) => key !== nameKey && !argumentKeys.includes(key) && !optionalKeys.includes(key),
-  );
+  const otherKeys = Object.keys(envelope).filter((key) => key !== nameKey && !argumentKeys.includes(key) && !optionalKeys.includes(key));
   const [argumentKey, ...extraArgumentKeys] = argumentKeys;
 
   if (argumentKey !== undefined && extraArgumentKeys.length === 0 && otherKeys.length === 0) {

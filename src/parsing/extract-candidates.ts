@@ -32,10 +32,7 @@ export function extractCandidates({ text, toolIntent }: { text: string; toolInte
   // Markers and calls are blanked to spaces, so fences and offsets are the same in every text.
   const fallbackText = familyLists.length === 0 ? markers.masked : blankSpans(markers.masked, familyLists.flat());
   const fences = findFencedBlocks(fallbackText);
-  const fallbackCandidates = mergeByPosition(
-    extractFallbackCandidates({ text: fallbackText, fences }),
-    extractFunctionaryCandidates(fallbackText),
-  );
+  const fallbackCandidates = mergeByPosition(extractFallbackCandidates({ text: fallbackText, fences }), extractFunctionaryCandidates(fallbackText));
 
   let candidates = tagCandidates;
   for (const list of familyLists) candidates = mergeByPosition(candidates, list);

@@ -7,13 +7,7 @@
 // JSON is scanned so an end token inside a JSON string does not cut it short. The block's inner
 // text is the raw candidate; phase 2 (decode-deepseek-call.ts) reads the header strictly.
 import type { Candidate } from './candidate.js';
-import {
-  DEEPSEEK_CALLS_BEGIN,
-  DEEPSEEK_CALL_BEGIN,
-  DEEPSEEK_CALL_END,
-  DEEPSEEK_SEPARATOR,
-  DEEPSEEK_V3_CALL_TYPE,
-} from './deepseek-tokens.js';
+import { DEEPSEEK_CALLS_BEGIN, DEEPSEEK_CALL_BEGIN, DEEPSEEK_CALL_END, DEEPSEEK_SEPARATOR, DEEPSEEK_V3_CALL_TYPE } from './deepseek-tokens.js';
 import { MAX_DECLARED_NAME_LENGTH, extractClosedTags, type OpenTag } from './extract-tag-candidates.js';
 import { skipJsonWhitespace } from './json-scan.js';
 

@@ -14,7 +14,6 @@ import { scanJsonValue, skipJsonWhitespace } from './json-scan.js';
 import { splitBracketCalls } from './split-bracket-calls.js';
 import { splitJsonValues } from './split-json-values.js';
 
-
 /** `text` is the visible text with the intent markers blanked; `fences` its fenced blocks. */
 export function extractFallbackCandidates({ text, fences }: { text: string; fences: FenceScan }): Candidate[] {
   const candidates: Candidate[] = [];

@@ -26,7 +26,15 @@ export function extractMistralCandidates(text: string): Candidate[] {
   return segments.flatMap((segment): Candidate[] =>
     segment.declaredName === null
       ? listedCallCandidates({ text, segment, mode: 'mistral', form: 'array' })
-      : [{ mode: 'mistral', raw: text.slice(segment.jsonStart, segment.end), declaredName: segment.declaredName, start: segment.markerStart, end: segment.end }],
+      : [
+          {
+            mode: 'mistral',
+            raw: text.slice(segment.jsonStart, segment.end),
+            declaredName: segment.declaredName,
+            start: segment.markerStart,
+            end: segment.end,
+          },
+        ],
   );
 }
 

@@ -2,7 +2,6 @@
 // i.e. a `"tool"` or `"name"` key (followed by a colon) after an opening brace? Counted when no
 // call came out, it shows how often models write calls the parser cannot use. Linear.
 
-
 export function looksLikeJsonToolCall(text: string): boolean {
   const firstBrace = text.indexOf('{');
   if (firstBrace < 0) return false;

@@ -53,5 +53,5 @@ export function findOpenEndedSegments({
 }
 
 function isJsonContainerStart(code: number): boolean {
-  return code === 0x7b /* { */ || code === 0x5b /* [ */;
+  return code === 0x7b /* { */ || code === 0x5b; /* [ */
 }

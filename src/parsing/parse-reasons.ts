@@ -34,8 +34,7 @@ export const REASON_ARGUMENTS_NOT_OBJECT = 'arguments_not_object';
 
 /** What the runtime can tell the model after `multiple_candidates`. */
 export const REEMIT_IN_PRIMARY_FORMAT =
-  'Your reply held more than one tool call. Reply again with exactly one call, written as ' +
-  '<tool name="TOOL_NAME">{"argument": "value"}</tool>.';
+  'Your reply held more than one tool call. Reply again with exactly one call, written as ' + '<tool name="TOOL_NAME">{"argument": "value"}</tool>.';
 
 const MAX_DETAIL_LENGTH = 64;
 
@@ -64,7 +63,6 @@ export function bracketInvalidReason(detail: string): string {
 
 /** `schema_invalid:<json pointer>:<message>`; the root is `/`. */
 export function schemaInvalidReason(path: readonly (string | number)[], message: string): string {
-  const pointer =
-    path.length === 0 ? '/' : path.map((segment) => '/' + reasonDetail(String(segment))).join('');
+  const pointer = path.length === 0 ? '/' : path.map((segment) => '/' + reasonDetail(String(segment))).join('');
   return `schema_invalid:${pointer}:${message}`;
 }

@@ -13,17 +13,7 @@ export interface Span {
  * allowed), or null when it is not (broken JSON, text after it): then the payload is one
  * candidate and phase 2 refuses it with a precise reason.
  */
-export function splitJsonValues({
-  text,
-  start,
-  end,
-  form,
-}: {
-  text: string;
-  start: number;
-  end: number;
-  form: 'array' | 'semicolon_list';
-}): Span[] | null {
+export function splitJsonValues({ text, start, end, form }: { text: string; start: number; end: number; form: 'array' | 'semicolon_list' }): Span[] | null {
   const spans: Span[] = [];
   let position = skipJsonWhitespace(text, start, end);
   if (form === 'array') {

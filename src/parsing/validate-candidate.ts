@@ -4,13 +4,7 @@
 import { type Candidate, isFallbackMode } from './candidate.js';
 import { decodeCandidate } from './decode-candidate.js';
 import { isPlainObject } from './is-plain-object.js';
-import {
-  REASON_ARGUMENTS_AS_STRING,
-  REASON_ARGUMENTS_NOT_OBJECT,
-  REASON_CANDIDATE_TOO_LARGE,
-  notInTierReason,
-  unknownToolReason,
-} from './parse-reasons.js';
+import { REASON_ARGUMENTS_AS_STRING, REASON_ARGUMENTS_NOT_OBJECT, REASON_CANDIDATE_TOO_LARGE, notInTierReason, unknownToolReason } from './parse-reasons.js';
 import type { ParseOptions, ParsedToolCall, SchemaValidationOutcome } from './parse-types.js';
 
 export const DEFAULT_MAX_FALLBACK_BYTES = 2048;

@@ -19,7 +19,15 @@ export function modelsApiOfClient({ provider, client }: { provider: string; clie
 export function modelsApiSourceOf({
   config,
 }: {
-  config: Pick<Config, 'BUILDFLEET_PROVIDERS' | 'BUILDFLEET_PROVIDER' | 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL' | 'BUILDFLEET_SIMULATOR_URL' | 'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS'>;
+  config: Pick<
+    Config,
+    | 'BUILDFLEET_PROVIDERS'
+    | 'BUILDFLEET_PROVIDER'
+    | 'ANTHROPIC_API_KEY'
+    | 'ANTHROPIC_BASE_URL'
+    | 'BUILDFLEET_SIMULATOR_URL'
+    | 'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS'
+  >;
 }): ModelsApiSource | null {
   const settings = readProviderSettings(config);
   const anthropic = [...settings.values()].filter((setting): setting is Extract<ProviderSettings, { kind: 'anthropic' }> => setting.kind === 'anthropic');
@@ -28,7 +36,12 @@ export function modelsApiSourceOf({
   try {
     const client = chosen.implicit
       ? createModelClient(config)
-      : createModelClient({ ANTHROPIC_API_KEY: chosen.options.apiKey, ANTHROPIC_BASE_URL: chosen.options.baseUrl, BUILDFLEET_SIMULATOR_URL: undefined, BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS: config.BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS });
+      : createModelClient({
+          ANTHROPIC_API_KEY: chosen.options.apiKey,
+          ANTHROPIC_BASE_URL: chosen.options.baseUrl,
+          BUILDFLEET_SIMULATOR_URL: undefined,
+          BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS: config.BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS,
+        });
     return modelsApiOfClient({ provider: chosen.name, client });
   } catch (error) {
     // No key and no endpoint (an API process of a fleet whose workers call another provider).

@@ -35,7 +35,18 @@ export interface ChatAnswerSoFar {
 }
 
 export function emptyChatAnswer(): ChatAnswerSoFar {
-  return { id: null, model: null, chunks: 0, text: '', toolCalls: [], callAtIndex: new Map(), functionCall: null, finishReason: null, matchedStop: null, usage: null };
+  return {
+    id: null,
+    model: null,
+    chunks: 0,
+    text: '',
+    toolCalls: [],
+    callAtIndex: new Map(),
+    functionCall: null,
+    finishReason: null,
+    matchedStop: null,
+    usage: null,
+  };
 }
 
 /** Adds one chunk (choice 0: the fleet asks for one choice). Returns what the chunk added, for
@@ -103,7 +114,12 @@ function toolCallOfDelta(answer: ChatAnswerSoFar, call: OpenAI.Chat.ChatCompleti
   const current = index === null ? answer.toolCalls.at(-1) : answer.callAtIndex.get(index);
   const id = call.id || null;
   const name = call.function?.name || null;
-  const startsAnother = current !== undefined && name !== null && current.name !== '' && (id === null || current.id === null || id !== current.id) && isCompleteJson(current.arguments);
+  const startsAnother =
+    current !== undefined &&
+    name !== null &&
+    current.name !== '' &&
+    (id === null || current.id === null || id !== current.id) &&
+    isCompleteJson(current.arguments);
   if (current !== undefined && !startsAnother) return current;
   const started: ToolCallSoFar = { id: null, name: '', arguments: '' };
   answer.toolCalls.push(started);
@@ -135,7 +151,10 @@ export interface UsageEstimate {
 export function usageOfChatAnswer(answer: Pick<ChatAnswerSoFar, 'usage' | 'text' | 'toolCalls' | 'functionCall'>, estimate: UsageEstimate): UsageByClass {
   const usage = answer.usage;
   if (!usage) {
-    const written = answer.text.length + answer.toolCalls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0) + (answer.functionCall?.arguments.length ?? 0);
+    const written =
+      answer.text.length +
+      answer.toolCalls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0) +
+      (answer.functionCall?.arguments.length ?? 0);
     return {
       input_tokens: estimate.promptTokens,
       cache_write_5m_input_tokens: 0,
@@ -195,7 +214,12 @@ export function toModelResponseOfChat({
   if (answer.functionCall) {
     content.push({ type: 'tool_use', id: `call_${id}_function`, name: answer.functionCall.name, input: parseToolArguments(answer.functionCall.arguments) });
   }
-  const stop = mapFinishReason({ finishReason: answer.finishReason, matchedStop: answer.matchedStop, stopSequences, hasToolCalls: calls.length > 0 || answer.functionCall !== null });
+  const stop = mapFinishReason({
+    finishReason: answer.finishReason,
+    matchedStop: answer.matchedStop,
+    stopSequences,
+    hasToolCalls: calls.length > 0 || answer.functionCall !== null,
+  });
   return {
     id,
     model: answer.model ?? fallbackModel,

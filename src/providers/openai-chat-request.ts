@@ -131,7 +131,8 @@ export function toChatMessages(message: TranscriptMessage): ChatMessage[] {
     case 'assistant':
       return [assistantMessage(message.content)];
     case 'system': {
-      const text = typeof message.content === 'string' ? message.content : message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n\n');
+      const text =
+        typeof message.content === 'string' ? message.content : message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n\n');
       return text === '' ? [] : [{ role: 'system', content: text }];
     }
     default:

@@ -8,7 +8,13 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { httpUrlSchema } from './http-url-schema.js';
 import { estimatePromptTokens } from '../model/estimate-prompt-tokens.js';
-import { ModelStreamIdleError, ModelStreamIncompleteError, notePaidUsageOfFailedCall, requestTokenizer, type ModelStreamProgress } from '../model/model-client.js';
+import {
+  ModelStreamIdleError,
+  ModelStreamIncompleteError,
+  notePaidUsageOfFailedCall,
+  requestTokenizer,
+  type ModelStreamProgress,
+} from '../model/model-client.js';
 import { estimateTextTokens, type Tokenizer } from '../domain/estimate-text-tokens.js';
 import { createStreamIdleWatchdog } from '../model/stream-idle-watchdog.js';
 import type { ModelProvider } from './model-provider.js';
@@ -35,7 +41,12 @@ export const openAiCompatibleProviderOptionsSchema = z
       .record(z.string().min(1), z.unknown())
       .superRefine((body, context) => {
         for (const field of FLEET_SET_BODY_FIELDS) {
-          if (Object.hasOwn(body, field)) context.addIssue({ code: 'custom', path: [field], message: `is set by the fleet on every request and cannot be overridden (fields the fleet sets: ${FLEET_SET_BODY_FIELDS.join(', ')})` });
+          if (Object.hasOwn(body, field))
+            context.addIssue({
+              code: 'custom',
+              path: [field],
+              message: `is set by the fleet on every request and cannot be overridden (fields the fleet sets: ${FLEET_SET_BODY_FIELDS.join(', ')})`,
+            });
         }
       })
       .optional(),
@@ -93,7 +104,10 @@ export function createOpenAiCompatibleProvider({
       // call's watchdog (withOptions shares everything else), an error body nested first.
       const watched = client.withOptions({ fetch: async (input, init) => watchdog.watch(await nestTopLevelErrorBody(await baseFetch(input, init))) });
       const tokenizer = requestTokenizer(request);
-      const estimate = { promptTokens: estimatePromptTokens({ system: request.system, tools: request.tools, messages: request.messages, tokenizer }), tokenizer };
+      const estimate = {
+        promptTokens: estimatePromptTokens({ system: request.system, tools: request.tools, messages: request.messages, tokenizer }),
+        tokenizer,
+      };
       const answer = emptyChatAnswer();
       const progress = createChatProgress(callOptions.progressIntervalMs ?? 2000, tokenizer);
       let requestId: string | null = null;
@@ -101,7 +115,11 @@ export function createOpenAiCompatibleProvider({
       let headersReceivedAt: number | null = null;
       try {
         // Every simulator and gateway header (x-buildfleet-*) rides on the request as on Claude's.
-        const { data: stream, response, request_id } = await watched.chat.completions
+        const {
+          data: stream,
+          response,
+          request_id,
+        } = await watched.chat.completions
           .create(toChatCompletionRequest(request, model, options), { headers: request.headers, signal: watchdog.signal })
           .withResponse();
         requestId = request_id ?? null;
@@ -127,7 +145,9 @@ export function createOpenAiCompatibleProvider({
         // The connection closed cleanly without a finish_reason, or the server aborted the request
         // (finish_reason `abort`): the answer is incomplete, and another attempt may complete it.
         const incomplete = new ModelStreamIncompleteError(
-          answer.finishReason === null ? 'The chat completion stream ended without a finish_reason.' : `The server aborted the chat completion (finish_reason ${JSON.stringify(answer.finishReason)}).`,
+          answer.finishReason === null
+            ? 'The chat completion stream ended without a finish_reason.'
+            : `The server aborted the chat completion (finish_reason ${JSON.stringify(answer.finishReason)}).`,
           requestId,
         );
         if (answer.chunks > 0) notePaidUsageOfFailedCall(incomplete, usageOfChatAnswer(answer, estimate));
@@ -148,7 +168,15 @@ function createChatProgress(intervalMs: number, tokenizer: Tokenizer) {
   let tool: string | null = null;
   const report = (reason: ModelStreamProgress['reason'], blockKind: string): ModelStreamProgress => {
     lastReport = performance.now();
-    return { outputTokens: estimateTextTokens({ characters, tokenizer }), estimated: true, blockKind, tool, blocks: tools + (characters > 0 ? 1 : 0), elapsedMs: Math.round(lastReport - started), reason };
+    return {
+      outputTokens: estimateTextTokens({ characters, tokenizer }),
+      estimated: true,
+      blockKind,
+      tool,
+      blocks: tools + (characters > 0 ? 1 : 0),
+      elapsedMs: Math.round(lastReport - started),
+      reason,
+    };
   };
   return {
     observe(added: ReturnType<typeof addChatChunk>): ModelStreamProgress | null {
@@ -162,4 +190,3 @@ function createChatProgress(intervalMs: number, tokenizer: Tokenizer) {
     },
   };
 }
-

@@ -33,7 +33,11 @@ const ERROR_TYPE_OF_STATUS: Readonly<Record<number, string>> = Object.freeze({
 /** The prompt did not fit the model's context: OpenAI's code, llama.cpp's type, and the messages
  * of vLLM ("This model's maximum context length is …") and others that carry neither. */
 function isContextOverflow(code: unknown, type: unknown, message: string): boolean {
-  return code === 'context_length_exceeded' || type === 'exceed_context_size_error' || /maximum context length|context length exceeded|exceeds the available context size/i.test(message);
+  return (
+    code === 'context_length_exceeded' ||
+    type === 'exceed_context_size_error' ||
+    /maximum context length|context length exceeded|exceeds the available context size/i.test(message)
+  );
 }
 
 export function describeOpenAiCompatibleError(error: unknown): ModelCallFailure {

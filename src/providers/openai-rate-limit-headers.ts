@@ -58,6 +58,7 @@ export function normalizeOpenAiHeaders(headers: Headers | null | undefined): Hea
   const remaining = count(headers, 'x-ratelimit-remaining-requests');
   // The Anthropic names are per minute; OpenAI's request limit is per minute too (RPM, ibid.).
   if (limit !== null && !normalized.has('anthropic-ratelimit-requests-limit')) normalized.set('anthropic-ratelimit-requests-limit', String(limit));
-  if (remaining !== null && !normalized.has('anthropic-ratelimit-requests-remaining')) normalized.set('anthropic-ratelimit-requests-remaining', String(remaining));
+  if (remaining !== null && !normalized.has('anthropic-ratelimit-requests-remaining'))
+    normalized.set('anthropic-ratelimit-requests-remaining', String(remaining));
   return normalized;
 }

@@ -19,7 +19,10 @@ export function providerLimiterIdentity(setting: ProviderSettings, implicit: Imp
       // The implicit provider's identity is the one the limiter had before providers existed: its
       // key, else its URL, so the buckets a running fleet has learnt keep their keys.
       return setting.implicit
-        ? limiterIdentity({ apiKey: implicit.ANTHROPIC_API_KEY, baseUrl: implicit.clientBaseUrl ?? implicit.ANTHROPIC_BASE_URL ?? implicit.BUILDFLEET_SIMULATOR_URL })
+        ? limiterIdentity({
+            apiKey: implicit.ANTHROPIC_API_KEY,
+            baseUrl: implicit.clientBaseUrl ?? implicit.ANTHROPIC_BASE_URL ?? implicit.BUILDFLEET_SIMULATOR_URL,
+          })
         : limiterIdentity({ apiKey: setting.options.apiKey, baseUrl: setting.options.baseUrl });
     case 'bedrock': {
       // Bedrock's quotas are an AWS account's, per region: the credential's and the region's.

@@ -25,7 +25,12 @@ export interface ProviderRegistry {
 
 type RegistryConfig = Pick<
   Config,
-  'BUILDFLEET_PROVIDERS' | 'BUILDFLEET_PROVIDER' | 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL' | 'BUILDFLEET_SIMULATOR_URL' | 'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS'
+  | 'BUILDFLEET_PROVIDERS'
+  | 'BUILDFLEET_PROVIDER'
+  | 'ANTHROPIC_API_KEY'
+  | 'ANTHROPIC_BASE_URL'
+  | 'BUILDFLEET_SIMULATOR_URL'
+  | 'BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS'
 >;
 
 export function createProviderRegistry({
@@ -44,19 +49,35 @@ export function createProviderRegistry({
     const limiterIdentity = providerLimiterIdentity(setting, { ...config, clientBaseUrl: anthropicClient?.baseURL });
     switch (setting.kind) {
       case 'anthropic': {
-        const client =
-          setting.implicit
-            ? (anthropicClient ?? createModelClient(config))
-            : createModelClient({ ANTHROPIC_API_KEY: setting.options.apiKey, ANTHROPIC_BASE_URL: setting.options.baseUrl, BUILDFLEET_SIMULATOR_URL: undefined, BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS: connectTimeoutMs });
+        const client = setting.implicit
+          ? (anthropicClient ?? createModelClient(config))
+          : createModelClient({
+              ANTHROPIC_API_KEY: setting.options.apiKey,
+              ANTHROPIC_BASE_URL: setting.options.baseUrl,
+              BUILDFLEET_SIMULATOR_URL: undefined,
+              BUILDFLEET_MODEL_CONNECT_TIMEOUT_MS: connectTimeoutMs,
+            });
         return createAnthropicProvider({ name: setting.name, kind: 'anthropic', client, limiterIdentity, counter: client });
       }
       case 'bedrock': {
         const options = setting.options;
-        return createAnthropicProvider({ name: setting.name, kind: 'bedrock', limiterIdentity, client: createBedrockClient(options, { connectTimeoutMs }), modelId: (model) => bedrockModelId(options, model) });
+        return createAnthropicProvider({
+          name: setting.name,
+          kind: 'bedrock',
+          limiterIdentity,
+          client: createBedrockClient(options, { connectTimeoutMs }),
+          modelId: (model) => bedrockModelId(options, model),
+        });
       }
       case 'vertex': {
         const options = setting.options;
-        return createAnthropicProvider({ name: setting.name, kind: 'vertex', limiterIdentity, client: createVertexClient(options, { connectTimeoutMs }), modelId: (model) => vertexModelId(options, model) });
+        return createAnthropicProvider({
+          name: setting.name,
+          kind: 'vertex',
+          limiterIdentity,
+          client: createVertexClient(options, { connectTimeoutMs }),
+          modelId: (model) => vertexModelId(options, model),
+        });
       }
       case 'openai_compatible':
         return createOpenAiCompatibleProvider({ name: setting.name, options: setting.options, limiterIdentity, connectTimeoutMs });
@@ -73,7 +94,10 @@ export function createProviderRegistry({
       const existing = built.get(name);
       if (existing) return existing;
       const setting = settings.get(name);
-      if (!setting) throw new ProviderConfigurationError(`No provider named ${JSON.stringify(name)} is configured (BUILDFLEET_PROVIDERS declares: ${[...settings.keys()].join(', ')}).`);
+      if (!setting)
+        throw new ProviderConfigurationError(
+          `No provider named ${JSON.stringify(name)} is configured (BUILDFLEET_PROVIDERS declares: ${[...settings.keys()].join(', ')}).`,
+        );
       const provider = build(setting);
       built.set(name, provider);
       return provider;

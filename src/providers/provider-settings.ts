@@ -38,7 +38,9 @@ function check<Schema extends z.ZodType>(name: string, schema: Schema, options: 
 
 /** Every provider's settings by name, the implicit `anthropic` included (unless declared anew);
  * throws ProviderConfigurationError naming the first bad declaration's fields. */
-export function readProviderSettings(config: Pick<Config, 'BUILDFLEET_PROVIDERS' | 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL'>): ReadonlyMap<string, ProviderSettings> {
+export function readProviderSettings(
+  config: Pick<Config, 'BUILDFLEET_PROVIDERS' | 'ANTHROPIC_API_KEY' | 'ANTHROPIC_BASE_URL'>,
+): ReadonlyMap<string, ProviderSettings> {
   const settings = new Map<string, ProviderSettings>();
   settings.set(IMPLICIT_PROVIDER, { name: IMPLICIT_PROVIDER, kind: 'anthropic', options: {}, implicit: true });
   for (const [name, declaration] of Object.entries(config.BUILDFLEET_PROVIDERS)) {

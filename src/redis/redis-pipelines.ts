@@ -29,7 +29,11 @@ export async function readEach<T>(client: RedisClient, items: readonly T[], read
 }
 
 /** readEach, with each item's [error, reply] kept (a key of the wrong type fails its item only). */
-export async function readEachSettled<T>(client: RedisClient, items: readonly T[], read: (pipeline: ChainableCommander, item: T) => void): Promise<Array<[Error | null, unknown]>> {
+export async function readEachSettled<T>(
+  client: RedisClient,
+  items: readonly T[],
+  read: (pipeline: ChainableCommander, item: T) => void,
+): Promise<Array<[Error | null, unknown]>> {
   if (items.length === 0) return [];
   const settle = async (pipeline: ChainableCommander, count: number) => {
     const results = (await pipeline.exec()) ?? [];

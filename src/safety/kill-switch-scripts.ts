@@ -24,7 +24,9 @@ import { LUA_RUN_UPSTREAM_SCOPES } from '../engine/index.js';
 import type { RedisClient } from '../redis/redis-connection.js';
 import { LUA_REDIS_NOW_MS } from '../redis/lua-redis-time.js';
 
-const NOW_MS = LUA_REDIS_NOW_MS + `
+const NOW_MS =
+  LUA_REDIS_NOW_MS +
+  `
 local now = redis_now_ms()
 `;
 
@@ -199,12 +201,14 @@ if token ~= '' then
       redis.call('DEL', KEYS[2], KEYS[7])
       fleet_mode = 'read_write'
       fleet_floor = now
-      changes[#changes + 1] = cjson.encode({scope = 'fleet', outcome = 'probe_closed', mode = 'read_write', total = 0, invalid = 0, at_ms = now, reason = reason, cause = 'probe'})
+      changes[#changes + 1] = cjson.encode({scope = 'fleet', outcome = 'probe_closed', mode = 'read_write', total = 0, invalid = 0,
+        at_ms = now, reason = reason, cause = 'probe'})
     else
       local reason = 'the half-open probe write (' .. tool .. ') produced an invalid output: ' .. why
       redis.call('HSET', KEYS[1], 'mode', 'read_only', 'reason', reason, 'since_ms', now, 'source', 'auto')
       fleet_mode = 'read_only'
-      changes[#changes + 1] = cjson.encode({scope = 'fleet', outcome = 'probe_reopened', mode = 'read_only', total = 0, invalid = 0, at_ms = now, reason = reason, cause = 'probe'})
+      changes[#changes + 1] = cjson.encode({scope = 'fleet', outcome = 'probe_reopened', mode = 'read_only', total = 0, invalid = 0,
+        at_ms = now, reason = reason, cause = 'probe'})
     end
   end
   local flat = redis.call('HGETALL', KEYS[3])
@@ -227,7 +231,8 @@ if token ~= '' then
       redis.call('HSET', KEYS[3], id, cjson.encode(state))
       if id == tenant_scope then tenant_state = state end
       if id == upstream then upstream_state = state end
-      changes[#changes + 1] = cjson.encode({scope = id, outcome = valid and 'probe_closed' or 'probe_reopened', mode = state.mode, total = 0, invalid = 0, at_ms = now, reason = state.reason, cause = 'probe'})
+      changes[#changes + 1] = cjson.encode({scope = id, outcome = valid and 'probe_closed' or 'probe_reopened', mode = state.mode,
+        total = 0, invalid = 0, at_ms = now, reason = state.reason, cause = 'probe'})
     end
   end
 end
@@ -237,12 +242,15 @@ tenant_total, tenant_invalid = window_figures(KEYS[5], window_ms, now, floor_of(
 
 local trigger = valid and ('at a valid output of ' .. tool .. ' (volume reached)') or ('by ' .. tool .. ' (' .. why .. ')')
 local function describe(total, invalid, what, after)
-  return string.format('%d of %d tool outputs%s invalid (%.1f%%, threshold %.1f%%) in the last %d s', invalid, total, what, pct(invalid, total), 100 * threshold, span) .. after .. '; tripped ' .. trigger
+  return string.format('%d of %d tool outputs%s invalid (%.1f%%, threshold %.1f%%) in the last %d s',
+    invalid, total, what, pct(invalid, total), 100 * threshold, span) .. after .. '; tripped ' .. trigger
 end
 local function remember(id, total, invalid, cause, tenants, reason)
-  redis.call('LPUSH', KEYS[4], cjson.encode({scope = id, at_ms = now, total = total, invalid = invalid, tool = tool, reason = why, cause = cause, tenants = tenants, run_id = ARGV[12], summary = reason}))
+  redis.call('LPUSH', KEYS[4], cjson.encode({scope = id, at_ms = now, total = total, invalid = invalid, tool = tool, reason = why,
+    cause = cause, tenants = tenants, run_id = ARGV[12], summary = reason}))
   redis.call('LTRIM', KEYS[4], 0, 49)
-  changes[#changes + 1] = cjson.encode({scope = id, outcome = 'tripped', mode = 'read_only', total = total, invalid = invalid, at_ms = now, reason = reason, cause = cause, tenants = tenants})
+  changes[#changes + 1] = cjson.encode({scope = id, outcome = 'tripped', mode = 'read_only', total = total, invalid = invalid,
+    at_ms = now, reason = reason, cause = cause, tenants = tenants})
 end
 local function trip_scope(id, total, invalid, cause, tenants, reason)
   local state = {mode = 'read_only', reason = reason, since_ms = now, source = 'auto',
@@ -279,7 +287,8 @@ if fleet_mode == 'read_write' then
           cause, total, invalid, tenants = 'upstream', upstream_total, upstream_invalid, failing
           reason = describe(total, invalid, what, string.format(', failing for %d tenants (%d spiking on it)', failing, spiking))
         elseif not upstream_state or upstream_state.mode == 'read_write' then
-          upstream_trip = {upstream_total, upstream_invalid, spiking, describe(upstream_total, upstream_invalid, what, string.format(' from %d spiking tenants', spiking))}
+          upstream_trip = {upstream_total, upstream_invalid, spiking,
+            describe(upstream_total, upstream_invalid, what, string.format(' from %d spiking tenants', spiking))}
         end
       end
     end
@@ -537,7 +546,15 @@ export interface KillSwitchScripts {
   ): Promise<ClaimWriteReply>;
   bfKillSwitchReleaseProbe(switchKey: string, scopesKey: string, probeToken: string): Promise<number>;
   bfKillSwitchSetMode(switchKey: string, windowKey: string, tenantsKey: string, mode: string, reason: string, source: string): Promise<[string, number]>;
-  bfKillSwitchSetScopeMode(scopesKey: string, tenantsKey: string, scopeId: string, mode: string, reason: string, source: string, tenant: string): Promise<[string, number]>;
+  bfKillSwitchSetScopeMode(
+    scopesKey: string,
+    tenantsKey: string,
+    scopeId: string,
+    mode: string,
+    reason: string,
+    source: string,
+    tenant: string,
+  ): Promise<[string, number]>;
   bfKillSwitchRead(
     switchKey: string,
     windowKey: string,
@@ -565,7 +582,11 @@ export function defineKillSwitchScripts(redis: RedisClient): KillSwitchScripts {
 
 /** The figures of several windows at one instant (a variable number of keys, so EVAL directly:
  * Redis caches the script by its SHA either way). */
-export async function readWindowFigures(redis: RedisClient, windows: ReadonlyArray<{ key: string; floorMs: number | null }>, windowMs: number): Promise<Array<[number, number]>> {
+export async function readWindowFigures(
+  redis: RedisClient,
+  windows: ReadonlyArray<{ key: string; floorMs: number | null }>,
+  windowMs: number,
+): Promise<Array<[number, number]>> {
   if (windows.length === 0) return [];
   const reply = (await redis.eval(
     READ_WINDOWS,

@@ -47,10 +47,26 @@ import type { RedisClient } from '../redis/redis-connection.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config.js';
-import { type KeySpace, killSwitchScopesKey, killSwitchTripsKey, type RunUpstreams, scopeFailingTenantsKey, scopeTenantsKey, scopeWindowKey } from '../engine/index.js';
+import {
+  type KeySpace,
+  killSwitchScopesKey,
+  killSwitchTripsKey,
+  type RunUpstreams,
+  scopeFailingTenantsKey,
+  scopeTenantsKey,
+  scopeWindowKey,
+} from '../engine/index.js';
 import { defineKillSwitchScripts, readWindowFigures, type KillSwitchScripts } from './kill-switch-scripts.js';
 import { isKillSwitchMode, KILL_SWITCH_TRIP_CAUSES, type KillSwitchMode, type KillSwitchTripCause } from './kill-switch-mode.js';
-import { describeScope, outcomeWindowIdOf, parseScopeId, scopeIdOf, type KillSwitchScope, type KillSwitchScopeKind, type ToolUpstream } from './kill-switch-scope.js';
+import {
+  describeScope,
+  outcomeWindowIdOf,
+  parseScopeId,
+  scopeIdOf,
+  type KillSwitchScope,
+  type KillSwitchScopeKind,
+  type ToolUpstream,
+} from './kill-switch-scope.js';
 import type { KillSwitchScopeCount, KillSwitchScopeSource, ToolSafetyHooks } from './safety-hooks.js';
 
 export interface KillSwitchSettings {
@@ -263,7 +279,10 @@ export function killSwitchSettingsOf(config: Config): KillSwitchSettings {
 
 /** The refusal a tool result carries: which scope refused, why, and that nothing was written. */
 export function describeRefusal(claim: Extract<WriteClaim, { verdict: 'refuse' }>): string {
-  return `${describeScope(claim.scope)} is ${claim.mode}${claim.reason ? ` (${claim.reason})` : ''}: write tools are refused and nothing was written. Reads still work.`;
+  return (
+    `${describeScope(claim.scope)} is ${claim.mode}${claim.reason ? ` (${claim.reason})` : ''}: ` +
+    `write tools are refused and nothing was written. Reads still work.`
+  );
 }
 
 type SwitchHooks = Pick<ToolSafetyHooks, 'onKillSwitchState' | 'onKillSwitchTrip' | 'onKillSwitchScopeSource'>;
@@ -379,7 +398,17 @@ export class KillSwitch implements KillSwitchScopeSource {
       if (change.outcome === 'tripped') {
         this.options.hooks?.onKillSwitchTrip?.(change.scope.kind, change.cause ?? 'volume');
         this.options.logger?.error(
-          { event: 'killswitch-trip', ...fields, cause: change.cause, tenants: change.tenants, window: change.window, window_ms: settings.windowMs, threshold: settings.threshold, min_volume: settings.minVolume, at_ms: change.atMs },
+          {
+            event: 'killswitch-trip',
+            ...fields,
+            cause: change.cause,
+            tenants: change.tenants,
+            window: change.window,
+            window_ms: settings.windowMs,
+            threshold: settings.threshold,
+            min_volume: settings.minVolume,
+            at_ms: change.atMs,
+          },
           `kill switch tripped: ${describeScope(change.scope)} is read-only`,
         );
       } else {
@@ -424,14 +453,35 @@ export class KillSwitch implements KillSwitchScopeSource {
 
   /** An operator's switch of one scope (the fleet by default): read_only stops the writes it covers
    * until reset; read_write resets it and restarts its window. */
-  async setMode({ mode, reason, source = 'operator', scope = { kind: 'fleet' } }: { mode: 'read_only' | 'read_write'; reason: string; source?: string; scope?: KillSwitchScope }): Promise<KillSwitchState> {
+  async setMode({
+    mode,
+    reason,
+    source = 'operator',
+    scope = { kind: 'fleet' },
+  }: {
+    mode: 'read_only' | 'read_write';
+    reason: string;
+    source?: string;
+    scope?: KillSwitchScope;
+  }): Promise<KillSwitchState> {
     const { keys } = this.options;
     const scopeId = scopeIdOf(scope);
     const [previous] =
       scope.kind === 'fleet'
         ? await this.scripts.bfKillSwitchSetMode(keys.killSwitch(), keys.toolOutcomes(), scopeTenantsKey(keys, 'fleet'), mode, reason, source)
-        : await this.scripts.bfKillSwitchSetScopeMode(killSwitchScopesKey(keys), scopeTenantsKey(keys, 'fleet'), scopeId, mode, reason, source, scope.kind === 'tenant' ? scope.tenant : '');
-    this.options.logger?.warn({ event: 'killswitch-set', scope: scope.kind, scope_id: scopeId, mode, previous, reason, source }, `kill switch (${scopeId}) set to ${mode}`);
+        : await this.scripts.bfKillSwitchSetScopeMode(
+            killSwitchScopesKey(keys),
+            scopeTenantsKey(keys, 'fleet'),
+            scopeId,
+            mode,
+            reason,
+            source,
+            scope.kind === 'tenant' ? scope.tenant : '',
+          );
+    this.options.logger?.warn(
+      { event: 'killswitch-set', scope: scope.kind, scope_id: scopeId, mode, previous, reason, source },
+      `kill switch (${scopeId}) set to ${mode}`,
+    );
     if (scope.kind === 'fleet') this.observe(mode);
     return this.getState();
   }
@@ -511,7 +561,16 @@ export class KillSwitch implements KillSwitchScopeSource {
         source: entry.stored.source ?? null,
         window: figures(windowTotal, windowInvalid),
         probeInFlight: entry.stored.probe !== undefined,
-        lastTrip: trip ? { ...figures(trip.total, trip.invalid), atMs: trip.at_ms, at: new Date(trip.at_ms).toISOString(), tool: trip.tool, reason: trip.reason, cause: trip.cause ?? null } : null,
+        lastTrip: trip
+          ? {
+              ...figures(trip.total, trip.invalid),
+              atMs: trip.at_ms,
+              at: new Date(trip.at_ms).toISOString(),
+              tool: trip.tool,
+              reason: trip.reason,
+              cause: trip.cause ?? null,
+            }
+          : null,
       };
     });
     if (fleetMode !== 'read_write') {

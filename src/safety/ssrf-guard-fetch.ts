@@ -29,9 +29,17 @@ export interface GuardedFetchInit {
 const BODYLESS_STATUSES = new Set([101, 204, 205, 304]);
 
 function decodedBody(incoming: IncomingMessage): Readable {
-  const encoding = String(incoming.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(incoming.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : null;
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : null;
   if (!decoder) return incoming;
   incoming.on('error', (error) => decoder.destroy(error));
   decoder.on('close', () => incoming.destroy());

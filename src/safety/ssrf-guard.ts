@@ -188,7 +188,11 @@ export function createGuardedLookup({ resolve = systemResolver }: { resolve?: Ho
           callback(error, '', 0);
           return;
         }
-        if (options.all) callback(null, usable.map((entry) => ({ address: entry.address, family: entry.family })));
+        if (options.all)
+          callback(
+            null,
+            usable.map((entry) => ({ address: entry.address, family: entry.family })),
+          );
         else callback(null, usable[0]?.address ?? '', usable[0]?.family ?? 4);
       },
       (error: NodeJS.ErrnoException) => callback(error, '', 0),

@@ -36,7 +36,15 @@ export function isModelsPath({ path }: { path: string }): boolean {
 
 /** The answer to a GET on a Models API path (the caller has checked the method and headers);
  * `extraModels` (tests: SimulatorOptions.extraModels) are listed and described besides the catalog's. */
-export function answerModelsRequest({ path, query, extraModels = [] }: { path: string; query: URLSearchParams; extraModels?: readonly ModelDescription[] }): ModelsAnswer {
+export function answerModelsRequest({
+  path,
+  query,
+  extraModels = [],
+}: {
+  path: string;
+  query: URLSearchParams;
+  extraModels?: readonly ModelDescription[];
+}): ModelsAnswer {
   if (path === MODELS_PATH) return listModels({ query, models: extraModels.length === 0 ? NEWEST_FIRST : newestFirst([...KNOWN_MODELS, ...extraModels]) });
   const id = decodeURIComponent(path.slice(MODEL_PATH_PREFIX.length));
   const model = lookupModel({ model: id }) ?? extraModels.find((extra) => extra.names.includes(id));
@@ -46,7 +54,8 @@ export function answerModelsRequest({ path, query, extraModels = [] }: { path: s
 
 function listModels({ query, models }: { query: URLSearchParams; models: readonly ModelDescription[] }): ModelsAnswer {
   const requested = [...query.getAll('lifecycle[]'), ...query.getAll('lifecycle')];
-  if (requested.length > LIFECYCLES.length) return { status: 400, message: `lifecycle: List should have at most ${LIFECYCLES.length} items after validation, not ${requested.length}` };
+  if (requested.length > LIFECYCLES.length)
+    return { status: 400, message: `lifecycle: List should have at most ${LIFECYCLES.length} items after validation, not ${requested.length}` };
   const unknown = requested.findIndex((stage) => !(LIFECYCLES as readonly string[]).includes(stage));
   if (unknown >= 0) return { status: 400, message: `lifecycle.${unknown}: Input should be 'active', 'deprecated' or 'retired'` };
   const stages = requested.length > 0 ? requested : DEFAULT_LIFECYCLES;
@@ -60,7 +69,10 @@ function listModels({ query, models }: { query: URLSearchParams; models: readonl
   const listed = models.filter((model) => (stages as readonly string[]).includes(model.lifecycle));
   let start = 0;
   let end = listed.length;
-  for (const [name, isAfter] of [['after_id', true], ['before_id', false]] as const) {
+  for (const [name, isAfter] of [
+    ['after_id', true],
+    ['before_id', false],
+  ] as const) {
     const cursor = query.get(name);
     if (cursor === null) continue;
     const at = listed.findIndex((model) => model.id === cursor);

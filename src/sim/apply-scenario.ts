@@ -148,13 +148,10 @@ export function applyScenario(context: ScenarioContext): ResponsePlan | null {
   if (context.firedForRun && ONCE_PER_RUN.has(scenario)) return null;
 
   const calledBefore = (name: string) => facts.calls.some((call) => call.name === name);
-  const firstTimeCalling = (name: string) =>
-    turn.kind === 'tool-calls' && turn.calls.some((call) => call.name === name) && !calledBefore(name);
+  const firstTimeCalling = (name: string) => turn.kind === 'tool-calls' && turn.calls.some((call) => call.name === name) && !calledBefore(name);
   const buildTools: readonly string[] = BUILD_TOOLS;
   const isFirstBuildTurn =
-    turn.kind === 'tool-calls' &&
-    turn.calls.some((call) => buildTools.includes(call.name)) &&
-    !facts.calls.some((call) => buildTools.includes(call.name));
+    turn.kind === 'tool-calls' && turn.calls.some((call) => buildTools.includes(call.name)) && !facts.calls.some((call) => buildTools.includes(call.name));
   const said = (marker: string) => facts.assistantTexts.some((candidate) => candidate.includes(marker));
   const textAllowed = request.toolChoice.type === 'auto' || request.toolChoice.type === 'none';
   const isContinuation = facts.lastMessage.role === 'assistant';
@@ -170,9 +167,7 @@ export function applyScenario(context: ScenarioContext): ResponsePlan | null {
       if (turn.kind !== 'final-answer' || facts.lastMessage.role !== 'user') return null;
       // The results may be followed by text (the fleet asks for the summary there).
       const answeredIds = new Set(facts.lastMessage.blocks.flatMap((block) => (block.kind === 'tool_result' ? [block.toolUseId] : [])));
-      const finishJustAnswered = facts.calls.some(
-        (call) => call.name === 'finish_turn' && call.outcome === 'success' && answeredIds.has(call.id),
-      );
+      const finishJustAnswered = facts.calls.some((call) => call.name === 'finish_turn' && call.outcome === 'success' && answeredIds.has(call.id));
       return finishJustAnswered ? plan(scenario, [], 'end_turn') : null;
     }
     case 'premature_end_turn':
@@ -192,8 +187,7 @@ export function applyScenario(context: ScenarioContext): ResponsePlan | null {
     case 'max_tokens_tool_use': {
       // The fleet drops a cut-off tool_use from its transcript, so the preface is the marker.
       const truncatedBefore =
-        said(SCENARIO_TEXTS.truncatedToolUsePreface) ||
-        facts.calls.some((call) => call.name === 'write_file' && call.input.path === undefined);
+        said(SCENARIO_TEXTS.truncatedToolUsePreface) || facts.calls.some((call) => call.name === 'write_file' && call.input.path === undefined);
       if (turn.kind !== 'tool-calls' || !firstTimeCalling('write_file') || truncatedBefore || !answersToolResults) return null;
       const preface = textAllowed && !isContinuation ? [text(SCENARIO_TEXTS.truncatedToolUsePreface)] : [];
       const write = turn.calls.find((call) => call.name === 'write_file');

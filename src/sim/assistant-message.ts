@@ -104,7 +104,8 @@ function renderBlocks(plan: ResponsePlan, signer: ThinkingSigner, binding: Answe
   const continues = last?.role === 'assistant';
   const earlier = continues ? binding.messages.slice(0, -1) : binding.messages;
   const answerBlocks: NormalizedBlock[] = continues ? [...last.blocks] : [];
-  const prefixDigest = () => conversationPrefixDigest({ bindingBase: binding.bindingBase, messages: [...earlier, { role: 'assistant', blocks: answerBlocks }] });
+  const prefixDigest = () =>
+    conversationPrefixDigest({ bindingBase: binding.bindingBase, messages: [...earlier, { role: 'assistant', blocks: answerBlocks }] });
   return plan.blocks.map((block) => {
     const wire = toWireBlock(block, signer, { producer: binding.producer, prefixDigest });
     answerBlocks.push(normalizedOf(wire));

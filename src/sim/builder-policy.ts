@@ -112,10 +112,9 @@ function buildingSteps({ offered, progress, site }: StepContext): PlannedTurn | 
       return composeFinalAnswer({ reason: 'gave-up', progress, detail: lastErrorText(failures) });
     }
     // Three sentences: a note long enough to come back as a progress update on Sonnet 5.5 (progress-updates.ts).
-    return toolCalls(
-      'The pages, the stylesheet and the logo are written. Nothing is live yet, so the next step is a deploy. Deploying the site now.',
-      [call('deploy', { progress, site })],
-    );
+    return toolCalls('The pages, the stylesheet and the logo are written. Nothing is live yet, so the next step is a deploy. Deploying the site now.', [
+      call('deploy', { progress, site }),
+    ]);
   }
 
   return todoStep({ offered, progress, site }, 'build', 'The site is deployed, so the build step is done.');
@@ -137,9 +136,7 @@ function verifyingSteps({ offered, progress, site }: StepContext): PlannedTurn |
   }
   const since = deployment.position;
   const pending = (name: string, after: number) =>
-    offered(name) &&
-    successesOf(progress, name, after).length === 0 &&
-    failuresOf(progress, name, after).length < MAX_ATTEMPTS_PER_STEP;
+    offered(name) && successesOf(progress, name, after).length === 0 && failuresOf(progress, name, after).length < MAX_ATTEMPTS_PER_STEP;
 
   if (deployment.url && pending('fetch_url_live', since)) {
     return toolCalls('Let me check the live page.', [call('fetch_url_live', { progress, site })]);
@@ -183,12 +180,10 @@ function finishStep({ offered, progress, site }: StepContext): PlannedTurn {
  * asks for the first tool it names ("Deploy the site with deploy.", "Publish … with publish"). */
 function findRemedy({ offered, progress, site }: StepContext, refusal: string, after: number): PlannedToolCall | null {
   const stillMissing = (name: string, filter?: (record: ToolCallRecord) => boolean) =>
-    successesOf(progress, name, after, filter).length === 0 &&
-    failuresOf(progress, name, after, filter).length < MAX_ATTEMPTS_PER_STEP;
+    successesOf(progress, name, after, filter).length === 0 && failuresOf(progress, name, after, filter).length < MAX_ATTEMPTS_PER_STEP;
   // A todo is completed only when its work is really done: never mark unverified work verified.
   const todoIsEarned = (id: string) =>
-    (id === 'build' && progress.latestDeployment !== undefined) ||
-    (id === 'verify' && successesOf(progress, 'publish').length > 0);
+    (id === 'build' && progress.latestDeployment !== undefined) || (id === 'verify' && successesOf(progress, 'publish').length > 0);
 
   for (const line of refusal.toLowerCase().split('\n')) {
     const todoId = /todo\s+["'`]?([a-z0-9][a-z0-9_-]*)/.exec(line)?.[1];

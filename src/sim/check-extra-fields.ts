@@ -28,9 +28,7 @@ export function checkExtraFields({
   acceptsBetaFields: boolean;
   topLevelFields?: ReadonlySet<string>;
 }): string | null {
-  const topLevel = Object.keys(body).find(
-    (key) => !topLevelFields.has(key) && !(acceptsBetaFields && BETA_MESSAGES_REQUEST_FIELDS.has(key)),
-  );
+  const topLevel = Object.keys(body).find((key) => !topLevelFields.has(key) && !(acceptsBetaFields && BETA_MESSAGES_REQUEST_FIELDS.has(key)));
   if (topLevel !== undefined) return extraFieldMessage({ path: topLevel });
 
   if (isRecord(body.metadata)) {

@@ -12,7 +12,15 @@ import type { ThinkingSetting, ToolChoice } from './messages-request.js';
 import type { ModelDescription } from './model-catalog.js';
 
 /** The 400 message for a forced tool_choice the model refuses, or null. */
-export function checkForcedToolChoice({ toolChoice, thinking, model }: { toolChoice: ToolChoice; thinking: ThinkingSetting; model: ModelDescription }): string | null {
+export function checkForcedToolChoice({
+  toolChoice,
+  thinking,
+  model,
+}: {
+  toolChoice: ToolChoice;
+  thinking: ThinkingSetting;
+  model: ModelDescription;
+}): string | null {
   if (toolChoice.type !== 'any' && toolChoice.type !== 'tool') return null;
   if (model.forcedToolChoice === 'refused') return 'tool_choice: type "tool" and "any" are not supported for this model.';
   if (thinking.type === 'enabled' && thinking.adaptive !== true) return 'Thinking may not be enabled when tool_choice forces tool use.';

@@ -48,7 +48,10 @@ export function checkSamplingParameters({
   }
   if (thinking.type !== 'enabled') return null;
   if (typeof temperature === 'number' && temperature !== 1) {
-    return `\`temperature\` may only be set to 1 when thinking is enabled. Please consult our documentation at ${DOCUMENTATION}#important-considerations-when-using-extended-thinking`;
+    return (
+      `\`temperature\` may only be set to 1 when thinking is enabled. Please consult our ` +
+      `documentation at ${DOCUMENTATION}#important-considerations-when-using-extended-thinking`
+    );
   }
   if (typeof topP === 'number' && topP < 0.95) return '`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled';
   if (isSet(topK)) return '`top_k` must be unset when thinking is enabled or in adaptive mode';

@@ -29,7 +29,10 @@ function describeCall(block: Extract<ResponseBlock, { type: 'tool_use' }>): stri
 function lastOutcome(facts: TranscriptFacts): string {
   const last = facts.calls[facts.calls.length - 1];
   if (!last) return 'Nothing has been called yet, so this is the start of the build.';
-  return `The last call was ${last.name}, and it ${last.outcome === 'error' ? 'failed, so I should look at the error before moving on' : last.outcome === 'success' ? 'succeeded' : 'is still pending'}.`;
+  return (
+    `The last call was ${last.name}, and it ` +
+    `${last.outcome === 'error' ? 'failed, so I should look at the error before moving on' : last.outcome === 'success' ? 'succeeded' : 'is still pending'}.`
+  );
 }
 
 function detailParagraph(block: ResponseBlock, index: number): string {

@@ -58,7 +58,9 @@ export function conformStrictToolInputs({ plan, strictTools }: { plan: ResponseP
   const validate = createJsonSchemaValidator([...strictTools]);
   const schemas = new Map(strictTools.map((tool) => [tool.name, tool.input_schema]));
   const fits = (value: unknown, schema: unknown) => {
-    const single = createJsonSchemaValidator([{ name: 'value', input_schema: { type: 'object', properties: { value: schema as object }, required: ['value'] } }]);
+    const single = createJsonSchemaValidator([
+      { name: 'value', input_schema: { type: 'object', properties: { value: schema as object }, required: ['value'] } },
+    ]);
     return single('value', { value }).ok;
   };
   const blocks = plan.blocks.map((block): ResponseBlock => {

@@ -48,8 +48,10 @@ const scriptedTurn = z
     // A turn that calls a tool ends tool_use (docs handling-stop-reasons: "tool_use: the model
     // called one or more tools"), and only such a turn does; a max_tokens cut of a call is the
     // max-tokens scenario's, whose partial JSON a script cannot write.
-    if (calls > 0 && stopReason !== 'tool_use') context.addIssue({ code: 'custom', path: ['stop_reason'], message: `a turn that calls a tool ends tool_use, not ${stopReason}` });
-    if (calls === 0 && stopReason === 'tool_use') context.addIssue({ code: 'custom', path: ['stop_reason'], message: 'tool_use needs a tool_use block in content' });
+    if (calls > 0 && stopReason !== 'tool_use')
+      context.addIssue({ code: 'custom', path: ['stop_reason'], message: `a turn that calls a tool ends tool_use, not ${stopReason}` });
+    if (calls === 0 && stopReason === 'tool_use')
+      context.addIssue({ code: 'custom', path: ['stop_reason'], message: 'tool_use needs a tool_use block in content' });
     if ((stopReason === 'stop_sequence') !== (turn.stop_sequence !== undefined)) {
       context.addIssue({ code: 'custom', path: ['stop_sequence'], message: 'stop_sequence is given exactly when stop_reason is stop_sequence' });
     }
@@ -69,7 +71,8 @@ export function parseConversationScript(text: string, source: string): Conversat
     throw new Error(`${source}: not JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
   const parsed = conversationScriptSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`${source}: not a conversation script: ${formatZodIssues({ issues: parsed.error.issues, whole: '(script)', limit: 10 })}`);
+  if (!parsed.success)
+    throw new Error(`${source}: not a conversation script: ${formatZodIssues({ issues: parsed.error.issues, whole: '(script)', limit: 10 })}`);
   return parsed.data;
 }
 

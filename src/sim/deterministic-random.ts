@@ -37,5 +37,7 @@ export function hashTranscript({ messages, toolNames }: { messages: readonly Nor
       }
     }),
   ]);
-  return createHash('sha256').update(JSON.stringify([shape, toolNames])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([shape, toolNames]))
+    .digest('hex');
 }

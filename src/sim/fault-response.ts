@@ -22,12 +22,7 @@ function firstOfNextMonth(now: number): Date {
 
 /** The answer for an error fault, or null for faults that are not an HTTP answer. */
 export function faultAnswer({ fault, requestId, now }: { fault: FaultSpec; requestId: string; now: number }): FaultAnswer | null {
-  const answer = (
-    status: number,
-    defaultMessage: string,
-    headers: Record<string, string> = {},
-    details?: Record<string, unknown>,
-  ): FaultAnswer => {
+  const answer = (status: number, defaultMessage: string, headers: Record<string, string> = {}, details?: Record<string, unknown>): FaultAnswer => {
     const message = fault.message ?? defaultMessage;
     const type = errorTypeForStatus({ status });
     return { status, headers, body: createApiErrorBody({ type, message, requestId, ...(details ? { details } : {}) }) };
@@ -41,9 +36,14 @@ export function faultAnswer({ fault, requestId, now }: { fault: FaultSpec; reque
       return answer(429, 'Number of request tokens has exceeded your per-minute rate limit (simulated).', headers);
     }
     case 'spend_cap':
-      return answer(429, 'You have reached your specified API usage limits (simulated spend cap).', {}, {
-        error_code: 'enforced_spend_limit_reached',
-      });
+      return answer(
+        429,
+        'You have reached your specified API usage limits (simulated spend cap).',
+        {},
+        {
+          error_code: 'enforced_spend_limit_reached',
+        },
+      );
     case 'server_error':
       return answer(fault.status ?? 500, 'Internal server error (simulated).');
     case 'overloaded':

@@ -8,7 +8,10 @@ import { isTimingProfileName, TIMING_PROFILE_NAMES } from './timing-profile.js';
 import { readConversationScript } from './conversation-script.js';
 import { isSimulatorPolicy, SIMULATOR_POLICIES } from './schema-policy.js';
 
-const USAGE = `usage: buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host HOST] [--seed N] [--profile ${TIMING_PROFILE_NAMES.join('|')}] [--rate-limits RPM,ITPM,OTPM] [--max-recorded-requests N] [--script FILE] [--policy ${SIMULATOR_POLICIES.join('|')}] [--invalid-inputs SHARE]`;
+const USAGE =
+  `usage: buildfleet sim [--port N] [--latency-ms MIN-MAX] [--host HOST] [--seed N] [--profile ` +
+  `${TIMING_PROFILE_NAMES.join('|')}] [--rate-limits RPM,ITPM,OTPM] [--max-recorded-requests N] [--script FILE] ` +
+  `[--policy ${SIMULATOR_POLICIES.join('|')}] [--invalid-inputs SHARE]`;
 
 function parseInteger(value: string, flag: string): number {
   const parsed = Number(value);
@@ -64,7 +67,8 @@ export function parseSimulatorArguments(argv: string[]): SimulatorOptions {
   }
   if (values['invalid-inputs'] !== undefined) {
     const share = Number(values['invalid-inputs']);
-    if (values['invalid-inputs'].trim() === '' || !Number.isFinite(share) || share < 0 || share > 1) throw new Error(`--invalid-inputs expects a share from 0 to 1, got "${values['invalid-inputs']}"\n${USAGE}`);
+    if (values['invalid-inputs'].trim() === '' || !Number.isFinite(share) || share < 0 || share > 1)
+      throw new Error(`--invalid-inputs expects a share from 0 to 1, got "${values['invalid-inputs']}"\n${USAGE}`);
     options.invalidInputShare = share;
   }
   if (values['max-recorded-requests'] !== undefined) {

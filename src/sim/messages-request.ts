@@ -18,9 +18,7 @@ export interface NormalizedMessage {
   blocks: NormalizedBlock[];
 }
 
-export type ToolChoice =
-  | { type: 'auto' | 'any' | 'none'; disableParallelToolUse: boolean }
-  | { type: 'tool'; name: string; disableParallelToolUse: boolean };
+export type ToolChoice = { type: 'auto' | 'any' | 'none'; disableParallelToolUse: boolean } | { type: 'tool'; name: string; disableParallelToolUse: boolean };
 
 /**
  * The request's `thinking` field as the model runs it (parse-thinking-setting.ts): an omitted field
@@ -30,9 +28,7 @@ export type ToolChoice =
  * as thinking blocks, with their text.
  */
 export type ThinkingSetting =
-  | { type: 'enabled'; budgetTokens: number; adaptive?: boolean; display: ThinkingDisplay }
-  | { type: 'between_tools' }
-  | { type: 'disabled' };
+  { type: 'enabled'; budgetTokens: number; adaptive?: boolean; display: ThinkingDisplay } | { type: 'between_tools' } | { type: 'disabled' };
 
 /** A thinking block the API removed before the model saw it (SDK BetaThinkingDroppedInputTransformation). */
 export interface InputTransformation {

@@ -574,7 +574,17 @@ const CATALOG: readonly ModelDescription[] = [
       ['claude-opus-4-1-20250805', ['claude-opus-4-1'], 'Claude Opus 4.1', 'opus', '2025-08-05', '2026-06-05', '2026-08-05', 32_000, 'claude-opus-4'],
       ['claude-opus-4-20250514', ['claude-opus-4-0'], 'Claude Opus 4', 'opus', '2025-05-22', '2026-04-14', '2026-06-15', 32_000, 'claude-opus-4'],
       ['claude-sonnet-4-20250514', ['claude-sonnet-4-0'], 'Claude Sonnet 4', 'sonnet', '2025-05-22', '2026-04-14', '2026-06-15', 64_000, 'claude-sonnet-4'],
-      ['claude-3-7-sonnet-20250219', ['claude-3-7-sonnet-latest'], 'Claude Sonnet 3.7', 'sonnet', '2025-02-24', '2025-10-28', '2026-02-19', 64_000, 'claude-sonnet-3-7'],
+      [
+        'claude-3-7-sonnet-20250219',
+        ['claude-3-7-sonnet-latest'],
+        'Claude Sonnet 3.7',
+        'sonnet',
+        '2025-02-24',
+        '2025-10-28',
+        '2026-02-19',
+        64_000,
+        'claude-sonnet-3-7',
+      ],
       ['claude-3-5-haiku-20241022', ['claude-3-5-haiku-latest'], 'Claude Haiku 3.5', 'haiku', '2024-10-22', '2025-12-19', '2026-02-19', 8192, 'claude-haiku-3'],
       ['claude-3-haiku-20240307', [], 'Claude Haiku 3', 'haiku', '2024-03-07', '2026-01-20', '2026-04-20', 4096, 'claude-haiku-3'],
     ] as const

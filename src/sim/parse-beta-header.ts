@@ -12,5 +12,8 @@ export const FINE_GRAINED_TOOL_STREAMING_BETA = 'fine-grained-tool-streaming-202
 export function parseBetaHeader({ header }: { header: string | string[] | undefined }): string[] {
   if (header === undefined) return [];
   const values = Array.isArray(header) ? header : [header];
-  return values.flatMap((value) => value.split(',')).map((name) => name.trim()).filter((name) => name !== '');
+  return values
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
 }

@@ -146,7 +146,11 @@ function parseBody({
   if (forcedProblem) reject(forcedProblem);
   const samplingProblem = checkSamplingParameters({ body, model: modelDescription, thinking, apiVersion });
   if (samplingProblem) reject(samplingProblem);
-  const { conversation: sentMessages, systemMessages, bindingMessages: sentBindingMessages } = parseMessages(body.messages, {
+  const {
+    conversation: sentMessages,
+    systemMessages,
+    bindingMessages: sentBindingMessages,
+  } = parseMessages(body.messages, {
     model: modelDescription,
     betas,
     declaredTools: toolNames,
@@ -176,7 +180,12 @@ function parseBody({
   const messages = bindingMessages.filter((message): message is NormalizedMessage => message.role !== 'system');
   // Dropped blocks are not input: the prompt is collected without them.
   const promptBody = screened.droppedPaths.size === 0 ? body : withoutBlocks(body, screened.droppedPaths);
-  const promptBlocks = collectPromptBlocks({ body: promptBody, toolChoice, thinking, keepsThinkingOfEarlierTurns: modelDescription.keepsThinkingOfEarlierTurns });
+  const promptBlocks = collectPromptBlocks({
+    body: promptBody,
+    toolChoice,
+    thinking,
+    keepsThinkingOfEarlierTurns: modelDescription.keepsThinkingOfEarlierTurns,
+  });
   const promptText = promptBlocks.map((block) => block.text).join('');
   // In the model's own tokens (count-model-tokens.ts): the same prompt fills more of the window on the newer tokenizer.
   const promptTokens = Math.max(1, countModelTokens({ characters: promptText.length, model: modelDescription }));
@@ -304,7 +313,8 @@ function deferredToolsOf(tools: unknown): string[] {
   if (!Array.isArray(tools)) return [];
   return tools.flatMap((tool: Record<string, unknown>, index) => {
     const setting = tool.defer_loading;
-    if (setting !== undefined && setting !== null && typeof setting !== 'boolean') reject(`tools.${index}.custom.defer_loading: Input should be a valid boolean`);
+    if (setting !== undefined && setting !== null && typeof setting !== 'boolean')
+      reject(`tools.${index}.custom.defer_loading: Input should be a valid boolean`);
     return setting === true ? [String(tool.name)] : [];
   });
 }
@@ -369,7 +379,10 @@ function parseMessages(
       systemMessages.push(system);
       bindingMessages.push({
         role: 'system',
-        blocks: [{ kind: 'text', text: system.text }, ...system.toolChanges.map((change) => ({ kind: 'other' as const, type: `tool_${change.kind}:${change.name}` }))],
+        blocks: [
+          { kind: 'text', text: system.text },
+          ...system.toolChanges.map((change) => ({ kind: 'other' as const, type: `tool_${change.kind}:${change.name}` })),
+        ],
       });
       return;
     }
@@ -384,8 +397,7 @@ function parseMessages(
     const previous = conversation[index - 1];
     if (previous && previous.role === message.role) {
       reject(
-        `messages.${positions[index]}.role: roles must alternate between "user" and "assistant", ` +
-          `but found multiple "${message.role}" roles in a row`,
+        `messages.${positions[index]}.role: roles must alternate between "user" and "assistant", ` + `but found multiple "${message.role}" roles in a row`,
       );
     }
   });
@@ -400,8 +412,7 @@ function parseMessage(message: unknown, index: number, isLast: boolean): Normali
     reject(`messages.${index}.role: Input should be 'user', 'assistant' or 'system'`);
   }
   const content = message.content;
-  const emptyContentMessage =
-    `messages.${index}: all messages must have non-empty content except for the optional final assistant message`;
+  const emptyContentMessage = `messages.${index}: all messages must have non-empty content except for the optional final assistant message`;
   const mayBeEmpty = isLast && role === 'assistant';
 
   if (typeof content === 'string') {
@@ -526,9 +537,7 @@ function checkToolPairing(messages: readonly NormalizedMessage[], positions: rea
       return;
     }
     const previous = messages[at - 1];
-    const offered = new Set(
-      previous?.role === 'assistant' ? previous.blocks.flatMap((block) => (block.kind === 'tool_use' ? [block.id] : [])) : [],
-    );
+    const offered = new Set(previous?.role === 'assistant' ? previous.blocks.flatMap((block) => (block.kind === 'tool_use' ? [block.id] : [])) : []);
     const answeredHere = new Set<string>();
     message.blocks.forEach((block, blockIndex) => {
       if (block.kind !== 'tool_result') return;

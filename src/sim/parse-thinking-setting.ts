@@ -102,7 +102,8 @@ export function parseThinkingSetting({
   const type = thinking.type;
   if (type !== 'enabled' && type !== 'adaptive' && type !== 'disabled' && type !== 'between_tools') {
     reject(
-      `thinking: Input tag ${JSON.stringify(String(type))} found using 'type' does not match any of the expected tags: 'adaptive', 'between_tools', 'disabled', 'enabled'`,
+      `thinking: Input tag ${JSON.stringify(String(type))} found using 'type' does not ` +
+        `match any of the expected tags: 'adaptive', 'between_tools', 'disabled', 'enabled'`,
     );
   }
   if (type === 'disabled' || type === 'between_tools') {
@@ -141,7 +142,17 @@ function defaultDisplayOf(model: ModelDescription): ThinkingDisplay {
   return model.defaultDisplay ?? 'summarized';
 }
 
-function adaptive({ model, maxTokens, effort, display }: { model: ModelDescription; maxTokens: number; effort: EffortLevel | null; display: ThinkingDisplay | null }): ThinkingSetting {
+function adaptive({
+  model,
+  maxTokens,
+  effort,
+  display,
+}: {
+  model: ModelDescription;
+  maxTokens: number;
+  effort: EffortLevel | null;
+  display: ThinkingDisplay | null;
+}): ThinkingSetting {
   const { share, ceiling } = ADAPTIVE_BUDGET[effort ?? 'high'];
   const budgetTokens = Math.max(1, Math.min(ceiling, Math.floor(maxTokens * share)));
   return { type: 'enabled', budgetTokens, adaptive: true, display: display ?? defaultDisplayOf(model) };
@@ -155,7 +166,17 @@ function thinkingOff({ model, effort }: { model: ModelDescription; effort: Effor
   return { type: 'disabled' };
 }
 
-function parseDisplay({ value, type, model, betas }: { value: unknown; type: string; model: ModelDescription; betas: readonly string[] }): ThinkingDisplay | null {
+function parseDisplay({
+  value,
+  type,
+  model,
+  betas,
+}: {
+  value: unknown;
+  type: string;
+  model: ModelDescription;
+  betas: readonly string[];
+}): ThinkingDisplay | null {
   if (value === undefined || value === null) return null;
   const updatesAllowed = model.updatesDisplay && betas.includes(THINKING_DISPLAY_UPDATES_BETA);
   if (value === 'summarized' || value === 'omitted' || (value === 'updates' && updatesAllowed)) return value;

@@ -34,9 +34,7 @@ const DEPLOY_ID_PATTERN = /\bdep_[A-Za-z0-9_-]+/;
 /** The first string among `keys` in the object or one level down (`result`, `data`, …). */
 function findString(json: Record<string, unknown> | undefined, keys: readonly string[]): string | undefined {
   if (!json) return undefined;
-  const nested = Object.values(json).filter(
-    (value): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value),
-  );
+  const nested = Object.values(json).filter((value): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value));
   const candidates = [json, ...nested];
   for (const candidate of candidates) {
     for (const key of keys) {
@@ -49,15 +47,12 @@ function findString(json: Record<string, unknown> | undefined, keys: readonly st
 
 /** The deploy id and URL a deploy result reports. */
 export function readDeployment({ output }: { output: ToolOutput }): { deployId: string | undefined; url: string | undefined } {
-  const deployId =
-    findString(output.json, ['deploy_id', 'deployId', 'deployment_id', 'deploymentId', 'id']) ?? DEPLOY_ID_PATTERN.exec(output.text)?.[0];
+  const deployId = findString(output.json, ['deploy_id', 'deployId', 'deployment_id', 'deploymentId', 'id']) ?? DEPLOY_ID_PATTERN.exec(output.text)?.[0];
   const url = findString(output.json, ['url', 'deploy_url', 'preview_url', 'live_url', 'site_url']) ?? URL_PATTERN.exec(output.text)?.[0];
   return { deployId, url };
 }
 
 /** The public URL a publish result reports. */
 export function readPublishedUrl({ output }: { output: ToolOutput }): string | undefined {
-  return (
-    findString(output.json, ['url', 'published_url', 'public_url', 'live_url', 'site_url']) ?? URL_PATTERN.exec(output.text)?.[0]
-  );
+  return findString(output.json, ['url', 'published_url', 'public_url', 'live_url', 'site_url']) ?? URL_PATTERN.exec(output.text)?.[0];
 }

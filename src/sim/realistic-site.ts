@@ -197,7 +197,12 @@ function indexPage(title: string, words: WordPicker): string {
     '        <h2 id="faq-title">Questions, answered</h2>',
   );
   for (const question of QUESTIONS.slice(0, 6)) {
-    lines.push('        <details>', `          <summary>${escapeHtml(question)}</summary>`, `          <p>${escapeHtml(words.paragraph(2))}</p>`, '        </details>');
+    lines.push(
+      '        <details>',
+      `          <summary>${escapeHtml(question)}</summary>`,
+      `          <p>${escapeHtml(words.paragraph(2))}</p>`,
+      '        </details>',
+    );
   }
   lines.push('      </div>', '    </section>');
   lines.push(
@@ -243,7 +248,12 @@ function aboutPage(title: string, words: WordPicker): string {
   for (let index = 0; index < 4; index += 1) lines.push(`          <li>${escapeHtml(words.sentence())}</li>`);
   lines.push('        </ul>', '        <h2>The people</h2>', '        <div class="team-grid">');
   for (let index = 0; index < 3; index += 1) {
-    lines.push('          <article class="person">', `            <h3>${escapeHtml(words.pick(PEOPLE))}</h3>`, `            <p>${escapeHtml(words.paragraph(2))}</p>`, '          </article>');
+    lines.push(
+      '          <article class="person">',
+      `            <h3>${escapeHtml(words.pick(PEOPLE))}</h3>`,
+      `            <p>${escapeHtml(words.paragraph(2))}</p>`,
+      '          </article>',
+    );
   }
   lines.push('        </div>', '      </div>', '    </section>', '  </main>');
   return [...lines, ...pageFoot(title, words)].join('\n');
@@ -251,10 +261,16 @@ function aboutPage(title: string, words: WordPicker): string {
 
 function stylesheet(palette: { primary: string; background: string; text: string; accent: string }, fonts: { heading: string; body: string }): string {
   const rules: string[] = [
-    `:root {\n  --primary: ${palette.primary};\n  --background: ${palette.background};\n  --text: ${palette.text};\n  --accent: ${palette.accent};\n  --muted: #5b6470;\n  --surface: #f6f8fa;\n  --border: #d8dee4;\n  --radius: 12px;\n  --shadow: 0 1px 2px rgba(27, 31, 36, 0.08), 0 8px 24px rgba(27, 31, 36, 0.06);\n  --space-1: 0.25rem;\n  --space-2: 0.5rem;\n  --space-3: 1rem;\n  --space-4: 1.5rem;\n  --space-5: 2.5rem;\n  --space-6: 4rem;\n  --max-width: 72rem;\n}`,
+    `:root {\n  --primary: ${palette.primary};\n  --background: ${palette.background};\n  --text: ` +
+      `${palette.text};\n  --accent: ${palette.accent};\n  --muted: #5b6470;\n  --surface: #f6f8fa;\n ` +
+      ` --border: #d8dee4;\n  --radius: 12px;\n  --shadow: 0 1px 2px rgba(27, 31, 36, 0.08), 0 8px ` +
+      `24px rgba(27, 31, 36, 0.06);\n  --space-1: 0.25rem;\n  --space-2: 0.5rem;\n  --space-3: 1rem;\n ` +
+      ` --space-4: 1.5rem;\n  --space-5: 2.5rem;\n  --space-6: 4rem;\n  --max-width: 72rem;\n}`,
     '*, *::before, *::after {\n  box-sizing: border-box;\n}',
     `html {\n  scroll-behavior: smooth;\n  -webkit-text-size-adjust: 100%;\n}`,
-    `body {\n  margin: 0;\n  background: var(--background);\n  color: var(--text);\n  font-family: '${fonts.body}', system-ui, -apple-system, 'Segoe UI', sans-serif;\n  font-size: 1.0625rem;\n  line-height: 1.6;\n}`,
+    `body {\n  margin: 0;\n  background: var(--background);\n  color: ` +
+      `var(--text);\n  font-family: '${fonts.body}', system-ui, -apple-system, ` +
+      `'Segoe UI', sans-serif;\n  font-size: 1.0625rem;\n  line-height: 1.6;\n}`,
     `h1, h2, h3 {\n  font-family: '${fonts.heading}', system-ui, sans-serif;\n  line-height: 1.2;\n  margin: 0 0 var(--space-3);\n  color: var(--text);\n}`,
     'h1 {\n  font-size: clamp(2.25rem, 5vw, 3.5rem);\n  letter-spacing: -0.02em;\n}',
     'h2 {\n  font-size: clamp(1.6rem, 3vw, 2.25rem);\n}',
@@ -262,17 +278,25 @@ function stylesheet(palette: { primary: string; background: string; text: string
     'p {\n  margin: 0 0 var(--space-3);\n}',
     'a {\n  color: var(--primary);\n  text-underline-offset: 0.2em;\n}',
     'a:hover {\n  color: var(--accent);\n}',
-    'a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible, summary:focus-visible {\n  outline: 3px solid var(--accent);\n  outline-offset: 2px;\n}',
+    'a:focus-visible, button:focus-visible, input:focus-visible, textarea:focus-visible, ' +
+      'summary:focus-visible {\n  outline: 3px solid var(--accent);\n  outline-offset: 2px;\n}',
     'img {\n  max-width: 100%;\n  height: auto;\n  display: block;\n}',
     '.container {\n  width: 100%;\n  max-width: var(--max-width);\n  margin: 0 auto;\n  padding: 0 var(--space-4);\n}',
-    '.skip-link {\n  position: absolute;\n  left: -999px;\n  top: var(--space-2);\n  background: var(--text);\n  color: var(--background);\n  padding: var(--space-2) var(--space-3);\n  border-radius: var(--radius);\n  z-index: 10;\n}',
+    '.skip-link {\n  position: absolute;\n  left: -999px;\n  top: var(--space-2);\n ' +
+      ' background: var(--text);\n  color: var(--background);\n  padding: var(--space-2) ' +
+      'var(--space-3);\n  border-radius: var(--radius);\n  z-index: 10;\n}',
     '.skip-link:focus {\n  left: var(--space-2);\n}',
-    '.site-header {\n  position: sticky;\n  top: 0;\n  background: rgba(255, 255, 255, 0.92);\n  backdrop-filter: blur(8px);\n  border-bottom: 1px solid var(--border);\n  z-index: 5;\n}',
+    '.site-header {\n  position: sticky;\n  top: 0;\n  background: rgba(255, 255, 255, 0.92);\n ' +
+      ' backdrop-filter: blur(8px);\n  border-bottom: 1px solid var(--border);\n  z-index: 5;\n}',
     '.header-inner {\n  display: flex;\n  align-items: center;\n  justify-content: space-between;\n  gap: var(--space-3);\n  min-height: 4.5rem;\n}',
-    '.brand {\n  display: inline-flex;\n  align-items: center;\n  gap: var(--space-2);\n  font-weight: 700;\n  color: var(--text);\n  text-decoration: none;\n}',
+    '.brand {\n  display: inline-flex;\n  align-items: center;\n  gap: var(--space-2);\n ' +
+      ' font-weight: 700;\n  color: var(--text);\n  text-decoration: none;\n}',
     '.site-nav ul {\n  display: flex;\n  flex-wrap: wrap;\n  align-items: center;\n  gap: var(--space-3);\n  list-style: none;\n  margin: 0;\n  padding: 0;\n}',
     '.site-nav a {\n  text-decoration: none;\n  font-weight: 600;\n}',
-    '.button {\n  display: inline-block;\n  background: var(--primary);\n  color: var(--background);\n  border: 2px solid var(--primary);\n  border-radius: 999px;\n  padding: 0.7rem 1.4rem;\n  font-weight: 700;\n  text-decoration: none;\n  cursor: pointer;\n  transition: background 0.2s ease, color 0.2s ease, transform 0.2s ease;\n}',
+    '.button {\n  display: inline-block;\n  background: var(--primary);\n  color: ' +
+      'var(--background);\n  border: 2px solid var(--primary);\n  border-radius: 999px;\n ' +
+      ' padding: 0.7rem 1.4rem;\n  font-weight: 700;\n  text-decoration: none;\n  cursor: ' +
+      'pointer;\n  transition: background 0.2s ease, color 0.2s ease, transform 0.2s ease;\n}',
     '.button:hover {\n  background: var(--accent);\n  border-color: var(--accent);\n  color: var(--background);\n  transform: translateY(-1px);\n}',
     '.button-ghost {\n  background: transparent;\n  color: var(--primary);\n}',
     '.button-small {\n  padding: 0.4rem 0.9rem;\n  font-size: 0.95rem;\n  color: var(--background);\n}',
@@ -284,10 +308,12 @@ function stylesheet(palette: { primary: string; background: string; text: string
     'section {\n  padding: var(--space-6) 0;\n}',
     '.section-intro {\n  max-width: 44rem;\n  color: var(--muted);\n  margin-bottom: var(--space-5);\n}',
     '.card-grid, .quote-grid, .team-grid {\n  display: grid;\n  gap: var(--space-4);\n  grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr));\n}',
-    '.card, .quote, .person {\n  background: var(--background);\n  border: 1px solid var(--border);\n  border-radius: var(--radius);\n  padding: var(--space-4);\n  box-shadow: var(--shadow);\n}',
+    '.card, .quote, .person {\n  background: var(--background);\n  border: 1px solid var(--border);\n ' +
+      ' border-radius: var(--radius);\n  padding: var(--space-4);\n  box-shadow: var(--shadow);\n}',
     '.card h3 {\n  color: var(--primary);\n}',
     '.services {\n  background: var(--surface);\n}',
-    '.service-list {\n  list-style: none;\n  margin: 0;\n  padding: 0;\n  display: grid;\n  gap: var(--space-3);\n  grid-template-columns: repeat(auto-fit, minmax(20rem, 1fr));\n}',
+    '.service-list {\n  list-style: none;\n  margin: 0;\n  padding: 0;\n  display: grid;\n  ' +
+      'gap: var(--space-3);\n  grid-template-columns: repeat(auto-fit, minmax(20rem, 1fr));\n}',
     '.service {\n  background: var(--background);\n  border-radius: var(--radius);\n  padding: var(--space-4);\n  border-left: 4px solid var(--accent);\n}',
     '.service-head {\n  display: flex;\n  justify-content: space-between;\n  align-items: baseline;\n  gap: var(--space-2);\n}',
     '.price {\n  font-weight: 700;\n  color: var(--accent);\n  white-space: nowrap;\n}',
@@ -300,7 +326,9 @@ function stylesheet(palette: { primary: string; background: string; text: string
     '.faq details[open] summary::after {\n  content: "\\2212";\n}',
     '.contact-grid {\n  display: grid;\n  gap: var(--space-5);\n  grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr));\n}',
     '.contact-form {\n  display: grid;\n  gap: var(--space-2);\n}',
-    '.contact-form input, .contact-form textarea {\n  width: 100%;\n  font: inherit;\n  padding: 0.7rem 0.9rem;\n  border: 1px solid var(--border);\n  border-radius: var(--radius);\n  background: var(--background);\n  color: var(--text);\n}',
+    '.contact-form input, .contact-form textarea {\n  width: 100%;\n  font: inherit;\n ' +
+      ' padding: 0.7rem 0.9rem;\n  border: 1px solid var(--border);\n  border-radius: ' +
+      'var(--radius);\n  background: var(--background);\n  color: var(--text);\n}',
     '.contact-form label {\n  font-weight: 600;\n}',
     '.page-hero {\n  background: var(--surface);\n  padding: var(--space-5) 0;\n}',
     '.prose {\n  max-width: 46rem;\n}',
@@ -311,7 +339,9 @@ function stylesheet(palette: { primary: string; background: string; text: string
     '.footer-title {\n  color: var(--background);\n  font-size: 1.1rem;\n}',
     '.footer-links {\n  list-style: none;\n  margin: 0;\n  padding: 0;\n}',
     '.legal {\n  margin-top: var(--space-4);\n  font-size: 0.9rem;\n  opacity: 0.8;\n}',
-    '@media (max-width: 40rem) {\n  .header-inner {\n    flex-direction: column;\n    align-items: flex-start;\n    padding: var(--space-2) 0;\n  }\n  .site-nav ul {\n    gap: var(--space-2);\n  }\n  section {\n    padding: var(--space-5) 0;\n  }\n  .hero {\n    padding: var(--space-5) 0;\n  }\n}',
+    '@media (max-width: 40rem) {\n  .header-inner {\n    flex-direction: column;\n    align-items: ' +
+      'flex-start;\n    padding: var(--space-2) 0;\n  }\n  .site-nav ul {\n    gap: var(--space-2);\n  ' +
+      '}\n  section {\n    padding: var(--space-5) 0;\n  }\n  .hero {\n    padding: var(--space-5) 0;\n  }\n}',
     '@media (prefers-reduced-motion: reduce) {\n  html {\n    scroll-behavior: auto;\n  }\n  .button {\n    transition: none;\n  }\n}',
     '@media print {\n  .site-header, .contact-form, .skip-link {\n    display: none;\n  }\n  body {\n    color: #000;\n    background: #fff;\n  }\n}',
   ];

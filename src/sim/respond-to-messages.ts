@@ -52,7 +52,9 @@ export class ScriptViolation extends Error {
 export function respondToMessages(input: RespondToMessagesInput): ResponsePlan {
   const site = input.site ?? SMALL_SITE;
   const facts = readTranscriptFacts({ messages: input.request.messages });
-  const plan = input.script ? scriptedPlan(input.script, input.request) : conformStrictToolInputs({ plan: decideResponse(input, facts, site), strictTools: input.request.strictTools });
+  const plan = input.script
+    ? scriptedPlan(input.script, input.request)
+    : conformStrictToolInputs({ plan: decideResponse(input, facts, site), strictTools: input.request.strictTools });
   const thought = addThinking({
     plan,
     request: input.request,

@@ -70,7 +70,9 @@ const DESCRIBED_PATTERN = new RegExp(`(?:^|, )pattern (.+?)(?=, (?:${NUMERIC_BOU
 export function withDescribedBounds(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withDescribedBounds);
   if (!isRecord(schema)) return schema;
-  const result: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([keyword, value]) => [keyword, keyword === 'enum' || keyword === 'const' ? value : withDescribedBounds(value)]));
+  const result: Record<string, unknown> = Object.fromEntries(
+    Object.entries(schema).map(([keyword, value]) => [keyword, keyword === 'enum' || keyword === 'const' ? value : withDescribedBounds(value)]),
+  );
   const described = typeof schema.description === 'string' ? /\(([^()]*(?:\([^()]*\)[^()]*)*)\)$/.exec(schema.description)?.[1] : undefined;
   if (described === undefined) return result;
   for (const [, keyword, value] of described.matchAll(DESCRIBED_BOUND)) if (!(keyword! in result)) result[keyword!] = Number(value);
@@ -112,11 +114,19 @@ export function invalidInput(schema: Record<string, unknown>, input: Record<stri
 export function decideSchemaTurn(input: SchemaPolicyInput): PlannedTurn {
   const { request, facts, seed, transcriptHash } = input;
   const forced = request.toolChoice.type === 'tool' ? request.toolChoice.name : null;
-  const name = forced ?? (facts.messageCount > MAX_TRANSCRIPT_MESSAGES || request.toolChoice.type === 'none' ? null : nextTool(input) ?? (request.toolChoice.type === 'any' ? request.toolNames[0] ?? null : null));
+  const name =
+    forced ??
+    (facts.messageCount > MAX_TRANSCRIPT_MESSAGES || request.toolChoice.type === 'none'
+      ? null
+      : (nextTool(input) ?? (request.toolChoice.type === 'any' ? (request.toolNames[0] ?? null) : null)));
   if (name === null) {
     return {
       kind: 'final-answer',
-      paragraphs: ['I have called the tools I was offered.', `Calls made: ${facts.calls.length}, of which failed: ${facts.calls.filter((call) => call.outcome === 'error').length}.`, 'Nothing is left for me to call.'],
+      paragraphs: [
+        'I have called the tools I was offered.',
+        `Calls made: ${facts.calls.length}, of which failed: ${facts.calls.filter((call) => call.outcome === 'error').length}.`,
+        'Nothing is left for me to call.',
+      ],
     };
   }
   const schema = request.toolInputSchemas[name] ?? { type: 'object' };

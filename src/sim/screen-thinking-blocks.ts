@@ -22,8 +22,7 @@ import { lookupModel, type ModelDescription } from './model-catalog.js';
 import type { ThinkingBinding, ThinkingSigner } from './thinking-signature.js';
 
 export type ScreenResult =
-  | { ok: true; messages: BindingMessage[]; droppedPaths: ReadonlySet<string>; transformations: InputTransformation[] }
-  | { ok: false; message: string };
+  { ok: true; messages: BindingMessage[]; droppedPaths: ReadonlySet<string>; transformations: InputTransformation[] } | { ok: false; message: string };
 
 function readable({ producer, reader }: { producer: string; reader: ModelDescription }): boolean {
   if (producer === reader.id) return true;
@@ -62,7 +61,11 @@ export function screenThinkingBlocks({
       const binding: ThinkingBinding | null =
         block.kind === 'thinking' ? signer.verify({ thinking: block.thinking, signature: block.signature }) : signer.verifyRedacted({ data: block.data });
       if (!binding) {
-        return { ok: false, message: block.kind === 'thinking' ? `${path}: Invalid \`signature\` in \`thinking\` block` : `${path}: Invalid \`data\` in \`redacted_thinking\` block` };
+        return {
+          ok: false,
+          message:
+            block.kind === 'thinking' ? `${path}: Invalid \`signature\` in \`thinking\` block` : `${path}: Invalid \`data\` in \`redacted_thinking\` block`,
+        };
       }
       if (droppingRun) {
         dropped.add(path);

@@ -47,12 +47,15 @@ function violationOf(turn: ScriptedTurn, request: MessagesRequest): string | nul
   if (choice.type === 'any' || choice.type === 'tool') {
     const first = turn.content[0];
     if (first?.type !== 'tool_use') return `tool_choice ${choice.type} forces a tool call, so the turn starts with one (no text before it)`;
-    if (choice.type === 'tool' && calls.some((call) => call.name !== choice.name)) return `tool_choice forces ${choice.name}, and it calls ${calls.find((call) => call.name !== choice.name)!.name}`;
+    if (choice.type === 'tool' && calls.some((call) => call.name !== choice.name))
+      return `tool_choice forces ${choice.name}, and it calls ${calls.find((call) => call.name !== choice.name)!.name}`;
   }
   if (choice.disableParallelToolUse && calls.length > 1) return `disable_parallel_tool_use is set, and it makes ${calls.length} calls`;
   if (turn.stop_sequence !== undefined) {
-    if (!request.stopSequences.includes(turn.stop_sequence)) return `its stop_sequence ${JSON.stringify(turn.stop_sequence)} is not one of the request's (${listed(request.stopSequences)})`;
-    if (turn.content.some((block) => block.type === 'text' && block.text.includes(turn.stop_sequence!))) return `its text contains its stop_sequence, where the API would have stopped`;
+    if (!request.stopSequences.includes(turn.stop_sequence))
+      return `its stop_sequence ${JSON.stringify(turn.stop_sequence)} is not one of the request's (${listed(request.stopSequences)})`;
+    if (turn.content.some((block) => block.type === 'text' && block.text.includes(turn.stop_sequence!)))
+      return `its text contains its stop_sequence, where the API would have stopped`;
   }
   return null;
 }
@@ -72,7 +75,10 @@ function resolveReferences(value: unknown, facts: TranscriptFacts): unknown {
     if (!call) throw new UnresolvedReference(`${JSON.stringify(value)}: the transcript holds no successful ${value.$result} result`);
     let found: unknown = call.output?.json;
     for (const key of value.path.split('.')) found = typeof found === 'object' && found !== null ? (found as Record<string, unknown>)[key] : undefined;
-    if (found === undefined) throw new UnresolvedReference(`${JSON.stringify(value)}: the latest ${value.$result} result has no ${value.path} (it reads ${call.output?.text.slice(0, 200) ?? ''})`);
+    if (found === undefined)
+      throw new UnresolvedReference(
+        `${JSON.stringify(value)}: the latest ${value.$result} result has no ${value.path} (it reads ${call.output?.text.slice(0, 200) ?? ''})`,
+      );
     return found;
   }
   if (Array.isArray(value)) return value.map((item) => resolveReferences(item, facts));
@@ -84,12 +90,19 @@ function resolveReferences(value: unknown, facts: TranscriptFacts): unknown {
 function resolvedTurn(turn: ScriptedTurn, request: MessagesRequest): ScriptedTurn {
   if (!turn.content.some((block) => block.type === 'tool_use')) return turn;
   const facts = readTranscriptFacts({ messages: request.messages });
-  return { ...turn, content: turn.content.map((block) => (block.type === 'tool_use' ? { ...block, input: resolveReferences(block.input, facts) as Record<string, unknown> } : block)) };
+  return {
+    ...turn,
+    content: turn.content.map((block) =>
+      block.type === 'tool_use' ? { ...block, input: resolveReferences(block.input, facts) as Record<string, unknown> } : block,
+    ),
+  };
 }
 
 /** The plan of a turn whose content passed violationOf, before the strict-input check. */
 function planOf(turn: ScriptedTurn): ResponsePlan {
-  const blocks = turn.content.map((block): ResponseBlock => (block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool_use', name: block.name, input: block.input }));
+  const blocks = turn.content.map((block): ResponseBlock =>
+    block.type === 'text' ? { type: 'text', text: block.text } : { type: 'tool_use', name: block.name, input: block.input },
+  );
   const stopReason = turn.stop_reason ?? (blocks.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn');
   return {
     blocks,
@@ -120,6 +133,7 @@ export function answerFromScript({ script, request }: { script: ConversationScri
   const plan = planOf(turn);
   const conformed = conformStrictToolInputs({ plan, strictTools: request.strictTools });
   const misfit = plan.blocks.find((block, position) => block.type === 'tool_use' && !isDeepStrictEqual(block, conformed.blocks[position]));
-  if (misfit?.type === 'tool_use') return { kind: 'violation', message: `${at}: the input of strict tool ${misfit.name} does not match its input_schema, which strict tool use guarantees` };
+  if (misfit?.type === 'tool_use')
+    return { kind: 'violation', message: `${at}: the input of strict tool ${misfit.name} does not match its input_schema, which strict tool use guarantees` };
   return { kind: 'plan', plan };
 }

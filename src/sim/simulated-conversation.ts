@@ -104,15 +104,15 @@ export async function runSimulatedConversation(options: SimulatedConversationOpt
     phases.push(phase);
     const forced = options.forcePlanFirst && index === 0;
     const body: Anthropic.MessageCreateParamsNonStreaming = {
-        model: options.model ?? 'claude-sim',
-        max_tokens: options.maxTokens ?? 4096,
-        system: 'You build small websites.',
-        messages,
-        tools: toolDefinitions(phase),
-        tool_choice: forced ? { type: 'tool', name: 'todo_write' } : { type: 'auto' },
-        ...(options.stopSequences ? { stop_sequences: options.stopSequences } : {}),
-        ...(options.thinking ? { thinking: options.thinking as unknown as Anthropic.ThinkingConfigParam } : {}),
-        ...(options.thinkingBudgetTokens ? { thinking: { type: 'enabled', budget_tokens: options.thinkingBudgetTokens } } : {}),
+      model: options.model ?? 'claude-sim',
+      max_tokens: options.maxTokens ?? 4096,
+      system: 'You build small websites.',
+      messages,
+      tools: toolDefinitions(phase),
+      tool_choice: forced ? { type: 'tool', name: 'todo_write' } : { type: 'auto' },
+      ...(options.stopSequences ? { stop_sequences: options.stopSequences } : {}),
+      ...(options.thinking ? { thinking: options.thinking as unknown as Anthropic.ThinkingConfigParam } : {}),
+      ...(options.thinkingBudgetTokens ? { thinking: { type: 'enabled', budget_tokens: options.thinkingBudgetTokens } } : {}),
     };
     const requestOptions = { headers: options.headers ?? {} };
     const response = options.stream
@@ -126,7 +126,8 @@ export async function runSimulatedConversation(options: SimulatedConversationOpt
     const text = content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n\n');
 
     if (toolUses.length > 0) {
-      if (finishVerified && summaryReprompts >= MAX_SUMMARY_REPROMPTS) return { responses, messages, toolCalls, phases, finalText: null, endedBy: 'stopped', executor };
+      if (finishVerified && summaryReprompts >= MAX_SUMMARY_REPROMPTS)
+        return { responses, messages, toolCalls, phases, finalText: null, endedBy: 'stopped', executor };
       const refused = finishVerified;
       if (refused) summaryReprompts += 1;
       appendAssistant(asParams(content));

@@ -36,13 +36,7 @@ import { streamErrorAnswer, streamErrorPlanOf } from './stream-error-fault.js';
 import { streamMessage, type StreamErrorPlan } from './stream-message.js';
 import type { StreamStallPlan } from './paced-stream.js';
 import { ThinkingSigner } from './thinking-signature.js';
-import {
-  drawAnswerTiming,
-  generationTimeMs,
-  TIMING_PROFILES,
-  type AnswerTiming,
-  type TimingProfileName,
-} from './timing-profile.js';
+import { drawAnswerTiming, generationTimeMs, TIMING_PROFILES, type AnswerTiming, type TimingProfileName } from './timing-profile.js';
 import type { SiteSize } from './site-plan.js';
 import { verifyThinkingBlocks } from './verify-thinking-blocks.js';
 import { answerCloudRequest, cloudStreamResponse, matchCloudRoute } from './cloud-routes/answer-cloud-request.js';
@@ -404,7 +398,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     });
     if (parsed.request.stream) {
       const streamError = fault?.kind === 'stream_error' ? streamErrorPlanOf({ fault }) : undefined;
-      return { status: 200, body: rendered.body, headers: admission.headers, stream: { rendered, timing, streamError, stall, eagerInputTools: parsed.request.eagerInputStreamingTools, responseBegins: cachePlan.commit } };
+      return {
+        status: 200,
+        body: rendered.body,
+        headers: admission.headers,
+        stream: { rendered, timing, streamError, stall, eagerInputTools: parsed.request.eagerInputStreamingTools, responseBegins: cachePlan.commit },
+      };
     }
     // A JSON answer arrives once the whole message is generated.
     const waitMs = generationTimeMs({ timing, outputTokens: rendered.body.usage.output_tokens }) + (stall?.stallMs ?? 0);
@@ -493,16 +492,37 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const json = parseJson(bodyText);
     if (!json.ok) return errorAnswer(400, 'invalid_request_error', `There was an error parsing the body: ${json.message}`, requestId);
     const betaHeader = incoming.headers['anthropic-beta'];
-    return { body: json.value, acceptsBetaFields: betaHeader !== undefined, betas: parseBetaHeader({ header: betaHeader }), apiVersion: headerValue(incoming, 'anthropic-version') };
+    return {
+      body: json.value,
+      acceptsBetaFields: betaHeader !== undefined,
+      betas: parseBetaHeader({ header: betaHeader }),
+      apiVersion: headerValue(incoming, 'anthropic-version'),
+    };
   }
 
   /** GET /v1/models[/{id}] and POST /v1/messages/count_tokens: the same credential and version
    * checks as Messages; no faults, no rate limits, no model time. */
-  function answerModelsOrCount({ incoming, path, method, bodyText, requestId }: { incoming: IncomingMessage; path: string; method: string; bodyText: string; requestId: string }): JsonAnswer {
+  function answerModelsOrCount({
+    incoming,
+    path,
+    method,
+    bodyText,
+    requestId,
+  }: {
+    incoming: IncomingMessage;
+    path: string;
+    method: string;
+    bodyText: string;
+    requestId: string;
+  }): JsonAnswer {
     if (method === 'GET') {
       const headerProblem = checkApiHeaders({ headers: incoming.headers });
       if (headerProblem) return errorAnswer(headerProblem.status, headerProblem.type, headerProblem.message, requestId);
-      const answer = answerModelsRequest({ path, query: new URL(incoming.url ?? '/', 'http://simulator').searchParams, extraModels: options.extraModels ?? [] });
+      const answer = answerModelsRequest({
+        path,
+        query: new URL(incoming.url ?? '/', 'http://simulator').searchParams,
+        extraModels: options.extraModels ?? [],
+      });
       return answer.status === 200 ? answer : errorAnswer(answer.status, errorTypeForStatus({ status: answer.status }), answer.message, requestId);
     }
     const read = readMessagesBody(incoming, bodyText, requestId);
@@ -609,7 +629,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         answer.headers = { ...rateLimiter.peekHeaders({ apiKey: apiKeyOf(incoming), rateLimitClass }), ...answer.headers };
       }
     }
-    if (!answer && entry && (path === COUNT_TOKENS_PATH && method === 'POST' || isModelsPath({ path }) && method === 'GET')) {
+    if (!answer && entry && ((path === COUNT_TOKENS_PATH && method === 'POST') || (isModelsPath({ path }) && method === 'GET'))) {
       answer = answerModelsOrCount({ incoming, path, method, bodyText, requestId });
     }
     answer ??= errorAnswer(404, 'not_found_error', `Not found: ${method} ${path}`, requestId);

@@ -32,7 +32,10 @@ const TITLE_PATTERN = /\b(?:for|about|called|named)\s+(?:an?\s+|the\s+|my\s+|our
 /** A short site title taken from the brief, e.g. "Build a site for Luna Bakery." → "Luna Bakery". */
 export function siteTitleFromBrief({ brief }: { brief: string }): string {
   const captured = TITLE_PATTERN.exec(brief)?.[1];
-  const cleaned = (captured ?? '').replace(/["'`<>&]/g, '').replace(/\s+/g, ' ').trim();
+  const cleaned = (captured ?? '')
+    .replace(/["'`<>&]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (cleaned.length < 2) return 'My Site';
   return cleaned.charAt(0).toUpperCase() + cleaned.slice(1);
 }

@@ -28,15 +28,7 @@ export function nextTodoId({ progress }: { progress: BuilderProgress }): string 
 }
 
 /** The input for `name`; unknown tool names (not one of the 19) get `{}`. */
-export function standardToolInput({
-  name,
-  progress,
-  site,
-}: {
-  name: string;
-  progress: BuilderProgress;
-  site?: SiteOptions;
-}): Record<string, unknown> {
+export function standardToolInput({ name, progress, site }: { name: string; progress: BuilderProgress; site?: SiteOptions }): Record<string, unknown> {
   if (!isToolName(name)) return {};
   const deployUrl = progress.latestDeployment?.url ?? PLACEHOLDER_URL;
   const deployId = progress.latestDeployment?.deployId ?? PLACEHOLDER_DEPLOY_ID;

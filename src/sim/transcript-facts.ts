@@ -31,9 +31,7 @@ export function readTranscriptFacts({ messages }: { messages: readonly Normalize
   const assistantTexts: string[] = [];
   messages.forEach((message, index) => {
     if (message.role !== 'assistant') return;
-    const results = new Map(
-      (messages[index + 1]?.blocks ?? []).flatMap((block) => (block.kind === 'tool_result' ? [[block.toolUseId, block] as const] : [])),
-    );
+    const results = new Map((messages[index + 1]?.blocks ?? []).flatMap((block) => (block.kind === 'tool_result' ? [[block.toolUseId, block] as const] : [])));
     for (const block of message.blocks) {
       if (block.kind === 'text') assistantTexts.push(block.text);
       if (block.kind !== 'tool_use') continue;

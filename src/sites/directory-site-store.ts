@@ -34,14 +34,7 @@ import { z } from 'zod';
 import { normalizeWorkspacePath } from '../safety/workspace-path.js';
 // Ids become directory and file names, so the store checks them itself, whatever its callers did.
 import { DEPLOY_ID_PATTERN, RUN_ID_PATTERN } from '../domain/ids.js';
-import {
-  SiteStoreCorrupt,
-  SiteStoreRefused,
-  type PublishedPointer,
-  type PutDeploymentResult,
-  type SiteFile,
-  type SiteStore,
-} from './site-store.js';
+import { SiteStoreCorrupt, SiteStoreRefused, type PublishedPointer, type PutDeploymentResult, type SiteFile, type SiteStore } from './site-store.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const SEQUENCE_DIGITS = 15;

@@ -50,7 +50,6 @@ export interface SiteStore {
   readPublished(runId: string): Promise<PublishedPointer | null>;
 }
 
-
 /** Thrown for an id or path the store refuses: a caller bug or an attack, never stored. */
 export class SiteStoreRefused extends Error {
   override name = 'SiteStoreRefused';

@@ -25,7 +25,8 @@ export const METRICS = {
   toolOutputInjectionFlagged: 'buildfleet_tool_output_injection_flagged_total',
   /** gauge — the fleet scope of the kill switch: 0 read_write, 1 half_open, 2 read_only */
   killSwitchState: 'buildfleet_killswitch_state',
-  /** gauge {scope, mode} — kill switch scopes tripped now by kind (fleet, tenant, upstream) and mode (read_only, half_open), read from Redis at scrape time; no id label: tenants and hosts are unbounded */
+  /** gauge {scope, mode} — kill switch scopes tripped now by kind (fleet, tenant, upstream) and mode
+   * (read_only, half_open), read from Redis at scrape time; no id label: tenants and hosts are unbounded */
   killSwitchScopes: 'buildfleet_killswitch_scopes',
   /** counter {scope, cause} — automatic kill switch trips by scope kind and cause (tenants, own_tool, volume) */
   killSwitchTrips: 'buildfleet_killswitch_trips_total',
@@ -37,7 +38,8 @@ export const METRICS = {
   modelRetries: 'buildfleet_model_retries_total',
   /** counter {direction} — tokens in (input) and out (output) */
   tokens: 'buildfleet_tokens_total',
-  /** counter {tenant, model, class} — model tokens by usage class: input_tokens (uncached), cache_write_5m_input_tokens, cache_write_1h_input_tokens, cache_read_input_tokens, output_tokens */
+  /** counter {tenant, model, class} — model tokens by usage class: input_tokens (uncached),
+   * cache_write_5m_input_tokens, cache_write_1h_input_tokens, cache_read_input_tokens, output_tokens */
   modelTokens: 'buildfleet_model_tokens_total',
   /** counter {tenant, model} — what model answers cost, in USD (the price table × usage, docs/costs.md) */
   modelCost: 'buildfleet_model_cost_usd_total',
@@ -51,7 +53,9 @@ export const METRICS = {
   admissionReturnedTokens: 'buildfleet_model_admission_returned_tokens_total',
   /** gauge {model, limit} — what the limiter's bucket holds now (below zero: owed to booked calls), as this process last saw it */
   admissionAvailable: 'buildfleet_model_admission_available',
-  /** gauge {model, field} — 1 for each field on which the model catalog (with BUILDFLEET_MODEL_CAPABILITIES) and the provider's Models API disagree, as of the last check (field: the ModelInfo name, e.g. max_tokens, thinking.adaptive, effort, retires_at) */
+  /** gauge {model, field} — 1 for each field on which the model catalog (with BUILDFLEET_MODEL_CAPABILITIES) and the
+   * provider's Models API disagree, as of the last check (field: the ModelInfo name, e.g. max_tokens, thinking.adaptive,
+   * effort, retires_at) */
   modelCatalogDisagreements: 'buildfleet_model_catalog_disagreements',
   /** counter {outcome} — checks of the model catalog against the provider's Models API: ok, failed (network, auth, a malformed page) */
   modelsApiChecks: 'buildfleet_models_api_checks_total',
@@ -64,7 +68,8 @@ export const METRICS = {
   jobDuration: 'buildfleet_job_duration_seconds',
   /** gauge {queue} — jobs a worker process takes at once now (the loop-delay governor moves it under the configured concurrency) */
   workerConcurrency: 'buildfleet_worker_concurrency',
-  /** histogram — event-loop delay of the process in seconds: how late a 10 ms timer fires (an idle loop reads ~0); buckets add up across scrapes and processes, unlike the default per-scrape p99 gauge */
+  /** histogram — event-loop delay of the process in seconds: how late a 10 ms timer fires (an idle loop reads ~0);
+   * buckets add up across scrapes and processes, unlike the default per-scrape p99 gauge */
   eventLoopDelay: 'buildfleet_event_loop_delay_seconds',
   /** counter {status, error_code} — runs that reached a terminal state */
   runsEnded: 'buildfleet_runs_ended_total',

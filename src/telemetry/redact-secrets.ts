@@ -21,7 +21,8 @@ export function registerSecretsFromEnvironment(environment: NodeJS.ProcessEnv = 
     if (SECRET_NAME.test(name)) registerSecret(value);
     if (/_URL$/.test(name)) for (const password of urlPasswordsOf(value)) registerSecret(password);
     // A Redis Cluster's seeds: comma-separated URLs, each of which may carry the password.
-    if (name === 'BUILDFLEET_REDIS_CLUSTER_NODES') for (const seed of value.split(',')) for (const password of urlPasswordsOf(seed.trim())) registerSecret(password);
+    if (name === 'BUILDFLEET_REDIS_CLUSTER_NODES')
+      for (const seed of value.split(',')) for (const password of urlPasswordsOf(seed.trim())) registerSecret(password);
   }
   return secrets.size;
 }
@@ -72,7 +73,9 @@ export function redactText(text: string): string {
   if (!SHAPE_HINT.test(result)) return result;
   for (const shape of SECRET_SHAPES) {
     shape.lastIndex = 0;
-    result = result.replace(shape, (match, bearer: unknown) => (typeof bearer === 'string' && /^Bearer/i.test(bearer) ? `${bearer}${REPLACEMENT}` : REPLACEMENT));
+    result = result.replace(shape, (match, bearer: unknown) =>
+      typeof bearer === 'string' && /^Bearer/i.test(bearer) ? `${bearer}${REPLACEMENT}` : REPLACEMENT,
+    );
   }
   return result;
 }

@@ -51,17 +51,22 @@ export async function inSpan<T>(
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
   const parentContext = options.parent ? propagation.extract(context.active(), options.parent) : context.active();
-  return tracer().startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) }, parentContext, async (span) => {
-    try {
-      return await fn(span);
-    } catch (error) {
-      span.recordException(error instanceof Error ? error : new Error(String(error)));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer().startActiveSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, ...(options.attributes ? { attributes: options.attributes } : {}) },
+    parentContext,
+    async (span) => {
+      try {
+        return await fn(span);
+      } catch (error) {
+        span.recordException(error instanceof Error ? error : new Error(String(error)));
+        span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
 }
 
 /** Adds an event to the active span, if there is one. */

@@ -77,10 +77,18 @@ export function decideToolFailure(input: ToolFailureInput): ToolFailureDecision 
       return { kind: 'retry', announce: false };
     case 'tool_crash':
       if (failure.timedOut && !input.idempotent) {
-        return { kind: 'result_error', code: 'tool_outcome_unknown', message: `${input.toolName} timed out after it started; it is not safe to run again, so its outcome is unknown.` };
+        return {
+          kind: 'result_error',
+          code: 'tool_outcome_unknown',
+          message: `${input.toolName} timed out after it started; it is not safe to run again, so its outcome is unknown.`,
+        };
       }
       if (input.attemptsMade + 1 >= input.maxAttempts) {
-        return { kind: 'result_error', code: 'tool_infrastructure_error', message: `${input.toolName} failed ${input.attemptsMade + 1} times: ${quoteUntrusted(failure.message)}` };
+        return {
+          kind: 'result_error',
+          code: 'tool_infrastructure_error',
+          message: `${input.toolName} failed ${input.attemptsMade + 1} times: ${quoteUntrusted(failure.message)}`,
+        };
       }
       return { kind: 'retry', announce: true };
     case 'infrastructure':

@@ -42,7 +42,8 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   const { run, liveUpstreams } = loaded;
   // The cast: Omit<RunEventFields[Name], 'tool' | 'tool_use_id'> and the two put back is the
   // event's fields, which TypeScript does not see under a type parameter.
-  const event: ToolCallContext['event'] = (name, fields) => runEventOf(data.runId, data.turn, name, { tool: data.name, tool_use_id: data.toolUseId, ...fields } as RunEventFields[typeof name]);
+  const event: ToolCallContext['event'] = (name, fields) =>
+    runEventOf(data.runId, data.turn, name, { tool: data.name, tool_use_id: data.toolUseId, ...fields } as RunEventFields[typeof name]);
   const call: ToolCallContext = {
     deps,
     data,

@@ -9,7 +9,18 @@
 // the fleet's validator the bounds.
 
 /** Keywords the strict grammar does not take, moved into the description. */
-const UNSUPPORTED_KEYWORDS = ['minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'maxItems', 'uniqueItems'] as const;
+const UNSUPPORTED_KEYWORDS = [
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'maxItems',
+  'uniqueItems',
+] as const;
 
 /** "A request can have at most 20 strict tools" (strict-tool-use, limits). */
 export const MAXIMUM_STRICT_TOOLS = 20;
@@ -28,7 +39,9 @@ export function strictInputSchema(schema: Record<string, unknown>): Record<strin
     } else if (keyword === 'minItems' && typeof value === 'number' && value > 1) {
       moved.push(`minItems ${value}`);
     } else if (keyword === 'properties' && isRecord(value)) {
-      result.properties = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, isRecord(property) ? strictInputSchema(property) : property]));
+      result.properties = Object.fromEntries(
+        Object.entries(value).map(([name, property]) => [name, isRecord(property) ? strictInputSchema(property) : property]),
+      );
     } else if ((keyword === 'items' || keyword === 'additionalProperties') && isRecord(value)) {
       result[keyword] = strictInputSchema(value);
     } else if ((keyword === 'anyOf' || keyword === 'allOf') && Array.isArray(value)) {

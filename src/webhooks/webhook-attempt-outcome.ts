@@ -8,9 +8,7 @@
 // (its name now resolves to a private address) is final too.
 
 export type WebhookAttemptOutcome =
-  | { kind: 'delivered'; status: number }
-  | { kind: 'retry'; status: number | null; reason: string }
-  | { kind: 'final'; status: number | null; reason: string };
+  { kind: 'delivered'; status: number } | { kind: 'retry'; status: number | null; reason: string } | { kind: 'final'; status: number | null; reason: string };
 
 export type WebhookAttemptAnswer = { status: number } | { error: 'network' | 'timeout' | 'blocked'; message: string };
 

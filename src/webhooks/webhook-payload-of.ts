@@ -5,7 +5,17 @@ import { microUsdToUsd } from '../domain/usage-cost.js';
 import { webhookPayloadSchema, type WebhookEvent, type WebhookPayload } from '../domain/webhook-payload.js';
 
 /** Builds (and validates) the payload of `event` for `run`. */
-export function webhookPayloadOf({ run, event, deliveryId, question = null }: { run: RunRecord; event: WebhookEvent; deliveryId: string; question?: string | null }): WebhookPayload {
+export function webhookPayloadOf({
+  run,
+  event,
+  deliveryId,
+  question = null,
+}: {
+  run: RunRecord;
+  event: WebhookEvent;
+  deliveryId: string;
+  question?: string | null;
+}): WebhookPayload {
   return webhookPayloadSchema.parse({
     id: deliveryId,
     event,

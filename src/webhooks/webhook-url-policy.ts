@@ -54,7 +54,8 @@ export interface CheckedWebhookUrl {
 
 /** The URL's shape and host, without DNS: what submit and every delivery check first. */
 export function checkWebhookUrlShape({ url, allowlist }: { url: string; allowlist: string }): CheckedWebhookUrl {
-  if (url.length > MAX_WEBHOOK_URL_CHARACTERS) throw new WebhookUrlRefused('webhook_url_invalid', `The webhook URL has ${url.length} characters; at most ${MAX_WEBHOOK_URL_CHARACTERS} are allowed.`);
+  if (url.length > MAX_WEBHOOK_URL_CHARACTERS)
+    throw new WebhookUrlRefused('webhook_url_invalid', `The webhook URL has ${url.length} characters; at most ${MAX_WEBHOOK_URL_CHARACTERS} are allowed.`);
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -62,13 +63,20 @@ export function checkWebhookUrlShape({ url, allowlist }: { url: string; allowlis
     throw new WebhookUrlRefused('webhook_url_invalid', 'The webhook URL is not an absolute URL.');
   }
   if (parsed.username !== '' || parsed.password !== '') {
-    throw new WebhookUrlRefused('webhook_url_invalid', 'The webhook URL must not carry credentials (user:password@): deliveries are authenticated by their signature.');
+    throw new WebhookUrlRefused(
+      'webhook_url_invalid',
+      'The webhook URL must not carry credentials (user:password@): deliveries are authenticated by their signature.',
+    );
   }
   if (parsed.hash !== '') throw new WebhookUrlRefused('webhook_url_invalid', 'The webhook URL must not have a fragment (#…): it is never sent.');
   const trusted = webhookAllowlistOrigins(allowlist).has(parsed.origin);
   if (trusted) return { url: parsed, trusted };
   if (parsed.protocol !== 'https:') {
-    throw new WebhookUrlRefused('webhook_url_invalid', `The webhook URL must use https (an http origin only when the operator lists it in BUILDFLEET_WEBHOOK_ALLOWLIST), not ${parsed.protocol.replace(/:$/, '')}.`);
+    throw new WebhookUrlRefused(
+      'webhook_url_invalid',
+      `The webhook URL must use https (an http origin only when the operator lists ` +
+        `it in BUILDFLEET_WEBHOOK_ALLOWLIST), not ${parsed.protocol.replace(/:$/, '')}.`,
+    );
   }
   const refused = blockedHostReason(parsed.hostname);
   if (refused) throw new WebhookUrlRefused('webhook_url_blocked', `The webhook host ${parsed.hostname} is ${refused}; webhooks reach public addresses only.`);
@@ -77,7 +85,15 @@ export function checkWebhookUrlShape({ url, allowlist }: { url: string; allowlis
 
 /** checkWebhookUrlShape, then every address the host resolves to (submit time): a name that resolves
  * to a private address, or to nothing, is refused now rather than failing every delivery later. */
-export async function checkWebhookUrl({ url, allowlist, resolve = systemResolver }: { url: string; allowlist: string; resolve?: HostResolver }): Promise<CheckedWebhookUrl> {
+export async function checkWebhookUrl({
+  url,
+  allowlist,
+  resolve = systemResolver,
+}: {
+  url: string;
+  allowlist: string;
+  resolve?: HostResolver;
+}): Promise<CheckedWebhookUrl> {
   const checked = checkWebhookUrlShape({ url, allowlist });
   if (checked.trusted) return checked;
   const hostname = checked.url.hostname.replace(/^\[|\]$/g, '');
@@ -91,7 +107,11 @@ export async function checkWebhookUrl({ url, allowlist, resolve = systemResolver
   if (addresses.length === 0) throw new WebhookUrlRefused('webhook_url_blocked', `The webhook host ${hostname} has no address.`);
   for (const { address } of addresses) {
     const reason = blockedAddressReason(address);
-    if (reason) throw new WebhookUrlRefused('webhook_url_blocked', `The webhook host ${hostname} resolves to ${address}, ${reason}; webhooks reach public addresses only.`);
+    if (reason)
+      throw new WebhookUrlRefused(
+        'webhook_url_blocked',
+        `The webhook host ${hostname} resolves to ${address}, ${reason}; webhooks reach public addresses only.`,
+      );
   }
   return checked;
 }

@@ -65,7 +65,10 @@ export class ArchiveSweeper {
       whenLocked: () => emptyReport('locked'),
       onReport: (report) => {
         if (report.enqueued.length > 0 || report.retried.length > 0) {
-          this.context.logger.info({ event: 'archive-sweep', examined: report.examined, enqueued: report.enqueued.length, retried: report.retried.length }, 'archive sweep enqueued runs whose archive was missing');
+          this.context.logger.info(
+            { event: 'archive-sweep', examined: report.examined, enqueued: report.enqueued.length, retried: report.retried.length },
+            'archive sweep enqueued runs whose archive was missing',
+          );
         }
       },
       onError: (error) => this.context.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'archive sweep failed'),
@@ -99,7 +102,10 @@ export class ArchiveSweeper {
       await Promise.all(
         due.map(({ runId }) =>
           this.ensureArchiveJob(runId, now, report).catch((error: unknown) =>
-            this.context.logger.error({ run_id: runId, err: error instanceof Error ? error.message : String(error) }, 'archive sweep could not look after a run'),
+            this.context.logger.error(
+              { run_id: runId, err: error instanceof Error ? error.message : String(error) },
+              'archive sweep could not look after a run',
+            ),
           ),
         ),
       );

@@ -63,7 +63,8 @@ async function unfinishedJobsOf(deps: ArchiveDependencies, source: RunArchiveSou
   const pending: string[] = [];
   if (!source.turns.some((turn) => turn.turn === run.turn && turn.response !== null)) {
     const claimant = await deps.store.turnClaimant(run.id, run.turn);
-    if (claimant && UNFINISHED_JOB_STATES.has(await deps.queues.of(run.queueShard).jobState(QUEUE_NAMES.model, claimant))) pending.push(`model job ${claimant}`);
+    if (claimant && UNFINISHED_JOB_STATES.has(await deps.queues.of(run.queueShard).jobState(QUEUE_NAMES.model, claimant)))
+      pending.push(`model job ${claimant}`);
   }
   for (const call of runArchiveOf(source).toolCalls) {
     if (call.status !== 'unanswered') continue;
@@ -117,7 +118,13 @@ export interface ArchiveWorkerOptions {
 }
 
 export function startArchiveWorker(fleet: WorkerFleet, options: ArchiveWorkerOptions): Worker<ArchiveJobData> {
-  const deps: ArchiveDependencies = { store: fleet.store, queues: fleet.queues, history: options.history, sites: options.sites ?? siteStoreOf(fleet.config), retentionMs: options.retentionMs };
+  const deps: ArchiveDependencies = {
+    store: fleet.store,
+    queues: fleet.queues,
+    history: options.history,
+    sites: options.sites ?? siteStoreOf(fleet.config),
+    retentionMs: options.retentionMs,
+  };
   // BullMQ does not close a connection it was given; the worker's own one closes with it.
   const connection = connectRedis(redisTargetOf(fleet.config));
   const worker = new Worker<ArchiveJobData>(
@@ -142,7 +149,10 @@ export function startArchiveWorker(fleet: WorkerFleet, options: ArchiveWorkerOpt
   worker.on('failed', (job, error) => {
     if (!job) return;
     const final = job.attemptsMade >= (job.opts.attempts ?? 1);
-    fleet.logger.warn({ run_id: job.data.runId, job_id: job.id, attempt: job.attemptsMade, final, err: error.message }, final ? 'archive job failed for good; the run stays in Redis' : 'archive job attempt failed');
+    fleet.logger.warn(
+      { run_id: job.data.runId, job_id: job.id, attempt: job.attemptsMade, final, err: error.message },
+      final ? 'archive job failed for good; the run stays in Redis' : 'archive job attempt failed',
+    );
   });
   worker.on('closed', () => void (connection.status === 'ready' ? connection.quit().catch(() => connection.disconnect()) : connection.disconnect()));
   return worker;

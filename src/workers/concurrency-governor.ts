@@ -45,7 +45,14 @@ export interface ConcurrencyGovernorOptions {
 const GOVERNOR_DEFAULTS = { floor: 4, initial: 32, intervalMs: 1000 } as const;
 
 /** The next concurrency from one interval's measurements (pure, so it is tested without time). */
-export function nextConcurrency(input: { current: number; ceiling: number; floor: number; targetDelayMs: number; delayP99Ms: number; peakActive: number }): number {
+export function nextConcurrency(input: {
+  current: number;
+  ceiling: number;
+  floor: number;
+  targetDelayMs: number;
+  delayP99Ms: number;
+  peakActive: number;
+}): number {
   const floor = Math.min(input.floor, input.ceiling);
   if (input.delayP99Ms > input.targetDelayMs) return Math.max(floor, Math.floor(input.current * 0.75));
   const saturated = input.peakActive >= input.current;
@@ -63,7 +70,8 @@ export class ConcurrencyGovernor {
   readonly initialConcurrency: number;
 
   constructor(private readonly options: ConcurrencyGovernorOptions) {
-    this.initialConcurrency = options.targetDelayMs > 0 ? Math.max(1, Math.min(options.ceiling, options.initial ?? GOVERNOR_DEFAULTS.initial)) : options.ceiling;
+    this.initialConcurrency =
+      options.targetDelayMs > 0 ? Math.max(1, Math.min(options.ceiling, options.initial ?? GOVERNOR_DEFAULTS.initial)) : options.ceiling;
   }
 
   /** Starts governing (right after the Worker is constructed: its first fetch is asynchronous). */

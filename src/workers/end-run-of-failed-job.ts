@@ -50,7 +50,12 @@ export async function endRunOfFailedModelJob(context: { store: RunEngine; logger
     runId,
     turn,
     'failed',
-    { error: { code: 'job_attempts_exhausted', message: `The model job ${job.id} (turn ${turn}) failed for good after ${job.attemptsMade} attempt(s): ${error.message}` } },
+    {
+      error: {
+        code: 'job_attempts_exhausted',
+        message: `The model job ${job.id} (turn ${turn}) failed for good after ${job.attemptsMade} attempt(s): ${error.message}`,
+      },
+    },
     [{ event: 'job-fail', level: 'warn', queue, job_id: job.id ?? '', attempts_made: job.attemptsMade, reason: error.message }],
   );
   return ended ? 'ended' : 'run_already_ended';

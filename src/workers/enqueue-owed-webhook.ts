@@ -34,10 +34,12 @@ export async function enqueueOwedWebhook(fleet: Pick<WorkerFleet, 'store' | 'que
   const deliveryId = jobIds.webhookEnded(run.id, Number.isFinite(endedAtMs) ? endedAtMs : run.turn);
   // The status and time are the end's: a resume since must not make the delivery say `running`.
   const payload = webhookPayloadOf({ run: { ...run, status: owed.status, updatedAt: owed.endedAt }, event: 'run.ended', deliveryId });
-  await fleet.queues.of(run.queueShard).enqueueWebhook(
-    { runId: run.id, turn: run.turn, url: run.webhook.url, payload },
-    { attempts: fleet.config.BUILDFLEET_WEBHOOK_ATTEMPTS, backoffMs: fleet.config.BUILDFLEET_WEBHOOK_BACKOFF_MS },
-  );
+  await fleet.queues
+    .of(run.queueShard)
+    .enqueueWebhook(
+      { runId: run.id, turn: run.turn, url: run.webhook.url, payload },
+      { attempts: fleet.config.BUILDFLEET_WEBHOOK_ATTEMPTS, backoffMs: fleet.config.BUILDFLEET_WEBHOOK_BACKOFF_MS },
+    );
   await fleet.store.settleOwedWebhook(runId, owed);
   return 'enqueued';
 }

@@ -68,7 +68,10 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
     ...(fleet.modelDescriptions ? { modelDescriptions: fleet.modelDescriptions } : {}),
     // The measured token ratios of this worker's models (token-calibration.ts), kept in memory:
     // each process measures its own, on its first call of a model and now and then after.
-    tokenCalibration: new TokenCalibration({ everyCalls: fleet.config.BUILDFLEET_TOKEN_CALIBRATION_CALLS, intervalMs: fleet.config.BUILDFLEET_TOKEN_CALIBRATION_INTERVAL_MS }),
+    tokenCalibration: new TokenCalibration({
+      everyCalls: fleet.config.BUILDFLEET_TOKEN_CALIBRATION_CALLS,
+      intervalMs: fleet.config.BUILDFLEET_TOKEN_CALIBRATION_INTERVAL_MS,
+    }),
     // One limiter for every worker process, buckets per (provider, its key, model) (docs/admission.md), when on.
     ...(fleet.config.BUILDFLEET_ADMISSION === 'on'
       ? {
@@ -165,7 +168,11 @@ export function startModelWorker(fleet: WorkerFleet, options: ModelWorkerOptions
   if (options.reaper !== false && fleet.config.BUILDFLEET_REAPER_INTERVAL_MS > 0) {
     const reaper = new RunReaper(
       { store: fleet.store, queues: fleet.queues, logger: fleet.logger },
-      { intervalMs: fleet.config.BUILDFLEET_REAPER_INTERVAL_MS, graceMs: fleet.config.BUILDFLEET_REAPER_GRACE_MS, maxRecoveries: fleet.config.BUILDFLEET_REAPER_MAX_RECOVERIES },
+      {
+        intervalMs: fleet.config.BUILDFLEET_REAPER_INTERVAL_MS,
+        graceMs: fleet.config.BUILDFLEET_REAPER_GRACE_MS,
+        maxRecoveries: fleet.config.BUILDFLEET_REAPER_MAX_RECOVERIES,
+      },
     );
     reaper.start();
     worker.on('closing', () => void reaper.stop());

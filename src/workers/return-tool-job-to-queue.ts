@@ -48,7 +48,10 @@ export async function returnToolJobToQueue({
   const decided = ending.kind === 'thrown' ? endingOfThrown({ job, token, error: ending.error }) : ending;
   if (decided.kind === 'defer' && token) {
     const message = decided.error instanceof Error ? decided.error.message : String(decided.error);
-    logger.warn({ run_id: data.runId, step: data.turn, tool: data.name, tool_use_id: data.toolUseId, err: message }, 'tool result not durable yet; the job waits for a replica');
+    logger.warn(
+      { run_id: data.runId, step: data.turn, tool: data.name, tool_use_id: data.toolUseId, err: message },
+      'tool result not durable yet; the job waits for a replica',
+    );
     await job.moveToDelayed(Date.now() + decided.delayMs, token);
     throw new DelayedError();
   }

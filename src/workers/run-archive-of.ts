@@ -74,7 +74,11 @@ export function archivedTurns(source: RunArchiveSource): ArchivedTurn[] {
   for (const turn of source.turns) {
     if (turn.response === null) continue;
     const parsed = committedResponseSchema.safeParse(turn.response);
-    if (!parsed.success) throw new RunArchiveSourceInvalid(source.run.id, `turn ${turn.turn}'s committed response does not decode (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+    if (!parsed.success)
+      throw new RunArchiveSourceInvalid(
+        source.run.id,
+        `turn ${turn.turn}'s committed response does not decode (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+      );
     const response = parsed.data;
     const started = turnStarts.get(turn.turn);
     turns.push({
@@ -118,7 +122,8 @@ export function archivedToolCalls(source: RunArchiveSource): ArchivedToolCall[] 
     const id = 'tool_use_id' in event ? event.tool_use_id : undefined;
     if (typeof id !== 'string') continue;
     if (!stepOf.has(id)) stepOf.set(id, event.step);
-    if (event.event === 'tool-call-end' && typeof event.duration_ms === 'number' && Number.isInteger(event.duration_ms) && event.duration_ms >= 0) durationOf.set(id, event.duration_ms);
+    if (event.event === 'tool-call-end' && typeof event.duration_ms === 'number' && Number.isInteger(event.duration_ms) && event.duration_ms >= 0)
+      durationOf.set(id, event.duration_ms);
   }
   for (const turn of source.turns) for (const call of turn.outcome?.dispatch ?? []) if (!stepOf.has(call.toolUseId)) stepOf.set(call.toolUseId, turn.turn);
   for (const entry of source.trail) if (!stepOf.has(entry.toolUseId)) stepOf.set(entry.toolUseId, entry.turn);

@@ -104,9 +104,11 @@ export class RunReaper {
       for (const [index, runId] of page.runIds.entries()) {
         const reading = readings[index]!;
         if (reading.state === 'missing') forget.push(runId);
-        else if (reading.state === 'invalid') this.context.logger.warn({ run_id: runId, err: reading.error.message }, 'reaper skips a run whose record does not decode');
+        else if (reading.state === 'invalid')
+          this.context.logger.warn({ run_id: runId, err: reading.error.message }, 'reaper skips a run whose record does not decode');
         else if (isTerminal(reading.value.status)) ended.push(runId);
-        else if (reading.value.status !== 'waiting_for_input' && this.isStale(reading.value.updatedAt, now)) stale.push({ runId, turn: reading.value.turn, queues: queues.of(reading.value.queueShard) });
+        else if (reading.value.status !== 'waiting_for_input' && this.isStale(reading.value.updatedAt, now))
+          stale.push({ runId, turn: reading.value.turn, queues: queues.of(reading.value.queueShard) });
       }
       // A page's runs are judged side by side: their commands share the connection's pipeline.
       report.examined += stale.length;
@@ -159,11 +161,17 @@ export class RunReaper {
       ...(inspection.claimedBy ? [inspection.claimedBy] : []),
       ...Array.from({ length: inspection.recoveries }, (_, index) => jobIds.modelRecovery(runId, turn, index + 1)),
     ];
-    const modelJobs = await Promise.all([...new Set(candidates)].map(async (jobId) => ({ jobId, state: (await queues.jobState(QUEUE_NAMES.model, jobId)) as ObservedJobState })));
+    const modelJobs = await Promise.all(
+      [...new Set(candidates)].map(async (jobId) => ({ jobId, state: (await queues.jobState(QUEUE_NAMES.model, jobId)) as ObservedJobState })),
+    );
     const tools = await Promise.all(
       inspection.calls
         .filter(({ call }) => call.name !== 'ask_user')
-        .map(async ({ call, recorded }) => ({ call, recorded, state: (await queues.jobState(QUEUE_NAMES.tool, jobIds.tool(runId, call.toolUseId))) as ObservedJobState })),
+        .map(async ({ call, recorded }) => ({
+          call,
+          recorded,
+          state: (await queues.jobState(QUEUE_NAMES.tool, jobIds.tool(runId, call.toolUseId))) as ObservedJobState,
+        })),
     );
     return {
       modelJobs,
@@ -183,17 +191,32 @@ export class RunReaper {
       case 'alive':
         return;
       case 'add_children': {
-        const resumed = await store.resumeTurn(runId, seen, { jobId: decision.parentJobId, reason: 'tool_job_missing', detail: { tool_use_ids: decision.calls.map((call) => call.toolUseId) } });
+        const resumed = await store.resumeTurn(runId, seen, {
+          jobId: decision.parentJobId,
+          reason: 'tool_job_missing',
+          detail: { tool_use_ids: decision.calls.map((call) => call.toolUseId) },
+        });
         if (resumed !== 'resumed') return;
-        await queues.addToolJobsToParent(decision.parentJobId, decision.calls.map((call) => toolJob(call, inspection.traceContext)));
+        await queues.addToolJobsToParent(
+          decision.parentJobId,
+          decision.calls.map((call) => toolJob(call, inspection.traceContext)),
+        );
         report.resumed.push(runId);
         return;
       }
       case 'resume': {
-        const resumed = await store.resumeTurn(runId, seen, { jobId: decision.jobId, reason: decision.reason, detail: { tool_use_ids: decision.calls.map((call) => call.toolUseId) } });
+        const resumed = await store.resumeTurn(runId, seen, {
+          jobId: decision.jobId,
+          reason: decision.reason,
+          detail: { tool_use_ids: decision.calls.map((call) => call.toolUseId) },
+        });
         if (resumed !== 'resumed') return;
         if (decision.calls.length > 0) {
-          await queues.enqueueToolFanOut(next, decision.calls.map((call) => toolJob(call, inspection.traceContext)), { parentJobId: decision.jobId });
+          await queues.enqueueToolFanOut(
+            next,
+            decision.calls.map((call) => toolJob(call, inspection.traceContext)),
+            { parentJobId: decision.jobId },
+          );
         } else {
           await queues.enqueueTurn(next, decision.jobId);
         }
@@ -205,13 +228,17 @@ export class RunReaper {
           decision.code === 'job_attempts_exhausted'
             ? {
                 code: decision.code,
-                message: `The model job ${decision.failedJobId} of turn ${inspection.turn} failed for good (${(await queues.failedReason(QUEUE_NAMES.model, decision.failedJobId)) ?? 'no reason recorded'}); the run cannot go on.`,
+                message:
+                  `The model job ${decision.failedJobId} of turn ${inspection.turn} failed for good ` +
+                  `(${(await queues.failedReason(QUEUE_NAMES.model, decision.failedJobId)) ?? 'no reason recorded'}); the run cannot go on.`,
               }
             : {
                 code: decision.code,
                 message: `Turn ${inspection.turn} had no live job after ${inspection.recoveries} recoveries by the reaper; the run cannot go on.`,
               };
-        const ended = await store.endRunIfUnchanged(runId, seen, error, [{ event: 'run-stall', level: 'warn', recoveries: inspection.recoveries, code: decision.code }]);
+        const ended = await store.endRunIfUnchanged(runId, seen, error, [
+          { event: 'run-stall', level: 'warn', recoveries: inspection.recoveries, code: decision.code },
+        ]);
         if (ended === 'ended') report.ended.push(runId);
         return;
       }
@@ -222,5 +249,13 @@ export class RunReaper {
 }
 
 function toolJob(call: PlannedDispatch, trace: Record<string, string>): ToolJobData {
-  return { runId: call.runId, turn: call.turn, toolUseId: call.toolUseId, name: call.name, input: call.input, parseMode: call.parseMode as ToolJobData['parseMode'], trace };
+  return {
+    runId: call.runId,
+    turn: call.turn,
+    toolUseId: call.toolUseId,
+    name: call.name,
+    input: call.input,
+    parseMode: call.parseMode as ToolJobData['parseMode'],
+    trace,
+  };
 }

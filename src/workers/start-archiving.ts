@@ -31,9 +31,14 @@ export interface ArchivingOptions {
  * died first) is the sweep's to find: the run stays in the unarchived-run index until archived. */
 export function archiveOnRunEnd(fleet: Pick<WorkerFleet, 'store' | 'queues' | 'logger'>): void {
   fleet.store.observeRunEnds(({ runId }) => {
-    queuesOfRun(fleet, runId).then((queues) => queues?.enqueueArchive(runId)).catch((error: unknown) => {
-      fleet.logger.warn({ run_id: runId, err: error instanceof Error ? error.message : String(error) }, 'archive job not enqueued at run end; the archive sweep enqueues it');
-    });
+    queuesOfRun(fleet, runId)
+      .then((queues) => queues?.enqueueArchive(runId))
+      .catch((error: unknown) => {
+        fleet.logger.warn(
+          { run_id: runId, err: error instanceof Error ? error.message : String(error) },
+          'archive job not enqueued at run end; the archive sweep enqueues it',
+        );
+      });
   });
 }
 
@@ -42,7 +47,9 @@ export function startArchiving(fleet: WorkerFleet, options: ArchivingOptions): R
   const retentionMs = options.retentionMs ?? fleet.config.BUILDFLEET_RUN_RETENTION_SECONDS * 1000;
   const sweepIntervalMs = options.sweepIntervalMs ?? fleet.config.BUILDFLEET_ARCHIVE_SWEEP_INTERVAL_MS;
   const worker = startArchiveWorker(fleet, { history: options.history, ...(options.sites ? { sites: options.sites } : {}), retentionMs });
-  const sweeper = new ArchiveSweeper({ store: fleet.store, queues: fleet.queues, logger: fleet.logger }, { intervalMs: sweepIntervalMs, graceMs: sweepIntervalMs });
+  const sweeper = new ArchiveSweeper(
+    { store: fleet.store, queues: fleet.queues, logger: fleet.logger },
+    { intervalMs: sweepIntervalMs, graceMs: sweepIntervalMs },
+  );
   return runWorkerWithSweep({ worker, sweeper });
 }
-

@@ -85,7 +85,8 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
     if (result.kind === 'retry' || result.kind === 'defer') return result;
     // A write tool's result is on a replica before its job completes, when configured
     // (BUILDFLEET_REDIS_WAIT_REPLICAS; RunEngine.confirmToolResultDurable says why).
-    if (result.kind === 'recorded' && WRITE_TOOLS.has(data.name as ToolName)) await fleet.store.confirmToolResultDurable(data.runId, data.toolUseId, durability);
+    if (result.kind === 'recorded' && WRITE_TOOLS.has(data.name as ToolName))
+      await fleet.store.confirmToolResultDurable(data.runId, data.toolUseId, durability);
     options.onJobDone?.(performance.now() - started);
     return result;
   };
@@ -125,7 +126,16 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
     if (!job) return;
     const final = isFinalFailure({ attemptsMade: job.attemptsMade, attempts: job.opts.attempts, errorName: error.name });
     fleet.logger.warn(
-      { run_id: job.data.runId, step: job.data.turn, job_id: job.id, tool: job.data.name, tool_use_id: job.data.toolUseId, attempt: job.attemptsMade, final, err: error.message },
+      {
+        run_id: job.data.runId,
+        step: job.data.turn,
+        job_id: job.id,
+        tool: job.data.name,
+        tool_use_id: job.data.toolUseId,
+        attempt: job.attemptsMade,
+        final,
+        err: error.message,
+      },
       final ? 'tool job failed for good; its turn answers the call as failed' : 'tool job attempt failed',
     );
   });

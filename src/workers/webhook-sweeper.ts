@@ -60,7 +60,16 @@ export class WebhookSweeper {
       whenLocked: () => emptyReport('locked'),
       onReport: (report) => {
         if (report.enqueued.length > 0 || report.abandoned.length > 0) {
-          this.context.logger.info({ event: 'webhook-sweep', examined: report.examined, enqueued: report.enqueued.length, abandoned: report.abandoned.length, dropped: report.dropped }, 'webhook sweep enqueued deliveries whose enqueue was missing');
+          this.context.logger.info(
+            {
+              event: 'webhook-sweep',
+              examined: report.examined,
+              enqueued: report.enqueued.length,
+              abandoned: report.abandoned.length,
+              dropped: report.dropped,
+            },
+            'webhook sweep enqueued deliveries whose enqueue was missing',
+          );
         }
       },
       onError: (error) => this.context.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'webhook sweep failed'),
@@ -93,7 +102,10 @@ export class WebhookSweeper {
       await Promise.all(
         due.map((entry) =>
           this.settle(entry, report).catch((error: unknown) =>
-            this.context.logger.error({ run_id: entry.runId, err: error instanceof Error ? error.message : String(error) }, 'webhook sweep could not enqueue a run end’s delivery; the next sweep tries again'),
+            this.context.logger.error(
+              { run_id: entry.runId, err: error instanceof Error ? error.message : String(error) },
+              'webhook sweep could not enqueue a run end’s delivery; the next sweep tries again',
+            ),
           ),
         ),
       );

@@ -43,7 +43,12 @@ export async function deliverWebhookJob(
     // would post it again), so it is logged, not thrown.
     await fleet.store
       .appendEventIfRunExists({ run_id: data.runId, step: data.turn, webhook_event: payload.event, delivery_id: payload.id, attempt, attempts, ...draft })
-      .catch((error: unknown) => fleet.logger.warn({ run_id: data.runId, delivery_id: payload.id, err: error instanceof Error ? error.message : String(error) }, 'webhook attempt not recorded in the run events'));
+      .catch((error: unknown) =>
+        fleet.logger.warn(
+          { run_id: data.runId, delivery_id: payload.id, err: error instanceof Error ? error.message : String(error) },
+          'webhook attempt not recorded in the run events',
+        ),
+      );
   };
   const fleetSecret = fleet.config.BUILDFLEET_WEBHOOK_SECRET;
   if (!fleetSecret) {
@@ -91,7 +96,10 @@ export function startWebhookWorker(fleet: WorkerFleet, options: WebhookWorkerOpt
   worker.on('failed', (job, error) => {
     if (!job) return;
     const final = error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
-    fleet.logger.warn({ run_id: job.data.runId, delivery_id: job.id, attempt: job.attemptsMade, final, err: error.message }, final ? 'webhook delivery failed for good' : 'webhook attempt failed; retried');
+    fleet.logger.warn(
+      { run_id: job.data.runId, delivery_id: job.id, attempt: job.attemptsMade, final, err: error.message },
+      final ? 'webhook delivery failed for good' : 'webhook attempt failed; retried',
+    );
   });
   worker.on('closed', () => void (connection.status === 'ready' ? connection.quit().catch(() => connection.disconnect()) : connection.disconnect()));
   return worker;

@@ -19,7 +19,9 @@ function spendLimitReached(standing: SpendPeriodStanding, now: Date) {
   const name = standing.kind === 'day' ? 'daily' : 'monthly';
   return apiErrors
     .tenantSpendLimitReached(
-      `This tenant spent ${usd(standing.spentMicroUsd)} in UTC ${standing.kind} ${standing.period}, reaching its ${name} spend limit of ${usd(standing.limitMicroUsd ?? 0)}. New runs are refused until the ${standing.kind} resets at ${standing.resetsAt.toISOString()} (GET /v1/spend shows the spend).`,
+      `This tenant spent ${usd(standing.spentMicroUsd)} in UTC ${standing.kind} ${standing.period}, ` +
+        `reaching its ${name} spend limit of ${usd(standing.limitMicroUsd ?? 0)}. New runs are refused ` +
+        `until the ${standing.kind} resets at ${standing.resetsAt.toISOString()} (GET /v1/spend shows the spend).`,
     )
     .withHeaders({ 'retry-after': String(seconds) });
 }
@@ -31,7 +33,17 @@ function spendLimitReached(standing: SpendPeriodStanding, now: Date) {
  * tenant's policy and standing as read at `now` (readTenantLimits, once per request). Returns the
  * run's budgets for the engine to store.
  */
-export function admitRunBudget({ limits, auth, requested, now }: { limits: TenantLimits; auth: RequestAuth; requested: RequestedRunBudget; now: Date }): RunBudget {
+export function admitRunBudget({
+  limits,
+  auth,
+  requested,
+  now,
+}: {
+  limits: TenantLimits;
+  auth: RequestAuth;
+  requested: RequestedRunBudget;
+  now: Date;
+}): RunBudget {
   for (const standing of limits.standing ? [limits.standing.month, limits.standing.day] : []) {
     if (standing.reached) throw spendLimitReached(standing, now);
   }
@@ -43,7 +55,8 @@ export function admitRunBudget({ limits, auth, requested, now }: { limits: Tenan
       const { option, requested: asked, maximum } = resolution.refusal;
       const amount = (value: number) => (option === 'budgetUsd' ? `$${value}` : `${value} tokens`);
       throw apiErrors.budgetAboveTenantMaximum(
-        `options.${option} asks for ${amount(asked)}; this tenant's runs may ask for at most ${amount(maximum)}. Ask for less, or leave it out for the tenant's default.`,
+        `options.${option} asks for ${amount(asked)}; this tenant's runs may ask for at ` +
+          `most ${amount(maximum)}. Ask for less, or leave it out for the tenant's default.`,
       );
     }
     default:

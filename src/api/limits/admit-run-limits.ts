@@ -29,11 +29,14 @@ export function admitRunLimits({
   switch (refusal.code) {
     case 'run_option_requires_admin':
       throw apiErrors.runOptionRequiresAdmin(
-        `${refusal.options.map((option) => `options.${option}`).join(' and ')} ${refusal.options.length > 1 ? 'are' : 'is'} for the fleet's experiments and needs an API key with the admin scope. Leave ${refusal.options.length > 1 ? 'them' : 'it'} out.`,
+        `${refusal.options.map((option) => `options.${option}`).join(' and ')} ` +
+          `${refusal.options.length > 1 ? 'are' : 'is'} for the fleet's experiments and needs ` +
+          `an API key with the admin scope. Leave ${refusal.options.length > 1 ? 'them' : 'it'} out.`,
       );
     case 'max_turns_above_tenant_maximum':
       throw apiErrors.maxTurnsAboveTenantMaximum(
-        `maxTurns asks for ${refusal.requested} turns; this tenant's runs may take at most ${refusal.maximum}. Ask for at most ${refusal.maximum}, or leave it out for ${refusal.maximum}.`,
+        `maxTurns asks for ${refusal.requested} turns; this tenant's runs may take at most ` +
+          `${refusal.maximum}. Ask for at most ${refusal.maximum}, or leave it out for ${refusal.maximum}.`,
       );
     case 'model_not_allowed':
       throw apiErrors.modelNotAllowed(

@@ -8,7 +8,17 @@ import { apiErrors } from '../api-errors.js';
 /** Admits one new run of a tenant or throws ApiError rate_limited (with retry-after) or
  * too_many_active_runs. `maxActiveRuns` is the tenant policy's maxConcurrentRuns (null = none). An
  * admitted run holds a slot until it ends or releaseRunAdmission. */
-export async function admitRun({ fleet, tenant, runId, maxActiveRuns }: { fleet: FleetContext; tenant: string; runId: string; maxActiveRuns: number | null }): Promise<void> {
+export async function admitRun({
+  fleet,
+  tenant,
+  runId,
+  maxActiveRuns,
+}: {
+  fleet: FleetContext;
+  tenant: string;
+  runId: string;
+  maxActiveRuns: number | null;
+}): Promise<void> {
   const admission = await fleet.store.admitRun({ tenant, runId, ratePerMinute: fleet.config.BUILDFLEET_RATE_LIMIT_PER_MINUTE, maxActiveRuns });
   switch (admission.kind) {
     case 'admitted':
@@ -20,7 +30,9 @@ export async function admitRun({ fleet, tenant, runId, maxActiveRuns }: { fleet:
         .withHeaders({ 'retry-after': String(seconds) });
     }
     case 'too_many_active_runs':
-      throw apiErrors.tooManyActiveRuns(`This tenant has ${admission.active} runs that have not ended (at most ${admission.cap}); wait for one to end or cancel one.`);
+      throw apiErrors.tooManyActiveRuns(
+        `This tenant has ${admission.active} runs that have not ended (at most ${admission.cap}); wait for one to end or cancel one.`,
+      );
     default:
       assertNever(admission);
   }

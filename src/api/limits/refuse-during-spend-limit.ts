@@ -12,7 +12,9 @@ export async function refuseDuringSpendLimit({ fleet }: { fleet: FleetContext })
   const seconds = Math.max(1, Math.ceil((Date.parse(flag.expiresAt) - Date.now()) / 1000));
   throw apiErrors
     .modelSpendLimitReached(
-      `The model account reached its spend limit at ${flag.setAt} (${flag.message}). New runs are paused until ${flag.expiresAt} or until an operator clears the pause (POST /v1/admin/spend-limit/clear) after raising the limit.`,
+      `The model account reached its spend limit at ${flag.setAt} (${flag.message}). ` +
+        `New runs are paused until ${flag.expiresAt} or until an operator clears ` +
+        `the pause (POST /v1/admin/spend-limit/clear) after raising the limit.`,
     )
     .withHeaders({ 'retry-after': String(seconds) });
 }

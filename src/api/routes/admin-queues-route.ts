@@ -12,7 +12,9 @@ export function adminQueuesRoute({ fleet }: { fleet: FleetContext }) {
     url: '/v1/admin/queues',
     operationId: 'getQueueCounts',
     summary: 'Queue dashboard',
-    description: `Job counts of every queue of the fleet (${FLEET_QUEUE_NAMES.join(', ')}) in each state (${JOB_STATES.join(', ')}), fleet-wide. Needs the \`admin\` scope.`,
+    description:
+      `Job counts of every queue of the fleet (${FLEET_QUEUE_NAMES.join(', ')}) in ` +
+      `each state (${JOB_STATES.join(', ')}), fleet-wide. Needs the \`admin\` scope.`,
     tags: ['admin'],
     access: 'admin',
     responses: { 200: { description: 'Job counts per queue and state', schema: queueCountsSchema } },
@@ -22,7 +24,10 @@ export function adminQueuesRoute({ fleet }: { fleet: FleetContext }) {
       const shards = await Promise.all(
         fleet.queues.all().map(async (queues) => {
           const counts = await Promise.all(FLEET_QUEUE_NAMES.map((name) => queues.queue(name).getJobCounts(...JOB_STATES)));
-          return Object.fromEntries(FLEET_QUEUE_NAMES.map((name, index) => [name, counts[index]!])) as Record<(typeof FLEET_QUEUE_NAMES)[number], Record<string, number>>;
+          return Object.fromEntries(FLEET_QUEUE_NAMES.map((name, index) => [name, counts[index]!])) as Record<
+            (typeof FLEET_QUEUE_NAMES)[number],
+            Record<string, number>
+          >;
         }),
       );
       // Each shard's workers per queue: a shard with jobs and no worker holds its runs for ever.
@@ -33,7 +38,10 @@ export function adminQueuesRoute({ fleet }: { fleet: FleetContext }) {
         }),
       );
       const total = Object.fromEntries(
-        FLEET_QUEUE_NAMES.map((name) => [name, Object.fromEntries(JOB_STATES.map((state) => [state, shards.reduce((sum, shard) => sum + (shard[name][state] ?? 0), 0)]))]),
+        FLEET_QUEUE_NAMES.map((name) => [
+          name,
+          Object.fromEntries(JOB_STATES.map((state) => [state, shards.reduce((sum, shard) => sum + (shard[name][state] ?? 0), 0)])),
+        ]),
       ) as Record<(typeof FLEET_QUEUE_NAMES)[number], Record<string, number>>;
       return { queues: total, shards: shards.map((queues, shard) => ({ shard, queues, workers: workers[shard]! })) };
     },

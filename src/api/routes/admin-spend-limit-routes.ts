@@ -42,7 +42,9 @@ export function adminSpendLimitRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'getSpendLimitPause',
     summary: 'Spend-limit pause',
     description:
-      'Whether new runs are paused because a model call met the model account’s spend limit, with the API’s message, the run and request-id that met it, and when the pause lifts by itself. Needs the `admin` scope.',
+      'Whether new runs are paused because a model call met the model account’s ' +
+      'spend limit, with the API’s message, the run and request-id that met ' +
+      'it, and when the pause lifts by itself. Needs the `admin` scope.',
     tags: ['admin'],
     access: 'admin',
     responses: { 200: { description: 'The spend-limit pause', schema: spendLimitStateSchema } },
@@ -60,7 +62,9 @@ export function adminClearSpendLimitRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'clearSpendLimitPause',
     summary: 'Lift the spend-limit pause',
     description:
-      'Lifts the spend-limit pause at once, after the limit was raised (Console → Limits): POST /v1/runs admits runs again. If the limit is still reached, the next model call raises the pause again. Needs the `admin` scope.',
+      'Lifts the spend-limit pause at once, after the limit was raised (Console ' +
+      '→ Limits): POST /v1/runs admits runs again. If the limit is still reached, ' +
+      'the next model call raises the pause again. Needs the `admin` scope.',
     tags: ['admin'],
     access: 'admin',
     responses: { 200: { description: 'The pause after clearing (`paused: false`) and whether one was lifted', schema: clearedSchema } },
@@ -69,7 +73,10 @@ export function adminClearSpendLimitRoute({ fleet }: { fleet: FleetContext }) {
       const store = new SpendLimitFlagStore(fleet.redis, fleet.config);
       const before = await store.get();
       const cleared = await store.clear();
-      request.log.warn({ event: 'spend-limit-clear', cleared, key_id: store.keyId, message: before.flag?.message ?? null }, 'spend-limit pause cleared by an operator');
+      request.log.warn(
+        { event: 'spend-limit-clear', cleared, key_id: store.keyId, message: before.flag?.message ?? null },
+        'spend-limit pause cleared by an operator',
+      );
       return { ...view(await store.get()), cleared };
     },
   });

@@ -29,7 +29,9 @@ const workerSchema = z
 
 export const queueWorkersSchema = z
   .object({
-    queues: z.object(Object.fromEntries(QUEUES.map((queue) => [queue, z.array(workerSchema)])) as Record<(typeof QUEUES)[number], z.ZodArray<typeof workerSchema>>),
+    queues: z.object(
+      Object.fromEntries(QUEUES.map((queue) => [queue, z.array(workerSchema)])) as Record<(typeof QUEUES)[number], z.ZodArray<typeof workerSchema>>,
+    ),
   })
   .describe('The workers connected to each queue');
 
@@ -61,7 +63,9 @@ export function adminWorkersRoute({ fleet }: { fleet: FleetContext }) {
     url: '/v1/admin/workers',
     operationId: 'getQueueWorkers',
     summary: 'Workers per queue',
-    description: `The BullMQ workers connected to each queue (${QUEUES.join(', ')}) right now, fleet-wide, as Redis sees their connections: name, address, connection age and idle time. Needs the \`admin\` scope.`,
+    description:
+      `The BullMQ workers connected to each queue (${QUEUES.join(', ')}) right now, fleet-wide, as Redis ` +
+      `sees their connections: name, address, connection age and idle time. Needs the \`admin\` scope.`,
     tags: ['admin'],
     access: 'admin',
     responses: { 200: { description: 'Workers per queue', schema: queueWorkersSchema } },

@@ -14,7 +14,10 @@ export function cancelRunRoute({ fleet }: { fleet: FleetContext }) {
     url: '/v1/runs/:id/cancel',
     operationId: 'cancelRun',
     summary: 'Cancel a run',
-    description: 'Moves the run to `cancelled`; its queued jobs find it cancelled and do nothing. No body is needed. Another tenant’s run answers `run_not_found`; a key with the `admin` scope cancels any tenant’s run (an operator stopping a runaway run). Needs the `runs:write` scope.',
+    description:
+      'Moves the run to `cancelled`; its queued jobs find it cancelled and do nothing. No body ' +
+      'is needed. Another tenant’s run answers `run_not_found`; a key with the `admin` scope ' +
+      'cancels any tenant’s run (an operator stopping a runaway run). Needs the `runs:write` scope.',
     tags: ['runs'],
     access: 'runs:write',
     params: runParamsSchema,

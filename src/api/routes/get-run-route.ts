@@ -14,7 +14,12 @@ export function getRunRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'getRun',
     summary: 'Get a run',
     description:
-      'The run’s status, phase, plan (todos), workspace files, deployments with their URLs, token usage by class with the cache hit ratio and cost in USD, its budgets (USD and tokens) with what was spent and what remains, result or error, and open question. A finished run answers the same once its Redis keys have expired (`BUILDFLEET_RUN_RETENTION_SECONDS` after it was archived): from run history. Secrets in the result, question and plan are redacted. Another tenant’s run answers `run_not_found`; a key with the `admin` scope reads every tenant’s runs.',
+      'The run’s status, phase, plan (todos), workspace files, deployments with their URLs, token ' +
+      'usage by class with the cache hit ratio and cost in USD, its budgets (USD and tokens) with ' +
+      'what was spent and what remains, result or error, and open question. A finished run answers ' +
+      'the same once its Redis keys have expired (`BUILDFLEET_RUN_RETENTION_SECONDS` after it was ' +
+      'archived): from run history. Secrets in the result, question and plan are redacted. Another ' +
+      'tenant’s run answers `run_not_found`; a key with the `admin` scope reads every tenant’s runs.',
     tags: ['runs'],
     access: 'runs:read',
     params: runParamsSchema,

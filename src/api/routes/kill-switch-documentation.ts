@@ -14,7 +14,11 @@ const byMethod: Record<string, { operationId: string; summary: string; descripti
     operationId: 'getKillSwitch',
     summary: 'Kill switch state',
     description:
-      'The scoped kill switch: the fleet scope\'s `mode` (`read_write`, `half_open` or `read_only`), why and since when, its sliding window of validated tool outputs, the spiking tenants and its last automatic trip; `scopes` lists every scope that is tripped or half-open now (`fleet`, `tenant:<tenant>`, `upstream:<tool>:<host>`) with its own mode, reason, window and last trip; `recent_trips` the last trips of any scope; and the settings. Needs the `admin` scope.',
+      "The scoped kill switch: the fleet scope's `mode` (`read_write`, `half_open` or `read_only`), " +
+      'why and since when, its sliding window of validated tool outputs, the spiking tenants and ' +
+      'its last automatic trip; `scopes` lists every scope that is tripped or half-open now (`fleet`, ' +
+      '`tenant:<tenant>`, `upstream:<tool>:<host>`) with its own mode, reason, window and last trip; ' +
+      '`recent_trips` the last trips of any scope; and the settings. Needs the `admin` scope.',
     documentation: {
       access: 'admin',
       responses: { 200: { description: 'The kill switch state' } },
@@ -25,7 +29,10 @@ const byMethod: Record<string, { operationId: string; summary: string; descripti
     operationId: 'setKillSwitch',
     summary: 'Set the kill switch',
     description:
-      'Body `{"mode": "read_only" | "read_write", "reason"?, "scope"?}`. `scope` is a scope id as GET lists them: `fleet` (the default), `tenant:<tenant>`, `upstream:<tool>:<host>`, or `all` (with `read_write` only: the fleet and every tripped scope). `read_only` stops the writes the scope covers until an operator sets `read_write` again, which also restarts the scope\'s window. Needs the `admin` scope.',
+      'Body `{"mode": "read_only" | "read_write", "reason"?, "scope"?}`. `scope` is a scope id as GET ' +
+      'lists them: `fleet` (the default), `tenant:<tenant>`, `upstream:<tool>:<host>`, or `all` (with ' +
+      '`read_write` only: the fleet and every tripped scope). `read_only` stops the writes the scope ' +
+      "covers until an operator sets `read_write` again, which also restarts the scope's window. Needs the `admin` scope.",
     documentation: {
       access: 'admin',
       responses: { 200: { description: 'The kill switch state after the change' } },

@@ -18,7 +18,14 @@ export function listRunsRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'listRuns',
     summary: 'List runs',
     description:
-      'The runs of the caller’s tenant (never another’s; an admin key may name any tenant with `?tenant=`, another key is answered 403 `forbidden`), newest first, `limit` (1–100, default 20) at a time: live runs and finished ones, including those whose Redis keys have expired and only run history holds. Filters: `status`, creation time `from` (inclusive) and `to` (exclusive), and `prompt` (every word in the run’s prompt). Pass the answer’s `nextCursor` as `cursor` for the next page, with the same filters; it is null after the last. A run shows once across pages even when it is archived meanwhile. One request reads at most 1,000 runs of the tenant’s live index, so with a filter a page may hold fewer than `limit` runs and still have a `nextCursor`. Needs the `runs:read` scope.',
+      'The runs of the caller’s tenant (never another’s; an admin key may name any tenant with `?tenant=`, ' +
+      'another key is answered 403 `forbidden`), newest first, `limit` (1–100, default 20) at a time: ' +
+      'live runs and finished ones, including those whose Redis keys have expired and only run history ' +
+      'holds. Filters: `status`, creation time `from` (inclusive) and `to` (exclusive), and `prompt` ' +
+      '(every word in the run’s prompt). Pass the answer’s `nextCursor` as `cursor` for the next page, ' +
+      'with the same filters; it is null after the last. A run shows once across pages even when it is ' +
+      'archived meanwhile. One request reads at most 1,000 runs of the tenant’s live index, so with a ' +
+      'filter a page may hold fewer than `limit` runs and still have a `nextCursor`. Needs the `runs:read` scope.',
     tags: ['runs'],
     access: 'runs:read',
     query: listRunsQuerySchema,

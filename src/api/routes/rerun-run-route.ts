@@ -2,7 +2,16 @@
 // optionally edited, linked to it by `rerunOf` — checked, admitted and deduplicated as POST /v1/runs.
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { apiErrors } from '../api-errors.js';
-import { createRunBodySchema, createRunHeadersSchema, rerunRunBodySchema, runAcceptedSchema, runParamsSchema, type CreateRunBody, type RerunRunBody, type RunAccepted } from '../api-schemas.js';
+import {
+  createRunBodySchema,
+  createRunHeadersSchema,
+  rerunRunBodySchema,
+  runAcceptedSchema,
+  runParamsSchema,
+  type CreateRunBody,
+  type RerunRunBody,
+  type RunAccepted,
+} from '../api-schemas.js';
 import { defineRoute } from '../define-route.js';
 import { RunReader, type FoundRun } from '../run-reader.js';
 import { formatZodIssues } from '../../domain/format-zod-issues.js';
@@ -21,11 +30,15 @@ function rerunBody(found: FoundRun, edits: RerunRunBody): CreateRunBody {
   // on another model (a new conversation; its thinking blocks could not be carried anyway) takes
   // that model's own defaults unless the edits name a thinking choice (docs/models.md).
   const thinking = edits.model === undefined || edits.model === run.model ? thinkingRequestOf(run) : undefined;
-  const original = found.source === 'redis' ? { prompt: run.prompt, model: run.model, provider: found.run.provider, maxTurns: found.run.maxTurns, options: found.run.options, thinking } : { prompt: run.prompt, model: run.model, thinking };
+  const original =
+    found.source === 'redis'
+      ? { prompt: run.prompt, model: run.model, provider: found.run.provider, maxTurns: found.run.maxTurns, options: found.run.options, thinking }
+      : { prompt: run.prompt, model: run.model, thinking };
   const merged = { ...original, ...edits };
   // What the original ran with was valid then; the edited whole is checked again as a new body.
   const parsed = createRunBodySchema.safeParse(Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)));
-  if (!parsed.success) throw apiErrors.invalidBody(`The rerun's input is not a valid run: ${formatZodIssues({ issues: parsed.error.issues, root: 'body', limit: 5 })}`);
+  if (!parsed.success)
+    throw apiErrors.invalidBody(`The rerun's input is not a valid run: ${formatZodIssues({ issues: parsed.error.issues, root: 'body', limit: 5 })}`);
   return parsed.data;
 }
 
@@ -52,7 +65,18 @@ export function rerunRunRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'rerunRun',
     summary: 'Start a new run with the input of another',
     description:
-      'Creates a new run of run `{id}`’s tenant (the caller’s own, but for an admin key’s rerun of another tenant’s run) with the input of run `{id}` — a run Redis holds (any status) or one only history holds — and the fields of the JSON body on top (`{}` for none; each optional, as in `POST /v1/runs`: `prompt`, `model`, `provider`, `maxTurns`, `options`, `thinking`; a field given replaces the original’s). From Redis the original’s prompt, model, provider, maxTurns, options and thinking carry over; from history only its prompt, model and thinking (history keeps no options nor maxTurns: those take the tenant’s defaults). The new run’s view names the original in `rerunOf`; the original is not changed. Everything else is as `POST /v1/runs`: the same checks and limits, the same errors, and an `Idempotency-Key` (its replay must name the same original and body). Another tenant’s run is 404 `run_not_found`, except to a key with the `admin` scope, which reruns any tenant’s run: the new run belongs to the original’s tenant and is admitted against that tenant’s limits (with the admin key’s own allowances), while its `Idempotency-Key` is scoped by the caller’s tenant. Needs the `runs:write` scope.',
+      'Creates a new run of run `{id}`’s tenant (the caller’s own, but for an admin key’s rerun of another ' +
+      'tenant’s run) with the input of run `{id}` — a run Redis holds (any status) or one only history ' +
+      'holds — and the fields of the JSON body on top (`{}` for none; each optional, as in ' +
+      '`POST /v1/runs`: `prompt`, `model`, `provider`, `maxTurns`, `options`, `thinking`; a field given ' +
+      'replaces the original’s). From Redis the original’s prompt, model, provider, maxTurns, options and ' +
+      'thinking carry over; from history only its prompt, model and thinking (history keeps no options nor ' +
+      'maxTurns: those take the tenant’s defaults). The new run’s view names the original in `rerunOf`; ' +
+      'the original is not changed. Everything else is as `POST /v1/runs`: the same checks and limits, the ' +
+      'same errors, and an `Idempotency-Key` (its replay must name the same original and body). Another ' +
+      'tenant’s run is 404 `run_not_found`, except to a key with the `admin` scope, which reruns any ' +
+      'tenant’s run: the new run belongs to the original’s tenant and is admitted against that tenant’s ' +
+      'limits (with the admin key’s own allowances), while its `Idempotency-Key` is scoped by the caller’s tenant. Needs the `runs:write` scope.',
     tags: ['runs'],
     access: 'runs:write',
     params: runParamsSchema,
@@ -76,7 +100,14 @@ export function rerunRunRoute({ fleet }: { fleet: FleetContext }) {
       // The new run is the original's tenant's, also when an admin key of another tenant asks for
       // it: it repeats that tenant's work, so it counts and spends against that tenant and shows in
       // its listing beside the original, as a rerun by the tenant itself would.
-      const { run, replayed } = await startRunFromBody({ fleet, request, body, tenant: found.run.tenant, rerunOf: found.run.id, idempotencyBody: { rerunOf: found.run.id, edits } });
+      const { run, replayed } = await startRunFromBody({
+        fleet,
+        request,
+        body,
+        tenant: found.run.tenant,
+        rerunOf: found.run.id,
+        idempotencyBody: { rerunOf: found.run.id, edits },
+      });
       reply.code(202).header('location', `/v1/runs/${run.id}`);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return { id: run.id, status: run.status };

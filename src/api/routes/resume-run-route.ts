@@ -20,7 +20,10 @@ const RESUMABLE_CODES = Object.keys(RESUMABLE_RUN_ERRORS).join(', ');
 /** The refusal of a run that is not failed, or failed for a reason a new call cannot mend. */
 function notResumable(reason: { status: string } | { code: string }): ApiError {
   if ('status' in reason) return apiErrors.runNotResumable(`The run is ${reason.status}; only a failed run can be resumed.`);
-  return apiErrors.runNotResumable(`The run failed with ${reason.code || 'no error code'}, which is not resumable (resumable: ${RESUMABLE_CODES}); rerun it instead (POST /v1/runs/{id}/rerun).`);
+  return apiErrors.runNotResumable(
+    `The run failed with ${reason.code || 'no error code'}, which is not resumable ` +
+      `(resumable: ${RESUMABLE_CODES}); rerun it instead (POST /v1/runs/{id}/rerun).`,
+  );
 }
 
 /** Throws the refusal when the run as read cannot be resumed; the engine checks again in its step. */
@@ -53,7 +56,23 @@ export function resumeRunRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'resumeRun',
     summary: 'Resume a failed run from its failed turn',
     description:
-      'Continues a `failed` run whose error code is resumable (`model_unavailable`, `rate_limit_exhausted`, `billing_spend_cap`, `job_attempts_exhausted`, `run_stalled`: the table in docs/run-states.md#resume) from the turn that failed: the run goes back to `running` (event `run-reopen`), the failed turn’s model call is made again, the turns before it are not (their answers stay committed and paid once), and tool calls already answered are answered from the ledger, never run twice. Its tenant’s limits apply again as for a new run: the spend-limit flag (503 `model_spend_limit_reached`), the tenant’s day and month spend (429 `tenant_spend_limit_reached`), its creations per minute (429 `rate_limited`) and its runs not yet ended (429 `too_many_active_runs`), and its policy against the run’s model, turns and options (403 `model_not_allowed`, 403 `provider_not_allowed`, 400 `max_turns_above_tenant_maximum`, 403 `run_option_requires_admin`); the run keeps the budgets it was created with. Any other status or error code is 409 `run_not_resumable` (two resumes at once resume once: the second finds the run `running`); a run only history holds (its keys expired after `BUILDFLEET_RUN_RETENTION_SECONDS`) is 409 `run_archived`. `POST /v1/runs/{id}/rerun` starts the same input as a new run instead. No body is needed. Another tenant’s run answers `run_not_found`; a key with the `admin` scope resumes any tenant’s run, admitted against the limits of the run’s tenant (with the admin key’s own allowances: admin-only options, budgets above the tenant’s maximums). Needs the `runs:write` scope.',
+      'Continues a `failed` run whose error code is resumable (`model_unavailable`, ' +
+      '`rate_limit_exhausted`, `billing_spend_cap`, `job_attempts_exhausted`, `run_stalled`: the table in ' +
+      'docs/run-states.md#resume) from the turn that failed: the run goes back to `running` (event ' +
+      '`run-reopen`), the failed turn’s model call is made again, the turns before it are not (their ' +
+      'answers stay committed and paid once), and tool calls already answered are answered from the ' +
+      'ledger, never run twice. Its tenant’s limits apply again as for a new run: the spend-limit flag ' +
+      '(503 `model_spend_limit_reached`), the tenant’s day and month spend (429 ' +
+      '`tenant_spend_limit_reached`), its creations per minute (429 `rate_limited`) and its runs not yet ' +
+      'ended (429 `too_many_active_runs`), and its policy against the run’s model, turns and options (403 ' +
+      '`model_not_allowed`, 403 `provider_not_allowed`, 400 `max_turns_above_tenant_maximum`, 403 ' +
+      '`run_option_requires_admin`); the run keeps the budgets it was created with. Any other status or ' +
+      'error code is 409 `run_not_resumable` (two resumes at once resume once: the second finds the run ' +
+      '`running`); a run only history holds (its keys expired after `BUILDFLEET_RUN_RETENTION_SECONDS`) is ' +
+      '409 `run_archived`. `POST /v1/runs/{id}/rerun` starts the same input as a new run instead. No body ' +
+      'is needed. Another tenant’s run answers `run_not_found`; a key with the `admin` scope resumes any ' +
+      'tenant’s run, admitted against the limits of the run’s tenant (with the admin key’s own ' +
+      'allowances: admin-only options, budgets above the tenant’s maximums). Needs the `runs:write` scope.',
     tags: ['runs'],
     access: 'runs:write',
     params: runParamsSchema,
@@ -91,7 +110,13 @@ export function resumeRunRoute({ fleet }: { fleet: FleetContext }) {
       // The tenant's policy as it stands now, against what the run runs with: a model since taken
       // off its allow-list, more turns than it may now take, or an admin-only option asked by a
       // key without the admin scope are refused as they would be for a new run.
-      admitRunLimits({ policy: limits.policy, auth: authOf(request), requested: { model: run.model, provider: run.provider, maxTurns: run.maxTurns, options: run.options }, fleetModel: fleet.config.BUILDFLEET_MODEL, fleetProvider: fleet.config.BUILDFLEET_PROVIDER });
+      admitRunLimits({
+        policy: limits.policy,
+        auth: authOf(request),
+        requested: { model: run.model, provider: run.provider, maxTurns: run.maxTurns, options: run.options },
+        fleetModel: fleet.config.BUILDFLEET_MODEL,
+        fleetProvider: fleet.config.BUILDFLEET_PROVIDER,
+      });
       admitRunBudget({ limits, auth: authOf(request), now, requested: {} });
       await admitRun({ fleet, tenant, runId: run.id, maxActiveRuns: limits.policy.maxConcurrentRuns });
       let outcome: ResumeOutcome;

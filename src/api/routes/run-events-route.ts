@@ -69,7 +69,15 @@ export function runEventsRoute({
     operationId: 'getRunEvents',
     summary: 'Stream a run’s events',
     description:
-      'Server-Sent Events of the run’s trace: every event from the start (or after `Last-Event-ID` / `?after=`), then new ones live until the run is terminal, then `event: end` with `{"status"}`. Each event has `id:` (usable as Last-Event-ID) and `data:` (the JSON event). A `: heartbeat` comment is sent every 15 s. With `Accept: application/json` the answer is instead a JSON array of the events so far. A finished run whose Redis keys have expired replays the same events from run history, then `event: end`. A tenant may hold `BUILDFLEET_SSE_STREAMS_PER_TENANT` streams open on one API process (default 100); one more is answered 429 `too_many_event_streams` with `retry-after`. Another tenant’s run answers `run_not_found`; a key with the `admin` scope follows every tenant’s runs (its streams count against its own tenant’s cap).',
+      'Server-Sent Events of the run’s trace: every event from the start (or after `Last-Event-ID` ' +
+      '/ `?after=`), then new ones live until the run is terminal, then `event: end` with `{"status"}`. ' +
+      'Each event has `id:` (usable as Last-Event-ID) and `data:` (the JSON event). A `: heartbeat` ' +
+      'comment is sent every 15 s. With `Accept: application/json` the answer is instead a JSON ' +
+      'array of the events so far. A finished run whose Redis keys have expired replays the same ' +
+      'events from run history, then `event: end`. A tenant may hold `BUILDFLEET_SSE_STREAMS_PER_TENANT` ' +
+      'streams open on one API process (default 100); one more is answered 429 `too_many_event_streams` ' +
+      'with `retry-after`. Another tenant’s run answers `run_not_found`; a key with the `admin` ' +
+      'scope follows every tenant’s runs (its streams count against its own tenant’s cap).',
     tags: ['runs'],
     access: 'runs:read',
     params: runParamsSchema,
@@ -97,7 +105,9 @@ export function runEventsRoute({
       const release = request.method === 'HEAD' ? () => undefined : slots.tryAcquire(tenant);
       if (!release) {
         throw apiErrors
-          .tooManyEventStreams(`This tenant already has ${slots.openStreams(tenant)} event streams open on this server; close one, or retry when a run has ended.`)
+          .tooManyEventStreams(
+            `This tenant already has ${slots.openStreams(tenant)} event streams open on this server; close one, or retry when a run has ended.`,
+          )
           .withHeaders({ 'retry-after': String(STREAM_CAP_RETRY_AFTER_SECONDS) });
       }
       try {

@@ -14,7 +14,10 @@ export function runInputRoute({ fleet }: { fleet: FleetContext }) {
     url: '/v1/runs/:id/input',
     operationId: 'answerRunQuestion',
     summary: 'Answer the run’s open question',
-    description: 'Closes the open `ask_user` question with the text as the answer; the run resumes on its next model turn. Another tenant’s run answers `run_not_found`; a key with the `admin` scope answers any tenant’s run. Needs the `runs:write` scope.',
+    description:
+      'Closes the open `ask_user` question with the text as the answer; the run resumes ' +
+      'on its next model turn. Another tenant’s run answers `run_not_found`; a key ' +
+      'with the `admin` scope answers any tenant’s run. Needs the `runs:write` scope.',
     tags: ['runs'],
     access: 'runs:write',
     params: runParamsSchema,

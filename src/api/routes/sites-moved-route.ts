@@ -16,7 +16,10 @@ export function sitesMovedRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'redirectToSitesOrigin',
     summary: 'Sites are served on the sites origin',
     description:
-      'Published sites and deployments are served on their own origin (`BUILDFLEET_SITES_PUBLIC_URL`, docs/sites.md), with a sandboxing Content-Security-Policy, never on the API’s origin. This answers every `/sites/…` path with `308` to the same path and query on the sites origin, without reading or serving anything.',
+      'Published sites and deployments are served on their own origin ' +
+      '(`BUILDFLEET_SITES_PUBLIC_URL`, docs/sites.md), with a sandboxing ' +
+      'Content-Security-Policy, never on the API’s origin. This answers every `/sites/…` ' +
+      'path with `308` to the same path and query on the sites origin, without reading or serving anything.',
     tags: ['sites'],
     access: 'public',
     params: movedParamsSchema,

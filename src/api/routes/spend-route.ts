@@ -27,7 +27,10 @@ const periodSchema = (name: string) =>
     .object({
       period: z.string().describe(name === 'day' ? 'The UTC day, `YYYY-MM-DD`' : 'The UTC month, `YYYY-MM`'),
       spentUsd: z.number().min(0).describe(`What the tenant’s model calls cost this ${name}`),
-      limitUsd: z.number().nullable().describe(`The tenant’s ${name === 'day' ? 'daily' : 'monthly'} spend limit; null = none`),
+      limitUsd: z
+        .number()
+        .nullable()
+        .describe(`The tenant’s ${name === 'day' ? 'daily' : 'monthly'} spend limit; null = none`),
       remainingUsd: z.number().min(0).nullable().describe('What may still be spent (never below 0); null without a limit'),
       limitReached: z.boolean().describe('New runs are refused (`tenant_spend_limit_reached`) until `resetsAt`'),
       resetsAt: z.string().describe(`When the next UTC ${name} starts and its spend starts again from 0`),
@@ -65,7 +68,10 @@ export function spendRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'getSpend',
     summary: 'Spend and limits of a tenant',
     description:
-      'What the tenant’s model calls cost this UTC day and month (USD and tokens by class), its spend limits, what remains and when each period resets, and its policy in force (run budget defaults and maximums). The caller’s tenant; an admin key may name any tenant with `?tenant=` (another key answers 403 `forbidden`). Needs the `runs:read` scope.',
+      'What the tenant’s model calls cost this UTC day and month (USD and tokens by class), ' +
+      'its spend limits, what remains and when each period resets, and its policy in force ' +
+      '(run budget defaults and maximums). The caller’s tenant; an admin key may name any ' +
+      'tenant with `?tenant=` (another key answers 403 `forbidden`). Needs the `runs:read` scope.',
     tags: ['runs'],
     access: 'runs:read',
     query: spendQuerySchema,

@@ -26,7 +26,12 @@ export function webhookSecretRoute({ fleet }: { fleet: FleetContext }) {
     operationId: 'getWebhookSigningSecret',
     summary: 'The tenant’s webhook signing secret',
     description:
-      'The secret the caller’s tenant checks its webhook deliveries with: every delivery carries `buildfleet-webhook-signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>">` and `buildfleet-webhook-timestamp` (Unix seconds); refuse a mismatch, and a timestamp more than 300 s from now (docs/webhooks.md). The same for every key of the tenant; it changes only when the operator changes `BUILDFLEET_WEBHOOK_SECRET`. 422 `webhooks_not_configured` when the fleet has none. Needs the `runs:write` scope (whoever may create runs with webhooks).',
+      'The secret the caller’s tenant checks its webhook deliveries with: every delivery carries ' +
+      '`buildfleet-webhook-signature: v1=<hex HMAC-SHA256 of "<timestamp>.<body>">` and ' +
+      '`buildfleet-webhook-timestamp` (Unix seconds); refuse a mismatch, and a timestamp more ' +
+      'than 300 s from now (docs/webhooks.md). The same for every key of the tenant; it changes ' +
+      'only when the operator changes `BUILDFLEET_WEBHOOK_SECRET`. 422 `webhooks_not_configured` ' +
+      'when the fleet has none. Needs the `runs:write` scope (whoever may create runs with webhooks).',
     tags: ['runs'],
     access: 'runs:write',
     responses: { 200: { description: 'The tenant’s signing secret', schema: webhookSecretSchema } },

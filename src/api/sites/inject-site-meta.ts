@@ -16,15 +16,7 @@ function hasMetaTag(html: string, attribute: 'name' | 'property', value: string)
 
 /** The page with the run's meta tags inserted before `</head>` (or at the top of a page that has
  * no head element). */
-export function injectSiteMeta({
-  html,
-  meta,
-  ogImageUrl,
-}: {
-  html: string;
-  meta: { title: string; description: string };
-  ogImageUrl: string;
-}): string {
+export function injectSiteMeta({ html, meta, ogImageUrl }: { html: string; meta: { title: string; description: string }; ogImageUrl: string }): string {
   const tags: string[] = [];
   if (!/<title\b[^>]*>/i.test(html)) tags.push(`<title>${escapeHtmlText(meta.title)}</title>`);
   if (!hasMetaTag(html, 'name', 'description')) {

@@ -43,7 +43,8 @@ export function claimDurabilityOf(config: { BUILDFLEET_REDIS_WAIT_REPLICAS: numb
 
 /** How a claim is read back: a member of a zset (a recorded deployment), or a list at least this
  * long (the write journal holding a publish's entry, whose position the publish step returned). */
-export type ClaimReadBack = { command: 'zscore'; key: string; member: string } | { command: 'llen'; key: string; atLeast: number } | { command: 'hexists'; key: string; field: string };
+export type ClaimReadBack =
+  { command: 'zscore'; key: string; member: string } | { command: 'llen'; key: string; atLeast: number } | { command: 'hexists'; key: string; field: string };
 
 /** Confirms a claim just written on this connection: `readBack` is a command on the claim's key
  * (routing it, and proving the claim is still there); throws ClaimNotDurableError unless the claim

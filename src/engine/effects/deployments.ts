@@ -28,7 +28,13 @@ interface DeploymentStep {
 
 /** Records a deployment whose files are on the SiteStore: `created` false when it was recorded
  * already (nothing written), or the fence's refusal (nothing written). */
-export async function recordDeployment({ engine, runId, deployId, fence, durability }: DeploymentStep): Promise<{ created: boolean } | { refused: WriteRefusal }> {
+export async function recordDeployment({
+  engine,
+  runId,
+  deployId,
+  fence,
+  durability,
+}: DeploymentStep): Promise<{ created: boolean } | { refused: WriteRefusal }> {
   const reply = await defineToolScripts(engine.redis).bfRecordDeployment(
     ...fenceKeys(engine, runId),
     engine.keys.deployments(runId),
@@ -39,7 +45,12 @@ export async function recordDeployment({ engine, runId, deployId, fence, durabil
   if (reply[0] === 'ok') {
     // Also when recorded already: a retry after a claim that was not durable confirms it now.
     const deployments = engine.keys.deployments(runId);
-    await confirmClaimDurable({ redis: engine.redis, durability, what: `deploy ${deployId}`, readBack: { command: 'zscore', key: deployments, member: deployId } });
+    await confirmClaimDurable({
+      redis: engine.redis,
+      durability,
+      what: `deploy ${deployId}`,
+      readBack: { command: 'zscore', key: deployments, member: deployId },
+    });
     return { created: reply[1] === 1 };
   }
   if (isWriteRefusal(reply[0])) return { refused: reply[0] };
@@ -48,7 +59,13 @@ export async function recordDeployment({ engine, runId, deployId, fence, durabil
 
 /** Makes a recorded deployment the live one: the publish's sequence (it orders the SiteStore's
  * published pointers), 'missing' when the run has no such deployment, or the fence's refusal. */
-export async function publishDeployment({ engine, runId, deployId, fence, durability }: DeploymentStep): Promise<{ sequence: number } | 'missing' | WriteRefusal> {
+export async function publishDeployment({
+  engine,
+  runId,
+  deployId,
+  fence,
+  durability,
+}: DeploymentStep): Promise<{ sequence: number } | 'missing' | WriteRefusal> {
   const now = new Date().toISOString();
   const reply = await defineToolScripts(engine.redis).bfPublishDeployment(
     ...fenceKeys(engine, runId),

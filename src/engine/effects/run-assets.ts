@@ -20,7 +20,14 @@ export async function setRunAsset({
   content: string;
   fence?: WriteFence | undefined;
 }): Promise<'ok' | WriteRefusal> {
-  return defineToolScripts(engine.redis).bfSetHashField(...fenceKeys(engine, runId), assetsKey(engine.keys, runId), ...(await fenceArgs(engine, fence)), name, content, 'asset');
+  return defineToolScripts(engine.redis).bfSetHashField(
+    ...fenceKeys(engine, runId),
+    assetsKey(engine.keys, runId),
+    ...(await fenceArgs(engine, fence)),
+    name,
+    content,
+    'asset',
+  );
 }
 
 /** One asset's content, or null when the run has none of that name. */

@@ -69,7 +69,13 @@ export async function updateTheme({
   fence?: WriteFence | undefined;
 }): Promise<UpdateThemeResult> {
   const [field, value] = 'colors' in part ? ['colors', part.colors] : ['fonts', part.fonts];
-  const reply = await defineToolScripts(engine.redis).bfUpdateTheme(...fenceKeys(engine, runId), themeKey(engine.keys, runId), ...(await fenceArgs(engine, fence)), field, JSON.stringify(value));
+  const reply = await defineToolScripts(engine.redis).bfUpdateTheme(
+    ...fenceKeys(engine, runId),
+    themeKey(engine.keys, runId),
+    ...(await fenceArgs(engine, fence)),
+    field,
+    JSON.stringify(value),
+  );
   if (reply[0] !== 'ok') return { refused: reply[0] };
   const theme = await readTheme({ engine, runId });
   const content = file.render(theme);

@@ -62,5 +62,10 @@ export async function deleteWorkspaceFile({
   path: string;
   fence?: WriteFence | undefined;
 }): Promise<'ok' | 'missing' | WriteRefusal> {
-  return defineToolScripts(engine.redis).bfDeleteWorkspaceFile(...fenceKeys(engine, runId), engine.keys.files(runId), ...(await fenceArgs(engine, fence)), path);
+  return defineToolScripts(engine.redis).bfDeleteWorkspaceFile(
+    ...fenceKeys(engine, runId),
+    engine.keys.files(runId),
+    ...(await fenceArgs(engine, fence)),
+    path,
+  );
 }

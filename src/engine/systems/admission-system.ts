@@ -31,9 +31,12 @@ export const ADMISSION_GRACE_MS = 60_000;
  * the oldest creation leaves the window; {-1, n} the tenant has n active runs, at or over the cap.
  * Nothing is recorded unless admitted. Time is the server's (TIME), the same for every API process.
  */
-const ADMIT_RUN = `
+const ADMIT_RUN =
+  `
 if redis.replicate_commands then redis.replicate_commands() end
-` + LUA_REDIS_NOW_MS + `
+` +
+  LUA_REDIS_NOW_MS +
+  `
 local now = redis_now_ms()
 local limit = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
@@ -77,9 +80,7 @@ interface AdmissionCommands {
 /** What admission answered: admitted (the run holds a slot), or refused — rate limited (with how
  * long until the oldest creation leaves the window) or at the tenant's cap (with its active runs). */
 export type Admission =
-  | { kind: 'admitted' }
-  | { kind: 'rate_limited'; retryAfterMs: number; limit: number }
-  | { kind: 'too_many_active_runs'; active: number; cap: number };
+  { kind: 'admitted' } | { kind: 'rate_limited'; retryAfterMs: number; limit: number } | { kind: 'too_many_active_runs'; active: number; cap: number };
 
 export class AdmissionSystem extends EngineSystem {
   private readonly commands: AdmissionCommands;
@@ -96,7 +97,17 @@ export class AdmissionSystem extends EngineSystem {
   /** Admits one new run of a tenant, or says why not. `ratePerMinute` is the fleet's rate limit
    * (0 = none); `maxActiveRuns` the tenant policy's maxConcurrentRuns (null = none). An admitted
    * run holds a slot until it ends or releaseRunAdmission. */
-  async admitRun({ tenant, runId, ratePerMinute, maxActiveRuns }: { tenant: string; runId: string; ratePerMinute: number; maxActiveRuns: number | null }): Promise<Admission> {
+  async admitRun({
+    tenant,
+    runId,
+    ratePerMinute,
+    maxActiveRuns,
+  }: {
+    tenant: string;
+    runId: string;
+    ratePerMinute: number;
+    maxActiveRuns: number | null;
+  }): Promise<Admission> {
     const cap = maxActiveRuns ?? 0;
     const keys = this.keys;
     const attempt = () =>

@@ -70,13 +70,21 @@ export class ArchiveSystem extends EngineSystem {
     const results = new Map<string, StoredToolResult>();
     for (const [toolUseId, raw] of Object.entries(replies[run.turn + 1] as Record<string, string>)) results.set(toolUseId, parseToolResult(raw));
     const events: StoredEvent[] = [];
-    for (let after = '-'; ; ) {
+    for (let after = '-'; ;) {
       const page = await this.events.readEvents(runId, after, 1000);
       events.push(...page);
       if (page.length < 1000) break;
       after = page.at(-1)!.id;
     }
-    return { run, turns, results, trail: await this.toolCalls.getTrail(runId), events, messages: await this.turns.getMessages(runId), files: await this.effects.listFiles(runId) };
+    return {
+      run,
+      turns,
+      results,
+      trail: await this.toolCalls.getTrail(runId),
+      events,
+      messages: await this.turns.getMessages(runId),
+      files: await this.effects.listFiles(runId),
+    };
   }
 
   /**

@@ -58,7 +58,11 @@ export class EventSystem extends EngineSystem {
    */
   async appendEventIfRunExists(event: RunEvent): Promise<boolean> {
     const encoded = this.encode(event);
-    const written = await defineAppendEventIfRunExistsScript(this.redis).bfAppendEventIfRunExists(this.keys.run(event.run_id), this.keys.events(event.run_id), encoded.json);
+    const written = await defineAppendEventIfRunExistsScript(this.redis).bfAppendEventIfRunExists(
+      this.keys.run(event.run_id),
+      this.keys.events(event.run_id),
+      encoded.json,
+    );
     if (written !== 1) return false;
     this.emitted([encoded]);
     return true;

@@ -47,10 +47,7 @@ function parseMarker(raw: string): Marker | null {
  * key: `replayed`), or why there is none — the key was used with another body (`conflict`), the
  * request that holds it did not finish in time (`in_progress`), or the run it created is gone. */
 export type IdempotentSubmission =
-  | { kind: 'submitted'; run: RunRecord; replayed: boolean }
-  | { kind: 'conflict' }
-  | { kind: 'in_progress' }
-  | { kind: 'run_missing' };
+  { kind: 'submitted'; run: RunRecord; replayed: boolean } | { kind: 'conflict' } | { kind: 'in_progress' } | { kind: 'run_missing' };
 
 export class IdempotencySystem extends EngineSystem {
   constructor(

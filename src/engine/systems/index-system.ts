@@ -155,12 +155,18 @@ export class IndexSystem extends EngineSystem {
     ])
       .then(() => true)
       .catch((error: unknown) => {
-        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'unarchived-run (or owed-webhook) index entry not added; the reaper hands the run over');
+        this.logger?.warn(
+          { run_id: end.runId, err: error instanceof Error ? error.message : String(error) },
+          'unarchived-run (or owed-webhook) index entry not added; the reaper hands the run over',
+        );
         return false;
       });
     if (handedOver) {
       await this.redis.zrem(this.keys.liveRuns(), end.runId).catch((error: unknown) => {
-        this.logger?.warn({ run_id: end.runId, err: error instanceof Error ? error.message : String(error) }, 'live-run index entry not removed; the reaper drops it');
+        this.logger?.warn(
+          { run_id: end.runId, err: error instanceof Error ? error.message : String(error) },
+          'live-run index entry not removed; the reaper drops it',
+        );
       });
     }
   }

@@ -25,7 +25,19 @@ function canonicalJson(value: unknown): string {
 }
 
 /** `<prefix>:lkg:<tool>:<sha256 of the input, and of the run id when per_run>` */
-export function lastKnownGoodKey({ keys, tool, input, runId, scope }: { keys: KeySpace; tool: string; input: unknown; runId: string; scope: LastKnownGoodReuse }): string {
+export function lastKnownGoodKey({
+  keys,
+  tool,
+  input,
+  runId,
+  scope,
+}: {
+  keys: KeySpace;
+  tool: string;
+  input: unknown;
+  runId: string;
+  scope: LastKnownGoodReuse;
+}): string {
   const material = scope === 'per_run' ? canonicalJson({ run: runId, input }) : canonicalJson({ input });
   return `${keys.prefix}:lkg:${tool}:${createHash('sha256').update(material).digest('hex')}`;
 }

@@ -80,9 +80,31 @@ export class LifecycleSystem extends EngineSystem {
     // Before the record, for the same reason as the live-run index (the tenant's index is in
     // another Cluster slot than the run's keys): a listing skips an entry whose record is missing.
     await this.indexes.enterTenantIndex(input.tenant, id, Date.parse(now));
-    const event = this.events.encode({ run_id: id, step: 0, event: 'run-create', model: record.model, max_tokens: record.maxTokens, thinking: record.thinking, thinking_budget_tokens: record.thinkingBudgetTokens, effort: record.effort, thinking_display: record.thinkingDisplay, budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd), token_budget: record.budget.tokens, ...(record.traceId ? { trace_id: record.traceId } : {}) });
+    const event = this.events.encode({
+      run_id: id,
+      step: 0,
+      event: 'run-create',
+      model: record.model,
+      max_tokens: record.maxTokens,
+      thinking: record.thinking,
+      thinking_budget_tokens: record.thinkingBudgetTokens,
+      effort: record.effort,
+      thinking_display: record.thinkingDisplay,
+      budget_usd: record.budget.costMicroUsd === null ? null : microUsdToUsd(record.budget.costMicroUsd),
+      token_budget: record.budget.tokens,
+      ...(record.traceId ? { trace_id: record.traceId } : {}),
+    });
     const deprecation = input.deprecation
-      ? this.events.encode({ run_id: id, step: 0, event: 'model-deprecation-warn', level: 'warn', model: record.model, retires_on: input.deprecation.retiresOn, successor: input.deprecation.successor, message: input.deprecation.message })
+      ? this.events.encode({
+          run_id: id,
+          step: 0,
+          event: 'model-deprecation-warn',
+          level: 'warn',
+          model: record.model,
+          retires_on: input.deprecation.retiresOn,
+          successor: input.deprecation.successor,
+          message: input.deprecation.message,
+        })
       : null;
     const created = this.redis.multi().hset(this.keys.run(id), toFields(record)).xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', event.json);
     if (deprecation) created.xadd(this.keys.events(id), 'MAXLEN', '~', '10000', '*', 'data', deprecation.json);
@@ -137,9 +159,11 @@ export class LifecycleSystem extends EngineSystem {
       const reading = decodeRunStatus(runId, status);
       if (reading.state !== 'found') return reading;
       const decodedTurn = turn === null || turn === '' ? 0 : Number(turn);
-      if (!Number.isInteger(decodedTurn) || decodedTurn < 0) return { state: 'invalid', error: new StoredRunInvalid(runId, 'turn', `not a non-negative integer: ${JSON.stringify(turn)}`) };
+      if (!Number.isInteger(decodedTurn) || decodedTurn < 0)
+        return { state: 'invalid', error: new StoredRunInvalid(runId, 'turn', `not a non-negative integer: ${JSON.stringify(turn)}`) };
       const decodedShard = queueShard === null || queueShard === '' ? 0 : Number(queueShard);
-      if (!isQueueShard(decodedShard)) return { state: 'invalid', error: new StoredRunInvalid(runId, 'queueShard', `not a shard: ${JSON.stringify(queueShard)}`) };
+      if (!isQueueShard(decodedShard))
+        return { state: 'invalid', error: new StoredRunInvalid(runId, 'queueShard', `not a shard: ${JSON.stringify(queueShard)}`) };
       return { state: 'found', value: { status: reading.value, turn: decodedTurn, updatedAt: updatedAt ?? '', queueShard: decodedShard } };
     });
   }
@@ -149,7 +173,13 @@ export class LifecycleSystem extends EngineSystem {
   async updateRun(runId: string, update: Partial<RunRecord>, events: RunEvent[] = []): Promise<boolean> {
     const encoded = events.map((event) => this.events.encode(event));
     const fields = toFields({ ...update, updatedAt: new Date().toISOString() });
-    const written = await this.scripts.bfUpdateIfActive(this.keys.run(runId), this.keys.events(runId), JSON.stringify(fields), encoded.length, ...encoded.map((event) => event.json));
+    const written = await this.scripts.bfUpdateIfActive(
+      this.keys.run(runId),
+      this.keys.events(runId),
+      JSON.stringify(fields),
+      encoded.length,
+      ...encoded.map((event) => event.json),
+    );
     if (written !== 1) return false;
     this.events.emitted(encoded);
     return true;
@@ -173,8 +203,16 @@ export class LifecycleSystem extends EngineSystem {
   ): Promise<boolean> {
     const error = outcome.error ? { code: outcome.error.code, message: redactText(outcome.error.message) } : null;
     const fields = toFields({ status, result: outcome.result ?? null, error, question: null, updatedAt: new Date().toISOString() });
-    const events = [...before.map((draft): RunEvent => ({ run_id: runId, step: turn, ...draft })), this.events.runEndEvent(runId, turn, status, error)].map((event) => this.events.encode(event));
-    const reply = await this.scripts.bfEndRun(this.keys.run(runId), this.keys.events(runId), JSON.stringify(fields), events.length, ...events.map((event) => event.json));
+    const events = [...before.map((draft): RunEvent => ({ run_id: runId, step: turn, ...draft })), this.events.runEndEvent(runId, turn, status, error)].map(
+      (event) => this.events.encode(event),
+    );
+    const reply = await this.scripts.bfEndRun(
+      this.keys.run(runId),
+      this.keys.events(runId),
+      JSON.stringify(fields),
+      events.length,
+      ...events.map((event) => event.json),
+    );
     if (reply === null) return false;
     this.events.emitted(events);
     await this.ended({ runId, tenant: reply[0], turn, status, errorCode: error?.code ?? null, webhookOwed: reply[1] === 1 });
@@ -191,8 +229,19 @@ export class LifecycleSystem extends EngineSystem {
   ): Promise<'ended' | 'changed' | 'terminal'> {
     const redacted = { code: error.code, message: redactText(error.message) };
     const fields = toFields({ status: 'failed', result: null, error: redacted, question: null, updatedAt: new Date().toISOString() });
-    const events = [...before.map((draft): RunEvent => ({ run_id: runId, step: seen.turn, ...draft })), this.events.runEndEvent(runId, seen.turn, 'failed', redacted)].map((event) => this.events.encode(event));
-    const reply = await this.scripts.bfEndRunIfUnchanged(this.keys.run(runId), this.keys.events(runId), String(seen.turn), seen.updatedAt, JSON.stringify(fields), events.length, ...events.map((event) => event.json));
+    const events = [
+      ...before.map((draft): RunEvent => ({ run_id: runId, step: seen.turn, ...draft })),
+      this.events.runEndEvent(runId, seen.turn, 'failed', redacted),
+    ].map((event) => this.events.encode(event));
+    const reply = await this.scripts.bfEndRunIfUnchanged(
+      this.keys.run(runId),
+      this.keys.events(runId),
+      String(seen.turn),
+      seen.updatedAt,
+      JSON.stringify(fields),
+      events.length,
+      ...events.map((event) => event.json),
+    );
     if (reply[0] === 0) return 'changed';
     if (reply[0] !== 1) return 'terminal';
     this.events.emitted(events);
@@ -246,7 +295,16 @@ export class LifecycleSystem extends EngineSystem {
     const event = this.events.encode({ run_id: runId, step: turn, event: 'run-reopen', job_id: jobId, error_code: code, reopen: reopens + 1 });
     // The failed turn's hash second (KEYS[2]); runKeysOf names it again among the rest, harmlessly.
     const keys = [this.keys.run(runId), this.keys.turn(runId, turn), this.keys.events(runId), ...runKeysOf(this.keys, runId, { turns: turn }).slice(1)];
-    const reply = await defineReopenRunScript(this.redis).bfReopenRun(keys.length, ...keys, String(turn), String(reopens), jobId, new Date().toISOString(), event.json, ...reopen.resumableCodes);
+    const reply = await defineReopenRunScript(this.redis).bfReopenRun(
+      keys.length,
+      ...keys,
+      String(turn),
+      String(reopens),
+      jobId,
+      new Date().toISOString(),
+      event.json,
+      ...reopen.resumableCodes,
+    );
     switch (reply[0]) {
       case -1:
         return { kind: 'missing' };

@@ -4,7 +4,17 @@
 // tenant and drops it from the turn.
 import { execPipeline } from '../../redis/redis-pipelines.js';
 import type { Usage } from '../run-types.js';
-import { decodeTenantSpend, defineTenantSpendScripts, type PendingSpend, pendingSpendField, pendingSpendSchema, spendIncrements, spendPeriods, TENANT_SPEND_TTL_SECONDS, type TenantSpendPeriod } from '../tenant-spend.js';
+import {
+  decodeTenantSpend,
+  defineTenantSpendScripts,
+  type PendingSpend,
+  pendingSpendField,
+  pendingSpendSchema,
+  spendIncrements,
+  spendPeriods,
+  TENANT_SPEND_TTL_SECONDS,
+  type TenantSpendPeriod,
+} from '../tenant-spend.js';
 import { type EngineContext, EngineSystem } from './engine-system.js';
 
 export class SpendSystem extends EngineSystem {
@@ -47,7 +57,10 @@ export class SpendSystem extends EngineSystem {
     try {
       await this.addTenantSpend(runId, turn, tenant, pending);
     } catch (error) {
-      this.logger?.error({ run_id: runId, step: turn, err: error instanceof Error ? error.message : String(error) }, 'tenant spend not added; kept pending on the turn');
+      this.logger?.error(
+        { run_id: runId, step: turn, err: error instanceof Error ? error.message : String(error) },
+        'tenant spend not added; kept pending on the turn',
+      );
     }
   }
 
@@ -57,8 +70,19 @@ export class SpendSystem extends EngineSystem {
    * the charge apart from the answers of the same turn (the request id, when the API gave one).
    */
   async chargeFailedCall(runId: string, turn: number, charge: { callId: string; usage: Usage; costMicroUsd: number }): Promise<void> {
-    const pending: PendingSpend = { ...spendPeriods(new Date()), costMicroUsd: charge.costMicroUsd, usage: charge.usage, marker: `${runId}:${turn}:failed:${charge.callId}` };
-    const reply = await this.scripts.bfChargeCall(this.keys.run(runId), this.keys.turn(runId, turn), JSON.stringify(charge.usage), String(charge.costMicroUsd), JSON.stringify(pending));
+    const pending: PendingSpend = {
+      ...spendPeriods(new Date()),
+      costMicroUsd: charge.costMicroUsd,
+      usage: charge.usage,
+      marker: `${runId}:${turn}:failed:${charge.callId}`,
+    };
+    const reply = await this.scripts.bfChargeCall(
+      this.keys.run(runId),
+      this.keys.turn(runId, turn),
+      JSON.stringify(charge.usage),
+      String(charge.costMicroUsd),
+      JSON.stringify(pending),
+    );
     if (reply[0] === 1) await this.addTenantSpendOrKeep(runId, turn, reply[1] ?? '', pending);
   }
 

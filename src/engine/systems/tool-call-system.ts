@@ -25,7 +25,12 @@ export class ToolCallSystem extends EngineSystem {
    * writes depend on now (UpstreamSystem.liveUpstreamsOf, read in the same step for the kill
    * switch's claim) — one round trip. */
   async loadToolCall(runId: string, toolUseId: string): Promise<{ recorded: StoredToolResult } | { run: RunRecord; liveUpstreams: string[] } | 'missing'> {
-    const [recorded, runPairs, upstreams] = await this.scripts.bfLoadToolCall(this.keys.results(runId), this.keys.run(runId), runUpstreamsKey(this.keys, runId), toolUseId);
+    const [recorded, runPairs, upstreams] = await this.scripts.bfLoadToolCall(
+      this.keys.results(runId),
+      this.keys.run(runId),
+      runUpstreamsKey(this.keys, runId),
+      toolUseId,
+    );
     if (recorded) return { recorded: parseToolResult(recorded) };
     const fields = pairsToFields(runPairs);
     if (!fields.id) return 'missing';
@@ -70,7 +75,12 @@ export class ToolCallSystem extends EngineSystem {
    * its effect's claims make the retry find what the first attempt did.
    */
   async confirmToolResultDurable(runId: string, toolUseId: string, durability: ClaimDurability | undefined): Promise<void> {
-    await confirmClaimDurable({ redis: this.redis, durability, what: `the result of tool call ${toolUseId}`, readBack: { command: 'hexists', key: this.keys.results(runId), field: toolUseId } });
+    await confirmClaimDurable({
+      redis: this.redis,
+      durability,
+      what: `the result of tool call ${toolUseId}`,
+      readBack: { command: 'hexists', key: this.keys.results(runId), field: toolUseId },
+    });
   }
 
   async getTrail(runId: string): Promise<TrailEntry[]> {
@@ -84,7 +94,19 @@ export class ToolCallSystem extends EngineSystem {
   }
 
   /** Caches a tool's validated output (redacted) as its last known good, for an hour. */
-  async saveLastKnownGood({ tool, input, runId, scope, output }: { tool: string; input: unknown; runId: string; scope: LastKnownGoodReuse; output: unknown }): Promise<void> {
+  async saveLastKnownGood({
+    tool,
+    input,
+    runId,
+    scope,
+    output,
+  }: {
+    tool: string;
+    input: unknown;
+    runId: string;
+    scope: LastKnownGoodReuse;
+    output: unknown;
+  }): Promise<void> {
     await this.redis.set(lastKnownGoodKey({ keys: this.keys, tool, input, runId, scope }), JSON.stringify(redactValue(output)), 'PX', LAST_KNOWN_GOOD_TTL_MS);
   }
 

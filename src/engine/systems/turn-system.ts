@@ -69,7 +69,8 @@ export class TurnSystem extends EngineSystem {
     let transcriptCharacters: number;
     // Appended only where the cached transcript still ends (another load of the same run in this
     // process may have replaced it meanwhile): anything else is a miss.
-    const hit = cached && tail[0] === cached.lastRaw && from + tail.length === Number(length) ? this.transcripts.appendAt(runId, from + 1, tail.slice(1)) : undefined;
+    const hit =
+      cached && tail[0] === cached.lastRaw && from + tail.length === Number(length) ? this.transcripts.appendAt(runId, from + 1, tail.slice(1)) : undefined;
     if (hit) {
       messages = [...hit.messages];
       transcriptCharacters = hit.bytes;
@@ -162,7 +163,12 @@ export class TurnSystem extends EngineSystem {
     const keys = this.keys;
     // One marker per paid answer: a second answer to the same turn (another attempt of the job
     // committed first) is a second charge, not a repeat of the first.
-    const pending: PendingSpend = { ...spendPeriods(new Date()), costMicroUsd: commit.costMicroUsd, usage: commit.usage, marker: `${runId}:${turn}:${commit.answerId}` };
+    const pending: PendingSpend = {
+      ...spendPeriods(new Date()),
+      costMicroUsd: commit.costMicroUsd,
+      usage: commit.usage,
+      marker: `${runId}:${turn}:${commit.answerId}`,
+    };
     const endError = commit.end?.error ? { code: commit.end.error.code, message: redactText(commit.end.error.message) } : null;
     const events = [...commit.events];
     if (commit.end) events.push(this.events.runEndEvent(runId, turn, commit.end.status, endError));
@@ -219,7 +225,14 @@ export class TurnSystem extends EngineSystem {
   /** Parks the run for its open question unless the answer is there already. */
   async parkForInput(runId: string, turn: number, question: { toolUseId: string; question: string }): Promise<'parked' | 'answered' | 'terminal'> {
     const event = this.events.encode({ run_id: runId, step: turn, event: 'input-wait', question: question.question, tool_use_id: question.toolUseId });
-    const code = await this.scripts.bfParkForInput(this.keys.run(runId), this.keys.results(runId), this.keys.events(runId), question.toolUseId, new Date().toISOString(), event.json);
+    const code = await this.scripts.bfParkForInput(
+      this.keys.run(runId),
+      this.keys.results(runId),
+      this.keys.events(runId),
+      question.toolUseId,
+      new Date().toISOString(),
+      event.json,
+    );
     if (code === 0) {
       this.events.emitted([event]);
       for (const observer of this.events.parkObservers) observer({ runId, turn, toolUseId: question.toolUseId, question: question.question });
@@ -277,7 +290,12 @@ export class TurnSystem extends EngineSystem {
   /** Confirms a turn's committed answer and outcome on `durability.replicas` replicas, or throws
    * ClaimNotDurableError (before its calls with effects are handed out: run-model-turn.ts). */
   async confirmTurnDurable(runId: string, turn: number, durability: ClaimDurability | undefined): Promise<void> {
-    await confirmClaimDurable({ redis: this.redis, durability, what: `the answer of turn ${turn}`, readBack: { command: 'hexists', key: this.keys.turn(runId, turn), field: 'outcome' } });
+    await confirmClaimDurable({
+      redis: this.redis,
+      durability,
+      what: `the answer of turn ${turn}`,
+      readBack: { command: 'hexists', key: this.keys.turn(runId, turn), field: 'outcome' },
+    });
   }
 
   /** The run at `turn` as the reaper judges it (bfInspectTurn), one round trip: 'moved' when the
@@ -291,7 +309,8 @@ export class TurnSystem extends EngineSystem {
     const reading = decodeRunStatus(runId, status);
     if (reading.state !== 'found') throw new StoredRunInvalid(runId, 'status', `not a run status: ${JSON.stringify(status)}`);
     const recoveryCount = Number(recoveries);
-    if (!Number.isInteger(recoveryCount) || recoveryCount < 0) throw new Error(`The turn ${turn} of run ${runId} holds recoveries that are not a count: ${recoveries}`);
+    if (!Number.isInteger(recoveryCount) || recoveryCount < 0)
+      throw new Error(`The turn ${turn} of run ${runId} holds recoveries that are not a count: ${recoveries}`);
     const dispatch = previousRaw ? parseOutcome(previousRaw).dispatch : [];
     return {
       status: reading.value,
@@ -315,7 +334,15 @@ export class TurnSystem extends EngineSystem {
     seen: { turn: number; updatedAt: string; recoveries: number },
     resume: { jobId: string; reason: string; detail: { tool_use_ids?: string[] } },
   ): Promise<'resumed' | 'changed' | 'terminal'> {
-    const event = this.events.encode({ run_id: runId, step: seen.turn, event: 'run-resume', reason: resume.reason, job_id: resume.jobId, recovery: seen.recoveries + 1, ...resume.detail });
+    const event = this.events.encode({
+      run_id: runId,
+      step: seen.turn,
+      event: 'run-resume',
+      reason: resume.reason,
+      job_id: resume.jobId,
+      recovery: seen.recoveries + 1,
+      ...resume.detail,
+    });
     const keys = this.keys;
     const code = await this.scripts.bfResumeTurn(
       keys.run(runId),
@@ -339,7 +366,10 @@ export class TurnSystem extends EngineSystem {
 
 /** The run's fields a committed answer sets: the next turn, its counters and max_tokens, the time,
  * and the open question when the answer asked one (left as it is otherwise). */
-function nextTurnFields(turn: number, next: { counters: RunCounters; maxTokens: number; question: { toolUseId: string; question: string } | null }): Record<string, string> {
+function nextTurnFields(
+  turn: number,
+  next: { counters: RunCounters; maxTokens: number; question: { toolUseId: string; question: string } | null },
+): Record<string, string> {
   return toFields({
     turn: turn + 1,
     counters: next.counters,

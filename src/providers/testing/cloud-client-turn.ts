@@ -34,7 +34,8 @@ export async function failureOf(call: Promise<unknown>): Promise<ModelCallFailur
   return describeModelError(error);
 }
 
-/** The build turn's answer as the simulator gives it: text, then tool_use blocks, with usage, and no Anthropic rate-limit headers (neither cloud sends them). */
+/** The build turn's answer as the simulator gives it: text, then tool_use blocks, with usage, and no
+ * Anthropic rate-limit headers (neither cloud sends them). */
 export function expectBuildTurnAnswer(result: ModelCallResult): void {
   expect(result.response.stop_reason).toBe('tool_use');
   const types = result.response.content.map((block) => block.type);

@@ -143,7 +143,9 @@ function checkContextWindow({ request, promptTokens }: { request: ChatCompletion
   // OpenAI's wording for a prompt over the window (code context_length_exceeded).
   if (promptTokens > window) {
     throw new ChatRequestRefused({
-      message: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${promptTokens} tokens. Please reduce the length of the messages.`,
+      message:
+        `This model's maximum context length is ${window} tokens. However, your messages ` +
+        `resulted in ${promptTokens} tokens. Please reduce the length of the messages.`,
       param: 'messages',
       code: 'context_length_exceeded',
     });
@@ -166,7 +168,9 @@ function refusalFor(message: string): ChatRequestRefused {
   const tooLong = /^prompt is too long: (\d+) tokens > (\d+) maximum/.exec(message);
   if (tooLong) {
     return new ChatRequestRefused({
-      message: `This model's maximum context length is ${tooLong[2]} tokens. However, your messages resulted in ${tooLong[1]} tokens. Please reduce the length of the messages.`,
+      message:
+        `This model's maximum context length is ${tooLong[2]} tokens. However, your ` +
+        `messages resulted in ${tooLong[1]} tokens. Please reduce the length of the messages.`,
       param: 'messages',
       code: 'context_length_exceeded',
     });

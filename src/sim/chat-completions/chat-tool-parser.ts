@@ -39,7 +39,15 @@ export function parseToolParserHeader(value: string | undefined): ToolParserSett
 
 /** The turn as a server with (`on`) or without (`none`) a tool parser takes it; throws vLLM's 400
  * for `auto` without a parser. */
-export function toolParserTurn({ setting, toolChoice, toolCount }: { setting: ToolParserSetting; toolChoice: ChatToolChoice; toolCount: number }): ToolParserTurn {
+export function toolParserTurn({
+  setting,
+  toolChoice,
+  toolCount,
+}: {
+  setting: ToolParserSetting;
+  toolChoice: ChatToolChoice;
+  toolCount: number;
+}): ToolParserTurn {
   if (setting === 'on' || toolCount === 0) return { toolChoice, callsAsText: false };
   switch (toolChoice.type) {
     case 'auto':

@@ -240,7 +240,15 @@ async function answer({
   });
   if (plan.firesOncePerRun && memoryKey !== null) context.rememberScenarioFired(memoryKey);
   const binding = { producer: request.modelDescription.id, bindingBase: request.bindingBase, messages: request.bindingMessages };
-  const rendered = createAssistantMessage({ plan, model: request.model, modelDescription: request.modelDescription, maxTokens: request.maxTokens, signer: context.signer, promptUsage, binding });
+  const rendered = createAssistantMessage({
+    plan,
+    model: request.model,
+    modelDescription: request.modelDescription,
+    maxTokens: request.maxTokens,
+    signer: context.signer,
+    promptUsage,
+    binding,
+  });
   admission.reservation.settle({ outputTokens: rendered.body.usage.output_tokens });
   const chatAnswer = createChatAnswer({ rendered, plan, model: request.model, now: context.clock() });
   entry.stopReason = chatAnswer.finishReason;
@@ -262,7 +270,17 @@ async function answer({
         // The cache entries become readable as the response begins (as on /v1/messages).
         cachePlan.commit();
         const streamError = fault?.kind === 'stream_error' ? streamErrorPlanOf({ fault }) : undefined;
-        return streamChatCompletion({ outgoing, headers, answer: chatAnswer, outputTokens, includeUsage: chatRequest.includeUsage, timing, streamError, stall, signal: context.signal });
+        return streamChatCompletion({
+          outgoing,
+          headers,
+          answer: chatAnswer,
+          outputTokens,
+          includeUsage: chatRequest.includeUsage,
+          timing,
+          streamError,
+          stall,
+          signal: context.signal,
+        });
       },
     };
   }

@@ -22,11 +22,24 @@ export interface ChatErrorAnswer {
 const OVERLOADED_STATUS = 503;
 
 /** The OpenAI error object for an error the Messages endpoint would send as `type`. */
-export function openAIErrorFor({ type, message, details }: { type: ApiErrorType; message: string; details?: Record<string, unknown> | undefined }): OpenAIErrorObject {
+export function openAIErrorFor({
+  type,
+  message,
+  details,
+}: {
+  type: ApiErrorType;
+  message: string;
+  details?: Record<string, unknown> | undefined;
+}): OpenAIErrorObject {
   switch (type) {
     case 'rate_limit_error':
       if (details?.error_code === 'enforced_spend_limit_reached') {
-        return { message: 'You exceeded your current quota, please check your plan and billing details.', type: 'insufficient_quota', param: null, code: 'insufficient_quota' };
+        return {
+          message: 'You exceeded your current quota, please check your plan and billing details.',
+          type: 'insufficient_quota',
+          param: null,
+          code: 'insufficient_quota',
+        };
       }
       return { message, type: 'requests', param: null, code: 'rate_limit_exceeded' };
     case 'authentication_error':
@@ -46,7 +59,11 @@ export function openAIErrorFor({ type, message, details }: { type: ApiErrorType;
 }
 
 /** A fault's HTTP answer (fault-response.ts, stream-error-fault.ts) as the chat endpoint sends it. */
-export function chatErrorAnswerOf({ answer }: { answer: FaultAnswer | { status: number; headers: Record<string, string>; body: ApiErrorBody } }): ChatErrorAnswer {
+export function chatErrorAnswerOf({
+  answer,
+}: {
+  answer: FaultAnswer | { status: number; headers: Record<string, string>; body: ApiErrorBody };
+}): ChatErrorAnswer {
   const { type, message, details } = answer.body.error;
   return {
     status: answer.status === 529 ? OVERLOADED_STATUS : answer.status,
@@ -56,7 +73,15 @@ export function chatErrorAnswerOf({ answer }: { answer: FaultAnswer | { status: 
 }
 
 /** The 429 for a request the rate limiter did not admit, worded like OpenAI's. */
-export function rateLimitedAnswer({ model, limiterMessage, retryAfterSeconds }: { model: string; limiterMessage: string; retryAfterSeconds: number }): ChatErrorAnswer {
+export function rateLimitedAnswer({
+  model,
+  limiterMessage,
+  retryAfterSeconds,
+}: {
+  model: string;
+  limiterMessage: string;
+  retryAfterSeconds: number;
+}): ChatErrorAnswer {
   const exceeded = /rate limit of ([\d,]+) (requests|input tokens|output tokens) per minute/.exec(limiterMessage);
   const dimension = exceeded?.[2] === 'requests' ? 'requests' : 'tokens';
   const limit = exceeded?.[1]?.replaceAll(',', '') ?? '?';

@@ -318,9 +318,10 @@ function checkToolCallPairing(messages: readonly ChatMessage[]): void {
       continue;
     }
     if (open && open.unanswered.size > 0) failUnanswered(open);
-    open = message.role === 'assistant' && message.toolCalls.length > 0
-      ? { index, unanswered: new Set(message.toolCalls.map((call) => call.id)), ids: new Set(message.toolCalls.map((call) => call.id)) }
-      : null;
+    open =
+      message.role === 'assistant' && message.toolCalls.length > 0
+        ? { index, unanswered: new Set(message.toolCalls.map((call) => call.id)), ids: new Set(message.toolCalls.map((call) => call.id)) }
+        : null;
   }
   if (open && open.unanswered.size > 0) failUnanswered(open);
 }

@@ -63,7 +63,15 @@ function planChunks(answer: ChatAnswer, includeUsage: boolean): PlannedChunk[] {
   chunks.push({ data: chunk({}, answer.finishReason), charactersAt: characters, finishes: true });
   if (includeUsage) {
     chunks.push({
-      data: { id: answer.id, object: 'chat.completion.chunk', created: answer.created, model: answer.model, system_fingerprint: null, choices: [], usage: answer.usage },
+      data: {
+        id: answer.id,
+        object: 'chat.completion.chunk',
+        created: answer.created,
+        model: answer.model,
+        system_fingerprint: null,
+        choices: [],
+        usage: answer.usage,
+      },
       charactersAt: characters,
     });
   }

@@ -41,6 +41,9 @@ export async function answerCloudRequest<Answer extends MessagesAnswer>({
     const error = cloudErrorAnswer({ provider: route.provider, status: answer.status, body: answer.body, requestId, model: translated.model });
     return { ...error, headers: { ...cloudHeaders({ provider: route.provider, headers: answer.headers, requestId }), ...error.headers } };
   }
-  const usage = route.provider === 'bedrock' && !answer.stream ? bedrockUsageHeaders((answer.body as { usage?: { input_tokens?: number; output_tokens?: number } }).usage, Date.now() - started) : {};
+  const usage =
+    route.provider === 'bedrock' && !answer.stream
+      ? bedrockUsageHeaders((answer.body as { usage?: { input_tokens?: number; output_tokens?: number } }).usage, Date.now() - started)
+      : {};
   return { ...answer, headers: { ...cloudHeaders({ provider: route.provider, headers: answer.headers, requestId }), ...usage } };
 }

@@ -68,13 +68,18 @@ export function bedrockEventStreamResponse({ outgoing, requestId }: { outgoing: 
       const error = data.error as { type?: string; message?: string } | undefined;
       return encodeExceptionFrame(exceptionTypeForError(error?.type), error?.message ?? 'The stream failed.');
     }
-    if (name === 'message_start') inputTokens = ((data.message as { usage?: Usage } | undefined)?.usage?.input_tokens) ?? 0;
+    if (name === 'message_start') inputTokens = (data.message as { usage?: Usage } | undefined)?.usage?.input_tokens ?? 0;
     if (name === 'message_delta') outputTokens = (data.usage as Usage | undefined)?.output_tokens ?? outputTokens;
     if (name === 'message_stop') {
       const invocationLatency = Date.now() - started;
       return encodeChunkFrame({
         ...data,
-        'amazon-bedrock-invocationMetrics': { inputTokenCount: inputTokens, outputTokenCount: outputTokens, invocationLatency, firstByteLatency: firstByteMs ?? invocationLatency },
+        'amazon-bedrock-invocationMetrics': {
+          inputTokenCount: inputTokens,
+          outputTokenCount: outputTokens,
+          invocationLatency,
+          firstByteLatency: firstByteMs ?? invocationLatency,
+        },
       });
     }
     return encodeChunkFrame(data);

@@ -60,7 +60,19 @@ function messageOf(body: unknown): string {
 }
 
 /** A Messages error answer as the cloud sends it. */
-export function cloudErrorAnswer({ provider, status, body, requestId, model }: { provider: 'bedrock' | 'vertex'; status: number; body: unknown; requestId: string; model: string }): CloudErrorAnswer {
+export function cloudErrorAnswer({
+  provider,
+  status,
+  body,
+  requestId,
+  model,
+}: {
+  provider: 'bedrock' | 'vertex';
+  status: number;
+  body: unknown;
+  requestId: string;
+  model: string;
+}): CloudErrorAnswer {
   if (provider === 'bedrock') {
     const exception = bedrockExceptionFor(status);
     const message = status === 429 ? 'Too many tokens, please wait before trying again.' : messageOf(body);
@@ -69,7 +81,10 @@ export function cloudErrorAnswer({ provider, status, body, requestId, model }: {
   if (status === 429) {
     return googleError({
       status,
-      message: `Quota exceeded for aiplatform.googleapis.com/online_prediction_input_tokens_per_minute_per_base_model with base model: anthropic-${model.replace(/@.*$/, '')}. Please submit a quota increase request. https://cloud.google.com/vertex-ai/docs/generative-ai/quotas-genai.`,
+      message:
+        `Quota exceeded for aiplatform.googleapis.com/online_prediction_input_tokens_per_minute_per_base_model with base model: ` +
+        `anthropic-${model.replace(/@.*$/, '')}. Please submit a quota increase request. ` +
+        `https://cloud.google.com/vertex-ai/docs/generative-ai/quotas-genai.`,
     });
   }
   return { status, body, headers: {} };

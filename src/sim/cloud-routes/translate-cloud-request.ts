@@ -23,9 +23,7 @@ const MESSAGES_API_VERSION = '2023-06-01';
  */
 const SIGV4 = /^AWS4-HMAC-SHA256 Credential=([^/\s]+)\/(\d{8})\/([^/\s]+)\/([^/\s]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/;
 
-export type TranslatedCloudRequest =
-  | { ok: true; headers: IncomingHttpHeaders; bodyText: string; model: string }
-  | { ok: false; answer: CloudErrorAnswer };
+export type TranslatedCloudRequest = { ok: true; headers: IncomingHttpHeaders; bodyText: string; model: string } | { ok: false; answer: CloudErrorAnswer };
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
@@ -47,7 +45,10 @@ function callerOf(route: CloudRoute, headers: IncomingHttpHeaders, requestId: st
     };
   }
   if (!authorization) {
-    return { ok: false, answer: bedrockError({ name: 'MissingAuthenticationTokenException', status: 403, message: 'Missing Authentication Token', requestId }) };
+    return {
+      ok: false,
+      answer: bedrockError({ name: 'MissingAuthenticationTokenException', status: 403, message: 'Missing Authentication Token', requestId }),
+    };
   }
   // A Bedrock API key is sent as a bearer token (docs claude-on-amazon-bedrock, "bearer tokens").
   const bearer = authorization.match(/^Bearer\s+(\S+)$/i)?.[1];
@@ -56,14 +57,24 @@ function callerOf(route: CloudRoute, headers: IncomingHttpHeaders, requestId: st
   if (!signature || !single(headers['x-amz-date'])) {
     return {
       ok: false,
-      answer: bedrockError({ name: 'IncompleteSignatureException', status: 400, message: 'The request signature does not conform to AWS standards.', requestId }),
+      answer: bedrockError({
+        name: 'IncompleteSignatureException',
+        status: 400,
+        message: 'The request signature does not conform to AWS standards.',
+        requestId,
+      }),
     };
   }
   const [, accessKeyId, , , service, signedHeaders] = signature;
   if (service !== 'bedrock' || !signedHeaders!.split(';').includes('host')) {
     return {
       ok: false,
-      answer: bedrockError({ name: 'InvalidSignatureException', status: 403, message: `Credential should be scoped to correct service: 'bedrock'.`, requestId }),
+      answer: bedrockError({
+        name: 'InvalidSignatureException',
+        status: 403,
+        message: `Credential should be scoped to correct service: 'bedrock'.`,
+        requestId,
+      }),
     };
   }
   return { ok: true, key: `bedrock:${accessKeyId}` };
@@ -72,13 +83,31 @@ function callerOf(route: CloudRoute, headers: IncomingHttpHeaders, requestId: st
 function invalid(route: CloudRoute, message: string, requestId: string): { ok: false; answer: CloudErrorAnswer } {
   if (route.provider === 'bedrock') {
     // Bedrock validates the body against the model's JSON schema: "Malformed input request: …".
-    return { ok: false, answer: bedrockError({ name: 'ValidationException', status: 400, message: `Malformed input request: ${message}, please reformat your input and try again.`, requestId }) };
+    return {
+      ok: false,
+      answer: bedrockError({
+        name: 'ValidationException',
+        status: 400,
+        message: `Malformed input request: ${message}, please reformat your input and try again.`,
+        requestId,
+      }),
+    };
   }
   return { ok: false, answer: { status: 400, body: createApiErrorBody({ type: 'invalid_request_error', message, requestId }), headers: {} } };
 }
 
 /** Checks a cloud request and builds the Messages request it stands for. */
-export function translateCloudRequest({ route, headers, bodyText, requestId }: { route: CloudRoute; headers: IncomingHttpHeaders; bodyText: string; requestId: string }): TranslatedCloudRequest {
+export function translateCloudRequest({
+  route,
+  headers,
+  bodyText,
+  requestId,
+}: {
+  route: CloudRoute;
+  headers: IncomingHttpHeaders;
+  bodyText: string;
+  requestId: string;
+}): TranslatedCloudRequest {
   const caller = callerOf(route, headers, requestId);
   if (!caller.ok) return caller;
   let body: unknown;

@@ -1,7 +1,15 @@
 // The request body the per-model rule tests start from: the bakery brief, one planning tool.
 
 /** A Messages body for `model` with the brief and the todo_write tool; `extra` fields win. */
-export function briefRequest({ model, maxTokens = 4096, extra = {} }: { model: string; maxTokens?: number; extra?: Record<string, unknown> }): Record<string, unknown> {
+export function briefRequest({
+  model,
+  maxTokens = 4096,
+  extra = {},
+}: {
+  model: string;
+  maxTokens?: number;
+  extra?: Record<string, unknown>;
+}): Record<string, unknown> {
   return {
     model,
     max_tokens: maxTokens,

@@ -13,7 +13,10 @@ import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';
 /** The deploy id of one deploy call. Derived from the tool call rather than random, so running
  * the same call again after a crash finds its deployment instead of making a second one. */
 export function deployIdFor({ runId, toolUseId }: { runId: string; toolUseId: string }): string {
-  return `dep_${createHash('sha256').update(runId + toolUseId).digest('hex').slice(0, 16)}`;
+  return `dep_${createHash('sha256')
+    .update(runId + toolUseId)
+    .digest('hex')
+    .slice(0, 16)}`;
 }
 
 export const deployTool = defineTool({
@@ -62,7 +65,13 @@ export const deployTool = defineTool({
       storedNow = stored.created;
     }
     // Not acknowledged (nor its URL handed out) until the record is on a replica, when configured.
-    const recorded = await recordDeployment({ engine: context.store, runId, deployId, fence: writeFenceOf(context), durability: claimDurabilityOf(context.config) });
+    const recorded = await recordDeployment({
+      engine: context.store,
+      runId,
+      deployId,
+      fence: writeFenceOf(context),
+      durability: claimDurabilityOf(context.config),
+    });
     if ('refused' in recorded) {
       // Refused means not recorded (the step answers "recorded already" before it checks the
       // fence), so the copy this call stored is no deployment: remove it rather than leave bytes

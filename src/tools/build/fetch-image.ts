@@ -30,7 +30,12 @@ export const fetchImageTool = defineTool({
     maxCharacters: FETCH_MAX_BYTES,
     contentTypes: IMAGE_TYPES,
     schema: z.strictObject({ path: z.string().min(1), content_type: z.string(), bytes: z.int().min(1) }),
-    invariants: [{ name: 'content_type_is_image', check: (output) => output.content_type.startsWith('image/') || `${quoteUntrusted(output.content_type, { maxCharacters: 100 })} is not an image type` }],
+    invariants: [
+      {
+        name: 'content_type_is_image',
+        check: (output) => output.content_type.startsWith('image/') || `${quoteUntrusted(output.content_type, { maxCharacters: 100 })} is not an image type`,
+      },
+    ],
     mode: 'degrade',
   },
   writes: true,

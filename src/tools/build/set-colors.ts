@@ -18,12 +18,18 @@ export const setColorsTool = defineTool({
         primary: z.string().regex(/^#[0-9a-f]{6}$/),
         background: z.string().regex(/^#[0-9a-f]{6}$/),
         text: z.string().regex(/^#[0-9a-f]{6}$/),
-        accent: z.string().regex(/^#[0-9a-f]{6}$/).optional(),
+        accent: z
+          .string()
+          .regex(/^#[0-9a-f]{6}$/)
+          .optional(),
       }),
       variables: z.record(z.string(), z.string()),
     }),
     invariants: [
-      { name: 'primary_variable_set', check: (output) => output.variables['--color-primary'] === output.colors.primary || '--color-primary is not the primary color' },
+      {
+        name: 'primary_variable_set',
+        check: (output) => output.variables['--color-primary'] === output.colors.primary || '--color-primary is not the primary color',
+      },
     ],
     mode: 'fail_closed',
   },

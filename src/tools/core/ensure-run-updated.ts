@@ -4,15 +4,7 @@ import type { RunRecord, RunEngine } from '../../engine/index.js';
 import { ToolError } from '../tool-types.js';
 
 /** Applies a run update or throws ToolError('run_ended'). */
-export async function ensureRunUpdated({
-  store,
-  runId,
-  update,
-}: {
-  store: RunEngine;
-  runId: string;
-  update: Partial<RunRecord>;
-}): Promise<void> {
+export async function ensureRunUpdated({ store, runId, update }: { store: RunEngine; runId: string; update: Partial<RunRecord> }): Promise<void> {
   if (!(await store.updateRun(runId, update))) {
     throw new ToolError('run_ended', 'The run has already ended, so this change was not applied.');
   }

@@ -64,7 +64,8 @@ export function checkFetchTarget({ url, policy, addressGuarded = false }: { url:
   }
   if (allowedOrigins(policy).has(parsed.origin)) return parsed;
   const refused = blockedHostReason(parsed.hostname);
-  if (refused) throw new ToolError('fetch_blocked', `Fetching ${quoteUntrusted(parsed.origin)} is not allowed: ${quoteUntrusted(parsed.hostname)} is ${refused}.`);
+  if (refused)
+    throw new ToolError('fetch_blocked', `Fetching ${quoteUntrusted(parsed.origin)} is not allowed: ${quoteUntrusted(parsed.hostname)} is ${refused}.`);
   if (!addressGuarded || policy.allowPublic === false) {
     throw new ToolError(
       'fetch_blocked',

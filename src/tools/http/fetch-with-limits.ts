@@ -91,7 +91,10 @@ export async function fetchWithLimits({
       if (REDIRECT_STATUSES.has(response.status) && location) {
         await response.body?.cancel().catch(() => undefined);
         if (redirects >= maxRedirects) {
-          throw new ToolError('fetch_too_many_redirects', `${quoteUntrusted(url)} redirected more than ${maxRedirects} times; last hop ${quoteUntrusted(current.href)}.`);
+          throw new ToolError(
+            'fetch_too_many_redirects',
+            `${quoteUntrusted(url)} redirected more than ${maxRedirects} times; last hop ${quoteUntrusted(current.href)}.`,
+          );
         }
         redirects += 1;
         current = checkFetchTarget({ url: new URL(location, current), policy, addressGuarded: true });
@@ -103,7 +106,8 @@ export async function fetchWithLimits({
     }
   } catch (error) {
     if (ToolError.isInstance(error)) throw error;
-    if (SsrfBlockedError.isInstance(error)) throw new ToolError('fetch_blocked', `Fetching ${quoteUntrusted(current.href)} is not allowed: ${quoteUntrusted(error.message)}.`);
+    if (SsrfBlockedError.isInstance(error))
+      throw new ToolError('fetch_blocked', `Fetching ${quoteUntrusted(current.href)} is not allowed: ${quoteUntrusted(error.message)}.`);
     if (signal.aborted) throw error;
     if (timeout.aborted) {
       throw new ToolError('fetch_timeout', `${quoteUntrusted(current.href)} did not respond completely within ${timeoutMs / 1000} s.`);

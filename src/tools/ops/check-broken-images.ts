@@ -32,7 +32,11 @@ const SITE_ROOT_PATH = '/__site_root__/';
 const SITE_ROOT = `http://site.invalid${SITE_ROOT_PATH}`;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
-const listedProblem = z.strictObject({ page: z.string().max(MAX_LISTED_FIELD_LENGTH), src: z.string().max(MAX_LISTED_FIELD_LENGTH), reason: z.string().max(MAX_LISTED_FIELD_LENGTH) });
+const listedProblem = z.strictObject({
+  page: z.string().max(MAX_LISTED_FIELD_LENGTH),
+  src: z.string().max(MAX_LISTED_FIELD_LENGTH),
+  reason: z.string().max(MAX_LISTED_FIELD_LENGTH),
+});
 
 type Verdict = { state: 'ok' } | { state: 'broken'; reason: string } | { state: 'unchecked'; reason: string };
 

@@ -23,7 +23,9 @@ const OWN_SITE_TYPES = ['text/html'] as const;
 function titleOf(html: string): string | null {
   const match = /<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(html);
   if (!match) return null;
-  const title = decodeHtmlEntities(match[1] ?? '').replace(/\s+/g, ' ').trim();
+  const title = decodeHtmlEntities(match[1] ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
   return title.length > 0 ? title.slice(0, 300) : null;
 }
 
@@ -66,7 +68,10 @@ export const fetchUrlLiveTool = defineTool({
     invariants: [
       {
         name: 'content_type_accepted',
-        check: (output) => output.bytes === 0 || (ACCEPTED_TYPES as readonly string[]).includes(output.content_type) || `${quoteUntrusted(output.content_type, { maxCharacters: 100 })} was not accepted`,
+        check: (output) =>
+          output.bytes === 0 ||
+          (ACCEPTED_TYPES as readonly string[]).includes(output.content_type) ||
+          `${quoteUntrusted(output.content_type, { maxCharacters: 100 })} was not accepted`,
       },
     ],
     mode: 'degrade',

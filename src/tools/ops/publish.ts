@@ -18,7 +18,10 @@ export const publishTool = defineTool({
     schema: z.strictObject({ deploy_id: z.string(), url: z.string() }),
     invariants: [
       { name: 'deploy_id_matches_input', check: (output, { input }) => output.deploy_id === (input as { deploy_id: string }).deploy_id },
-      { name: 'url_is_the_live_site', check: (output, { runId }) => output.url.endsWith(`/sites/${runId}/`) || `${output.url} does not end with /sites/${runId}/` },
+      {
+        name: 'url_is_the_live_site',
+        check: (output, { runId }) => output.url.endsWith(`/sites/${runId}/`) || `${output.url} does not end with /sites/${runId}/`,
+      },
     ],
     mode: 'fail_closed',
   },

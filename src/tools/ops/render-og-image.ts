@@ -56,13 +56,9 @@ export function renderOgImage({ title, subtitle, colors }: OgImageInput): string
   const titleLines = wrapText(title, 28, 3);
   const subtitleLines = subtitle ? wrapText(subtitle, 56, 2) : [];
   const titleTop = 200;
-  const titleTspans = titleLines
-    .map((line, index) => `<tspan x="80" y="${titleTop + index * 80}">${escapeXml(line)}</tspan>`)
-    .join('');
+  const titleTspans = titleLines.map((line, index) => `<tspan x="80" y="${titleTop + index * 80}">${escapeXml(line)}</tspan>`).join('');
   const subtitleTop = titleTop + titleLines.length * 80 + 30;
-  const subtitleTspans = subtitleLines
-    .map((line, index) => `<tspan x="80" y="${subtitleTop + index * 44}">${escapeXml(line)}</tspan>`)
-    .join('');
+  const subtitleTspans = subtitleLines.map((line, index) => `<tspan x="80" y="${subtitleTop + index * 44}">${escapeXml(line)}</tspan>`).join('');
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${OG_WIDTH}" height="${OG_HEIGHT}" viewBox="0 0 ${OG_WIDTH} ${OG_HEIGHT}">`,
     `<rect width="${OG_WIDTH}" height="${OG_HEIGHT}" fill="${escapeXml(background)}"/>`,

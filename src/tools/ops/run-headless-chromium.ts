@@ -134,10 +134,12 @@ export async function killChromiumUsingProfile(profileDirectory: string): Promis
 }
 
 async function closeChromium(launching: Promise<BrowserContext>, profileDirectory: string): Promise<void> {
-  const closing = launching.then((context) => context.close()).then(
-    () => true,
-    () => true,
-  );
+  const closing = launching
+    .then((context) => context.close())
+    .then(
+      () => true,
+      () => true,
+    );
   await Promise.race([closing, new Promise<boolean>((resolve) => setTimeout(() => resolve(false), CLOSE_GRACE_MS).unref())]);
   // Also after a clean close: a helper that outlived its browser must not keep running.
   await killChromiumUsingProfile(profileDirectory);

@@ -44,10 +44,16 @@ function refusalSummary(refusals: { count: number; first: RefusedRequest[] }): {
 function documentError(document: MainDocument, refusedCount: number): ToolError {
   const url = quoteUntrusted(document.url);
   if (document.answeredByGuard && document.status === 403) {
-    return new ToolError('fetch_blocked', `The page's main document ${url} was refused by the egress guard: the page redirected or navigated to an address the fetch policy does not allow.`);
+    return new ToolError(
+      'fetch_blocked',
+      `The page's main document ${url} was refused by the egress guard: the page redirected or navigated to an address the fetch policy does not allow.`,
+    );
   }
   if (document.answeredByGuard) {
-    return new ToolError('screenshot_failed', `Chromium could not reach the page's main document ${url} (HTTP ${String(document.status)} from the egress guard).`);
+    return new ToolError(
+      'screenshot_failed',
+      `Chromium could not reach the page's main document ${url} (HTTP ${String(document.status)} from the egress guard).`,
+    );
   }
   // Chromium reports a refused CONNECT (https, the proxy's 403) only as a failed tunnel.
   if (document.failure?.includes('ERR_TUNNEL_CONNECTION_FAILED') && refusedCount > 0) {
@@ -108,7 +114,10 @@ export const screenshotTool = defineTool({
         case 'aborted':
           throw context.signal.reason ?? new Error('screenshot aborted');
         case 'timed_out':
-          throw new ToolError('screenshot_timeout', `Chromium did not finish the screenshot of ${quoteUntrusted(target.href)} within ${context.config.BUILDFLEET_SCREENSHOT_TIMEOUT_MS / 1000} s.`);
+          throw new ToolError(
+            'screenshot_timeout',
+            `Chromium did not finish the screenshot of ${quoteUntrusted(target.href)} within ${context.config.BUILDFLEET_SCREENSHOT_TIMEOUT_MS / 1000} s.`,
+          );
         case 'failed':
           throw new ToolError('screenshot_failed', `Chromium could not screenshot ${quoteUntrusted(target.href)}: ${quoteUntrusted(result.detail)}.`);
         case 'navigation_failed':

@@ -13,7 +13,11 @@ export const MAX_SCANNED_CHARACTERS = 200_000;
 /** Each pattern's name (reported in events) and what it matches, in normalised text. */
 export const INJECTION_PATTERNS: ReadonlyArray<{ name: string; pattern: RegExp; lines?: true }> = [
   // "ignore (all) previous instructions", "ignore the above prompt", "ignore any prior rules"
-  { name: 'ignore_previous_instructions', pattern: /\bignore (?:all |any |the |your )?(?:of )?(?:the )?(?:previous|prior|above|earlier|preceding) (?:instructions?|prompts?|messages?|rules|directions)\b/ },
+  {
+    name: 'ignore_previous_instructions',
+    pattern:
+      /\bignore (?:all |any |the |your )?(?:of )?(?:the )?(?:previous|prior|above|earlier|preceding) (?:instructions?|prompts?|messages?|rules|directions)\b/,
+  },
   // "disregard the above", "disregard all previous ..."
   { name: 'disregard_above', pattern: /\bdisregard (?:all |any |the |your )?(?:previous|prior|above|earlier|preceding|instructions)\b/ },
   // "forget everything above", "forget your instructions"

@@ -20,8 +20,7 @@ const SUCCESS_STATUSES = new Set(['ok', 'success', 'succeeded']);
 /** A short description of the wrapped error, or null when the value is not such a wrapper. */
 export function findErrorInSuccessWrapper(value: unknown): string | null {
   if (!isPlainObject(value)) return null;
-  const saysSuccess =
-    value.ok === true || value.success === true || (typeof value.status === 'string' && SUCCESS_STATUSES.has(value.status.toLowerCase()));
+  const saysSuccess = value.ok === true || value.success === true || (typeof value.status === 'string' && SUCCESS_STATUSES.has(value.status.toLowerCase()));
   if (saysSuccess) {
     for (const field of ['error', 'errors', 'error_message', 'errorMessage'] as const) {
       if (isPresentError(value[field])) return `the body says success but carries "${field}"`;

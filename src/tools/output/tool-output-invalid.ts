@@ -7,14 +7,19 @@
 export const TOOL_OUTPUT_INVALID_REASONS = {
   tool_output_too_large: 'The upstream body (bytes) or the serialised output (characters) is over the contract maxCharacters.',
   missing_content_type: 'An upstream response with a body carried no Content-Type.',
-  unexpected_content_type: '`unexpected_content_type:<media type>`: the Content-Type is not one the tool expects here (e.g. a maintenance page, text/html, where an image was expected); `unexpected_content_type:malformed` when the header is not a media type (`type/subtype` of RFC 9110 tokens, at most 100 characters).',
+  unexpected_content_type:
+    '`unexpected_content_type:<media type>`: the Content-Type is not one the tool expects here (e.g. ' +
+    'a maintenance page, text/html, where an image was expected); `unexpected_content_type:malformed` ' +
+    'when the header is not a media type (`type/subtype` of RFC 9110 tokens, at most 100 characters).',
   invalid_json: 'A body declared as JSON (or the output itself) does not parse strictly as JSON (truncated, trailing garbage, invalid UTF-8).',
   invalid_html: 'A body declared as text/html is not UTF-8 or holds no markup at all.',
   invalid_text: 'A body declared as text/plain is not valid UTF-8.',
   invalid_svg: 'A body declared as image/svg+xml does not parse as one well-formed <svg> document.',
   invalid_image: 'A raster image body does not start with the signature of its declared type (PNG, JPEG, GIF, WebP) or is empty.',
-  error_in_success_wrapper: 'A JSON body says success (`ok: true`, `success: true`, `status: "ok"`) but carries an error, or is GraphQL-style `{"data": null, "errors": [...]}`.',
-  schema_invalid: '`schema_invalid:<path>`: the output (or an upstream JSON body with a known shape) fails its zod schema at that path (`(root)` for the whole value).',
+  error_in_success_wrapper:
+    'A JSON body says success (`ok: true`, `success: true`, `status: "ok"`) but carries an error, or is GraphQL-style `{"data": null, "errors": [...]}`.',
+  schema_invalid:
+    '`schema_invalid:<path>`: the output (or an upstream JSON body with a known shape) fails its zod schema at that path (`(root)` for the whole value).',
   invariant: '`invariant:<name>`: the output passes its schema but breaks a named invariant of the tool contract.',
 } as const satisfies Record<string, string>;
 
@@ -39,7 +44,10 @@ const UNSAFE_DETAIL_CHARACTER = /[^A-Za-z0-9!#$%&'*+.^_`|~/()-]/g;
 export function safeReason(reason: string): string {
   const separator = reason.indexOf(':');
   if (separator === -1) return reason;
-  const detail = reason.slice(separator + 1).slice(0, MAX_REASON_DETAIL_CHARACTERS).replace(UNSAFE_DETAIL_CHARACTER, '_');
+  const detail = reason
+    .slice(separator + 1)
+    .slice(0, MAX_REASON_DETAIL_CHARACTERS)
+    .replace(UNSAFE_DETAIL_CHARACTER, '_');
   return `${reason.slice(0, separator)}:${detail}`;
 }
 

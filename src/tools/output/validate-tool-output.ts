@@ -106,7 +106,10 @@ function strictJson(text: string, where: string, schema?: z.ZodType): unknown {
       const issue = parsed.error.issues[0];
       const path = schemaPath(issue?.path ?? []);
       // The path and the issue can name keys of the upstream's JSON.
-      throw new ToolOutputInvalid(`schema_invalid:${path}`, `${where} does not match the expected shape at ${quoteUntrusted(path, { maxCharacters: 100 })}: ${quoteUntrusted(issue?.message ?? 'invalid')}.`);
+      throw new ToolOutputInvalid(
+        `schema_invalid:${path}`,
+        `${where} does not match the expected shape at ${quoteUntrusted(path, { maxCharacters: 100 })}: ${quoteUntrusted(issue?.message ?? 'invalid')}.`,
+      );
     }
   }
   return value;
@@ -179,15 +182,7 @@ export function validateUpstreamResponse({ response, expect }: { response: Upstr
 
 /** Size → strict parse → schema → invariants of a tool's final output. Returns the value as the
  * model will see it (the JSON round trip), or throws ToolOutputInvalid. */
-export function validateToolOutput({
-  output,
-  contract,
-  context,
-}: {
-  output: unknown;
-  contract: ToolOutputContract;
-  context: InvariantContext;
-}): unknown {
+export function validateToolOutput({ output, contract, context }: { output: unknown; contract: ToolOutputContract; context: InvariantContext }): unknown {
   let json: string | undefined;
   try {
     json = JSON.stringify(output);

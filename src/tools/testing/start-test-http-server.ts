@@ -9,9 +9,7 @@ export interface TestHttpServer {
   close(): Promise<void>;
 }
 
-export async function startTestHttpServer(
-  handler: (request: IncomingMessage, response: ServerResponse) => void,
-): Promise<TestHttpServer> {
+export async function startTestHttpServer(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<TestHttpServer> {
   const requests: string[] = [];
   const server = createServer((request, response) => {
     requests.push(`${request.method} ${request.url}`);

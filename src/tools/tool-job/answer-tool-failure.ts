@@ -27,7 +27,11 @@ export async function answerToolFailure({
   durationMs: number;
 }): Promise<ToolJobResult> {
   const { deps, data, job } = call;
-  const outputMode = resolveToolOutputMode({ tool: checked.toolName, defaultMode: checked.definition.output.mode, configured: deps.config.BUILDFLEET_TOOL_OUTPUT_MODES });
+  const outputMode = resolveToolOutputMode({
+    tool: checked.toolName,
+    defaultMode: checked.definition.output.mode,
+    configured: deps.config.BUILDFLEET_TOOL_OUTPUT_MODES,
+  });
   const decision = decideToolFailure({
     failure: classifyToolFailure({ error, thrownBy, timedOut, outputMode }),
     toolName: data.name,
@@ -47,7 +51,8 @@ export async function answerToolFailure({
       if (!ToolOutputInvalid.isInstance(error)) throw error;
       return answerInvalidOutput({ call, checked, error, mode: outputMode, decision, durationMs });
     case 'retry':
-      if (decision.announce) await call.emit('tool-call-retry', { level: 'warn', message: error instanceof Error ? error.message : String(error), attempt: job.attemptsMade + 1 });
+      if (decision.announce)
+        await call.emit('tool-call-retry', { level: 'warn', message: error instanceof Error ? error.message : String(error), attempt: job.attemptsMade + 1 });
       return { kind: 'retry', error };
     case 'defer':
       return { kind: 'defer', delayMs: decision.delayMs, error };

@@ -11,7 +11,11 @@ import { toolImplementations as toolDefinitions } from '../tool-implementations.
 import type { CheckedToolCall, ToolCallContext } from './tool-call-context.js';
 
 /** The call, ready to run (a write claimed), or the refusal to record as its result. */
-export async function checkToolCall({ call }: { call: ToolCallContext }): Promise<{ kind: 'ready'; checked: CheckedToolCall } | { kind: 'refused'; code: ToolErrorCode; message: string }> {
+export async function checkToolCall({
+  call,
+}: {
+  call: ToolCallContext;
+}): Promise<{ kind: 'ready'; checked: CheckedToolCall } | { kind: 'refused'; code: ToolErrorCode; message: string }> {
   const { deps, data, run } = call;
   const refused = (code: ToolErrorCode, message: string) => ({ kind: 'refused' as const, code, message });
   if (isTerminal(run.status)) return refused('run_ended', `The run is ${run.status}; the tool was not run.`);
@@ -26,7 +30,11 @@ export async function checkToolCall({ call }: { call: ToolCallContext }): Promis
     toolName,
     definition,
     input: parsed.data,
-    killSwitchSubject: { runId: data.runId, tenant: run.tenant, upstream: upstreamOf({ tool: data.name, input: parsed.data, sitesBaseUrl: deps.publicBaseUrl }) },
+    killSwitchSubject: {
+      runId: data.runId,
+      tenant: run.tenant,
+      upstream: upstreamOf({ tool: data.name, input: parsed.data, sitesBaseUrl: deps.publicBaseUrl }),
+    },
     probe: { token: '', settled: false },
     claimedAtMs: null,
   };

@@ -26,7 +26,9 @@ export async function executeTool({
       ...(checked.claimedAtMs !== null ? { write_claimed_at_ms: checked.claimedAtMs } : {}),
       ...(probeToken ? { killswitch_probe: true } : {}),
     })
-    .catch((error: unknown) => deps.logger.warn({ run_id: data.runId, step: data.turn, err: error instanceof Error ? error.message : String(error) }, 'tool-call-start event lost'));
+    .catch((error: unknown) =>
+      deps.logger.warn({ run_id: data.runId, step: data.turn, err: error instanceof Error ? error.message : String(error) }, 'tool-call-start event lost'),
+    );
   const controller = new AbortController();
   const timeout = setTimeout(() => controller.abort(new Error('tool timed out')), deps.timeoutMs ?? 60_000);
   const started = performance.now();

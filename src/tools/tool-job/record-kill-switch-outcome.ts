@@ -7,7 +7,17 @@ import { type RunEvent } from '../../engine/index.js';
 import type { CheckedToolCall, ToolCallContext } from './tool-call-context.js';
 
 /** Records whether the call's output was valid; returns the events of the scopes it changed. */
-export async function recordKillSwitchOutcome({ call, checked, valid, reason = '' }: { call: ToolCallContext; checked: CheckedToolCall; valid: boolean; reason?: string }): Promise<RunEvent[]> {
+export async function recordKillSwitchOutcome({
+  call,
+  checked,
+  valid,
+  reason = '',
+}: {
+  call: ToolCallContext;
+  checked: CheckedToolCall;
+  valid: boolean;
+  reason?: string;
+}): Promise<RunEvent[]> {
   const { deps, data } = call;
   if (!deps.killSwitch) return [];
   const probeToken = checked.probe.token;

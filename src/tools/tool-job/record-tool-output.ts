@@ -27,7 +27,11 @@ export async function recordToolOutput({
   const { definition } = checked;
   let value: unknown;
   try {
-    value = validateToolOutput({ output, contract: definition.output, context: { runId: data.runId, toolUseId: data.toolUseId, input: checked.input, publicBaseUrl: deps.publicBaseUrl } });
+    value = validateToolOutput({
+      output,
+      contract: definition.output,
+      context: { runId: data.runId, toolUseId: data.toolUseId, input: checked.input, publicBaseUrl: deps.publicBaseUrl },
+    });
   } catch (error) {
     return answerToolFailure({ call, checked, error, thrownBy: 'fleet', timedOut: false, durationMs });
   }
@@ -40,9 +44,7 @@ export async function recordToolOutput({
   const scope = lastKnownGoodScopeOf({ writes: definition.writes, scope: definition.output.lastKnownGood });
   const [outcomeEvents] = await Promise.all([
     recordKillSwitchOutcome({ call, checked, valid: true }),
-    scope === 'never'
-      ? undefined
-      : deps.store.saveLastKnownGood({ tool: data.name, input: checked.input, runId: data.runId, scope, output: value }),
+    scope === 'never' ? undefined : deps.store.saveLastKnownGood({ tool: data.name, input: checked.input, runId: data.runId, scope, output: value }),
     startWrite,
   ]);
   const flagged = flagInjection({ call, value, source: 'output' });

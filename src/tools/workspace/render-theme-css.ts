@@ -20,10 +20,9 @@ const GENERIC_FAMILIES = new Set([
 ]);
 
 function cssString(value: string): string {
-  const escaped = value.replace(/[\\"]/g, (character) => `\\${character}`).replace(
-    /[\u0000-\u001f\u007f]/g,
-    (character) => `\\${character.charCodeAt(0).toString(16)} `,
-  );
+  const escaped = value
+    .replace(/[\\"]/g, (character) => `\\${character}`)
+    .replace(/[\u0000-\u001f\u007f]/g, (character) => `\\${character.charCodeAt(0).toString(16)} `);
   return `"${escaped}"`;
 }
 
@@ -31,7 +30,12 @@ function cssString(value: string): string {
 export function fontStack(families: string): string {
   const names = families
     .split(',')
-    .map((name) => name.trim().replace(/^["']|["']$/g, '').trim())
+    .map((name) =>
+      name
+        .trim()
+        .replace(/^["']|["']$/g, '')
+        .trim(),
+    )
     .filter((name) => name.length > 0);
   const rendered = names.map((name) => (GENERIC_FAMILIES.has(name.toLowerCase()) ? name.toLowerCase() : cssString(name)));
   if (!names.some((name) => GENERIC_FAMILIES.has(name.toLowerCase()))) rendered.push('sans-serif');

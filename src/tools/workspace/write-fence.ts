@@ -15,7 +15,9 @@ export function writeRefusalError(refusal: WriteRefusal): ToolError {
     case 'killswitch_read_only':
       return new ToolError(
         'killswitch_read_only',
-        'A kill switch that covers this write is read-only — the fleet-wide one, the one of this run\'s tenant, or the one of an upstream this run read from (too many invalid tool outputs, or an operator): write tools are refused and nothing was written. Reads still work.',
+        'A kill switch that covers this write is read-only — the fleet-wide one, the one of this ' +
+          "run's tenant, or the one of an upstream this run read from (too many invalid tool outputs, " +
+          'or an operator): write tools are refused and nothing was written. Reads still work.',
       );
     case 'safe_mode_skip_writes':
       return new ToolError(

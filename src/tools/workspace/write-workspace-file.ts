@@ -2,7 +2,15 @@
 // workspace-files.ts, which enforces the caps and the write fence atomically) with each outcome
 // that wrote nothing turned into the ToolError the model acts on.
 import { assertNever } from '../../domain/assert-never.js';
-import { type RunEngine, writeWorkspaceFile, type WriteWorkspaceFileOutcome, MAX_FILE_BYTES, MAX_WORKSPACE_BYTES, MAX_WORKSPACE_FILES, type WriteFence } from '../../engine/index.js';
+import {
+  type RunEngine,
+  writeWorkspaceFile,
+  type WriteWorkspaceFileOutcome,
+  MAX_FILE_BYTES,
+  MAX_WORKSPACE_BYTES,
+  MAX_WORKSPACE_FILES,
+  type WriteFence,
+} from '../../engine/index.js';
 import { ToolError } from '../tool-types.js';
 import { writeRefusalError } from './write-fence.js';
 
@@ -20,7 +28,10 @@ export function workspaceWriteError({ outcome, path, bytes }: { outcome: WriteWo
     case 'file_too_large':
       return new ToolError('file_too_large', `${path} would be ${bytes} bytes; one file may hold at most ${MAX_FILE_BYTES} bytes (512 KB).`);
     case 'workspace_file_limit':
-      return new ToolError('workspace_file_limit', `The workspace already holds ${MAX_WORKSPACE_FILES} files; delete one with delete_file before adding ${path}.`);
+      return new ToolError(
+        'workspace_file_limit',
+        `The workspace already holds ${MAX_WORKSPACE_FILES} files; delete one with delete_file before adding ${path}.`,
+      );
     case 'workspace_too_large':
       return new ToolError(
         'workspace_too_large',
