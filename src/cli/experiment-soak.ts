@@ -34,6 +34,7 @@ import pg from 'pg';
 import { startPrivatePostgres, type PrivatePostgres } from '../dev/private-postgres.js';
 import { migrateHistory } from '../history/migrate-history.js';
 import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
+import { createKeySpace, RunEngine } from '../engine/index.js';
 import { ApiClient } from './api-client.js';
 import { startDevFleet } from './dev-fleet.js';
 
@@ -134,13 +135,14 @@ async function runHalf({
 }): Promise<SoakHalfResult> {
   const log = options.log ?? (() => undefined);
   const retentionSeconds = half === 'keys kept' ? KEYS_KEPT_RETENTION_SECONDS : options.retentionSeconds;
+  const prefix = half === 'keys kept' ? 'soakkept' : 'soakarch';
   const dataDir = await mkdtemp(join(tmpdir(), 'bf-soak-redis-'));
   const fleet = await startDevFleet({
     writeStateFile: false,
     dataDir,
     echo: null,
     env: {
-      BUILDFLEET_PREFIX: half === 'keys kept' ? 'soakkept' : 'soakarch',
+      BUILDFLEET_PREFIX: prefix,
       DATABASE_URL: databaseUrl,
       BUILDFLEET_RUN_RETENTION_SECONDS: String(retentionSeconds),
       ...(half === 'archived' ? { BUILDFLEET_COMPLETED_JOBS_KEPT: String(options.completedJobsKept) } : {}),
@@ -214,10 +216,9 @@ async function runHalf({
     sampling = false;
     await sampler;
     const finalBytes = await usedMemory(redis);
-    let stillInRedis = 0;
-    for (const id of ended) {
-      if ((await redis.exists(`${half === 'keys kept' ? 'soakkept' : 'soakarch'}:run:{${id}}`)) === 1) stillInRedis += 1;
-    }
+    // Through the engine, which alone knows a run's keys: a record it does not find is gone.
+    const engine = new RunEngine(redis, createKeySpace(prefix));
+    const stillInRedis = (await engine.runStatuses(ended)).filter((reading) => reading.state !== 'missing').length;
     const failedBy: Record<string, number> = {};
     for (const end of ends.values()) {
       if (end.status === 'succeeded') continue;

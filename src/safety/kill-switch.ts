@@ -34,12 +34,13 @@
 // each of the switch's scripts is in one slot, on one server or a Redis Cluster alike. The record
 // and the claim are therefore two steps each: the record first notes the upstream with the engine,
 // then records the outcome; the claim first reads the run's live upstreams from the engine, then
-// judges them with the scopes. What the two steps cost: an upstream the run starts depending on
-// between the claim's two steps is not judged by that claim — the write fence judges it again at
-// the write itself, from the run's own zset, in the write's step (src/engine/effects/write-fence.ts)
-// — and noting before recording keeps the record's side safe (the run depends on the upstream
-// before its outcome can trip it). One round trip more per output and per claim, on a path whose
-// tools make a network fetch or a workspace write each. Clocks: on a cluster zset scores are Redis
+// judges them with the scopes — a tool job's claim takes the list the engine read with the run as
+// the job started (RunEngine.loadToolCall), so it costs no round trip more. What the two steps
+// cost: an upstream the run starts depending on after that read (a parallel call of the same run
+// recording an output) is not judged by that claim — the write fence judges it again at the write
+// itself, from the run's own zset, in the write's step (src/engine/effects/write-fence.ts) — and
+// noting before recording keeps the record's side safe (the run depends on the upstream before its
+// outcome can trip it). An output from an upstream costs one round trip more (the note). Clocks: on a cluster zset scores are Redis
 // TIME of the run's node, judged against the switch node's TIME — windows are minutes, clocks
 // agree to milliseconds.
 import { randomUUID } from 'node:crypto';

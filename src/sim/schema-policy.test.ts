@@ -13,7 +13,7 @@ const TODO_SCHEMA = {
   properties: {
     id: { type: 'string', description: '(minLength 1, maxLength 8, pattern ^[a-z][a-z0-9, ]*$)' },
     count: { type: 'integer', description: 'How many (minimum 2, maximum 4)' },
-    tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, description: 'Tags (maxItems 2)' },
+    tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, description: 'Tags (maxItems 2, uniqueItems true)' },
   },
   required: ['id', 'count'],
   additionalProperties: false,
@@ -27,14 +27,32 @@ describe('the schema policy', () => {
       properties: {
         id: { minLength: 1, maxLength: 8, pattern: '^[a-z][a-z0-9, ]*$' },
         count: { minimum: 2, maximum: 4 },
-        tags: { maxItems: 2 },
+        tags: { maxItems: 2, uniqueItems: true },
       },
     });
+    // A pattern's own parentheses, nested or escaped, do not end the list.
+    expect(withDescribedBounds({ type: 'string', description: 'Code (see docs) (minLength 2, pattern ^a(b(c))\\($, maxLength 9)' })).toMatchObject({
+      minLength: 2,
+      pattern: '^a(b(c))\\($',
+      maxLength: 9,
+    });
+    // Prose in parentheses is no list of bounds.
+    expect(withDescribedBounds({ type: 'string', description: 'A name (first and last)' })).toEqual({ type: 'string', description: 'A name (first and last)' });
   });
 
   it('draws inputs that meet those bounds, the same for the same seed', () => {
-    const bounded = withDescribedBounds(TODO_SCHEMA) as object;
-    for (const seed of [1, 2, 3, 4, 5]) expect(isValid(bounded, validInput(TODO_SCHEMA, seed))).toBe(true);
+    // The bounds written out by hand, not read back by the code under test.
+    const bounded = {
+      type: 'object',
+      properties: {
+        id: { type: 'string', minLength: 1, maxLength: 8, pattern: '^[a-z][a-z0-9, ]*$' },
+        count: { type: 'integer', minimum: 2, maximum: 4 },
+        tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, maxItems: 2, uniqueItems: true },
+      },
+      required: ['id', 'count'],
+      additionalProperties: false,
+    };
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) expect(isValid(bounded, validInput(TODO_SCHEMA, seed))).toBe(true);
     expect(validInput(TODO_SCHEMA, 9)).toEqual(validInput(TODO_SCHEMA, 9));
   });
 
@@ -42,10 +60,22 @@ describe('the schema policy', () => {
     const valid = validInput(TODO_SCHEMA, 1);
     const invalid = invalidInput(TODO_SCHEMA, valid);
     expect(isValid(TODO_SCHEMA, invalid)).toBe(false);
-    expect(Object.keys(invalid)).toEqual(Object.keys(valid).filter((key) => key !== 'id'));
+    expect(Object.keys(invalid!)).toEqual(Object.keys(valid).filter((key) => key !== 'id'));
     expect(invalidInput({ type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false }, { a: 'x' })).toEqual({ a: 'x', unexpected_field: true });
-    const open = { type: 'object', properties: { a: { type: 'string' } } };
-    expect(isValid(open, invalidInput(open, { a: 'x' }))).toBe(false);
+    // Open schemas: a wrong type where one is asked for — but an array, or anything, is no wrong
+    // type for a property that takes it.
+    for (const open of [
+      { type: 'object', properties: { a: { type: 'string' } } },
+      { type: 'object', properties: { a: { type: 'array' }, b: { type: 'integer' } } },
+      { type: 'object', properties: { a: {}, b: { anyOf: [{ type: 'array' }, { type: 'string' }] }, c: { type: 'boolean' } } },
+    ]) {
+      const wrong = invalidInput(open, { a: 'x' });
+      expect(wrong).not.toBeNull();
+      expect(isValid(open, wrong)).toBe(false);
+    }
+    // A schema that constrains nothing has no invalid input.
+    expect(invalidInput({ type: 'object' }, {})).toBeNull();
+    expect(invalidInput({ type: 'object', properties: { a: {} } }, { a: 1 })).toBeNull();
   });
 });
 

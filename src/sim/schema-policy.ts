@@ -62,9 +62,39 @@ function nextTool({ request, facts }: SchemaPolicyInput): string | null {
   );
 }
 
-const NUMERIC_BOUNDS = ['minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems'] as const;
-const DESCRIBED_BOUND = new RegExp(`(?:^|, )(${NUMERIC_BOUNDS.join('|')}) (-?\\d+(?:\\.\\d+)?)(?=, |$)`, 'g');
-const DESCRIBED_PATTERN = new RegExp(`(?:^|, )pattern (.+?)(?=, (?:${NUMERIC_BOUNDS.join('|')}|pattern|uniqueItems) |$)`);
+/** The keywords strict tool use cannot hold, as src/tools/strict-input-schema.ts moves them. */
+const MOVED_KEYWORDS = [
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+];
+const MOVED_ENTRY = new RegExp(`^(${MOVED_KEYWORDS.join('|')}) (.*?)(?=, (?:${MOVED_KEYWORDS.join('|')}) |$)`, 's');
+
+/** The `keyword value` entries of a description's closing parenthetical, or null when it has none.
+ * Read from the end, by the known keywords, so a pattern's own parentheses and commas do not end it. */
+function describedBounds(description: string): Record<string, unknown> | null {
+  if (!description.endsWith(')')) return null;
+  for (let open = description.lastIndexOf('('); open >= 0; open = description.lastIndexOf('(', open - 1)) {
+    let rest = description.slice(open + 1, -1);
+    const bounds: Record<string, unknown> = {};
+    for (let entry = MOVED_ENTRY.exec(rest); entry; entry = MOVED_ENTRY.exec(rest)) {
+      const [whole, keyword, value] = entry as unknown as [string, string, string];
+      bounds[keyword] = keyword === 'pattern' ? value : keyword === 'uniqueItems' ? value === 'true' : Number(value);
+      rest = rest.slice(whole.length).replace(/^, /, '');
+      if (rest === '') return Object.values(bounds).some((bound) => typeof bound === 'number' && !Number.isFinite(bound)) ? null : bounds;
+    }
+    if (open === 0) break;
+  }
+  return null;
+}
 
 /** The schema with the bounds its descriptions state put back as keywords (see the header). */
 export function withDescribedBounds(schema: unknown): unknown {
@@ -73,11 +103,8 @@ export function withDescribedBounds(schema: unknown): unknown {
   const result: Record<string, unknown> = Object.fromEntries(
     Object.entries(schema).map(([keyword, value]) => [keyword, keyword === 'enum' || keyword === 'const' ? value : withDescribedBounds(value)]),
   );
-  const described = typeof schema.description === 'string' ? /\(([^()]*(?:\([^()]*\)[^()]*)*)\)$/.exec(schema.description)?.[1] : undefined;
-  if (described === undefined) return result;
-  for (const [, keyword, value] of described.matchAll(DESCRIBED_BOUND)) if (!(keyword! in result)) result[keyword!] = Number(value);
-  const pattern = DESCRIBED_PATTERN.exec(described)?.[1];
-  if (pattern !== undefined && !('pattern' in result)) result.pattern = pattern;
+  const bounds = typeof schema.description === 'string' ? describedBounds(schema.description) : null;
+  for (const [keyword, value] of Object.entries(bounds ?? {})) if (!(keyword in result)) result[keyword] = value;
   return result;
 }
 
@@ -95,30 +122,32 @@ export function validInput(offered: Record<string, unknown>, seed: number): Reco
   throw new Error(`no valid input generated for the schema ${JSON.stringify(schema).slice(0, 300)}`);
 }
 
-/** `input` made invalid for `schema` in one way a model gets an input wrong. */
-export function invalidInput(schema: Record<string, unknown>, input: Record<string, unknown>): Record<string, unknown> {
+/** Values of a type a property did not ask for, tried in turn. */
+const WRONG_VALUES: readonly unknown[] = [[[['wrong type']]], null, 12345, 'wrong type', true, { wrong: 'type' }];
+
+/** `input` made invalid for `schema` in one way a model gets an input wrong — a required field left
+ * out, else a field the schema does not have, else a value of the wrong type — each candidate
+ * checked against the schema; null when the schema accepts every one (it constrains nothing). */
+export function invalidInput(schema: Record<string, unknown>, input: Record<string, unknown>): Record<string, unknown> | null {
+  const validate = createJsonSchemaValidator([{ name: 'tool', input_schema: schema }]);
   const required = Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === 'string') : [];
-  const [missing] = required.filter((name) => name in input);
-  if (missing !== undefined) {
-    const { [missing]: _dropped, ...rest } = input;
-    return rest;
-  }
-  if (schema.additionalProperties === false) return { ...input, unexpected_field: true };
   const properties = isRecord(schema.properties) ? Object.keys(schema.properties) : [];
-  const [first] = properties;
-  // A value no JSON Schema type keyword but `array` accepts, where the property wants another.
-  return first === undefined ? { ...input, unexpected_field: true } : { ...input, [first]: [[['wrong type']]] };
+  const candidates = [
+    ...required.filter((name) => name in input).map((name) => Object.fromEntries(Object.entries(input).filter(([key]) => key !== name))),
+    { ...input, unexpected_field: true },
+    ...properties.flatMap((name) => WRONG_VALUES.map((value) => ({ ...input, [name]: value }))),
+  ];
+  return candidates.find((candidate) => !validate('tool', candidate).ok) ?? null;
 }
 
 /** Decides the schema policy's turn. */
 export function decideSchemaTurn(input: SchemaPolicyInput): PlannedTurn {
   const { request, facts, seed, transcriptHash } = input;
   const forced = request.toolChoice.type === 'tool' ? request.toolChoice.name : null;
-  const name =
-    forced ??
-    (facts.messageCount > MAX_TRANSCRIPT_MESSAGES || request.toolChoice.type === 'none'
-      ? null
-      : (nextTool(input) ?? (request.toolChoice.type === 'any' ? (request.toolNames[0] ?? null) : null)));
+  // Under `any` the API guarantees a call, so the transcript cap and an exhausted list give one too.
+  const mustCall = request.toolChoice.type === 'any' ? (request.toolNames[0] ?? null) : null;
+  const open = facts.messageCount <= MAX_TRANSCRIPT_MESSAGES && request.toolChoice.type !== 'none';
+  const name = forced ?? (open ? nextTool(input) : null) ?? mustCall;
   if (name === null) {
     return {
       kind: 'final-answer',
@@ -135,5 +164,5 @@ export function decideSchemaTurn(input: SchemaPolicyInput): PlannedTurn {
   const strict = request.strictTools.some((tool) => tool.name === name);
   const makeInvalid = !strict && deterministicFraction({ parts: [seed, transcriptHash, 'schema-policy-invalid'] }) < input.invalidShare;
   const preface = request.toolChoice.type === 'auto' && facts.lastMessage.role === 'user' ? `Calling ${name}.` : null;
-  return { kind: 'tool-calls', preface, calls: [{ name, input: makeInvalid ? invalidInput(schema, valid) : valid }] };
+  return { kind: 'tool-calls', preface, calls: [{ name, input: (makeInvalid ? invalidInput(schema, valid) : null) ?? valid }] };
 }

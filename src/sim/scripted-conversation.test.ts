@@ -89,8 +89,66 @@ describe('a scripted conversation', () => {
     // Past the script's end.
     const ended: Message[] = [...deployed, { role: 'assistant', content: [{ type: 'text', text: 'a' }] }, user('b'), { role: 'assistant', content: [{ type: 'text', text: 'c' }] }, user('d')];
     expect(await refusal({ tools: TOOLS, messages: ended })).toContain('the script has no turn 4 (the transcript holds 3 assistant messages)');
-    // A refused request spends no rate limit and is logged as the 400 it was.
+    // Each refusal is logged as the 400 it was.
     expect(simulator.requests.filter((request) => request.status === 400)).toHaveLength(8);
+  });
+});
+
+describe('a scripted turn under tool_choice, stop sequences and refusals', () => {
+  /** A simulator serving one turn; closed after the test. */
+  async function oneTurn(turn: unknown): Promise<{ client: Anthropic; close: () => Promise<void> }> {
+    const started = await startSimulatorWithClient({ script: parseConversationScript(JSON.stringify({ turns: [turn] }), 'one turn') });
+    return { client: started.client, close: () => started.simulator.close() };
+  }
+  const refusalOf = (error: unknown) => ((error as InstanceType<typeof Anthropic.BadRequestError>).error as { error: { message: string } }).error.message;
+
+  it('makes one call at most when parallel calls are disabled, and the forced tool only', async () => {
+    const { client: two, close } = await oneTurn({
+      content: [
+        { type: 'tool_use', name: 'deploy', input: {} },
+        { type: 'tool_use', name: 'publish', input: { deploy_id: 'dep_1' } },
+      ],
+    });
+    try {
+      const served = await two.messages.create({ model: MODEL, max_tokens: 1024, tools: TOOLS, messages: [user('go')] });
+      expect(served.content.map((block) => block.type)).toEqual(['tool_use', 'tool_use']);
+      const parallelOff = { type: 'auto' as const, disable_parallel_tool_use: true };
+      await expect(two.messages.create({ model: MODEL, max_tokens: 1024, tools: TOOLS, tool_choice: parallelOff, messages: [user('go')] }).catch(refusalOf)).resolves.toContain(
+        'disable_parallel_tool_use is set, and it makes 2 calls',
+      );
+      const forced = { type: 'tool' as const, name: 'deploy' };
+      await expect(two.messages.create({ model: MODEL, max_tokens: 1024, tools: TOOLS, tool_choice: forced, messages: [user('go')] }).catch(refusalOf)).resolves.toContain(
+        'tool_choice forces deploy, and it calls publish',
+      );
+    } finally {
+      await close();
+    }
+  });
+
+  it('stops at a stop sequence the request sent, and refuses text that runs past one', async () => {
+    const { client: stopping, close } = await oneTurn({ content: [{ type: 'text', text: 'Here is the plan' }], stop_reason: 'stop_sequence', stop_sequence: '###' });
+    try {
+      const served = await stopping.messages.create({ model: MODEL, max_tokens: 1024, stop_sequences: ['###', 'END'], messages: [user('go')] });
+      expect(served).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: '###', content: [{ type: 'text', text: 'Here is the plan' }] });
+      await expect(stopping.messages.create({ model: MODEL, max_tokens: 1024, stop_sequences: ['END'], messages: [user('go')] }).catch(refusalOf)).resolves.toContain(
+        `its stop_sequence "###" is not one of the request's (END)`,
+      );
+      await expect(stopping.messages.create({ model: MODEL, max_tokens: 1024, stop_sequences: ['###', 'plan'], messages: [user('go')] }).catch(refusalOf)).resolves.toContain(
+        `its text contains the request's stop sequence "plan"`,
+      );
+    } finally {
+      await close();
+    }
+  });
+
+  it('ends a refusal with its stop_details, as the API does', async () => {
+    const { client: refusing, close } = await oneTurn({ content: [{ type: 'text', text: 'I will not build that.' }], stop_reason: 'refusal' });
+    try {
+      const served = await refusing.messages.create({ model: MODEL, max_tokens: 1024, messages: [user('go')] });
+      expect(served).toMatchObject({ stop_reason: 'refusal', stop_details: { type: 'refusal', category: null } });
+    } finally {
+      await close();
+    }
   });
 });
 

@@ -11,8 +11,8 @@
 //   - a strict tool's input matches its schema ("Tool `input` strictly follows the `input_schema`",
 //     docs strict-tool-use), checked by conforming it (conform-strict-tool-inputs.ts) and seeing
 //     nothing change;
-//   - a `stop_sequence` stop names one of the request's `stop_sequences`, and the text before it
-//     does not contain it (the API stops at its first occurrence and leaves it out);
+//   - a `stop_sequence` stop names one of the request's `stop_sequences`, and no text contains any
+//     of them (the API stops at the first occurrence of one and leaves it out);
 //   - `expect_tools`, when the script gives it, is exactly the tools offered: the test's check of
 //     the agent's phase and tier at that turn.
 // A tool input may take a value from an earlier tool result: `{"$result": "deploy", "path":
@@ -51,16 +51,18 @@ function violationOf(turn: ScriptedTurn, request: MessagesRequest): string | nul
       return `tool_choice forces ${choice.name}, and it calls ${calls.find((call) => call.name !== choice.name)!.name}`;
   }
   if (choice.disableParallelToolUse && calls.length > 1) return `disable_parallel_tool_use is set, and it makes ${calls.length} calls`;
-  if (turn.stop_sequence !== undefined) {
-    if (!request.stopSequences.includes(turn.stop_sequence))
-      return `its stop_sequence ${JSON.stringify(turn.stop_sequence)} is not one of the request's (${listed(request.stopSequences)})`;
-    if (turn.content.some((block) => block.type === 'text' && block.text.includes(turn.stop_sequence!)))
-      return `its text contains its stop_sequence, where the API would have stopped`;
+  if (turn.stop_sequence !== undefined && !request.stopSequences.includes(turn.stop_sequence)) {
+    return `its stop_sequence ${JSON.stringify(turn.stop_sequence)} is not one of the request's (${listed(request.stopSequences)})`;
   }
+  // Generation stops at the first of the request's stop sequences, whatever the turn says.
+  const stopped = request.stopSequences.find((sequence) => turn.content.some((block) => block.type === 'text' && block.text.includes(sequence)));
+  if (stopped !== undefined) return `its text contains the request's stop sequence ${JSON.stringify(stopped)}, where the API would have stopped`;
   return null;
 }
 
 class UnresolvedReference extends Error {}
+
+const isPlainRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 function isReference(value: unknown): value is { $result: string; path: string } {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -74,7 +76,8 @@ function resolveReferences(value: unknown, facts: TranscriptFacts): unknown {
     const call = facts.calls.findLast((candidate) => candidate.name === value.$result && candidate.outcome === 'success');
     if (!call) throw new UnresolvedReference(`${JSON.stringify(value)}: the transcript holds no successful ${value.$result} result`);
     let found: unknown = call.output?.json;
-    for (const key of value.path.split('.')) found = typeof found === 'object' && found !== null ? (found as Record<string, unknown>)[key] : undefined;
+    // Own fields only: a path such as `constructor` names nothing a result holds.
+    for (const key of value.path.split('.')) found = isPlainRecord(found) && Object.hasOwn(found, key) ? found[key] : undefined;
     if (found === undefined)
       throw new UnresolvedReference(
         `${JSON.stringify(value)}: the latest ${value.$result} result has no ${value.path} (it reads ${call.output?.text.slice(0, 200) ?? ''})`,

@@ -27,7 +27,11 @@ function productionFilesOutsideEngine(): string[] {
   return [...walk('src'), ...walk('workers')];
 }
 
-/** `<…>keys.run(…)`-shaped calls in one module's source: the receiver's last name is `keys`. */
+/** A run key spelled out by hand: KeySpace's layout (`<prefix>:run:{<runId>}`) in a string. */
+const SPELLED_RUN_KEY = /:run:\{/;
+
+/** `<…>keys.run(…)`-shaped calls in one module's source (the receiver's last name is `keys`), and
+ * strings or templates that spell a run's key out by hand. */
 export function runKeyCalls(fileName: string, text: string): string[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
@@ -37,6 +41,8 @@ export function runKeyCalls(fileName: string, text: string): string[] {
       const receiverName = ts.isPropertyAccessExpression(receiver) ? receiver.name.text : ts.isIdentifier(receiver) ? receiver.text : '';
       if (receiverName === 'keys') found.push(`${fileName}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} ${node.getText(source)}`);
     }
+    const literal = ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node);
+    if (literal && SPELLED_RUN_KEY.test(node.text)) found.push(`${fileName}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} ${node.getText(source)}`);
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -57,7 +63,8 @@ describe("a run's keys", () => {
       'const stream = keys',
       '  .events(runId);',
       'const queue = keys.killSwitch();',
+      'await redis.exists(`${prefix}:run:{${id}}`);',
     ].join('\n');
-    expect(runKeyCalls('sample.ts', sample)).toEqual(['sample.ts:3 fleet.store.keys.run(runId)', 'sample.ts:4 keys\n  .events(runId)']);
+    expect(runKeyCalls('sample.ts', sample)).toEqual(['sample.ts:3 fleet.store.keys.run(runId)', 'sample.ts:4 keys\n  .events(runId)', 'sample.ts:7 }:run:{${']);
   });
 });

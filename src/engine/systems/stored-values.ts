@@ -2,6 +2,8 @@
 // context), each validated, and the list of every key a run has: shared by the systems.
 import { PHASES } from '../../domain/profile.js';
 import { z } from 'zod';
+import type { Logger } from 'pino';
+import { RUN_READ_EVERY_UPSTREAM } from '../run-upstream-scopes-lua.js';
 import { hasRunEventKeys, RUN_EVENT_NAMES } from '../../domain/run-events.js';
 import type { KeySpace } from '../keys.js';
 import { assetsKey, screenshotsKey, themeKey, writesKey } from '../effect-keys.js';
@@ -33,11 +35,17 @@ export function runKeysOf(keys: KeySpace, runId: string, { turns }: { turns: num
 const liveUpstreamsSchema = z.array(z.string().regex(/^(\*|upstream:[^:]+:.+)$/));
 
 /** The upstreams a run's writes depend on, as a script read them from its upstreams zset
- * (run-upstream-scopes-lua.ts run_live_upstreams): upstream scope ids, or `['*']` for every one. */
-export function decodeLiveUpstreams(runId: string, reply: unknown): string[] {
+ * (run-upstream-scopes-lua.ts run_live_upstreams): upstream scope ids, or `['*']` for every one.
+ * A member that is no upstream scope id fails closed: the run then depends on every upstream (a
+ * tripped one refuses its writes), its reads go on, and the warning names the run. */
+export function decodeLiveUpstreams({ runId, reply, logger }: { runId: string; reply: unknown; logger: Logger | undefined }): string[] {
   const parsed = liveUpstreamsSchema.safeParse(reply);
-  if (!parsed.success) throw new Error(`the upstreams zset of run ${runId} holds a member that is no upstream scope id`);
-  return parsed.data;
+  if (parsed.success) return parsed.data;
+  logger?.warn(
+    { run_id: runId, event: 'run-upstreams-invalid' },
+    `the upstreams zset of run ${runId} holds a member that is no upstream scope id; its writes depend on every upstream`,
+  );
+  return [RUN_READ_EVERY_UPSTREAM];
 }
 
 const traceCarrierSchema = z.record(z.string(), z.string());

@@ -34,7 +34,7 @@ export class ToolCallSystem extends EngineSystem {
     if (recorded) return { recorded: parseToolResult(recorded) };
     const fields = pairsToFields(runPairs);
     if (!fields.id) return 'missing';
-    return { run: fromFields(fields), liveUpstreams: decodeLiveUpstreams(runId, upstreams) };
+    return { run: fromFields(fields), liveUpstreams: decodeLiveUpstreams({ runId, reply: upstreams, logger: this.logger }) };
   }
 
   async getStoredToolResult(runId: string, toolUseId: string): Promise<StoredToolResult | null> {

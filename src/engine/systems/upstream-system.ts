@@ -66,6 +66,7 @@ export class UpstreamSystem extends EngineSystem {
   /** The upstream scope ids the run's writes depend on now; `['*']` (RUN_READ_EVERY_UPSTREAM)
    * when it read more than MAX_RUN_UPSTREAMS within a window and depends on every upstream. */
   async liveUpstreamsOf(runId: string): Promise<string[]> {
-    return decodeLiveUpstreams(runId, await this.upstreamScripts.bfRunLiveUpstreams(runUpstreamsKey(this.keys, runId)));
+    const reply = await this.upstreamScripts.bfRunLiveUpstreams(runUpstreamsKey(this.keys, runId));
+    return decodeLiveUpstreams({ runId, reply, logger: this.logger });
   }
 }

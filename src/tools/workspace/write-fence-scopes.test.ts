@@ -65,6 +65,14 @@ describe('the write fence and the kill switch scopes', () => {
     expect(await harness.store.readFile(blocked.id, 'c.html')).toBe('c');
   });
 
+  it('fails closed on an upstreams entry that does not decode: the run depends on every upstream, its calls still load', async () => {
+    const run = await runOf('fence-f');
+    // Seeded by hand (the layout is the engine's; tests may seed state): no upstream scope id.
+    await harness.redis.zadd(`${harness.store.keys.run(run.id)}:upstreams`, Date.now() + 60_000, 'not-a-scope');
+    expect(await harness.store.loadToolCall(run.id, 'toolu_unrecorded')).toMatchObject({ run: { id: run.id }, liveUpstreams: ['*'] });
+    expect(await harness.store.liveUpstreamsOf(run.id)).toEqual(['*']);
+  });
+
   it('refuses the writes of a run that read from a read-only upstream, until the dependency leaves the window', async () => {
     const killSwitch = switchWith({ windowMs: 1000 });
     const reader = await runOf('fence-c');
