@@ -4,7 +4,7 @@
 // (output/tool-output-invalid.ts); anything else thrown is an infrastructure failure and is retried.
 import type { z } from 'zod';
 import type { Logger } from 'pino';
-import type { Phase, ToolName } from '../domain/profile.js';
+import type { Phase } from '../domain/profile.js';
 import type { Config } from '../config.js';
 import type { RunRecord, RunEngine, WriteFence } from '../engine/index.js';
 import type { ToolOutputContract } from './output/output-contract.js';
@@ -28,7 +28,8 @@ export interface ToolContext {
 }
 
 export interface ToolImplementation<Schema extends z.ZodType = z.ZodType, Output = any> {
-  name: ToolName;
+  /** The builder's tools are ToolNames; a tool defined elsewhere (an HTTP tool) names itself. */
+  name: string;
   description: string;
   inputSchema: Schema;
   /** What the output must be (validate-tool-output.ts) and what happens when it is not. */
@@ -37,6 +38,9 @@ export interface ToolImplementation<Schema extends z.ZodType = z.ZodType, Output
   writes: boolean;
   /** Safe to run again after an unknown outcome (a timeout after sending). */
   idempotent: boolean;
+  /** For a tool served by one endpoint (an HTTP tool): that endpoint, whose host is the call's
+   * upstream for the kill switch whatever the input holds. Unset: the input's `url`, if any. */
+  serviceUrl?: string;
   execute(input: z.infer<Schema>, context: ToolContext): Promise<unknown>;
 }
 

@@ -20,7 +20,13 @@ export interface FetchWithLimitsInput {
   policy: FetchTargetPolicy;
   /** The tool call's signal: its abort is a cancellation, not a tool failure, so it propagates. */
   signal: AbortSignal;
-  method?: 'GET' | 'HEAD';
+  /** POST (an HTTP tool's call, src/tools/http-tool/): sends `body`, follows no redirect (a 3xx is
+   * the answer), and is never sent twice by this function. */
+  method?: 'GET' | 'HEAD' | 'POST';
+  /** POST only: the body, sent as given. */
+  body?: string;
+  /** Sent besides user-agent and accept. */
+  headers?: Record<string, string>;
   timeoutMs?: number;
   maxBytes?: number;
   maxRedirects?: number;
@@ -69,6 +75,8 @@ export async function fetchWithLimits({
   policy,
   signal,
   method = 'GET',
+  body: requestBody,
+  headers = {},
   timeoutMs = FETCH_TIMEOUT_MS,
   maxBytes = FETCH_MAX_BYTES,
   maxRedirects = FETCH_MAX_REDIRECTS,
@@ -83,12 +91,13 @@ export async function fetchWithLimits({
       const response = await guardedFetch(current, {
         method,
         signal: combined,
-        headers: { 'user-agent': 'buildfleet-tools/0.1', accept: '*/*' },
+        headers: { 'user-agent': 'buildfleet-tools/0.1', accept: '*/*', ...headers },
+        ...(method === 'POST' ? { body: requestBody ?? '' } : {}),
         trusted: isAllowlistedTarget({ url: current, policy }),
         ...(resolveHost ? { resolve: resolveHost } : {}),
       });
       const location = response.headers.get('location');
-      if (REDIRECT_STATUSES.has(response.status) && location) {
+      if (method !== 'POST' && REDIRECT_STATUSES.has(response.status) && location) {
         await response.body?.cancel().catch(() => undefined);
         if (redirects >= maxRedirects) {
           throw new ToolError(

@@ -33,7 +33,12 @@ export async function checkToolCall({
     killSwitchSubject: {
       runId: data.runId,
       tenant: run.tenant,
-      upstream: upstreamOf({ tool: data.name, input: parsed.data, sitesBaseUrl: deps.publicBaseUrl }),
+      // A tool served by one endpoint (an HTTP tool) has that endpoint as its upstream.
+      upstream: upstreamOf({
+        tool: data.name,
+        input: definition.serviceUrl === undefined ? parsed.data : { url: definition.serviceUrl },
+        sitesBaseUrl: deps.publicBaseUrl,
+      }),
     },
     probe: { token: '', settled: false },
     claimedAtMs: null,
