@@ -24,6 +24,7 @@ export const TOOL_ERROR_CODES = {
   fetch_timeout: 'A fetch did not complete within 10 seconds.',
   fetch_failed: 'A fetch failed at the network level (DNS, connection refused, reset, TLS).',
   fetch_http_error: 'fetch_image got a non-2xx HTTP status.',
+  mcp_tool_error: 'An MCP tool answered with isError: true; its text is quoted as data.',
   http_tool_rejected: "An HTTP tool's service refused the call (a 3xx or 4xx other than 408, 425 and 429); its answer is quoted as data.",
   chromium_unavailable: 'screenshot found no Chromium binary to run.',
   screenshot_timeout: 'Chromium did not produce a screenshot within BUILDFLEET_SCREENSHOT_TIMEOUT_MS (30 s by default).',

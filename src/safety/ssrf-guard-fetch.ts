@@ -13,7 +13,7 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { blockedAddressReason, blockedHostReason, createGuardedLookup, SsrfBlockedError, systemResolver, type HostResolver } from './ssrf-guard.js';
 
 export interface GuardedFetchInit {
-  method: 'GET' | 'HEAD' | 'POST';
+  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
   headers: Record<string, string>;
   /** The request body (POST: a webhook delivery, src/webhooks/), sent once the socket passed the
    * address check. */
