@@ -3,45 +3,26 @@
 // the definition names are offered with the server's input schema, renamed where asked; a call's
 // input is checked before it is sent; isError, an answer off its outputSchema and a missing tool
 // each end as the fleet's own errors do.
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-test-harness.js';
 import { ToolOutputInvalid } from '../output/tool-output-invalid.js';
 import { connectMcpTools, type McpToolset } from './connect-mcp-tools.js';
-// @ts-expect-error: a plain-JS fixture without types.
-import { createBakeryServer } from '../../../test/fixtures/mcp/bakery-mcp-server.mjs';
+import { startBakeryMcpHttpServer, type BakeryMcpHttpServer } from '../../../test/support/bakery-mcp-http.js';
 
-let http: HttpServer;
+let http: BakeryMcpHttpServer;
 let origin: string;
 let harness: ToolTestHarness;
 const opened: McpToolset[] = [];
 
 beforeAll(async () => {
-  // Stateless Streamable HTTP: a server and a transport per request, as the SDK's example does.
-  http = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      void (async () => {
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-        const server = (createBakeryServer as () => { connect(transport: unknown): Promise<void> })();
-        await server.connect(transport);
-        const text = Buffer.concat(chunks).toString('utf8');
-        await transport.handleRequest(request, response, text ? (JSON.parse(text) as unknown) : undefined);
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  http = await startBakeryMcpHttpServer();
+  origin = http.origin;
   harness = await createToolTestHarness('mcptools');
 });
 afterAll(async () => {
   await Promise.all(opened.map((toolset) => toolset.close()));
-  http.closeAllConnections();
-  await new Promise((resolve) => http.close(resolve));
+  await http.close();
   await harness.close();
 });
 
