@@ -23,6 +23,7 @@ import { rerunRunRoute } from './routes/rerun-run-route.js';
 import { getTenantPolicyRoute, putTenantPolicyRoute } from './routes/tenant-policy-routes.js';
 import { spendRoute } from './routes/spend-route.js';
 import { webhookSecretRoute } from './routes/webhook-secret-route.js';
+import { agentsRoute } from './routes/agents-route.js';
 import { createRunRoute } from './routes/create-run-route.js';
 import { getRunRoute } from './routes/get-run-route.js';
 import { runPayloadRoutes } from './routes/run-payload-routes.js';
@@ -163,6 +164,7 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   registerRoute({ app, route: putTenantPolicyRoute({ fleet }) });
   registerRoute({ app, route: spendRoute({ fleet }) });
   registerRoute({ app, route: webhookSecretRoute({ fleet }) });
+  registerRoute({ app, route: agentsRoute() });
   // The kill switch plugin's routes declare no access, so the auth hook requires `admin` for them
   // (its default); killSwitchDocumentation says so and documents them in the OpenAPI document.
   await app.register(async (scope) => {

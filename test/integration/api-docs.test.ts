@@ -37,6 +37,7 @@ const EXPECTED_OPERATIONS = [
   'put /v1/admin/tenants/{tenant}/policy',
   'get /v1/spend',
   'get /v1/webhooks/signing-secret',
+  'get /v1/agents',
   'get /v1/runs/{id}',
   'get /v1/runs/{id}/events',
   'get /v1/runs/{id}/turns',
