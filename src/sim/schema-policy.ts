@@ -16,6 +16,7 @@
 // matches its schema, so it is never made invalid), scenarios and text-call drift.
 import { generateSync } from 'json-schema-faker';
 import { createJsonSchemaValidator } from '../parsing/index.js';
+import { STRICT_MOVED_KEYWORDS } from '../domain/strict-schema-keywords.js';
 import { deterministicFraction } from './deterministic-random.js';
 import type { MessagesRequest } from './messages-request.js';
 import type { PlannedTurn } from './planned-turn.js';
@@ -62,20 +63,7 @@ function nextTool({ request, facts }: SchemaPolicyInput): string | null {
   );
 }
 
-/** The keywords strict tool use cannot hold, as src/tools/strict-input-schema.ts moves them. */
-const MOVED_KEYWORDS = [
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-];
+const MOVED_KEYWORDS: readonly string[] = STRICT_MOVED_KEYWORDS;
 const MOVED_ENTRY = new RegExp(`^(${MOVED_KEYWORDS.join('|')}) (.*?)(?=, (?:${MOVED_KEYWORDS.join('|')}) |$)`, 's');
 
 /** The `keyword value` entries of a description's closing parenthetical, or null when it has none.

@@ -7,20 +7,7 @@
 // instead, the way the SDKs' own helpers transform a schema. The fleet still checks every one of
 // them (src/domain/tool-input-schemas.ts, src/agent/reject-call.ts): strict guarantees the shape,
 // the fleet's validator the bounds.
-
-/** Keywords the strict grammar does not take, moved into the description. */
-const UNSUPPORTED_KEYWORDS = [
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'maxItems',
-  'uniqueItems',
-] as const;
+import { STRICT_UNSUPPORTED_KEYWORDS } from '../domain/strict-schema-keywords.js';
 
 /** "A request can have at most 20 strict tools" (strict-tool-use, limits). */
 export const MAXIMUM_STRICT_TOOLS = 20;
@@ -34,7 +21,7 @@ export function strictInputSchema(schema: Record<string, unknown>): Record<strin
   const result: Record<string, unknown> = {};
   const moved: string[] = [];
   for (const [keyword, value] of Object.entries(schema)) {
-    if ((UNSUPPORTED_KEYWORDS as readonly string[]).includes(keyword)) {
+    if ((STRICT_UNSUPPORTED_KEYWORDS as readonly string[]).includes(keyword)) {
       moved.push(`${keyword} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
     } else if (keyword === 'minItems' && typeof value === 'number' && value > 1) {
       moved.push(`minItems ${value}`);
