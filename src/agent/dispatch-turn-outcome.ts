@@ -3,11 +3,9 @@
 // outcome an earlier attempt committed) may find its jobs there already.
 import { WRITE_TOOLS, type ToolName } from '../domain/profile.js';
 import { claimDurabilityOf, type TurnOutcome, type RunRecord } from '../engine/index.js';
-import type { ModelJobData, ToolJobData } from '../jobs/job-catalog.js';
+import { toolJobOf, type ModelJobData } from '../jobs/job-catalog.js';
 import { activeTraceCarrier } from '../telemetry/tracing.js';
 import type { ModelTurnDependencies } from './turn-context.js';
-
-type ToolParseMode = ToolJobData['parseMode'];
 
 /** Enqueues what a committed outcome says comes next; nothing when it ended the run. */
 export async function dispatchTurnOutcome({
@@ -30,9 +28,7 @@ export async function dispatchTurnOutcome({
   // Tool calls are children of the turn that made them; the next turn hangs off the run root.
   const turnContext = activeTraceCarrier();
   const toolTrace = Object.keys(turnContext).length > 0 ? turnContext : trace;
-  const toolJobs = outcome.dispatch
-    .filter((call) => call.name !== 'ask_user')
-    .map((call) => ({ ...call, parseMode: call.parseMode as ToolParseMode, trace: toolTrace }));
+  const toolJobs = outcome.dispatch.filter((call) => call.name !== 'ask_user').map((call) => toolJobOf(call, toolTrace));
   // A call with an effect goes out only once the answer that made it is on a replica, when
   // configured (docs/scaling.md#failover): its job runs on the queue's primary, and were the
   // answer lost with the run's, the resumed turn would make the call again under a new id.

@@ -2,7 +2,7 @@
 // store and queues, so the API, the CLI and the tests share one implementation.
 import { assignQueueShard } from '../domain/queue-shards.js';
 import type { FleetContext } from './fleet-context.js';
-import { jobIds, QUEUE_NAMES, type ModelJobData, type ToolJobData } from '../jobs/job-catalog.js';
+import { jobIds, QUEUE_NAMES, toolJobOf, type ModelJobData } from '../jobs/job-catalog.js';
 import {
   type PlannedDispatch,
   type RunOptions,
@@ -229,16 +229,4 @@ async function undispatchedCalls(fleet: FleetContext, run: RunRecord, turn: numb
   const unrecorded = inspection.calls.filter(({ call, recorded }) => !recorded && call.name !== 'ask_user').map(({ call }) => call);
   const states = await Promise.all(unrecorded.map((call) => fleet.queues.of(run.queueShard).jobState(QUEUE_NAMES.tool, jobIds.tool(runId, call.toolUseId))));
   return unrecorded.filter((_, index) => states[index] === 'unknown');
-}
-
-function toolJobOf(call: PlannedDispatch, trace: Record<string, string>): ToolJobData {
-  return {
-    runId: call.runId,
-    turn: call.turn,
-    toolUseId: call.toolUseId,
-    name: call.name,
-    input: call.input,
-    parseMode: call.parseMode as ToolJobData['parseMode'],
-    trace,
-  };
 }

@@ -40,6 +40,25 @@ export const toolJobSchema = z.strictObject({
 });
 export type ToolJobData = z.infer<typeof toolJobSchema>;
 
+/** The tool job of a call a turn's outcome planned (the engine's PlannedDispatch, structurally: the
+ * job protocol sits below the engine), carrying `trace`. The turn's dispatch, the reaper's resume
+ * and a run's resume each enqueue these. */
+export function toolJobOf(
+  call: { runId: string; turn: number; toolUseId: string; name: string; input: unknown; parseMode: string },
+  trace: Record<string, string>,
+): ToolJobData {
+  // A planned call's parse mode came from the parser (PARSE_MODES); the outcome stores it as a string.
+  return {
+    runId: call.runId,
+    turn: call.turn,
+    toolUseId: call.toolUseId,
+    name: call.name,
+    input: call.input,
+    parseMode: call.parseMode as ToolJobData['parseMode'],
+    trace,
+  };
+}
+
 /** The archive queue (src/workers/archive-worker.ts): one job per finished run. Not in QUEUE_NAMES,
  * whose two queues are the run's turn protocol (jobState, the reaper). */
 export const ARCHIVE_QUEUE_NAME = 'archive';

@@ -14,10 +14,10 @@
 // resume stamps the run's transition time, so a run whose new jobs keep being lost ends run_stalled
 // within (BUILDFLEET_REAPER_MAX_RECOVERIES + 1) × that.
 import type { Logger } from 'pino';
-import type { RunEngine, TurnInspection, PlannedDispatch } from '../engine/index.js';
+import type { RunEngine, TurnInspection } from '../engine/index.js';
 import type { FleetQueues } from '../jobs/fleet-queues.js';
 import type { QueueShards } from '../jobs/queue-shards.js';
-import { jobIds, QUEUE_NAMES, type ModelJobData, type ToolJobData } from '../jobs/job-catalog.js';
+import { jobIds, QUEUE_NAMES, toolJobOf, type ModelJobData } from '../jobs/job-catalog.js';
 import { assertNever } from '../domain/assert-never.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 import { decideStalledRun, isLiveJobState, type ObservedJobState, type StalledRunDecision } from './decide-stalled-run.js';
@@ -199,7 +199,7 @@ export class RunReaper {
         if (resumed !== 'resumed') return;
         await queues.addToolJobsToParent(
           decision.parentJobId,
-          decision.calls.map((call) => toolJob(call, inspection.traceContext)),
+          decision.calls.map((call) => toolJobOf(call, inspection.traceContext)),
         );
         report.resumed.push(runId);
         return;
@@ -214,7 +214,7 @@ export class RunReaper {
         if (decision.calls.length > 0) {
           await queues.enqueueToolFanOut(
             next,
-            decision.calls.map((call) => toolJob(call, inspection.traceContext)),
+            decision.calls.map((call) => toolJobOf(call, inspection.traceContext)),
             { parentJobId: decision.jobId },
           );
         } else {
@@ -246,16 +246,4 @@ export class RunReaper {
         assertNever(decision);
     }
   }
-}
-
-function toolJob(call: PlannedDispatch, trace: Record<string, string>): ToolJobData {
-  return {
-    runId: call.runId,
-    turn: call.turn,
-    toolUseId: call.toolUseId,
-    name: call.name,
-    input: call.input,
-    parseMode: call.parseMode as ToolJobData['parseMode'],
-    trace,
-  };
 }
