@@ -70,6 +70,9 @@ describe.each([
     const invalid = await harness.call(price!, { item: 'cake' }, await context()).catch((error: unknown) => error);
     expect(invalid).toBeInstanceOf(ToolOutputInvalid);
     expect(invalid).toMatchObject({ reason: 'schema_invalid:(root)' });
+    const bare = await harness.call(price!, { item: 'pie' }, await context()).catch((error: unknown) => error);
+    expect(bare).toBeInstanceOf(ToolOutputInvalid);
+    expect(bare).toMatchObject({ reason: 'schema_invalid:(root)', message: expect.stringContaining('did not return structured content') });
   });
 });
 

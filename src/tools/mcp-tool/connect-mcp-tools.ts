@@ -102,10 +102,15 @@ function textsOf(content: unknown): string[] {
   return content.flatMap((block: { type?: unknown; text?: unknown }) => (block?.type === 'text' && typeof block.text === 'string' ? [block.text] : []));
 }
 
-/** One call. The SDK's client checks structuredContent against the tool's outputSchema itself and
- * throws McpError InvalidParams ("Structured content does not match the tool's output schema"): that
- * is an invalid output, not a failed call. Any other McpError (a timeout, a closed connection) is an
- * infrastructure failure: attempted again for a read, an unknown outcome for a write. */
+/** What the SDK's client throws when a tool with an outputSchema answers without structuredContent
+ * (InvalidRequest) or with one off the schema (InvalidParams): it checks both itself
+ * (@modelcontextprotocol/sdk client/index.js, callTool), so the fleet does not check them again. */
+const OUTPUT_SCHEMA_REFUSALS =
+  /has an output schema but did not return structured content|structured content does not match|failed to validate structured content/i;
+
+/** One call. An answer the SDK refused for the tool's outputSchema is an invalid output, not a
+ * failed call. Any other McpError (a timeout, a closed connection) is an infrastructure failure:
+ * attempted again for a read, an unknown outcome for a write. */
 async function callChecked(
   client: Client,
   {
@@ -120,10 +125,11 @@ async function callChecked(
   try {
     return await client.callTool({ name: remoteName, arguments: input as Record<string, unknown> }, undefined, { signal, timeout: timeoutMs });
   } catch (error) {
-    if (hasOutputSchema && error instanceof McpError && error.code === ErrorCode.InvalidParams && /structured content/i.test(error.message)) {
+    const refusedOutput = error instanceof McpError && (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.InvalidRequest);
+    if (hasOutputSchema && refusedOutput && OUTPUT_SCHEMA_REFUSALS.test(error.message)) {
       throw new ToolOutputInvalid(
         'schema_invalid:(root)',
-        `${name}'s structuredContent does not match its outputSchema: ${quoteUntrusted(error.message, { maxCharacters: 200 })}`,
+        `${name}'s answer does not meet its outputSchema: ${quoteUntrusted(error.message, { maxCharacters: 200 })}`,
       );
     }
     throw error;
@@ -163,7 +169,7 @@ export async function connectMcpTools(definition: McpToolsetDefinition, { fetchP
       const name = choice.name ?? remoteName;
       const inputJsonSchema = remote.inputSchema as Record<string, unknown>;
       inputJsonSchemas[name] = inputJsonSchema;
-      const outputValidate = remote.outputSchema ? createJsonSchemaValidator([{ name: remoteName, input_schema: remote.outputSchema }]) : null;
+      const hasOutputSchema = remote.outputSchema !== undefined;
       tools.push(
         defineTool({
           name,
@@ -175,24 +181,14 @@ export async function connectMcpTools(definition: McpToolsetDefinition, { fetchP
           idempotent: choice.effect === 'read',
           serviceUrl: serverUrl,
           async execute(input, context) {
-            const result = await callChecked(client, { remoteName, name, input, signal: context.signal, timeoutMs, hasOutputSchema: outputValidate !== null });
+            const result = await callChecked(client, { remoteName, name, input, signal: context.signal, timeoutMs, hasOutputSchema });
             if (result.isError === true) {
               throw new ToolError(
                 'mcp_tool_error',
                 `${name} failed: ${quoteUntrusted(textsOf(result.content).join('\n') || '(no text)', { maxCharacters: 500 })}`,
               );
             }
-            if (outputValidate) {
-              if (result.structuredContent === undefined)
-                throw new ToolOutputInvalid('schema_invalid:(root)', `${name} declares an outputSchema but answered no structuredContent.`);
-              const checked = outputValidate(remoteName, result.structuredContent);
-              if (!checked.ok)
-                throw new ToolOutputInvalid(
-                  'schema_invalid:(root)',
-                  `${name}'s structuredContent does not match its outputSchema: ${quoteUntrusted(checked.reason, { maxCharacters: 200 })}`,
-                );
-              return result.structuredContent;
-            }
+            // With an outputSchema the SDK has checked structuredContent already (callChecked).
             return result.structuredContent ?? { content: textsOf(result.content) };
           },
         }),
