@@ -85,12 +85,23 @@ function originOf(url: string): string | null {
   }
 }
 
-/** A tool call's upstream: the host (with a non-default port) of its `url` input, lower-cased by
+/** A tool call's upstream: the host (with a non-default port) of the endpoint the tool is served by
+ * (`serviceUrl`: an HTTP or MCP tool's, whatever the input holds), else of its `url` input, lower-cased by
  * the WHATWG URL parser; `(invalid-url)` when the url does not parse, so it never counts as the
  * fleet's own tool. A `url` on the fleet's own sites origin (`sitesBaseUrl`, the publicBaseUrl
  * the tools get) has no shared upstream: `{host: null, ownSite: true}`. */
-export function upstreamOf({ tool, input, sitesBaseUrl }: { tool: string; input: unknown; sitesBaseUrl: string }): ToolUpstream {
-  const url = typeof input === 'object' && input !== null && 'url' in input ? (input as { url: unknown }).url : undefined;
+export function upstreamOf({
+  tool,
+  input,
+  sitesBaseUrl,
+  serviceUrl,
+}: {
+  tool: string;
+  input: unknown;
+  sitesBaseUrl: string;
+  serviceUrl?: string | undefined;
+}): ToolUpstream {
+  const url = serviceUrl ?? (typeof input === 'object' && input !== null && 'url' in input ? (input as { url: unknown }).url : undefined);
   if (typeof url !== 'string') return { tool, host: null };
   let parsed: URL;
   try {

@@ -33,12 +33,7 @@ export async function checkToolCall({
     killSwitchSubject: {
       runId: data.runId,
       tenant: run.tenant,
-      // A tool served by one endpoint (an HTTP tool) has that endpoint as its upstream.
-      upstream: upstreamOf({
-        tool: data.name,
-        input: definition.serviceUrl === undefined ? parsed.data : { url: definition.serviceUrl },
-        sitesBaseUrl: deps.publicBaseUrl,
-      }),
+      upstream: upstreamOf({ tool: data.name, input: parsed.data, sitesBaseUrl: deps.publicBaseUrl, serviceUrl: definition.serviceUrl }),
     },
     probe: { token: '', settled: false },
     claimedAtMs: null,
