@@ -121,7 +121,9 @@ describe('jobs deleted from Redis behind the fleet’s back', () => {
     expect(resumes[0]).toMatchObject({ reason: 'tool_job_missing', job_id: parentId, step: 1, recovery: 1 });
     await toolWorker.close();
     toolWorker = null;
-  });
+    // The test's own deadline outlasts the 30 s wait inside it: on a loaded machine the set-up and the
+    // reaper's sweeps take part of that, and the default 30 s cut the wait short (a CI pass did).
+  }, 90_000);
 
   it('a lost model turn is added again with its own id once its tools finished, and the run succeeds', async () => {
     const { run, parentId, toolJobIds } = await runWaitingForTools(harness);
@@ -138,7 +140,7 @@ describe('jobs deleted from Redis behind the fleet’s back', () => {
     expect(todoWrites).toHaveLength(1);
     await toolWorker.close();
     toolWorker = null;
-  });
+  }, 90_000);
 });
 
 describe('the reaper ends what it cannot resume', () => {
