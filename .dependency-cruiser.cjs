@@ -43,7 +43,7 @@ const LAYERS = [
     // the webhook worker (src/workers/) drives them.
     // src/providers: the model providers (Anthropic, Bedrock, Vertex, OpenAI-compatible) over the
     // model client (docs/providers.md); the turn calls a model through one of them.
-    path: '^src/(model|providers|tools|safety|auth|sites|webhooks)/',
+    path: '^src/(model|providers|tools|agents|safety|auth|sites|webhooks)/',
     why: 'the model client, the tools, the safety guards, API keys and the site store each do one thing; the turn logic and the workers compose them, never the other way round',
   },
   {

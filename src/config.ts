@@ -326,6 +326,9 @@ export const configSchema = z.object({
    * enqueued (docs/webhooks.md#guarantee); also the grace after an end before it is swept. 0: none. */
   BUILDFLEET_WEBHOOK_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   BUILDFLEET_FETCH_ALLOWLIST: z.string().default(''),
+  /** Agent modules every role loads besides the site builder (docs/agents.md): comma-separated
+   * paths (relative to the working directory) or file: URLs, each exporting an agent's definition. */
+  BUILDFLEET_AGENT_MODULES: z.string().default(''),
   /** fetch_url_live / fetch_image may reach public addresses (each connection's address checked by
    * the SSRF guard); false = only the site server and BUILDFLEET_FETCH_ALLOWLIST. */
   BUILDFLEET_FETCH_PUBLIC: booleanFlag.default(true),

@@ -130,7 +130,7 @@ export function RunPage({ runId, session }) {
       <div class="run-head">
         <h1><code>${run.id}</code></h1>
         <${StatusBadge} status=${run.status} />
-        <span class="muted">phase ${run.phase} · turn ${run.turn} · ${run.model} · ${describeThinking(run)}</span>
+        <span class="muted">agent ${run.agent} · phase ${run.phase} · turn ${run.turn} · ${run.model} · ${describeThinking(run)}</span>
       </div>
       ${error && html`<p class="error" role="alert">${error}</p>`}
       <div class="run-grid">

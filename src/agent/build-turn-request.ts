@@ -2,12 +2,11 @@
 // tool_choice, thinking — and what it may cost: the prompt's estimated tokens and the call's
 // max_tokens, capped to the context window. max_tokens is the run's: raised by a truncation, it
 // stays raised.
-import { toolsForPhase } from '../domain/profile.js';
 import type { ToolChoice } from '../domain/tool-choice.js';
 import { buildThinkingRequest } from '../domain/thinking-request.js';
 import { capMaxTokensToContextWindow } from '../model/cap-max-tokens-to-context-window.js';
 import { estimatePromptTokens, promptCharacters } from '../model/estimate-prompt-tokens.js';
-import { buildSystemPrompt } from './system-prompt.js';
+import { MAXIMUM_STRICT_TOOLS } from '../tools/tool-definitions.js';
 import { declaredTools } from './phase-tools.js';
 import { chooseToolChoice } from './tool-choice-policy.js';
 import { choosePromptCacheTtl } from './prompt-cache-ttl.js';
@@ -27,7 +26,7 @@ export interface TurnRequest {
   thinkingRequest: ReturnType<typeof buildThinkingRequest>;
   strict: boolean;
   tools: ToolsOffered;
-  system: ReturnType<typeof buildSystemPrompt>;
+  system: string;
   toolChoice: ToolChoice;
   measuredRatio: number | null;
   estimatedPromptTokens: number;
@@ -36,20 +35,23 @@ export interface TurnRequest {
 
 /** Builds the turn's request and estimates its prompt (calibrating the estimate now and then). */
 export async function buildTurnRequest({ context }: { context: TurnContext }): Promise<TurnRequest> {
-  const { deps, run, runId, turn, provider, capabilities, layout, phase, messages } = context;
+  const { deps, run, runId, turn, provider, capabilities, layout, phase, messages, agent } = context;
   const maxTokens = run.maxTokens;
   const thinkingRequest = buildThinkingRequest({ settings: run, capabilities });
   const thinking = thinkingRequest.thinking;
-  const strict = deps.config.BUILDFLEET_STRICT_TOOLS && capabilities.strictTools && STRICT_TOOL_PROVIDERS.has(provider.kind);
+  // "A request can have at most 20 strict tools": an agent whose request carries more (every tool
+  // declared at once, or a tier its largeTiers allows) is sent without strict tool use.
+  const offered = layout === 'declared_once' ? agent.everyTool.length : agent.tier(phase).length;
+  const strict = deps.config.BUILDFLEET_STRICT_TOOLS && capabilities.strictTools && STRICT_TOOL_PROVIDERS.has(provider.kind) && offered <= MAXIMUM_STRICT_TOOLS;
   // The calls allowed stay the phase's tier in every layout; a declared_once request shows every
   // tool, the tier surfaced by the transcript's tool changes, and a system prompt without the phase.
   const tools: ToolsOffered = deps.toolsFor
     ? deps.toolsFor(phase, run)
     : layout === 'declared_once'
-      ? { names: toolsForPhase(phase), definitions: declaredTools({ strict }).definitions }
-      : tieredTools(phase, { strict });
-  const system = buildSystemPrompt(layout === 'declared_once' ? { phase: null } : { phase, note: context.safeModeNote });
-  const toolChoice = chooseToolChoice({ phase, hasPlan: run.todos.length > 0, mayForce: context.mayForce });
+      ? { names: agent.tier(phase), definitions: declaredTools(agent, { strict }).definitions }
+      : tieredTools(agent, phase, { strict });
+  const system = agent.systemPrompt(layout === 'declared_once' ? { phase: null } : { phase, note: context.safeModeNote });
+  const toolChoice = chooseToolChoice({ planDue: agent.planFirst && phase === agent.initialPhase && run.todos.length === 0, mayForce: context.mayForce });
   const promptParts = {
     system,
     tools: tools.definitions,

@@ -25,7 +25,7 @@ export async function commitTurnAnswer({
   const { deps, run, runId, turn, messages, nextInput, event } = context;
   const { response, costMicroUsd } = answer;
   const { decision, counters, maxTokens: nextMaxTokens, events: decisionEvents } = decided;
-  const planned = planTurnOutcome({ run, turn, phase: context.phase, decision, allowed: request.tools.names });
+  const planned = planTurnOutcome({ agent: context.agent, run, turn, phase: context.phase, decision, allowed: request.tools.names });
   const askUser = planned.outcome.dispatch.find((call) => call.name === 'ask_user');
   const askedQuestion = askUser ? toolInputSchemas.ask_user.safeParse(askUser.input) : null;
   const next = {

@@ -1,7 +1,6 @@
 // Step 4 of a model turn (run-model-turn.ts): the decision, exhaustive over stop_reason
 // (stop-reason-handler.ts), with the finish gate and text recovery the run is held to.
 import { randomBytes } from 'node:crypto';
-import { evaluateFinishGate } from '../domain/finish-gate.js';
 import { readsProgressUpdates } from '../domain/model-written-text.js';
 import { DEFAULT_STOP_SEQUENCES, DEFAULT_TURN_LIMITS, handleStopReason, type StopReasonOutput } from './stop-reason-handler.js';
 import { verifiedFinishSummary } from './summary-request.js';
@@ -11,15 +10,15 @@ import type { TurnContext } from './turn-context.js';
 
 /** Decides what the answer means for the run, and tells the decision hook. */
 export function decideTurnFromAnswer({ context, request, answer }: { context: TurnContext; request: TurnRequest; answer: TurnAnswer }): StopReasonOutput {
-  const { deps, run, view, messages, capabilities } = context;
+  const { deps, run, view, messages, capabilities, agent } = context;
   const { response } = answer;
   const { tools } = request;
-  const gate = evaluateFinishGate({ todos: run.todos, trail: view.trail, deployments: { latest: run.latestDeploy, live: run.liveDeploy } });
+  const gateMissing = agent.finishGate({ todos: run.todos, trail: view.trail, deployments: { latest: run.latestDeploy, live: run.liveDeploy } });
   const recover = deps.recover;
   const decided = handleStopReason({
     response,
     finishVerified: run.finishVerified,
-    finishGateMissing: gate.missing,
+    finishGateMissing: gateMissing,
     finishSummary: run.finishVerified ? verifiedFinishSummary(messages) : null,
     counters: run.counters,
     currentMaxTokens: request.maxTokens,

@@ -1,7 +1,7 @@
 // The last step of a model turn (run-model-turn.ts): hand a committed outcome to the queue — its
 // tool calls as a fan-out whose parent is the next turn, or the next turn alone. A replay (an
 // outcome an earlier attempt committed) may find its jobs there already.
-import { WRITE_TOOLS, type ToolName } from '../domain/profile.js';
+import { findAgent } from '../agents/index.js';
 import { claimDurabilityOf, type TurnOutcome, type RunRecord } from '../engine/index.js';
 import { toolJobOf, type ModelJobData } from '../jobs/job-catalog.js';
 import { activeTraceCarrier } from '../telemetry/tracing.js';
@@ -32,7 +32,9 @@ export async function dispatchTurnOutcome({
   // A call with an effect goes out only once the answer that made it is on a replica, when
   // configured (docs/scaling.md#failover): its job runs on the queue's primary, and were the
   // answer lost with the run's, the resumed turn would make the call again under a new id.
-  if (toolJobs.some((call) => WRITE_TOOLS.has(call.name as ToolName))) await deps.store.confirmTurnDurable(run.id, turn, claimDurabilityOf(deps.config));
+  // A run's agent not loaded here (load-turn-for-job.ts leaves such jobs) counts every call as a write.
+  const agent = findAgent(run.agent);
+  if (toolJobs.some((call) => agent?.isWrite(call.name) ?? true)) await deps.store.confirmTurnDurable(run.id, turn, claimDurabilityOf(deps.config));
   // The run's own shard, for life (docs/scaling.md#queue-shards).
   const queues = deps.queues.of(run.queueShard);
   if (toolJobs.length > 0) await queues.enqueueToolFanOut(next, toolJobs, { mayExist: replay });

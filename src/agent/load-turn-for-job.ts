@@ -1,6 +1,7 @@
 // Step 0 of a model turn (run-model-turn.ts): load the turn in one round trip and settle what the
 // load alone decides — a run whose state does not decode, is missing or has ended; an outcome an
-// earlier attempt committed (replayed); a provider this worker does not have.
+// earlier attempt committed (replayed); an agent or a provider this worker does not have.
+import { findAgent, AgentNotServed, type Agent } from '../agents/index.js';
 import type { ModelJobData } from '../jobs/job-catalog.js';
 import { type TurnView, StoredRunInvalid } from '../engine/index.js';
 import { isTerminal } from '../domain/run-outcomes.js';
@@ -18,6 +19,37 @@ import { done, type LoadedTurn, type ModelJobContext, type ModelTurnDependencies
 const SAFE_MODE_NOTE =
   'SAFE MODE: a tool returned invalid output, so every write tool is refused for the rest ' +
   'of this run. Do not call write tools; finish by explaining what could not be completed.';
+
+/** How long a job of an agent this worker does not load waits before another worker may take it. */
+const AGENT_NOT_SERVED_RETRY_MS = 5_000;
+
+/** What serves the run here: its agent and its provider, or how the job ends without them. A run of
+ * an agent this worker does not load (roles whose BUILDFLEET_AGENT_MODULES differ) goes back to
+ * the queue for a worker that has it, and runs out of attempts only if none has
+ * (docs/agents.md#deploying-agents). A provider this worker does not have (a declaration removed
+ * since the run was created) can never answer it, so the run ends saying which. */
+async function servingOf({
+  deps,
+  run,
+  turn,
+}: {
+  deps: ModelTurnDependencies;
+  run: TurnView['run'];
+  turn: number;
+}): Promise<{ kind: 'served'; agent: Agent; provider: ModelProvider } | { kind: 'ended'; result: ModelTurnResult }> {
+  const agent = findAgent(run.agent);
+  if (!agent) {
+    deps.logger.warn({ run_id: run.id, step: turn, agent: run.agent }, 'run of an agent this worker does not load: left for another worker');
+    return { kind: 'ended', result: { kind: 'retry', delayMs: AGENT_NOT_SERVED_RETRY_MS, spendsAttempt: true, error: new AgentNotServed(run.agent) } };
+  }
+  try {
+    return { kind: 'served', agent, provider: deps.providers.get(run.provider) };
+  } catch (error) {
+    if (!(error instanceof ProviderConfigurationError)) throw error;
+    await deps.store.endRun(run.id, turn, 'failed', { error: { code: 'provider_not_configured', message: error.message } });
+    return { kind: 'ended', result: done('run_failed:provider_not_configured') };
+  }
+}
 
 /** Loads the job's turn: the turn to go on with, or how the job ends without a call. */
 export async function loadTurnForJob({
@@ -52,16 +84,9 @@ export async function loadTurnForJob({
     return ended(done('outcome_replayed'));
   }
 
-  // The run's provider: one this worker does not have (a declaration removed since the run was
-  // created) can never answer it, so the run ends saying which.
-  let provider: ModelProvider;
-  try {
-    provider = deps.providers.get(run.provider);
-  } catch (error) {
-    if (!(error instanceof ProviderConfigurationError)) throw error;
-    await store.endRun(runId, turn, 'failed', { error: { code: 'provider_not_configured', message: error.message } });
-    return ended(done('run_failed:provider_not_configured'));
-  }
+  const served = await servingOf({ deps, run, turn });
+  if (served.kind === 'ended') return ended(served.result);
+  const { agent, provider } = served;
   const capabilities = lookupModelCapabilities({
     model: run.model,
     overrides: deps.config.BUILDFLEET_MODEL_CAPABILITIES,
@@ -92,6 +117,7 @@ export async function loadTurnForJob({
     capabilities,
     layout,
     safeModeNote: run.safeMode === 'skip_writes' ? SAFE_MODE_NOTE : null,
+    agent,
     phase,
     mayForce: mayForceToolChoice({ capabilities, thinking: run.thinking }),
     nextInput: previous ? previous.nextInput : null,

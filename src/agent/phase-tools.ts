@@ -27,13 +27,15 @@
 // transcript holds a system message is a declared_once run (its first turn wrote one), so a
 // setting changed while runs are in flight never sends a stored tool change without the tools it
 // refers to. What the fleet allows is unchanged either way: the tier of the phase
-// (profile.ts toolsForPhase) is what reject-call.ts and the finish gate hold calls to, whatever the
-// model was shown.
-import { PHASES, toolsForPhase, type Phase, type ToolName } from '../domain/profile.js';
+// (the agent's tier, src/agents/compile-agent.ts) is what reject-call.ts and the finish gate hold
+// calls to, whatever the model was shown. Every function here takes the run's agent: its phases
+// and tools are the agent's.
+import type { Phase } from '../domain/profile.js';
+import type { Agent } from '../agents/index.js';
 import { isToolChange, type SystemBlock, type SystemMessage, type TranscriptMessage } from '../domain/model-message.js';
 import type { ModelCapabilities } from '../domain/model-capabilities.js';
 import type { ProviderKind } from '../domain/provider-declarations.js';
-import { anthropicToolsFor, type AnthropicTool } from '../tools/tool-definitions.js';
+import { anthropicToolsOf, type AnthropicTool } from '../tools/tool-definitions.js';
 
 export type PhaseToolLayout = 'tier_per_request' | 'declared_once';
 
@@ -68,23 +70,38 @@ export function choosePhaseToolLayout({
   return enabled && supported ? 'declared_once' : 'tier_per_request';
 }
 
-/** Tools every phase offers: loaded from the first request, never added or removed. */
-const ALWAYS_VISIBLE: readonly ToolName[] = PHASES.map(toolsForPhase).reduce((common, tier) => common.filter((name) => tier.includes(name)));
+interface DeclaredLayout {
+  /** Tools every phase offers: loaded from the first request, never added or removed. */
+  alwaysVisible: readonly string[];
+  /** The others: declared with defer_loading. */
+  deferred: ReadonlySet<string>;
+}
 
-/** Every tool of the agent, each once, in the order the phases first offer them. */
-const EVERY_TOOL: readonly ToolName[] = [...new Set(PHASES.flatMap(toolsForPhase))];
+const LAYOUTS = new WeakMap<Agent, DeclaredLayout>();
 
-const DEFERRED: ReadonlySet<string> = new Set(EVERY_TOOL.filter((name) => !ALWAYS_VISIBLE.includes(name)));
+function declaredLayoutOf(agent: Agent): DeclaredLayout {
+  let layout = LAYOUTS.get(agent);
+  if (!layout) {
+    const alwaysVisible = agent.phases.map((phase) => agent.tier(phase)).reduce((common, tier) => common.filter((name) => tier.includes(name)));
+    layout = { alwaysVisible, deferred: new Set(agent.everyTool.filter((name) => !alwaysVisible.includes(name))) };
+    LAYOUTS.set(agent, layout);
+  }
+  return layout;
+}
 
-/** The tools array of a declared_once run: the same for every turn of every such run. */
-export function declaredTools({ strict }: { strict: boolean }): { names: readonly ToolName[]; definitions: AnthropicTool[] } {
-  return { names: EVERY_TOOL, definitions: anthropicToolsFor(EVERY_TOOL, { strict, deferred: DEFERRED }) };
+/** The tools array of a declared_once run: the same for every turn of every such run of the agent. */
+export function declaredTools(agent: Agent, { strict }: { strict: boolean }): { names: readonly string[]; definitions: AnthropicTool[] } {
+  const sources = agent.everyTool.map((name) => agent.tools.get(name)).filter((tool) => tool !== undefined);
+  return {
+    names: agent.everyTool,
+    definitions: anthropicToolsOf(sources, { strict, deferred: declaredLayoutOf(agent).deferred, cacheKey: agent.fingerprint }),
+  };
 }
 
 /** The tools the model sees at the end of the transcript: the loaded ones, then each system
  * message's additions and removals in order. */
-export function visibleTools(messages: readonly TranscriptMessage[]): string[] {
-  const visible = new Set<string>(ALWAYS_VISIBLE);
+export function visibleTools(agent: Agent, messages: readonly TranscriptMessage[]): string[] {
+  const visible = new Set<string>(declaredLayoutOf(agent).alwaysVisible);
   for (const message of messages) {
     if (message.role !== 'system' || typeof message.content === 'string') continue;
     for (const block of message.content) {
@@ -104,9 +121,11 @@ function textsOf(messages: readonly TranscriptMessage[]): string[] {
   });
 }
 
-/** The instruction that names the phase: what the system prompt says per phase in the other layout. */
-export function phaseInstruction(phase: Phase): string {
-  return `Current phase: ${phase}. From now on you can call the tools of this phase only.`;
+/** The instruction that names the phase: what the system prompt says per phase in the other layout,
+ * then the agent's instructions for the phase, if it has any. */
+export function phaseInstruction(phase: Phase, agent?: Agent): string {
+  const instructions = agent?.instructionsOf(phase);
+  return `Current phase: ${phase}. From now on you can call the tools of this phase only.${instructions ? `\n${instructions}` : ''}`;
 }
 
 /**
@@ -115,16 +134,26 @@ export function phaseInstruction(phase: Phase): string {
  * at a phase change (the tier's additions and removals, the new phase named), and once when the run
  * enters safe mode (its note). `messages` is the transcript including this turn's user message.
  */
-export function phaseMessage({ messages, phase, note }: { messages: readonly TranscriptMessage[]; phase: Phase; note: string | null }): SystemMessage | null {
-  const tier: readonly string[] = toolsForPhase(phase);
-  const visible = visibleTools(messages);
+export function phaseMessage({
+  agent,
+  messages,
+  phase,
+  note,
+}: {
+  agent: Agent;
+  messages: readonly TranscriptMessage[];
+  phase: Phase;
+  note: string | null;
+}): SystemMessage | null {
+  const tier = agent.tier(phase);
+  const visible = visibleTools(agent, messages);
   const changes: SystemBlock[] = [
     ...visible.filter((name) => !tier.includes(name)).map((name): SystemBlock => ({ type: 'tool_removal', tool: { type: 'tool_reference', name } })),
     ...tier.filter((name) => !visible.includes(name)).map((name): SystemBlock => ({ type: 'tool_addition', tool: { type: 'tool_reference', name } })),
   ];
   const texts = textsOf(messages);
   const namePhase = changes.length > 0 || texts.length === 0;
-  const lines = [...(namePhase ? [phaseInstruction(phase)] : []), ...(note !== null && !texts.includes(note) ? [note] : [])];
+  const lines = [...(namePhase ? [phaseInstruction(phase, agent)] : []), ...(note !== null && !texts.includes(note) ? [note] : [])];
   if (changes.length === 0 && lines.length === 0) return null;
   return { role: 'system', content: [...lines.map((text): SystemBlock => ({ type: 'text', text })), ...changes] };
 }

@@ -2,6 +2,7 @@
 // needs. Calls outside the tier or with invalid input are answered right here with an is_error
 // result and never reach a tool worker.
 import type { Phase } from '../domain/profile.js';
+import type { Agent } from '../agents/index.js';
 import { assertNever } from '../domain/assert-never.js';
 import { wrapToolError } from '../domain/tool-result-envelope.js';
 import { type RunEvent, type StoredToolResult, type TrailEntry, type TurnOutcome, type RunRecord } from '../engine/index.js';
@@ -17,12 +18,14 @@ export interface PlannedOutcome {
 
 /** Turns the decision into the stored outcome: the calls to dispatch and those refused here. */
 export function planTurnOutcome({
+  agent,
   run,
   turn,
   phase,
   decision,
   allowed,
 }: {
+  agent: Agent;
   run: RunRecord;
   turn: number;
   phase: Phase;
@@ -35,7 +38,8 @@ export function planTurnOutcome({
       const answered: Array<{ result: StoredToolResult; trail: TrailEntry }> = [];
       const events: RunEvent[] = [];
       for (const call of decision.calls) {
-        const rejection = rejectCall({ call, allowed, planMissing: phase === 'planning' && run.todos.length === 0, finishVerified: run.finishVerified });
+        const planMissing = agent.planFirst && phase === agent.initialPhase && run.todos.length === 0;
+        const rejection = rejectCall({ agent, call, allowed, planMissing, finishVerified: run.finishVerified });
         if (rejection) {
           answered.push({
             result: {

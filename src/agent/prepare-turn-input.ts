@@ -41,7 +41,7 @@ export async function prepareTurnInput({
     // A run whose tool_choice cannot force the plan (its model refuses forcing, or it thinks)
     // asks for it in the first message.
     const first = textMessage(run.prompt);
-    if (!loaded.mayForce && Array.isArray(first.content)) first.content.push({ type: 'text', text: PLAN_FIRST_INSTRUCTION });
+    if (loaded.agent.planFirst && !loaded.mayForce && Array.isArray(first.content)) first.content.push({ type: 'text', text: PLAN_FIRST_INSTRUCTION });
     inputMessages.push(first);
   } else if (nextInput.kind === 'tool_results') {
     // After the finish gate the message ends with the request for the summary (summary-request.ts).
@@ -54,7 +54,12 @@ export async function prepareTurnInput({
   // must follow a user turn); a turn without one (a pause_turn continuation) leaves them to the
   // next turn, while the fleet already holds calls to the new tier.
   if (loaded.layout === 'declared_once' && inputMessages.length > 0) {
-    const message = phaseMessage({ messages: [...(view.messages as TranscriptMessage[]), ...inputMessages], phase, note: loaded.safeModeNote });
+    const message = phaseMessage({
+      agent: loaded.agent,
+      messages: [...(view.messages as TranscriptMessage[]), ...inputMessages],
+      phase,
+      note: loaded.safeModeNote,
+    });
     if (message) {
       inputMessages.push(message);
       inputEvents.push(

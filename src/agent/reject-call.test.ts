@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { evaluateFinishGate } from '../domain/finish-gate.js';
 import { toolsForPhase } from '../domain/profile.js';
 import { rejectCall } from './reject-call.js';
+import { findAgent, SITE_BUILDER } from '../agents/index.js';
+
+const builder = findAgent(SITE_BUILDER)!;
 
 const planning = toolsForPhase('planning');
 
 describe('a call before the plan exists', () => {
   it('cannot build: a build tool is refused in the planning tier, with what unlocks it', () => {
     const rejection = rejectCall({
+      agent: builder,
       call: { toolUseId: 'toolu_1', name: 'write_file', input: { path: 'index.html', content: '<h1>Hi</h1>' }, parseMode: 'native' },
       allowed: planning,
       planMissing: true,
@@ -22,8 +26,8 @@ describe('a call before the plan exists', () => {
 
   it('runs todo_write itself, and says nothing about the plan once one exists', () => {
     const plan = { toolUseId: 'toolu_2', name: 'todo_write', input: { todos: [{ id: 'a', title: 'A', phase: 'build' }] }, parseMode: 'native' as const };
-    expect(rejectCall({ call: plan, allowed: planning, planMissing: true, finishVerified: false })).toBeNull();
-    const later = rejectCall({ call: { toolUseId: 'toolu_3', name: 'publish', input: {}, parseMode: 'native' }, allowed: toolsForPhase('building'), planMissing: false, finishVerified: false });
+    expect(rejectCall({ agent: builder, call: plan, allowed: planning, planMissing: true, finishVerified: false })).toBeNull();
+    const later = rejectCall({ agent: builder, call: { toolUseId: 'toolu_3', name: 'publish', input: {}, parseMode: 'native' }, allowed: toolsForPhase('building'), planMissing: false, finishVerified: false });
     expect(later?.message).not.toContain('todo_write first');
   });
 });
@@ -36,11 +40,11 @@ describe('a call after the finish gate passed', () => {
       { toolUseId: 'toolu_5', name: 'publish', input: { deploy_id: 'dep_1' }, parseMode: 'native' as const },
       { toolUseId: 'toolu_6', name: 'write_file', input: { path: 'x.html', content: 'x' }, parseMode: 'native' as const },
     ]) {
-      expect(rejectCall({ call, allowed: verifying, planMissing: false, finishVerified: true })).toEqual({
+      expect(rejectCall({ agent: builder, call, allowed: verifying, planMissing: false, finishVerified: true })).toEqual({
         code: 'finish_already_verified',
         message: expect.stringContaining('Write your final summary for the user as plain text.'),
       });
     }
-    expect(rejectCall({ call: { toolUseId: 'toolu_7', name: 'read_session', input: {}, parseMode: 'native' }, allowed: verifying, planMissing: false, finishVerified: false })).toBeNull();
+    expect(rejectCall({ agent: builder, call: { toolUseId: 'toolu_7', name: 'read_session', input: {}, parseMode: 'native' }, allowed: verifying, planMissing: false, finishVerified: false })).toBeNull();
   });
 });

@@ -3,22 +3,22 @@
 // its input must pass the tool's schema. A rejected call is answered with an is_error tool_result
 // and never reaches a tool worker. The call's name is the model's (text recovery accepts any), so
 // the message quotes it as data.
-import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { quoteUntrusted } from '../domain/quote-untrusted.js';
 import { formatZodIssues } from '../domain/format-zod-issues.js';
-import type { ToolName } from '../domain/profile.js';
+import type { Agent } from '../agents/index.js';
 import type { ToolErrorCode } from '../domain/tool-error-codes.js';
 import type { PlannedCall } from './stop-reason-handler.js';
 
-const isSafeToolName = (name: string): name is ToolName => Object.hasOwn(toolInputSchemas, name);
-
 /** The rejection of a call (code and a message for the model), or null when it may run. */
 export function rejectCall({
+  agent,
   call,
   allowed,
   planMissing,
   finishVerified,
 }: {
+  /** The run's agent: its tools' input schemas. */
+  agent: Agent;
   call: PlannedCall;
   allowed: readonly string[];
   /** The run is planning and has no plan yet. */
@@ -35,7 +35,8 @@ export function rejectCall({
         `so the site is final and no tool runs any more. Write your final summary for the user as plain text.`,
     };
   }
-  if (!allowed.includes(call.name) || !isSafeToolName(call.name)) {
+  const tool = allowed.includes(call.name) ? agent.tools.get(call.name) : undefined;
+  if (!tool) {
     // A thinking run is asked for the plan in words, not forced by tool_choice; one that skips it
     // is told what unlocks the build tools rather than only that they are missing.
     const hint = planMissing ? ' Write the plan with todo_write first: the build tools become available once it exists.' : '';
@@ -44,7 +45,7 @@ export function rejectCall({
       message: `Tool ${quoteUntrusted(call.name, { maxCharacters: 100 })} is not available in this phase. Available tools: ${allowed.join(', ')}.${hint}`,
     };
   }
-  const parsed = toolInputSchemas[call.name].safeParse(call.input);
+  const parsed = tool.input.safeParse(call.input);
   if (!parsed.success) {
     return { code: 'tool_input_invalid', message: `Invalid input for ${call.name}: ${formatZodIssues({ issues: parsed.error.issues, whole: '(input)' })}` };
   }

@@ -1,22 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { lookupModelCapabilities } from '../domain/model-capabilities.js';
-import { PHASES } from '../domain/profile.js';
 import { chooseToolChoice, mayForceToolChoice } from './tool-choice-policy.js';
 
 const capabilitiesOf = (model: string) => lookupModelCapabilities({ model, overrides: {} }).capabilities;
 
 describe('tool_choice policy', () => {
   it('forces the plan first, then is auto in every phase (the summary turn too), never any or none', () => {
-    expect(chooseToolChoice({ phase: 'planning', hasPlan: false, mayForce: true })).toEqual({ type: 'tool', name: 'todo_write' });
-    expect(chooseToolChoice({ phase: 'planning', hasPlan: true, mayForce: true })).toEqual({ type: 'auto' });
-    expect(chooseToolChoice({ phase: 'building', hasPlan: true, mayForce: true })).toEqual({ type: 'auto' });
-    expect(chooseToolChoice({ phase: 'verifying', hasPlan: true, mayForce: true })).toEqual({ type: 'auto' });
+    expect(chooseToolChoice({ planDue: true, mayForce: true })).toEqual({ type: 'tool', name: 'todo_write' });
+    expect(chooseToolChoice({ planDue: false, mayForce: true })).toEqual({ type: 'auto' });
   });
 
   it('where forcing is not allowed never forces a tool: auto for the plan too', () => {
-    for (const phase of PHASES) {
-      for (const hasPlan of [false, true]) expect(chooseToolChoice({ phase, hasPlan, mayForce: false })).toEqual({ type: 'auto' });
-    }
+    for (const planDue of [false, true]) expect(chooseToolChoice({ planDue, mayForce: false })).toEqual({ type: 'auto' });
   });
 
   it('forces only where the model accepts forced tool_choice and the run does not think', () => {

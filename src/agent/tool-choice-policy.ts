@@ -16,7 +16,6 @@
 // and the planning tier (todo_write only), the refusal of build tools before a plan
 // (reject-call.ts) and the finish gate still keep the run from building before the plan exists.
 import type { ModelCapabilities } from '../domain/model-capabilities.js';
-import type { Phase } from '../domain/profile.js';
 import type { RunThinkingMode } from '../domain/resolve-run-model-settings.js';
 import type { ToolChoice } from '../domain/tool-choice.js';
 
@@ -35,7 +34,8 @@ export function mayForceToolChoice({
   return capabilities.forcedToolChoice && thinking === 'off';
 }
 
-export function chooseToolChoice(input: { phase: Phase; hasPlan: boolean; mayForce: boolean }): ToolChoice {
-  if (input.phase === 'planning' && !input.hasPlan && input.mayForce) return { type: 'tool', name: 'todo_write' };
+/** `planDue`: the agent has the plan-first rule, the run is in its first phase and has no plan. */
+export function chooseToolChoice(input: { planDue: boolean; mayForce: boolean }): ToolChoice {
+  if (input.planDue && input.mayForce) return { type: 'tool', name: 'todo_write' };
   return { type: 'auto' };
 }

@@ -21,6 +21,7 @@ import type { QueueShards } from '../jobs/queue-shards.js';
 import type { ModelJobData } from '../jobs/job-catalog.js';
 import { type RunEngine, type TurnView, type NextInput, type RunRecord } from '../engine/index.js';
 import type { PhaseToolLayout } from './phase-tools.js';
+import type { Agent } from '../agents/index.js';
 import type { TextRecovery, TurnDecision } from './stop-reason-handler.js';
 
 export interface ToolsOffered {
@@ -124,6 +125,8 @@ export interface LoadedTurn {
   /** How the model sees the phase's tools (phase-tools.ts): fixed by the run's first request. */
   layout: PhaseToolLayout;
   safeModeNote: string | null;
+  /** The run's agent (src/agents): its phases, tools, prompt and finish gate. */
+  agent: Agent;
   /** The phase this turn runs in: a pending phase change takes effect with its input. */
   phase: Phase;
   /** Whether tool_choice may force a call follows the model's capabilities and the run's thinking. */

@@ -160,6 +160,20 @@ export const apiErrors = {
     400,
     'The prompt has more characters (Unicode code points) than `BUILDFLEET_MAX_PROMPT_CHARS` (default 20,000). Shorten it; nothing was created.',
   ),
+  unknownAgent: createApiError(
+    'unknown_agent',
+    'The fleet runs no agent of this name.',
+    400,
+    '`agent` names no agent this fleet loads: the site builder and the modules `BUILDFLEET_AGENT_MODULES` ' +
+      'names (docs/agents.md). `GET /v1/agents` lists them; the message too. Nothing was created.',
+  ),
+  agentInputInvalid: createApiError(
+    'agent_input_invalid',
+    "The run's input does not match its agent's input schema.",
+    400,
+    '`input` (or `prompt`, which stands for `input: {"prompt": …}`) fails the agent\'s input schema. The message ' +
+      'lists each problem with its path. Nothing was created.',
+  ),
   unknownModel: createApiError(
     'unknown_model',
     'The model is not one the fleet knows.',

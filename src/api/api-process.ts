@@ -7,6 +7,7 @@
 // enforces, not the process behind it. One more port, not one more Deployment to run.
 // With BUILDFLEET_CONSOLE_PORT set, the run console (src/console/, docs/console.md) listens on a
 // third port for the same reason: an origin of its own, forwarding to this API over loopback.
+import { loadConfiguredAgents } from '../fleet/load-agents.js';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { FleetContext } from '../fleet/fleet-context.js';
@@ -51,6 +52,8 @@ export async function startApiProcess(fleet: FleetContext, options: { metrics?: 
   // whose options are wrong (BUILDFLEET_PROVIDERS.<name>.<field>) stops it at start, as it stops
   // every worker, rather than letting it accept runs no worker can call.
   readProviderSettings(fleet.config);
+  // The agents it accepts runs for: the same modules every role loads (docs/agents.md).
+  await loadConfiguredAgents(fleet);
   const metrics = options.metrics;
   const app = await buildApiServer(fleet, {
     logger: true,

@@ -2,7 +2,7 @@
 // them (zod-route-compilers.ts) and the OpenAPI document is generated from them
 // (openapi-transform.ts), so the docs cannot drift from what the server accepts.
 import { z } from 'zod';
-import { PHASES } from '../domain/profile.js';
+import { AGENT_NAME, PHASE_NAME } from '../domain/profile.js';
 import {
   questionSchema,
   RUN_STATUSES,
@@ -30,11 +30,27 @@ export const runIdSchema = z.string().regex(RUN_ID_PATTERN).describe('Run id: `r
 
 export const runParamsSchema = resourceParams(z.object({ id: runIdSchema }), apiErrors.runNotFound);
 
-export const createRunBodySchema = z
+const createRunFieldsSchema = z
   .strictObject({
     // The length limit is BUILDFLEET_MAX_PROMPT_CHARS, checked by the route (prompt_too_large);
     // the 256 KiB body limit bounds it before that.
-    prompt: z.string().min(1).describe('What to build, in plain language; at most BUILDFLEET_MAX_PROMPT_CHARS characters (default 20,000)'),
+    prompt: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'What to build, in plain language; at most BUILDFLEET_MAX_PROMPT_CHARS characters (default 20,000). ' +
+          'Shorthand for `input: {"prompt": …}`; give `prompt` or `input`, not both',
+      ),
+    agent: z
+      .string()
+      .regex(AGENT_NAME)
+      .optional()
+      .describe('The agent to run (`GET /v1/agents`); default `site-builder`. An agent the fleet does not load is refused (`unknown_agent`)'),
+    input: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("The run's input, checked against the agent's input schema (`agent_input_invalid`); the site builder's is `{\"prompt\": string}`"),
     model: z
       .string()
       .min(1)
@@ -74,9 +90,21 @@ export const createRunBodySchema = z
       .optional(),
   })
   .describe('A new build run');
+
+/** The body of POST /v1/runs: its fields, with the run's input in `prompt` or `input` — one of the
+ * two, named in the error when neither or both are given (the agent then checks the input). */
+export const createRunBodySchema = createRunFieldsSchema.superRefine((body, context) => {
+  if ((body.prompt === undefined) === (body.input === undefined)) {
+    context.addIssue({
+      code: 'custom',
+      path: [body.prompt === undefined ? 'prompt' : 'input'],
+      message: body.prompt === undefined ? 'Required: the prompt (or the agent’s `input`)' : 'Give `prompt` or `input`, not both',
+    });
+  }
+});
 export type CreateRunBody = z.infer<typeof createRunBodySchema>;
 
-export const rerunRunBodySchema = createRunBodySchema
+export const rerunRunBodySchema = createRunFieldsSchema
   .partial()
   .describe('Fields of the new run that differ from the original’s (each as in `POST /v1/runs`); `{}` reruns the input as it was');
 export type RerunRunBody = z.infer<typeof rerunRunBodySchema>;
@@ -126,9 +154,14 @@ export const runViewSchema = z
   .object({
     id: runIdSchema,
     status: z.enum(RUN_STATUSES),
+    agent: z.string().describe('The agent the run is for (GET /v1/agents; docs/agents.md)'),
     phase: z
-      .enum(PHASES)
-      .describe('planning, building or verifying; a run stays in its phase once the finish gate passed (its summary turn) (docs/run-states.md, Phases)'),
+      .string()
+      .regex(PHASE_NAME)
+      .describe(
+        "A phase of the run's agent (the site builder's: planning, building or verifying); a run stays in its phase once the finish gate passed " +
+          '(its summary turn) (docs/run-states.md, Phases)',
+      ),
     turn: z.int(),
     model: z.string().describe('The model every call of the run uses'),
     provider: z.string().describe('The model provider every call of the run goes through (docs/providers.md)'),

@@ -9,6 +9,8 @@ export function archivedRunViewRecord(run: ArchivedRun): RunViewRecord {
   return {
     id: run.id,
     status: run.status,
+    // A row archived before history kept the agent reads `site-builder` (migration 1767657600000).
+    agent: run.agent,
     phase: run.phase,
     turn: run.turns,
     model: run.model,

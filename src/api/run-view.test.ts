@@ -8,6 +8,7 @@ const KEY = 'bf_RunViewKeyValue0123456789';
 const record: RunViewRecord = {
   id: 'run_0123456789abcdef0123456789abcdef',
   status: 'waiting_for_input',
+  agent: 'site-builder',
   phase: 'building',
   turn: 3,
   model: 'claude-sonnet-4-6',

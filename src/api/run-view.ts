@@ -16,6 +16,7 @@ export type RunViewRecord = Pick<
   | 'id'
   | 'status'
   | 'phase'
+  | 'agent'
   | 'turn'
   | 'model'
   | 'maxTokens'
@@ -64,6 +65,7 @@ export function toRunView({
   return {
     id: run.id,
     status: run.status,
+    agent: run.agent,
     phase: run.phase,
     turn: run.turn,
     model: run.model,

@@ -1,6 +1,8 @@
 // Starting a run from a POST /v1/runs body, within the tenant's limits and once per
 // Idempotency-Key: the one path of `POST /v1/runs` and `POST /v1/runs/:id/rerun`, so a rerun is
 // checked, admitted, budgeted and deduplicated exactly as a new submission is.
+import { DEFAULT_AGENT, findAgent, listAgents, type Agent } from '../agents/index.js';
+import { formatZodIssues } from '../domain/format-zod-issues.js';
 import type { FastifyRequest } from 'fastify';
 import type { FleetContext } from '../fleet/fleet-context.js';
 import { readTenantLimits } from '../fleet/tenant-account.js';
@@ -22,6 +24,8 @@ import type { EffortLevel } from '../domain/model-catalog.js';
 
 /** The errors startRunFromBody can answer, for the routes' documentation. */
 export const START_RUN_ERRORS = [
+  'unknown_agent',
+  'agent_input_invalid',
   'prompt_too_large',
   'idempotency_key_conflict',
   'idempotency_key_in_progress',
@@ -94,6 +98,27 @@ function checkModelSettings(fleet: FleetContext, body: CreateRunBody, model: str
  * reruns). The Idempotency-Key is the caller's, so it is scoped by the request's tenant whichever
  * tenant the run is for. `rerunOf` links the new run to the one it reruns.
  */
+/** The body's agent and the run's first message: `input` (or `prompt`, standing for
+ * `input: {prompt}`) through the agent's input schema. */
+function runInputOf(body: CreateRunBody): { agent: Agent; prompt: string } {
+  const name = body.agent ?? DEFAULT_AGENT;
+  const agent = findAgent(name);
+  if (!agent) {
+    throw apiErrors.unknownAgent(
+      `The fleet runs no agent ${JSON.stringify(name)}. Agents: ${listAgents()
+        .map((known) => known.name)
+        .join(', ')}.`,
+    );
+  }
+  const parsed = agent.parseInput(body.input ?? { prompt: body.prompt });
+  if (!parsed.ok) {
+    throw apiErrors.agentInputInvalid(
+      `The input does not match agent ${agent.name}'s input schema: ${formatZodIssues({ issues: parsed.issues, whole: '(input)' })}`,
+    );
+  }
+  return { agent, prompt: parsed.firstMessage };
+}
+
 export async function startRunFromBody({
   fleet,
   request,
@@ -110,8 +135,9 @@ export async function startRunFromBody({
   rerunOf?: string | null;
   idempotencyBody?: unknown;
 }): Promise<{ run: RunRecord; replayed: boolean }> {
+  const { agent, prompt } = runInputOf(body);
   const maxPromptChars = fleet.config.BUILDFLEET_MAX_PROMPT_CHARS;
-  const promptLength = codePointLength(body.prompt);
+  const promptLength = codePointLength(prompt);
   if (promptLength > maxPromptChars) {
     throw apiErrors.promptTooLarge(`The prompt has ${promptLength} characters; at most ${maxPromptChars} are allowed.`);
   }
@@ -148,7 +174,8 @@ export async function startRunFromBody({
       return await submitRun(fleet, {
         tenant,
         runId,
-        prompt: body.prompt,
+        prompt,
+        agent: agent.name,
         model,
         provider,
         maxTurns,

@@ -12,14 +12,17 @@ import type { Phase } from '../domain/profile.js';
 import type { RunRecord } from '../engine/index.js';
 import { allAnthropicTools } from '../tools/tool-definitions.js';
 import { FILLER_TOOLS } from './experiment-filler-tools.js';
+import { findAgent, SITE_BUILDER, type Agent } from '../agents/index.js';
 import { startInProcessFleet } from '../dev/in-process-fleet.js';
 import { startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
 import { armTallyHooks, formatArmTable, newArmTally, verifiedShare, type ArmTally } from './experiment-arm-tally.js';
 import { runArmBuilds } from './experiment-arm-builds.js';
 
+const siteBuilder = (): Agent => findAgent(SITE_BUILDER) as Agent;
+
 /** Every tool plus the fillers for runs of a `flat` arm (run option toolLayout), else the tier. */
 function experimentToolsFor(phase: Phase, run: RunRecord): ToolsOffered {
-  if (run.options.toolLayout !== 'flat') return tieredTools(phase);
+  if (run.options.toolLayout !== 'flat') return tieredTools(siteBuilder(), phase);
   const definitions = [...allAnthropicTools(), ...FILLER_TOOLS];
   return { names: definitions.map((tool) => tool.name), definitions };
 }

@@ -38,7 +38,8 @@ export function describeThinking(view: Pick<RunView, 'thinking' | 'thinkingBudge
 export function describeRunView(view: RunView): string[] {
   const row = (label: string, value: string) => `  ${label.padEnd(9)}${value}`.trimEnd();
   const lines = [`${view.id}  ${view.status}${view.error ? ` (${view.error.code})` : ''}`];
-  lines.push(row('phase', `${view.phase} · turn ${view.turn} · model ${view.model} · ${describeThinking(view)}`));
+  lines.push(row('agent', `${view.agent} · phase ${view.phase} · turn ${view.turn}`));
+  lines.push(row('model', `${view.model} · ${describeThinking(view)}`));
   lines.push(row('created', `${formatTime(view.createdAt)} · updated ${formatTime(view.updatedAt)}`));
   lines.push(row('cost', describeRunCost(view).replace(/^cost /, '')));
   const budget = formatBudget(view.budget);

@@ -3,7 +3,6 @@
 // same answer comes out whichever worker asks and tests need no Redis. In the domain because the
 // turn (agent) and the finish_turn tool both ask it; it reads the run's todos and trail through
 // the structural types below, which the engine's TodoState and TrailEntry satisfy.
-import type { Phase } from './profile.js';
 
 /** What the gate reads of a todo. */
 export interface FinishGateTodo {
@@ -16,7 +15,7 @@ export interface FinishGateTodo {
 export interface FinishGateTrailEntry {
   tool: string;
   ok: boolean;
-  phase: Phase;
+  phase: string;
 }
 
 /** Tools whose success changes what a deploy would snapshot. */

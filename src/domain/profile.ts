@@ -2,9 +2,21 @@
 // Pure data and pure functions: the tier for a turn depends on the phase alone.
 import { assertNever } from './assert-never.js';
 
-/** A run stays in the phase it passed the finish gate in; `finishVerified` marks its summary turn. */
+/** The builder's name as an agent (src/agents/site-builder/agent.ts): the agent of a run that names none,
+ * and of every run created before runs named their agent. */
+export const SITE_BUILDER_AGENT = 'site-builder';
+
+/** The builder's phases. A run stays in the phase it passed the finish gate in; `finishVerified`
+ * marks its summary turn. */
 export const PHASES = ['planning', 'building', 'verifying'] as const;
-export type Phase = (typeof PHASES)[number];
+export type BuilderPhase = (typeof PHASES)[number];
+/** A phase of any agent (src/agents/define-agent.ts): its name. */
+export type Phase = string;
+/** What an agent's name may be (POST /v1/runs `agent`). */
+export const AGENT_NAME = /^[a-z][a-z0-9-]{1,39}$/;
+
+/** What a phase name may be: what an agent's definition may declare and a run record may hold. */
+export const PHASE_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 
 export const CORE_TOOLS = ['todo_write', 'todo_complete', 'ask_user', 'read_session', 'finish_turn'] as const;
 export const BUILD_TOOLS = ['fetch_image', 'set_colors', 'set_fonts', 'write_file', 'list_files', 'read_file', 'delete_file', 'deploy'] as const;
@@ -22,7 +34,7 @@ export const MAX_TOOLS_PER_REQUEST = 13;
 export type TierName = 'core' | 'build' | 'ops';
 
 /** The tool names the model may see (and call) in a phase. */
-export function toolsForPhase(phase: Phase): readonly ToolName[] {
+export function toolsForPhase(phase: BuilderPhase): readonly ToolName[] {
   switch (phase) {
     case 'planning':
       return CORE_TOOLS;

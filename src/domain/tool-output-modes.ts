@@ -34,11 +34,11 @@ export function parseToolOutputModes(value: string): ToolOutputModeOverrides {
 const cache = new Map<string, ToolOutputModeOverrides>();
 
 /** The mode in force for a tool: the override when configured, else the contract's default. */
-export function resolveToolOutputMode({ tool, defaultMode, configured }: { tool: ToolName; defaultMode: ToolOutputMode; configured: string }): ToolOutputMode {
+export function resolveToolOutputMode({ tool, defaultMode, configured }: { tool: string; defaultMode: ToolOutputMode; configured: string }): ToolOutputMode {
   let overrides = cache.get(configured);
   if (!overrides) {
     overrides = parseToolOutputModes(configured);
     cache.set(configured, overrides);
   }
-  return overrides[tool] ?? defaultMode;
+  return (overrides as Partial<Record<string, ToolOutputMode>>)[tool] ?? defaultMode;
 }

@@ -37,7 +37,11 @@ export interface StoredToolResult {
 
 export interface CreateRunInput {
   tenant: string;
+  /** The first user message: the agent's rendering of the run's input. */
   prompt: string;
+  /** The run's agent (src/agents) and the phase it starts in. Default: the site builder, planning. */
+  agent?: string;
+  initialPhase?: string;
   model: string;
   /** The run's provider (docs/providers.md). Default: `anthropic`. */
   provider?: string;

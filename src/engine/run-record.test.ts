@@ -6,6 +6,7 @@ const record: RunRecord = {
   id: 'run_abcdef0123456789',
   tenant: 'acme',
   status: 'running',
+  agent: 'site-builder',
   phase: 'building',
   turn: 3,
   prompt: 'Build a bakery site',
@@ -56,7 +57,9 @@ describe('the stored run record', () => {
     ['costMicroUsd', '1.5'],
     ['budget', JSON.stringify({ costMicroUsd: -1, tokens: null, costSetBy: 'run' })],
     ['budget', JSON.stringify({ costMicroUsd: 1, tokens: null, costSetBy: 'whoever' })],
-    ['phase', 'sleeping'],
+    ['phase', 'Not a phase!'],
+    ['pendingPhase', 'two words'],
+    ['agent', 'Site Builder'],
   ])('refuses a record whose %s is %s, naming the field', (field, value) => {
     const fields = { ...toFields(record), [field]: value };
     expect(() => fromFields(fields)).toThrow(StoredRunInvalid);

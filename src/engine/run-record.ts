@@ -1,7 +1,7 @@
 // The run record's encoding in its Redis hash, both ways. Reading back is validated: a record that
 // does not decode is reported as StoredRunInvalid naming the field, never passed on half-read.
 import { z } from 'zod';
-import { PHASES } from '../domain/profile.js';
+import { AGENT_NAME, PHASE_NAME, SITE_BUILDER_AGENT } from '../domain/profile.js';
 import { RUN_STATUSES } from '../domain/run-outcomes.js';
 import { providerNameSchema } from '../domain/provider-declarations.js';
 import { isQueueShard, MAX_QUEUE_SHARDS } from '../domain/queue-shards.js';
@@ -78,6 +78,11 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     const parsed = schema.safeParse(value);
     return parsed.success ? parsed.data : fail(field, parsed.error.issues[0]?.message ?? 'invalid');
   };
+  const phaseName = (field: string, fallback?: string): string => {
+    const raw = fields[field];
+    if ((raw === undefined || raw === '') && fallback !== undefined) return fallback;
+    return PHASE_NAME.test(raw ?? '') ? (raw as string) : fail(field, `not a phase name: ${JSON.stringify(raw)}`);
+  };
   const oneOf = <T extends string>(field: string, allowed: readonly T[], fallback?: T): T => {
     const raw = fields[field];
     if ((raw === undefined || raw === '') && fallback !== undefined) return fallback;
@@ -89,7 +94,8 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     id: text('id'),
     tenant: text('tenant'),
     status: oneOf('status', RUN_STATUSES),
-    phase: oneOf('phase', PHASES, 'planning'),
+    phase: phaseName('phase', 'planning'),
+    agent: ((agent) => (AGENT_NAME.test(agent) ? agent : fail('agent', `not an agent name: ${JSON.stringify(agent)}`)))(fields.agent || SITE_BUILDER_AGENT),
     turn: integer('turn', 0),
     prompt: text('prompt'),
     model: text('model'),
@@ -121,7 +127,7 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     question: json('question', storedQuestionSchema, null),
     finishVerified: fields.finishVerified === '1',
     safeMode: fields.safeMode ? oneOf('safeMode', ['skip_writes'] as const) : null,
-    pendingPhase: fields.pendingPhase ? oneOf('pendingPhase', PHASES) : null,
+    pendingPhase: fields.pendingPhase ? phaseName('pendingPhase') : null,
     counters: json('counters', countersSchema, DEFAULT_COUNTERS),
     meta: json('meta', metaSchema, null),
     rerunOf: nullableText('rerunOf'),

@@ -84,7 +84,7 @@ describe('run summaries read back', () => {
   it.each([
     ['status', { status: 'finished' }],
     ['status', { status: undefined }],
-    ['phase', { phase: 'deploying' }],
+    ['phase', { phase: 'Deploying now' }],
     ['turn', { turn: '-1' }],
     ['turn', { turn: '2.5' }],
     ['turn', { turn: 'three' }],

@@ -4,7 +4,7 @@
 // decoded by the rules fromFields (run-record.ts) applies to the same fields, so a summary that
 // decodes here is what getRun would return; one that does not is reported as StoredRunInvalid for
 // the caller to skip and log, never cast and passed on.
-import { PHASES, type Phase } from '../domain/profile.js';
+import { PHASE_NAME, type Phase } from '../domain/profile.js';
 import { RUN_STATUSES, type RunStatus } from '../domain/run-outcomes.js';
 import { StoredRunInvalid } from './run-record.js';
 
@@ -31,8 +31,9 @@ function isRunStatus(value: string): value is RunStatus {
   return (RUN_STATUSES as readonly string[]).includes(value);
 }
 
+/** A phase of any agent: its name (the agent, not the record, knows which it has). */
 function isPhase(value: string): value is Phase {
-  return (PHASES as readonly string[]).includes(value);
+  return PHASE_NAME.test(value);
 }
 
 /** A run's stored `status` (HGET; null when the hash or the field is absent). */
@@ -52,7 +53,7 @@ export function decodeRunSummary(runId: string, values: ReadonlyArray<string | n
   if (tenant === null) return invalid('tenant', 'missing');
   if (status === null || !isRunStatus(status)) return invalid('status', `not one of ${RUN_STATUSES.join(', ')}: ${JSON.stringify(status)}`);
   const decodedPhase = phase === null || phase === '' ? 'planning' : phase;
-  if (!isPhase(decodedPhase)) return invalid('phase', `not one of ${PHASES.join(', ')}: ${JSON.stringify(phase)}`);
+  if (!isPhase(decodedPhase)) return invalid('phase', `not a phase name: ${JSON.stringify(phase)}`);
   const decodedTurn = turn === null || turn === '' ? 0 : Number(turn);
   if (!Number.isInteger(decodedTurn) || decodedTurn < 0) return invalid('turn', `not a non-negative integer: ${JSON.stringify(turn)}`);
   if (prompt === null) return invalid('prompt', 'missing');

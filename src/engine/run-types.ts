@@ -1,6 +1,6 @@
 // The run record as the API and workers see it, and the states a run moves through.
 import { z } from 'zod';
-import { PHASES } from '../domain/profile.js';
+import type { Phase } from '../domain/profile.js';
 import { todoItem } from '../domain/tool-input-schemas.js';
 import { runPrioritySchema } from '../domain/run-priority.js';
 import { usageByClassSchema, type UsageByClass } from '../domain/usage.js';
@@ -120,7 +120,9 @@ export interface RunRecord {
   id: string;
   tenant: string;
   status: RunStatus;
-  phase: (typeof PHASES)[number];
+  phase: Phase;
+  /** The agent the run was created for (src/agents); runs from before agents are the site builder's. */
+  agent: string;
   turn: number;
   prompt: string;
   model: string;
@@ -160,7 +162,7 @@ export interface RunRecord {
   question: OpenQuestion | null;
   finishVerified: boolean;
   safeMode: 'skip_writes' | null;
-  pendingPhase: (typeof PHASES)[number] | null;
+  pendingPhase: Phase | null;
   counters: RunCounters;
   meta: { title: string; description: string } | null;
   /** The run this one reruns (POST /v1/runs/:id/rerun), or null. */

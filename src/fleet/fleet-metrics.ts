@@ -20,9 +20,9 @@ const QUEUE_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-child
 
 export class FleetMetrics {
   readonly registry = new Registry();
-  readonly turns: Counter<'stop_reason' | 'tool_count'>;
-  readonly turnsExpectingTool: Counter<'tool_count'>;
-  readonly turnsWithToolUse: Counter<'tool_count'>;
+  readonly turns: Counter<'stop_reason' | 'tool_count' | 'agent'>;
+  readonly turnsExpectingTool: Counter<'tool_count' | 'agent'>;
+  readonly turnsWithToolUse: Counter<'tool_count' | 'agent'>;
   readonly jsonInText: Counter<'tool_count'>;
   readonly fenceOnlyStops: Counter<'tool_count'>;
   readonly recoveries: Counter<'tool_count' | 'parse_mode'>;
@@ -76,9 +76,10 @@ export class FleetMetrics {
       this.stopEventLoopDelay = observeEventLoopDelay(this.eventLoopDelay);
     }
     const counter = <Label extends string>(name: string, help: string, labelNames: Label[] = []) => new Counter<Label>({ name, help, labelNames, registers });
-    this.turns = counter(METRICS.turns, 'Model turns by stop reason and tools in the request', ['stop_reason', 'tool_count']);
-    this.turnsExpectingTool = counter(METRICS.turnsExpectingTool, 'Turns where the runtime expected a tool call', ['tool_count']);
-    this.turnsWithToolUse = counter(METRICS.turnsWithToolUse, 'Turns expecting a tool call that ended in a native tool_use', ['tool_count']);
+    // `agent`: the run's (src/agents), so tool_use_rate reads per agent as well as per tool count.
+    this.turns = counter(METRICS.turns, 'Model turns by stop reason, tools in the request and agent', ['stop_reason', 'tool_count', 'agent']);
+    this.turnsExpectingTool = counter(METRICS.turnsExpectingTool, 'Turns where the runtime expected a tool call', ['tool_count', 'agent']);
+    this.turnsWithToolUse = counter(METRICS.turnsWithToolUse, 'Turns expecting a tool call that ended in a native tool_use', ['tool_count', 'agent']);
     this.jsonInText = counter(METRICS.jsonInText, 'Turns whose text held a tool call written as text', ['tool_count']);
     this.fenceOnlyStops = counter(METRICS.fenceOnlyStops, 'Turns that stopped inside an open code fence', ['tool_count']);
     this.recoveries = counter(METRICS.recoveries, 'Tool calls recovered from text', ['tool_count', 'parse_mode']);
@@ -234,12 +235,13 @@ export class FleetMetrics {
           this.modelCost.inc(labels, microUsdToUsd(costMicroUsd ?? 0));
         }
       },
-      onDecision: ({ response, toolCount, expectedTool, events }) => {
+      onDecision: ({ run, response, toolCount, expectedTool, events }) => {
         const tool_count = String(toolCount);
-        this.turns.inc({ stop_reason: response.stop_reason ?? 'null', tool_count });
+        const { agent } = run;
+        this.turns.inc({ stop_reason: response.stop_reason ?? 'null', tool_count, agent });
         if (expectedTool) {
-          this.turnsExpectingTool.inc({ tool_count });
-          if (response.stop_reason === 'tool_use') this.turnsWithToolUse.inc({ tool_count });
+          this.turnsExpectingTool.inc({ tool_count, agent });
+          if (response.stop_reason === 'tool_use') this.turnsWithToolUse.inc({ tool_count, agent });
         }
         for (const event of events) {
           if (event.event === 'text-call-detect') this.jsonInText.inc({ tool_count });

@@ -1,5 +1,6 @@
 // What a client can do to a run — submit, answer a question, cancel, resume — as functions over the
 // store and queues, so the API, the CLI and the tests share one implementation.
+import { AgentNotServed, DEFAULT_AGENT, findAgent } from '../agents/index.js';
 import { assignQueueShard } from '../domain/queue-shards.js';
 import type { FleetContext } from './fleet-context.js';
 import { jobIds, QUEUE_NAMES, toolJobOf, type ModelJobData } from '../jobs/job-catalog.js';
@@ -23,7 +24,10 @@ import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
 
 export interface SubmitRunInput {
   tenant: string;
+  /** The run's first user message: its agent's rendering of its input (Agent.parseInput). */
   prompt: string;
+  /** The run's agent (src/agents); default the site builder. */
+  agent?: string | undefined;
   model?: string | undefined;
   /** The run's provider (docs/providers.md); default BUILDFLEET_PROVIDER. */
   provider?: string | undefined;
@@ -70,14 +74,18 @@ async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { r
     describe: (name) => fleet.modelDescriptions.describe(name),
   });
   const budget = input.budget ?? trustedRunBudget(limits ?? (await readTenantLimits({ fleet, tenant: input.tenant })), input.options);
+  const agent = findAgent(input.agent ?? DEFAULT_AGENT);
+  if (!agent) throw new AgentNotServed(input.agent ?? DEFAULT_AGENT);
   const run = await fleet.store.createRun({
     tenant: input.tenant,
     prompt: input.prompt,
+    agent: agent.name,
+    initialPhase: agent.initialPhase,
     model: settings.model,
     provider: input.provider ?? fleet.config.BUILDFLEET_PROVIDER,
     // For life: every later job of the run goes to this shard (docs/scaling.md#queue-shards).
     queueShard: assignQueueShard(input.runId, fleet.config.BUILDFLEET_QUEUE_SHARDS),
-    maxTurns: input.maxTurns ?? fleet.config.BUILDFLEET_MAX_TURNS,
+    maxTurns: input.maxTurns ?? agent.definition.defaults?.maxTurns ?? fleet.config.BUILDFLEET_MAX_TURNS,
     maxTokens: settings.maxTokens,
     maxTokensCeiling: settings.maxTokensCeiling,
     thinking: {

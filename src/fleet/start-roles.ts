@@ -15,6 +15,7 @@ import { startTracing } from '../telemetry/tracing.js';
 import { archiveOnRunEnd, startArchiving, type RunningArchiving } from '../workers/start-archiving.js';
 import { startWebhookDelivery } from '../workers/start-webhook-delivery.js';
 import { startModelsApiCheck } from './start-models-api-check.js';
+import { loadConfiguredAgents } from './load-agents.js';
 
 export type WorkerRole = 'model' | 'tool';
 
@@ -39,6 +40,12 @@ function connectionStatus(worker: Worker): string {
 export async function startWorkerRole(role: WorkerRole, config: Config = loadConfig()): Promise<RunningWorker> {
   const tracing = startTracing({ serviceName: `buildfleet-${role}-worker`, endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
   const fleet = createFleetContext(config, `${role}-worker`);
+  try {
+    await loadConfiguredAgents(fleet);
+  } catch (error) {
+    await fleet.close();
+    throw error;
+  }
   const metrics = new FleetMetrics({ role: `${role}-worker`, queues: fleet.queues });
   metrics.observeRuns(fleet.store);
   const archiving = startHistory(fleet, role === 'tool');

@@ -3,7 +3,7 @@
 // response; the tool ledger and trail; the event stream; the transcript). Validated when handed to
 // archiveRun, like any boundary: a malformed archive is refused before a row is written.
 import { z } from 'zod';
-import { PHASES } from '../domain/profile.js';
+import { AGENT_NAME, PHASE_NAME } from '../domain/profile.js';
 import { providerNameSchema } from '../domain/provider-declarations.js';
 import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
 import { hasRunEventKeys, RUN_EVENT_NAMES } from '../domain/run-events.js';
@@ -40,7 +40,9 @@ export const archivedRunSchema = z.object({
   /** RunRecord.provider: the provider every call of the run went through (docs/providers.md). */
   provider: providerNameSchema,
   prompt: z.string(),
-  phase: z.enum(PHASES),
+  /** RunRecord.agent: the agent the run was made for. */
+  agent: z.string().regex(AGENT_NAME),
+  phase: z.string().regex(PHASE_NAME),
   /** RunRecord.turn: the model turns the run took. */
   turns: count,
   usage: usageByClassSchema,

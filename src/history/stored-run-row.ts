@@ -2,7 +2,7 @@
 // it. node-postgres returns bigint columns as strings (int8 can exceed a JS number) and
 // timestamptz as Date; both are checked and converted here.
 import { z } from 'zod';
-import { PHASES } from '../domain/profile.js';
+import { AGENT_NAME, PHASE_NAME } from '../domain/profile.js';
 import { providerNameSchema } from '../domain/provider-declarations.js';
 import { TERMINAL_STATUSES } from '../domain/run-outcomes.js';
 import { runBudgetSchema } from '../domain/run-budget.js';
@@ -39,7 +39,9 @@ const storedRunRowSchema = z.object({
   // was made with then (migration 1767484800000).
   provider: providerNameSchema,
   prompt: z.string(),
-  phase: z.enum(PHASES),
+  // NOT NULL: a row archived before the column existed was given `site-builder`, the only agent then.
+  agent: z.string().regex(AGENT_NAME),
+  phase: z.string().regex(PHASE_NAME),
   turns: z.int().nonnegative(),
   ...usageColumns,
   budget: runBudgetSchema,
@@ -110,6 +112,7 @@ export function decodeRunRow(row: Record<string, unknown>): ArchivedRun {
     model: stored.model,
     provider: stored.provider,
     prompt: stored.prompt,
+    agent: stored.agent,
     phase: stored.phase,
     turns: stored.turns,
     usage: usageOfRow(stored),

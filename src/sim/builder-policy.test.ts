@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_TOOLS, toolsForPhase, type Phase } from '../domain/profile.js';
+import { ALL_TOOLS, toolsForPhase, type BuilderPhase as Phase } from '../domain/profile.js';
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { decideBuilderTurn } from './builder-policy.js';
 import type { NormalizedBlock, NormalizedMessage, ToolChoice } from './messages-request.js';

@@ -6,7 +6,7 @@
 // tool_choice `auto`, and refuses any call made after it. Tests and benchmarks use it.
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
-import { toolsForPhase, type Phase } from '../domain/profile.js';
+import { toolsForPhase, type BuilderPhase as Phase } from '../domain/profile.js';
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { FakeToolExecutor } from './fake-tool-executor.js';
 

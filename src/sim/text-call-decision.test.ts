@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toolsForPhase, type Phase } from '../domain/profile.js';
+import { toolsForPhase, type BuilderPhase as Phase } from '../domain/profile.js';
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { parseTextToolCall } from './parse-text-tool-call.js';
 import { startSimulator, type RunningSimulator } from './simulator-server.js';

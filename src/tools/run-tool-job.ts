@@ -22,6 +22,7 @@
 //   {event:'killswitch-probe', tool, outcome, mode, scope, scope_id}     this probe write settled a scope
 import type { ToolJobData } from '../jobs/job-catalog.js';
 import { runEventOf, type RunEventFields } from '../domain/run-events.js';
+import { AgentNotServed } from '../agents/index.js';
 import { checkToolCall } from './tool-job/check-tool-call.js';
 import { recordToolError } from './tool-job/record-tool-error.js';
 import { executeTool } from './tool-job/execute-tool.js';
@@ -56,6 +57,13 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   };
 
   const checkedCall = await checkToolCall({ call });
+  if (checkedCall.kind === 'not_served') {
+    deps.logger.warn(
+      { run_id: data.runId, tool: data.name, agent: checkedCall.agent },
+      'tool call of an agent this worker does not load: left for another worker',
+    );
+    return { kind: 'retry', error: new AgentNotServed(checkedCall.agent) };
+  }
   if (checkedCall.kind === 'refused') return recordToolError({ call, code: checkedCall.code, message: checkedCall.message });
   const { checked } = checkedCall;
   try {

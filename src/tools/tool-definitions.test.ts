@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_TOOLS, MAX_TOOLS_PER_REQUEST, PHASES, toolsForPhase } from '../domain/profile.js';
-import { allAnthropicTools, anthropicToolsFor, toolDescriptions } from './tool-definitions.js';
+import { allAnthropicTools, anthropicToolsFor } from './tool-definitions.js';
+import { toolDescriptions } from '../domain/tool-descriptions.js';
 
 describe('toolDescriptions', () => {
   it('describes every tool in more than a few words', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_TOOLS, WRITE_TOOLS } from '../domain/profile.js';
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
-import { toolDescriptions } from './tool-definitions.js';
+import { toolDescriptions } from '../domain/tool-descriptions.js';
 import { toolImplementations } from './tool-implementations.js';
 
 describe('toolImplementations', () => {

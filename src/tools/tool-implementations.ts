@@ -47,3 +47,7 @@ export const toolImplementations: Record<ToolName, ToolImplementation> = {
   set_meta: setMetaTool,
   publish: publishTool,
 };
+
+/** The implementation part of the site builder's agent (src/agents/site-builder/agent.ts names this
+ * module): what src/tools/agent-implementations.ts imports for its TypeScript tools. */
+export default toolImplementations;

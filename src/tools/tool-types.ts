@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Phase } from '../domain/profile.js';
 import type { Config } from '../config.js';
 import type { RunRecord, RunEngine, WriteFence } from '../engine/index.js';
-import type { ToolOutputContract } from './output/output-contract.js';
+import type { ToolOutputContract } from '../domain/tool-output-contract.js';
 
 export interface ToolContext {
   runId: string;

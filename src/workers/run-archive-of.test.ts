@@ -9,7 +9,7 @@ const RUN_ID = 'run_0123456789';
 function source(overrides: Partial<RunArchiveSource> = {}, run: Partial<RunRecord> = {}): RunArchiveSource {
   return {
     run: {
-      id: RUN_ID, tenant: 'acme', status: 'failed', phase: 'building', turn: 2, prompt: 'a bakery', model: 'claude-sonnet-4-6', provider: 'anthropic', queueShard: 0, maxTurns: 10, maxTokens: 1024,
+      id: RUN_ID, tenant: 'acme', status: 'failed', agent: 'site-builder', phase: 'building', turn: 2, prompt: 'a bakery', model: 'claude-sonnet-4-6', provider: 'anthropic', queueShard: 0, maxTurns: 10, maxTokens: 1024,
       maxTokensCeiling: 1024, thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null, options: {}, createdAt: '2026-03-02T10:00:00.000Z', updatedAt: '2026-03-02T10:05:00.000Z', traceId: null,
       traceContext: {}, todos: [], usage, costMicroUsd: 70, budget: { costMicroUsd: null, tokens: null, costSetBy: 'run' }, result: null, error: { code: 'max_turns', message: 'ran out of turns' }, latestDeploy: null,
       liveDeploy: null, question: null, finishVerified: false, safeMode: null, pendingPhase: null,

@@ -171,6 +171,7 @@ export function runArchiveOf(source: RunArchiveSource): RunArchive {
       model: run.model,
       provider: run.provider,
       prompt: run.prompt,
+      agent: run.agent,
       phase: run.phase,
       turns: run.turn,
       usage: run.usage,

@@ -3,7 +3,6 @@ import { Worker, type Job } from 'bullmq';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { shardRole, type WorkerFleet } from './worker-fleet.js';
 import { claimDurabilityOf } from '../engine/index.js';
-import { WRITE_TOOLS, type ToolName } from '../domain/profile.js';
 import { ConcurrencyGovernor, type ConcurrencyChange } from './concurrency-governor.js';
 import { inSpan, SpanKind } from '../telemetry/tracing.js';
 import { SPAN_ATTRIBUTES, SPAN_NAMES } from '../telemetry/span-attributes.js';
@@ -84,9 +83,9 @@ export function startToolWorker(fleet: WorkerFleet, options: ToolWorkerOptions =
     );
     if (result.kind === 'retry' || result.kind === 'defer') return result;
     // A write tool's result is on a replica before its job completes, when configured
-    // (BUILDFLEET_REDIS_WAIT_REPLICAS; RunEngine.confirmToolResultDurable says why).
-    if (result.kind === 'recorded' && WRITE_TOOLS.has(data.name as ToolName))
-      await fleet.store.confirmToolResultDurable(data.runId, data.toolUseId, durability);
+    // (BUILDFLEET_REDIS_WAIT_REPLICAS; RunEngine.confirmToolResultDurable says why). A result an
+    // earlier attempt recorded is confirmed whatever its tool: this attempt did not see its effect.
+    if (result.kind === 'recorded' && (result.writes ?? true)) await fleet.store.confirmToolResultDurable(data.runId, data.toolUseId, durability);
     options.onJobDone?.(performance.now() - started);
     return result;
   };

@@ -64,7 +64,7 @@ describe('a real build through the CLI', () => {
     const summary = await cli(['status', runId]);
     expect(summary.code).toBe(EXIT_CODES.ok);
     expect(summary.out[0]).toBe(`${runId}  succeeded`);
-    expect(summary.text).toMatch(/ {2}phase {4}verifying · turn \d+ · model /);
+    expect(summary.text).toMatch(/ {2}agent {4}site-builder · phase verifying · turn \d+\n {2}model {4}/);
     expect(summary.text).toMatch(/ {2}cost {5}\$0\.\d{4} · cache hit/);
     expect(summary.text).toMatch(/ {2}todos {4}☑ /);
     expect(summary.text).toMatch(/ {2}files {4}\d+ \([\d,]+ bytes\): .*index\.html/);

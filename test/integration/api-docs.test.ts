@@ -122,11 +122,11 @@ describe('OpenAPI document', () => {
     }
 
     const createRun = document.paths['/v1/runs']!.post!;
-    expect(createRun.requestBody?.content['application/json']?.schema).toMatchObject({
-      type: 'object',
-      required: ['prompt'],
-      additionalProperties: false,
-    });
+    const createRunBody = createRun.requestBody?.content['application/json']?.schema as { properties: Record<string, unknown>; required?: string[] };
+    expect(createRunBody).toMatchObject({ type: 'object', additionalProperties: false });
+    // `prompt` or the agent's `input`: one of the two, which the schema cannot say as `required`.
+    expect(Object.keys(createRunBody.properties)).toEqual(expect.arrayContaining(['prompt', 'agent', 'input']));
+    expect(createRunBody.required ?? []).toEqual([]);
     expect(createRun.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key')).toBe(true);
     expect(Object.keys(createRun.responses).sort()).toEqual(['202', '400', '401', '403', '409', '413', '415', '422', '429', '500', '503']);
     expect(Object.keys(document.paths['/v1/runs/{id}/events']!.get!.responses['200']!.content ?? {}).sort()).toEqual([

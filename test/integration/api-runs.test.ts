@@ -232,6 +232,7 @@ describe('GET /v1/runs/:id', () => {
     expect(response.json()).toEqual({
       id: run.id,
       status: 'running',
+      agent: 'site-builder',
       phase: 'building',
       turn: 3,
       model: 'claude-sonnet-4-5',

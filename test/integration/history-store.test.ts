@@ -15,9 +15,10 @@ const usage = (tokens: number) => ({
   output_tokens: Math.floor(tokens / 2),
 });
 
-function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site for a bakery', createdAt = '2026-03-02T10:00:00.000Z', costMicroUsd = 1_000, provider = 'anthropic' }: {
+function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site for a bakery', createdAt = '2026-03-02T10:00:00.000Z', costMicroUsd = 1_000, provider = 'anthropic', agent = 'site-builder' }: {
   id: string;
   provider?: string;
+  agent?: string;
   tenant?: string;
   status?: 'succeeded' | 'failed' | 'refused' | 'cancelled';
   prompt?: string;
@@ -34,6 +35,7 @@ function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site
       model: 'claude-sonnet-4-6',
       provider,
       prompt,
+      agent,
       phase: 'verifying',
       turns: 2,
       usage: usage(300),
@@ -92,7 +94,7 @@ describe('history migrations', () => {
     const database = await createTestDatabase('migrations', { migrate: false });
     try {
       const first = await migrateHistory({ databaseUrl: database.url });
-      expect(first).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider', '1767571200000_run-thinking-settings']);
+      expect(first).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider', '1767571200000_run-thinking-settings', '1767657600000_run-agent']);
       const tables = await database.pool.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
       expect(tables.rows.map((row) => row.table_name)).toEqual([MIGRATIONS_TABLE, 'events', 'runs', 'tool_calls', 'transcripts', 'turns']);
       expect(await migrateHistory({ databaseUrl: database.url })).toEqual([]);
@@ -100,10 +102,30 @@ describe('history migrations', () => {
       const again = await createTestDatabase('migrationsrace', { migrate: false });
       try {
         const results = await Promise.all([migrateHistory({ databaseUrl: again.url }), migrateHistory({ databaseUrl: again.url })]);
-        expect(results.flat()).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider', '1767571200000_run-thinking-settings']);
+        expect(results.flat()).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider', '1767571200000_run-thinking-settings', '1767657600000_run-agent']);
       } finally {
         await again.drop();
       }
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('give a run archived before history kept the agent `site-builder`, the only agent there was', async () => {
+    const database = await createTestDatabase('preagents', { migrate: false });
+    try {
+      expect(await migrateHistory({ databaseUrl: database.url, count: 5 })).toHaveLength(5);
+      // The row as the previous release archived it: written through a column of the same name, then dropped.
+      await database.pool.query('ALTER TABLE runs ADD COLUMN agent text');
+      const archive = archiveOf({ id: 'run_before_agents', agent: 'order-desk' });
+      expect(await new HistoryStore(database.pool).archiveRun(archive)).toEqual({ archived: true });
+      await database.pool.query('ALTER TABLE runs DROP COLUMN agent');
+      expect(await migrateHistory({ databaseUrl: database.url })).toEqual(['1767657600000_run-agent']);
+      expect(await new HistoryStore(database.pool).getRun('run_before_agents')).toEqual({ ...archive.run, agent: 'site-builder' });
+      // A run archived since keeps its own.
+      const since = archiveOf({ id: 'run_after_agents', agent: 'order-desk' });
+      await new HistoryStore(database.pool).archiveRun(since);
+      expect((await new HistoryStore(database.pool).getRun('run_after_agents'))?.agent).toBe('order-desk');
     } finally {
       await database.drop();
     }
@@ -117,7 +139,7 @@ describe('history migrations', () => {
       // the same name, which is then dropped, so only the previous schema's columns remain.
       // The thinking columns of a later migration are added ahead of it the same way (and kept: the
       // provider migration alone is applied).
-      await database.pool.query('ALTER TABLE runs ADD COLUMN provider text, ADD COLUMN thinking text, ADD COLUMN effort text, ADD COLUMN thinking_display text');
+      await database.pool.query('ALTER TABLE runs ADD COLUMN provider text, ADD COLUMN thinking text, ADD COLUMN effort text, ADD COLUMN thinking_display text, ADD COLUMN agent text');
       const archive = archiveOf({ id: 'run_before_providers', provider: 'vllm' });
       expect(await new HistoryStore(database.pool).archiveRun(archive)).toEqual({ archived: true });
       await database.pool.query('ALTER TABLE runs DROP COLUMN provider');

@@ -61,7 +61,7 @@ describe('/metrics', () => {
     const body = await response.text();
     expect(sample(body, 'buildfleet_runs_ended_total', { status: 'succeeded' })).toBe(3);
     expect(sample(body, 'buildfleet_runs_ended_total', { status: 'refused' })).toBe(1);
-    expect(sample(body, 'buildfleet_turns_total', { stop_reason: 'tool_use', tool_count: '13' })).toBeGreaterThan(6);
+    expect(sample(body, 'buildfleet_turns_total', { stop_reason: 'tool_use', tool_count: '13', agent: 'site-builder' })).toBeGreaterThan(6);
     expect(sample(body, 'buildfleet_turns_total', { stop_reason: 'refusal' })).toBe(1);
     expect(sample(body, 'buildfleet_recoveries_total')).toBeGreaterThanOrEqual(1);
     expect(sample(body, 'buildfleet_json_in_text_total')).toBeGreaterThanOrEqual(1);

@@ -226,7 +226,7 @@ describe('the listing across Redis and history', () => {
     const usage = { input_tokens: 1, cache_write_5m_input_tokens: 0, cache_write_1h_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 };
     return {
       run: {
-        id, tenant, status: 'succeeded', errorCode: null, errorMessage: null, model: twin.model, provider: twin.provider, prompt, phase: 'building', turns: 1, usage, costMicroUsd: 3,
+        id, tenant, status: 'succeeded', errorCode: null, errorMessage: null, model: twin.model, provider: twin.provider, prompt, agent: 'site-builder', phase: 'building', turns: 1, usage, costMicroUsd: 3,
         budget: { costMicroUsd: null, tokens: null, costSetBy: 'run' }, result: 'done', latestDeploy: null, liveDeploy: null, traceId: null, maxTokens: 1024, thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null, todos: [], files: [],
         question: null, optionsTokenBudget: null, meta: null, rerunOf: null, createdAt: twin.createdAt, endedAt: twin.createdAt,
       },

@@ -1,6 +1,7 @@
 // No run is ever stuck (issue #16, item 5), through the real queues: tool_use ids of any shape,
 // jobs deleted from Redis behind the fleet's back, jobs that fail for good, and the reaper's own
 // limits (parked runs, paused queues, runs that moved on, runs it cannot resume).
+import { findAgent, SITE_BUILDER } from '../../src/agents/index.js';
 import type { Worker } from 'bullmq';
 import type { RedisClient } from '../../src/redis/redis-connection.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -225,7 +226,7 @@ describe('a job that fails for good', () => {
         // A bug past the first phase: every attempt of the first building turn throws.
         toolsFor: (phase) => {
           if (phase === 'building') throw new Error('no tool tier for building');
-          return tieredTools(phase);
+          return tieredTools(findAgent(SITE_BUILDER)!, phase);
         },
       },
     });

@@ -32,9 +32,18 @@ function rerunBody(found: FoundRun, edits: RerunRunBody): CreateRunBody {
   const thinking = edits.model === undefined || edits.model === run.model ? thinkingRequestOf(run) : undefined;
   const original =
     found.source === 'redis'
-      ? { prompt: run.prompt, model: run.model, provider: found.run.provider, maxTurns: found.run.maxTurns, options: found.run.options, thinking }
-      : { prompt: run.prompt, model: run.model, thinking };
-  const merged = { ...original, ...edits };
+      ? {
+          agent: run.agent,
+          prompt: run.prompt,
+          model: run.model,
+          provider: found.run.provider,
+          maxTurns: found.run.maxTurns,
+          options: found.run.options,
+          thinking,
+        }
+      : { agent: run.agent, prompt: run.prompt, model: run.model, thinking };
+  // An edited `input` replaces the original's prompt (its first message), which stood for it.
+  const merged = { ...original, ...edits, ...(edits.input !== undefined && edits.prompt === undefined ? { prompt: undefined } : {}) };
   // What the original ran with was valid then; the edited whole is checked again as a new body.
   const parsed = createRunBodySchema.safeParse(Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)));
   if (!parsed.success)

@@ -9,6 +9,7 @@ import { decodeRunStatus, decodeRunSummary, RUN_SUMMARY_FIELDS, type RunReading,
 import { defineReopenRunScript } from '../reopen-run-script.js';
 import { countersSchema, type RunRecord, type TodoState } from '../run-types.js';
 import { IMPLICIT_PROVIDER } from '../../domain/provider-declarations.js';
+import { SITE_BUILDER_AGENT } from '../../domain/profile.js';
 import { isQueueShard } from '../../domain/queue-shards.js';
 import { EMPTY_USAGE } from '../../domain/usage.js';
 import { microUsdToUsd } from '../../domain/usage-cost.js';
@@ -37,7 +38,8 @@ export class LifecycleSystem extends EngineSystem {
       id,
       tenant: input.tenant,
       status: 'queued',
-      phase: 'planning',
+      agent: input.agent ?? SITE_BUILDER_AGENT,
+      phase: input.initialPhase ?? 'planning',
       turn: 0,
       prompt: input.prompt,
       model: input.model,

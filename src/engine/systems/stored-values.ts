@@ -1,6 +1,6 @@
 // Decoders of what a run's keys hold (an outcome, a trail entry, a tool result, an event, a trace
 // context), each validated, and the list of every key a run has: shared by the systems.
-import { PHASES } from '../../domain/profile.js';
+import { PHASE_NAME } from '../../domain/profile.js';
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import { RUN_READ_EVERY_UPSTREAM } from '../run-upstream-scopes-lua.js';
@@ -68,7 +68,7 @@ export function parseOutcome(raw: string): TurnOutcome {
 const trailEntrySchema = z.object({
   tool: z.string(),
   ok: z.boolean(),
-  phase: z.enum(PHASES),
+  phase: z.string().regex(PHASE_NAME),
   turn: z.int(),
   toolUseId: z.string(),
   detail: z.string().optional(),

@@ -4,7 +4,7 @@
 // over /v1/messages).
 import type OpenAI from 'openai';
 import { z } from 'zod';
-import { toolsForPhase, type Phase } from '../../domain/profile.js';
+import { toolsForPhase, type BuilderPhase as Phase } from '../../domain/profile.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { FakeToolExecutor } from '../fake-tool-executor.js';
 import { SUMMARY_REQUEST_TEXT } from '../simulated-conversation.js';

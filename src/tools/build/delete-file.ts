@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { normalizeWorkspacePath } from '../../safety/workspace-path.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { deleteWorkspaceFile } from '../../engine/index.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';

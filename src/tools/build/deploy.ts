@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { deploymentUrl } from '../site-urls.js';
 import { readWorkspaceFiles, recordDeployment, claimDurabilityOf } from '../../engine/index.js';
 import { siteStoreOf } from '../../sites/site-store-of-config.js';

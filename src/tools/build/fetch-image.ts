@@ -13,7 +13,7 @@ import { fetchPolicyFor } from '../http/check-fetch-target.js';
 import { FETCH_MAX_BYTES, fetchWithLimits } from '../http/fetch-with-limits.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { quoteUntrusted } from '../../domain/quote-untrusted.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { writeFenceOf } from '../workspace/write-fence.js';

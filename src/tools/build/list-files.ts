@@ -1,7 +1,7 @@
 // list_files: the workspace's files with their sizes.
 import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { defineTool } from '../tool-types.js';
 
 export const listFilesTool = defineTool({

@@ -1,7 +1,7 @@
 // set_colors: the site's color palette, as CSS custom properties in theme.css.
 import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { defineTool } from '../tool-types.js';
 import { themeVariables } from '../workspace/render-theme-css.js';
 import { writeFenceOf } from '../workspace/write-fence.js';

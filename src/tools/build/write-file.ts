@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { normalizeWorkspacePath } from '../../safety/workspace-path.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { defineTool } from '../tool-types.js';
 import { writeFenceOf } from '../workspace/write-fence.js';
 import { writeWorkspaceFileOrThrow } from '../workspace/write-workspace-file.js';

@@ -2,7 +2,7 @@
 // job (it sees awaiting_input); this tool only checks the question.
 import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { defineTool, ToolError } from '../tool-types.js';
 
 export const askUserTool = defineTool({

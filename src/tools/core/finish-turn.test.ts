@@ -26,7 +26,7 @@ describe('finish_turn', () => {
     expect(error.code).toBe('finish_gate_failed');
     expect(error.message).toBe(
       [
-        'The site is not finished yet:',
+        'The work is not finished yet:',
         '- Finish todo "home" (Home page), then mark it with todo_complete.',
         '- Write at least 3 site files with write_file while building (1 written so far).',
         '- Deploy the site with deploy.',

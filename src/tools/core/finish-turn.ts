@@ -1,9 +1,9 @@
 // finish_turn: the model's claim that the site is done, checked against the trail by the finish
 // gate before the run may end. Passing it marks the run verified; its next turn asks for the summary.
 import { z } from 'zod';
-import { evaluateFinishGate } from '../../domain/finish-gate.js';
+import { findAgent } from '../../agents/index.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { ensureRunUpdated } from './ensure-run-updated.js';
 
@@ -20,13 +20,12 @@ export const finishTurnTool = defineTool({
   async execute(input, context) {
     const [run, trail] = await Promise.all([context.store.getRun(context.runId), context.store.getTrail(context.runId)]);
     const current = run ?? context.run;
-    const gate = evaluateFinishGate({
-      todos: current.todos,
-      trail,
-      deployments: { latest: current.latestDeploy, live: current.liveDeploy },
-    });
-    if (!gate.passed) {
-      throw new ToolError('finish_gate_failed', `The site is not finished yet:\n${gate.missing.map((line) => `- ${line}`).join('\n')}`);
+    // The run's agent's gate (checkToolCall found the agent before this call could run).
+    const agent = findAgent(current.agent);
+    if (!agent) throw new Error(`agent ${current.agent} is not loaded in this worker`);
+    const missing = agent.finishGate({ todos: current.todos, trail, deployments: { latest: current.latestDeploy, live: current.liveDeploy } });
+    if (missing.length > 0) {
+      throw new ToolError('finish_gate_failed', `The work is not finished yet:\n${missing.map((line) => `- ${line}`).join('\n')}`);
     }
     // The run stays in its phase: the summary turn keeps this turn's tools, system prompt and
     // tool_choice, so its request reads the cached prefix (src/agent/summary-request.ts).

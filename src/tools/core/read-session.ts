@@ -1,10 +1,10 @@
 // read_session: the run's state as the tools left it, read fresh from Redis (the context's run
 // record was loaded before this turn's other tool calls ran).
 import { z } from 'zod';
-import { PHASES } from '../../domain/profile.js';
+import { PHASE_NAME } from '../../domain/profile.js';
 import { todoState } from '../../engine/index.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { defineTool } from '../tool-types.js';
 
 export const readSessionTool = defineTool({
@@ -13,8 +13,8 @@ export const readSessionTool = defineTool({
   inputSchema: toolInputSchemas.read_session,
   output: {
     schema: z.strictObject({
-      phase: z.enum(PHASES),
-      pending_phase: z.enum(PHASES).nullable(),
+      phase: z.string().regex(PHASE_NAME),
+      pending_phase: z.string().regex(PHASE_NAME).nullable(),
       todos: z.array(todoState),
       files: z.array(z.strictObject({ path: z.string().min(1), bytes: z.int().min(0) })),
       latest_deploy: z.string().nullable(),

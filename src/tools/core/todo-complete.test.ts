@@ -25,25 +25,8 @@ describe('todo_complete', () => {
   it('marks a todo done and counts what remains', async () => {
     const run = await buildingRun();
     const output = await harness.call(todoCompleteTool, { id: 'home' }, await harness.contextFor(run.id));
-    expect(output).toEqual({ todo: { ...todos[0], done: true }, remaining: 2, next_phase: null });
+    expect(output).toEqual({ todo: { ...todos[0], done: true }, remaining: 2 });
     expect((await harness.store.getRun(run.id))?.todos.find((todo) => todo.id === 'home')?.done).toBe(true);
-  });
-
-  it('moves building to verifying when the last build todo is done', async () => {
-    const run = await buildingRun();
-    await harness.call(todoCompleteTool, { id: 'home' }, await harness.contextFor(run.id));
-    const output = await harness.call(todoCompleteTool, { id: 'about' }, await harness.contextFor(run.id));
-    expect(output.next_phase).toBe('verifying');
-    expect(output.remaining).toBe(1);
-    expect((await harness.store.getRun(run.id))?.pendingPhase).toBe('verifying');
-  });
-
-  it('does not change phase outside building', async () => {
-    const run = await harness.newRun({ phase: 'verifying' });
-    await harness.store.setTodos(run.id, todos.map((todo) => ({ ...todo, done: todo.phase === 'build' })));
-    const output = await harness.call(todoCompleteTool, { id: 'check' }, await harness.contextFor(run.id));
-    expect(output).toMatchObject({ remaining: 0, next_phase: null });
-    expect((await harness.store.getRun(run.id))?.pendingPhase).toBeNull();
   });
 
   it('keeps every completion of parallel calls', async () => {

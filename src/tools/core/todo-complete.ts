@@ -3,16 +3,15 @@
 import { z } from 'zod';
 import { completeTodo, todoState } from '../../engine/index.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { defineTool, ToolError } from '../tool-types.js';
-import { ensureRunUpdated } from './ensure-run-updated.js';
 
 export const todoCompleteTool = defineTool({
   name: 'todo_complete',
   description: toolDescriptions.todo_complete,
   inputSchema: toolInputSchemas.todo_complete,
   output: {
-    schema: z.strictObject({ todo: todoState, remaining: z.int().min(0), next_phase: z.literal('verifying').nullable() }),
+    schema: z.strictObject({ todo: todoState, remaining: z.int().min(0) }),
     invariants: [
       {
         name: 'todo_marked_done',
@@ -34,9 +33,7 @@ export const todoCompleteTool = defineTool({
       );
     }
     const todo = todos.find((candidate) => candidate.id === input.id);
-    const buildDone = todos.filter((candidate) => candidate.phase === 'build').every((candidate) => candidate.done);
-    const nextPhase = buildDone && context.run.phase === 'building' ? 'verifying' : null;
-    if (nextPhase) await ensureRunUpdated({ store: context.store, runId: context.runId, update: { pendingPhase: nextPhase } });
-    return { todo, remaining: todos.filter((candidate) => !candidate.done).length, next_phase: nextPhase };
+    // The phase change it may make is the agent's (its transitions: apply-phase-transition.ts).
+    return { todo, remaining: todos.filter((candidate) => !candidate.done).length };
   },
 });

@@ -1,17 +1,17 @@
-// todo_write: the plan. Writing it is what moves a run out of planning.
+// todo_write: the plan. Writing it moves a run out of its first phase where the agent says so
+// (the site builder's transitions: planning → building).
 import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { todoState, type TodoState } from '../../engine/index.js';
-import { ensureRunUpdated } from './ensure-run-updated.js';
 
 export const todoWriteTool = defineTool({
   name: 'todo_write',
   description: toolDescriptions.todo_write,
   inputSchema: toolInputSchemas.todo_write,
   output: {
-    schema: z.strictObject({ todos: z.array(todoState).min(1).max(20), next_phase: z.literal('building').nullable() }),
+    schema: z.strictObject({ todos: z.array(todoState).min(1).max(20) }),
     invariants: [
       { name: 'todo_ids_unique', check: (output) => new Set(output.todos.map((todo) => todo.id)).size === output.todos.length },
       { name: 'todos_start_not_done', check: (output) => output.todos.every((todo) => !todo.done) },
@@ -30,8 +30,7 @@ export const todoWriteTool = defineTool({
     }
     const todos: TodoState[] = input.todos.map((todo) => ({ ...todo, done: false }));
     await context.store.setTodos(context.runId, todos);
-    const nextPhase = context.run.phase === 'planning' ? 'building' : null;
-    if (nextPhase) await ensureRunUpdated({ store: context.store, runId: context.runId, update: { pendingPhase: nextPhase } });
-    return { todos, next_phase: nextPhase };
+    // The phase change it may make is the agent's (its transitions: apply-phase-transition.ts).
+    return { todos };
   },
 });

@@ -29,7 +29,7 @@ import { quoteUntrusted } from '../../domain/quote-untrusted.js';
 import { webhookSigningSecret, signWebhook } from '../../webhooks/webhook-signature.js';
 import { fetchPolicyFor } from '../http/check-fetch-target.js';
 import { fetchWithLimits } from '../http/fetch-with-limits.js';
-import { maxCharactersOf, type ToolOutputContract } from '../output/output-contract.js';
+import { maxCharactersOf, type ToolOutputContract } from '../../domain/tool-output-contract.js';
 import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, ToolError, type ToolContext, type ToolImplementation } from '../tool-types.js';
 

@@ -27,8 +27,9 @@ import { checkFetchTarget, isAllowlistedTarget, type FetchTargetPolicy } from '.
 import { ToolOutputInvalid } from '../output/tool-output-invalid.js';
 import { defineTool, ToolError, type ToolImplementation } from '../tool-types.js';
 
-/** Where the server is: a Streamable HTTP endpoint, or a command whose stdio speaks MCP. */
-export type McpServerSpec = { url: string } | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string };
+import type { McpServerSpec } from '../../domain/mcp-server-spec.js';
+
+export type { McpServerSpec };
 
 /** How one of the server's tools is offered. */
 export interface McpToolChoice {

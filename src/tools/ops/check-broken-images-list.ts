@@ -16,7 +16,7 @@ export const MAX_LISTED_PROBLEMS = 50;
 /** Characters of a page, src or reason an entry keeps (the cut is said after them). */
 export const MAX_PROBLEM_FIELD_CHARACTERS = 300;
 /** JSON characters one list may take: both lists stay far below the default output cap of
- * 200,000 (src/tools/output/output-contract.ts) whatever the fields hold. */
+ * 200,000 (src/domain/tool-output-contract.ts) whatever the fields hold. */
 export const MAX_LIST_JSON_CHARACTERS = 60_000;
 /** The longest a field can be after its cut: the kept characters and the `…[+N characters]` note. */
 export const MAX_LISTED_FIELD_LENGTH = MAX_PROBLEM_FIELD_CHARACTERS + 32;

@@ -3,7 +3,7 @@ import { createToolTestHarness, type ToolTestHarness } from '../testing/tool-tes
 import { startTestHttpServer, type TestHttpServer } from '../testing/start-test-http-server.js';
 import { ONE_PIXEL_PNG } from '../testing/test-images.js';
 import { validateToolOutput } from '../output/validate-tool-output.js';
-import { DEFAULT_MAX_OUTPUT_CHARACTERS } from '../output/output-contract.js';
+import { DEFAULT_MAX_OUTPUT_CHARACTERS } from '../../domain/tool-output-contract.js';
 import { checkBrokenImagesTool } from './check-broken-images.js';
 import { MAX_LISTED_PROBLEMS, MAX_PROBLEM_FIELD_CHARACTERS } from './check-broken-images-list.js';
 

@@ -14,7 +14,7 @@ import { fetchPolicyFor, checkFetchTarget } from '../http/check-fetch-target.js'
 import { fetchWithLimits, type LimitedResponse } from '../http/fetch-with-limits.js';
 import { cssImageUrls, extractHtmlImageReferences } from '../html/extract-image-references.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { ToolOutputInvalid } from '../output/tool-output-invalid.js';
 import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, ToolError, type ToolContext } from '../tool-types.js';

@@ -12,7 +12,7 @@ import { FETCH_MAX_BYTES, fetchWithLimits } from '../http/fetch-with-limits.js';
 import { decodeHtmlEntities } from '../html/decode-html-entities.js';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
 import { quoteUntrusted } from '../../domain/quote-untrusted.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { validateUpstreamResponse } from '../output/validate-tool-output.js';
 import { defineTool, type ToolContext } from '../tool-types.js';
 

@@ -3,7 +3,7 @@
 // the run's Redis keys are gone (docs/sites.md#storage).
 import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { liveSiteUrl } from '../site-urls.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { publishDeployment, claimDurabilityOf } from '../../engine/index.js';

@@ -3,7 +3,7 @@
 // a redeploy (which the finish gate would then demand).
 import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { setRunAsset, readTheme } from '../../engine/index.js';
 import { defineTool } from '../tool-types.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';

@@ -16,7 +16,7 @@ import { saveScreenshot } from '../../engine/index.js';
 import { PROXY_ANSWER_HEADER, startGuardedForwardProxy, type RefusedRequest } from '../../safety/guarded-forward-proxy.js';
 import { decideBrowserEgress } from '../http/browser-egress-policy.js';
 import { checkFetchTarget, fetchPolicyFor } from '../http/check-fetch-target.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { defineTool, ToolError } from '../tool-types.js';
 import { findChromium } from './find-chromium.js';
 import { runHeadlessChromium, type MainDocument } from './run-headless-chromium.js';

@@ -1,7 +1,7 @@
 // set_meta: the site's title and description, kept on the run for the site server's <head>.
 import { z } from 'zod';
 import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../tool-definitions.js';
+import { toolDescriptions } from '../../domain/tool-descriptions.js';
 import { defineTool } from '../tool-types.js';
 import { updateRunFields } from '../../engine/index.js';
 import { writeFenceOf, writeRefusalError } from '../workspace/write-fence.js';

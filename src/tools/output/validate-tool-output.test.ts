@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ALL_TOOLS, WRITE_TOOLS } from '../../domain/profile.js';
 import { toolImplementations } from '../tool-implementations.js';
 import { ONE_PIXEL_PNG } from '../testing/test-images.js';
-import type { ToolOutputContract } from './output-contract.js';
+import type { ToolOutputContract } from '../../domain/tool-output-contract.js';
 import { TOOL_OUTPUT_INVALID_REASONS, ToolOutputInvalid, reasonCodeOf } from './tool-output-invalid.js';
 import { mediaTypeMatches, validateToolOutput, validateUpstreamResponse, type UpstreamExpectation, type UpstreamResponse } from './validate-tool-output.js';
 

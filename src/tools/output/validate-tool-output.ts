@@ -11,7 +11,7 @@
 // quoted as data (quote-untrusted.ts); a reason's detail is only ever a well-formed media type or
 // a schema path (ToolOutputInvalid makes it safe), never upstream text.
 import type { z } from 'zod';
-import { maxCharactersOf, type InvariantContext, type ToolOutputContract } from './output-contract.js';
+import { maxCharactersOf, type InvariantContext, type ToolOutputContract } from '../../domain/tool-output-contract.js';
 import { findErrorInSuccessWrapper } from './find-error-in-success-wrapper.js';
 import { svgDocumentProblem } from './parse-svg-document.js';
 import { ToolOutputInvalid } from './tool-output-invalid.js';

@@ -1,13 +1,14 @@
 // Before a tool runs (run-tool-job.ts): the run must be live, the tool known and its input valid;
 // a write tool must pass skip_writes safe mode, the write guard and the kill switch's claim.
-import { isToolName } from '../../domain/profile.js';
+import { findAgent } from '../../agents/index.js';
 import type { ToolErrorCode } from '../../domain/tool-error-codes.js';
 import { formatZodIssues } from '../../domain/format-zod-issues.js';
 import { isTerminal } from '../../domain/run-outcomes.js';
 import { quoteUntrusted } from '../../domain/quote-untrusted.js';
 import { describeRefusal } from '../../safety/kill-switch.js';
 import { upstreamOf } from '../../safety/kill-switch-scope.js';
-import { toolImplementations as toolDefinitions } from '../tool-implementations.js';
+import { implementationOf } from '../agent-implementations.js';
+import { fetchPolicyFor } from '../http/check-fetch-target.js';
 import type { CheckedToolCall, ToolCallContext } from './tool-call-context.js';
 
 /** The call, ready to run (a write claimed), or the refusal to record as its result. */
@@ -15,13 +16,16 @@ export async function checkToolCall({
   call,
 }: {
   call: ToolCallContext;
-}): Promise<{ kind: 'ready'; checked: CheckedToolCall } | { kind: 'refused'; code: ToolErrorCode; message: string }> {
+}): Promise<{ kind: 'ready'; checked: CheckedToolCall } | { kind: 'refused'; code: ToolErrorCode; message: string } | { kind: 'not_served'; agent: string }> {
   const { deps, data, run } = call;
   const refused = (code: ToolErrorCode, message: string) => ({ kind: 'refused' as const, code, message });
   if (isTerminal(run.status)) return refused('run_ended', `The run is ${run.status}; the tool was not run.`);
-  if (!isToolName(data.name)) return refused('tool_not_available', `Unknown tool ${quoteUntrusted(data.name, { maxCharacters: 100 })}.`);
+  // A run of an agent this worker does not load goes back to the queue for one that does.
+  const agent = findAgent(run.agent);
+  if (!agent) return { kind: 'not_served', agent: run.agent };
   const toolName = data.name;
-  const definition = toolDefinitions[toolName];
+  const definition = await implementationOf(agent, toolName, { fetchPolicy: fetchPolicyFor({ publicBaseUrl: deps.publicBaseUrl, config: deps.config }) });
+  if (!definition) return refused('tool_not_available', `Unknown tool ${quoteUntrusted(data.name, { maxCharacters: 100 })}.`);
   const parsed = definition.inputSchema.safeParse(data.input);
   if (!parsed.success) {
     return refused('tool_input_invalid', formatZodIssues({ issues: parsed.error.issues, whole: '(input)' }));

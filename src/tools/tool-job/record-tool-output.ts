@@ -6,6 +6,7 @@ import { lastKnownGoodScopeOf } from '../output/last-known-good.js';
 import { validateToolOutput } from '../output/validate-tool-output.js';
 import { answerToolFailure } from './answer-tool-failure.js';
 import { flagInjection } from './flag-injection.js';
+import { applyPhaseTransition } from './apply-phase-transition.js';
 import { recordKillSwitchOutcome } from './record-kill-switch-outcome.js';
 import type { CheckedToolCall, ToolCallContext, ToolJobResult } from './tool-call-context.js';
 
@@ -47,6 +48,7 @@ export async function recordToolOutput({
     scope === 'never' ? undefined : deps.store.saveLastKnownGood({ tool: data.name, input: checked.input, runId: data.runId, scope, output: value }),
     startWrite,
   ]);
+  await applyPhaseTransition({ call, output: value });
   const flagged = flagInjection({ call, value, source: 'output' });
   // The cap applies inside the envelope, so the closing tag always survives (32,000 in all).
   const content = wrapToolOutput(data.name, value, { maxCharacters: MAX_ENVELOPE_BODY_CHARACTERS });
@@ -66,5 +68,5 @@ export async function recordToolOutput({
     call.event('tool-call-end', { ok: true, tool_result_status: status, parse_mode: data.parseMode, duration_ms: Math.round(durationMs) }),
   ]);
   deps.hooks?.onToolResult?.({ tool: data.name, parseMode: data.parseMode, status, durationMs });
-  return { kind: 'recorded', result: stored, cached: false };
+  return { kind: 'recorded', result: stored, cached: false, writes: definition.writes };
 }

@@ -8,7 +8,6 @@ import { type RunEngine, type StoredToolResult, type RunRecord } from '../../eng
 import type { KillSwitch } from '../../safety/kill-switch.js';
 import type { ToolUpstream } from '../../safety/kill-switch-scope.js';
 import type { ToolSafetyHooks } from '../../safety/safety-hooks.js';
-import type { ToolName } from '../../domain/profile.js';
 import type { RunEventFields, RunEventLevel, RunEventName, RunEventOf } from '../../domain/run-events.js';
 
 /** The events that name the call (its tool and tool_use_id), which the call's helpers fill in. */
@@ -48,7 +47,8 @@ export interface ToolJobAttempt {
 /** How the job ends: a result in the ledger, nothing to do, or back to the queue (the tool worker
  * maps `retry` and `defer` onto BullMQ). */
 export type ToolJobResult =
-  | { kind: 'recorded'; result: StoredToolResult; cached: boolean }
+  /** `writes`: the tool is a write tool; unknown (undefined) when an earlier attempt recorded it. */
+  | { kind: 'recorded'; result: StoredToolResult; cached: boolean; writes?: boolean }
   | { kind: 'skipped'; reason: string }
   | { kind: 'retry'; error: unknown }
   | { kind: 'defer'; delayMs: number; error: unknown };
@@ -71,7 +71,7 @@ export interface ToolCallContext {
 
 /** A call whose input passed its schema: the tool it runs and, for a write tool, its kill-switch claim. */
 export interface CheckedToolCall {
-  toolName: ToolName;
+  toolName: string;
   definition: ToolImplementation;
   input: unknown;
   /** The kill switch's subject of this call's outcome. */

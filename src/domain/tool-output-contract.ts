@@ -2,7 +2,7 @@
 // its output may be, which media types it accepts from upstream (tools that read HTTP), the schema
 // and invariants its final output must meet, and what the fleet does when it does not.
 import type { z } from 'zod';
-import type { ToolOutputMode } from '../../domain/tool-output-modes.js';
+import type { ToolOutputMode } from './tool-output-modes.js';
 
 /** Default cap on the serialised output (and, for HTTP tools, on the upstream body in bytes). */
 export const DEFAULT_MAX_OUTPUT_CHARACTERS = 200_000;
