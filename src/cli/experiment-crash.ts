@@ -22,6 +22,7 @@ import { connectRedis } from '../redis/redis-connection.js';
 import { observeAcknowledgedWrites, type AcknowledgedWriteAudit } from './acknowledged-write-audit.js';
 import { ApiClient } from './api-client.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
+import { CRASH_AGENTS, setUpCrashAgent, type AgentEffectAudit, type CrashAgent } from './experiment-crash-agent.js';
 import { isTerminal } from '../domain/run-outcomes.js';
 
 export interface CrashExperimentResult {
@@ -43,6 +44,8 @@ export interface CrashExperimentResult {
   acknowledgedWrites: AcknowledgedWriteAudit | null;
   /** Cluster mode: the claim durability the fleet ran with (BUILDFLEET_REDIS_WAIT_REPLICAS). */
   waitReplicas: number;
+  /** With --agent: the agent's remote writes, audited at the service that made them. */
+  agentEffects: AgentEffectAudit | null;
   durationMs: number;
 }
 
@@ -68,6 +71,8 @@ export interface CrashExperimentOptions {
   shards?: number;
   /** Cluster mode: BUILDFLEET_REDIS_WAIT_REPLICAS for the fleet (default 1). */
   waitReplicas?: number;
+  /** Runs of this example agent instead of site builds (experiment-crash-agent.ts). */
+  agent?: CrashAgent;
   log?: (line: string) => void;
 }
 
@@ -122,9 +127,11 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
   const connection = cluster ? connectRedis(parseClusterSeeds(cluster.seeds), 'worker') : connectRedis(redis!.url, 'worker');
   connection.on('error', () => undefined);
   const store = new RunEngine(connection, createKeySpace(prefix));
+  const agent = options.agent ? await setUpCrashAgent(options.agent) : null;
+  if (agent) Object.assign(env, agent.env);
   try {
     // The simulator answers after 150–500 ms, so kills land inside model calls too.
-    const simulator = spawnRole({ name: 'simulator', args: ['sim', '--port', '0', '--latency-ms', '150-500'], env });
+    const simulator = spawnRole({ name: 'simulator', args: ['sim', '--port', '0', '--latency-ms', '150-500', ...(agent?.simulatorArgs ?? [])], env });
     roles.push(simulator);
     env.ANTHROPIC_BASE_URL = (await simulator.waitForLine(/simulator listening on (http:\/\/\S+)/))[1];
     const api = spawnRole({ name: 'api', args: ['api'], env });
@@ -150,7 +157,7 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
     const client = new ApiClient(`http://127.0.0.1:${apiPort}`);
     const runIds: string[] = [];
     for (let index = 0; index < options.runs; index += 1) {
-      const created = await client.request<{ id: string }>('POST', '/v1/runs', { prompt: `Build site ${index} for a bakery.` });
+      const created = await client.request<{ id: string }>('POST', '/v1/runs', agent ? agent.runBody(index) : { prompt: `Build site ${index} for a bakery.` });
       runIds.push(created.id);
     }
     log(`submitted ${runIds.length} runs`);
@@ -257,6 +264,7 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
       effects.publishEffects += audit.publishEffects;
       effects.duplicates.push(...audit.duplicates.map((duplicate) => `${id}: ${duplicate}`));
     }
+    const agentEffects = agent ? await agent.audit(store, runIds) : null;
     const failed = [...finals.entries()]
       .filter(([, view]) => view.status !== 'succeeded')
       .map(([id, view]) => ({ id, status: view.status, error: view.error?.code ?? null }));
@@ -266,8 +274,9 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
       finished,
       lost: runIds.length - finished,
       failed,
-      duplicatedEffects: effects.duplicates.length,
+      duplicatedEffects: effects.duplicates.length + (agentEffects?.duplicates.length ?? 0),
       effects,
+      agentEffects,
       workerKills,
       redisRestarts,
       longestRecoveryMs,
@@ -280,6 +289,7 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
   } finally {
     await Promise.allSettled([...roles, ...workers.values()].map((role) => role.stop('SIGTERM', 10_000)));
     connection.disconnect();
+    await agent?.close();
     await redis?.stop();
     await cluster?.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -288,7 +298,7 @@ export async function runCrashExperiment(options: CrashExperimentOptions): Promi
 
 export function formatCrashResult(result: CrashExperimentResult): string {
   const failedRuns = result.failed.map((run) => `${run.id}:${run.status}${run.error ? `/${run.error}` : ''}`).join(', ');
-  const duplicates = result.effects.duplicates.slice(0, 5).join('; ');
+  const duplicates = [...result.effects.duplicates, ...(result.agentEffects?.duplicates ?? [])].slice(0, 5).join('; ');
   const lines = [
     `runs submitted           ${result.runs}`,
     `runs finished            ${result.finished}`,
@@ -317,6 +327,12 @@ export function formatCrashResult(result: CrashExperimentResult): string {
     `write_file calls/writes  ${result.effects.writeCalls} / ${result.effects.writeEffects}`,
     `deploy calls/deployments ${result.effects.deployCalls} / ${result.effects.deployments}`,
     `publish calls/publishes  ${result.effects.publishCalls} / ${result.effects.publishEffects}`,
+    ...(result.agentEffects
+      ? [
+          `place_order calls/orders ${result.agentEffects.placeOrderCalls} / ${result.agentEffects.orders}` +
+            `  (${result.agentEffects.serviceRequests} requests at the order service, repeats of a key included)`,
+        ]
+      : []),
     `duplicated effects       ${result.duplicatedEffects}${result.effects.duplicates.length > 0 ? `  (${duplicates})` : ''}`,
     `longest recovery         ${(result.longestRecoveryMs / 1000).toFixed(1)} s (longest pause between two events of a run)`,
     `resumed by the reaper    ${result.reaperResumes} (turns whose jobs were lost)`,
@@ -333,8 +349,13 @@ export async function runCrashExperimentCommand(argv: string[]): Promise<number>
       'timeout-s': { type: 'string', default: '240' },
       cluster: { type: 'boolean', default: false },
       shards: { type: 'string' },
+      agent: { type: 'string' },
     },
   });
+  if (values.agent !== undefined && !(CRASH_AGENTS as readonly string[]).includes(values.agent)) {
+    console.error(`--agent takes one of: ${CRASH_AGENTS.join(', ')}`);
+    return 2;
+  }
   const shards = values.shards === undefined ? undefined : Number(values.shards);
   if (shards !== undefined && (!values.cluster || !Number.isInteger(shards) || shards < 1)) {
     console.error('--shards N needs --cluster and a whole number of at least 1');
@@ -344,6 +365,7 @@ export async function runCrashExperimentCommand(argv: string[]): Promise<number>
     runs: Number(values.runs),
     cluster: values.cluster,
     ...(shards !== undefined ? { shards } : {}),
+    ...(values.agent !== undefined ? { agent: values.agent as CrashAgent } : {}),
     killIntervalMs: { min: 400, max: 1500 },
     timeoutMs: Number(values['timeout-s']) * 1000,
     log: (line) => console.error(`[crash] ${line}`),

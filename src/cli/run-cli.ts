@@ -13,7 +13,7 @@ export const USAGE = `Usage: buildfleet <command> [options]
 Commands:
   dev                         run the whole fleet locally (private redis, simulator, API, workers)
   demo [--once]               dev + submit a sample build, follow it, print the site URL
-  submit "<prompt>" [--follow [--answer TEXT] [--full]] [--scenario NAME] [--model M] [--max-turns N]
+  submit "<prompt>" | --input JSON [--agent NAME] [--follow [--answer TEXT] [--full]] [--scenario NAME] [--model M] [--max-turns N]
          [--thinking on|off] [--thinking-budget N] [--effort low|medium|high|xhigh|max]
   list [--status S] [--from T] [--to T] [--prompt TEXT] [--tenant T] [--limit N] [--cursor C] [--all] [--json]
                               the tenant's runs, newest first: id, status, phase/turn, cost, created, prompt
@@ -29,7 +29,9 @@ Commands:
   experiment providers [--runs N] [--formats a,b] [--concurrency N]
                               the tiers measure per provider profile (anthropic, openai_compatible
                               native, each open-model text format): tool_use, recovery, verified
-  experiment crash [--runs N] [--cluster [--shards N]] SIGKILL workers and restart Redis (or fail over cluster primaries) during builds; audit effects
+  experiment crash [--runs N] [--cluster [--shards N]] [--agent order-desk]
+                              SIGKILL workers and restart Redis (or fail over cluster primaries)
+                              during builds (or the example agent's runs); audit effects
   experiment killswitch       one tenant's spike stays its own; a fleet-wide spike stops every write
   experiment production [--runs N] realistic model timing, long pages, thinking, overload and
                               rate-limit episodes; calls abandoned, paid twice, tokens by class
@@ -50,6 +52,8 @@ Commands:
   keys list [--tenant T] / keys revoke <keyId>   API keys (talks to REDIS_URL directly)
   keys bootstrap [--tenant T]  a deployment's first admin key: created once, printed once (docs/deploy.md)
   keys policy get|set|reset <tenant> [field=value …]   a tenant's limits (docs/tenants.md)
+  agent check <module> [--script FILE]   load an agent module as every role would; check its tiers,
+                              its requests (strict tool use too) and a scripted path through its gate
   migrate [--if-configured]   apply the history schema's migrations to DATABASE_URL (docs/history.md);
                               --if-configured: exit 0 when DATABASE_URL is unset
   api                         run the API process
@@ -61,6 +65,18 @@ Commands that talk to a running fleet take --api URL (default BUILDFLEET_API_URL
 local dev fleet) and --key KEY (default BUILDFLEET_API_KEY, else the dev key). Exit codes: 0 ok,
 1 the followed run did not succeed, 2 usage or request refused as invalid, 3 the run waits for an
 answer, 4 not found, 5 unauthorized, 6 the run's state refuses it, 7 a limit, 8 fleet unavailable.`;
+
+/** `--input JSON`: the agent's input, an object (the API checks it against the agent's schema). */
+function parseInputOption(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new UsageError('--input must be JSON: --input \'{"customer": "Ada", "items": [...]}\'');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UsageError('--input must be a JSON object');
+  return value as Record<string, unknown>;
+}
 
 function clientFrom(values: { api?: string | undefined; key?: string | undefined }): ApiClient {
   return new ApiClient(resolveApiUrl(values.api), resolveApiKey(values.key));
@@ -141,13 +157,17 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
             thinking: { type: 'string' },
             'thinking-budget': { type: 'string' },
             effort: { type: 'string' },
+            agent: { type: 'string' },
+            input: { type: 'string' },
           },
         });
         const prompt = positionals.join(' ').trim();
-        if (!prompt) throw new UsageError('submit needs a prompt: buildfleet submit "a bakery landing page"');
+        if (!prompt && values.input === undefined) throw new UsageError('submit needs a prompt: buildfleet submit "a bakery landing page" (or --input JSON)');
+        if (prompt && values.input !== undefined) throw new UsageError('submit takes a prompt or --input JSON, not both');
         const client = clientFrom(values);
         const created = await client.request<{ id: string; status: string }>('POST', '/v1/runs', {
-          prompt,
+          ...(values.input !== undefined ? { input: parseInputOption(values.input) } : { prompt }),
+          ...(values.agent ? { agent: values.agent } : {}),
           ...(values.model ? { model: values.model } : {}),
           ...(values['max-turns'] ? { maxTurns: Number(values['max-turns']) } : {}),
           ...(values.scenario ? { options: { scenario: values.scenario } } : {}),
@@ -281,6 +301,10 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
       case 'keys': {
         const { runKeysCommand } = await import('./keys-command.js');
         return await runKeysCommand({ argv: rest });
+      }
+      case 'agent': {
+        const { runAgentCheckCommand } = await import('./agent-check-command.js');
+        return await runAgentCheckCommand({ argv: rest });
       }
       case 'migrate': {
         const { runMigrateCommand } = await import('./migrate-command.js');
