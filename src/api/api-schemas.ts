@@ -3,6 +3,7 @@
 // (openapi-transform.ts), so the docs cannot drift from what the server accepts.
 import { z } from 'zod';
 import { AGENT_NAME, PHASE_NAME } from '../domain/profile.js';
+import { isScenarioName, SCENARIO_NAMES } from '../domain/scenario-names.js';
 import {
   questionSchema,
   RUN_STATUSES,
@@ -94,6 +95,11 @@ const createRunFieldsSchema = z
 /** The body of POST /v1/runs: its fields, with the run's input in `prompt` or `input` — one of the
  * two, named in the error when neither or both are given (the agent then checks the input). */
 export const createRunBodySchema = createRunFieldsSchema.superRefine((body, context) => {
+  // A scenario the simulator does not have would be queued and fail at the run's first call.
+  const scenario = body.options?.scenario;
+  if (scenario !== undefined && !isScenarioName(scenario)) {
+    context.addIssue({ code: 'custom', path: ['options', 'scenario'], message: `not a simulator scenario; the scenarios are ${SCENARIO_NAMES.join(', ')}` });
+  }
   if ((body.prompt === undefined) === (body.input === undefined)) {
     context.addIssue({
       code: 'custom',

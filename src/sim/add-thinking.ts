@@ -16,7 +16,7 @@
 import { composeThinking } from './compose-thinking.js';
 import type { MessagesRequest } from './messages-request.js';
 import type { ResponsePlan } from './response-plan.js';
-import type { ScenarioName } from './scenario-names.js';
+import type { ScenarioName } from '../domain/scenario-names.js';
 import type { SiteSize } from './site-plan.js';
 import type { TranscriptFacts } from './transcript-facts.js';
 import { holdsOnlyToolResults, thinksBetweenToolCalls } from './assistant-turn.js';

@@ -53,7 +53,7 @@ import { isStrictTool, type MessagesRequest } from './messages-request.js';
 import { parseTextToolCall } from './parse-text-tool-call.js';
 import type { PlannedTurn } from './planned-turn.js';
 import { blocksForTurn, type ResponseBlock, type ResponsePlan } from './response-plan.js';
-import type { ScenarioName } from './scenario-names.js';
+import type { ScenarioName } from '../domain/scenario-names.js';
 import { COLOR_SCHEME_QUESTION } from './standard-tool-input.js';
 import { pickTextCallFormat } from './text-call-decision.js';
 import type { TextToolCallFormat } from './text-tool-call-format.js';

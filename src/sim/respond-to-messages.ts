@@ -13,7 +13,7 @@ import { hashTranscript } from './deterministic-random.js';
 import { isStrictTool, type MessagesRequest } from './messages-request.js';
 import { applyProgressUpdates } from './progress-updates.js';
 import { planFromTurn, type ResponsePlan } from './response-plan.js';
-import type { ScenarioName } from './scenario-names.js';
+import type { ScenarioName } from '../domain/scenario-names.js';
 import { SMALL_SITE, type SiteOptions } from './site-plan.js';
 import { decideTextToolCall, type TextCallMode, type TextCallProbabilityTable } from './text-call-decision.js';
 import type { TextToolCallFormat } from './text-tool-call-format.js';

@@ -1,7 +1,7 @@
 // The shape of one response before ids and token counts are attached: content blocks and the
 // stop reason. The policy's turn becomes one plainly; scenarios and text-call drift bend it.
 import type { PlannedTurn } from './planned-turn.js';
-import type { ScenarioName } from './scenario-names.js';
+import type { ScenarioName } from '../domain/scenario-names.js';
 
 export type ResponseBlock =
   | { type: 'text'; text: string }

@@ -57,7 +57,7 @@ import { respondToMessages } from './respond-to-messages.js';
 import type { ConversationScript } from './conversation-script.js';
 import { answerFromScript } from './scripted-turn.js';
 import type { SimulatorPolicy } from './schema-policy.js';
-import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
+import { isScenarioName, SCENARIO_NAMES, type ScenarioName } from '../domain/scenario-names.js';
 import {
   DEFAULT_TEXT_CALL_PROBABILITY,
   TEXT_CALL_MODES,
@@ -70,7 +70,7 @@ import {
 export type { TextCallProbabilityTable } from './text-call-decision.js';
 export { FaultController } from './fault-controller.js';
 export type { FaultSpec, FaultKind } from './fault-spec.js';
-export { SCENARIO_NAMES, type ScenarioName } from './scenario-names.js';
+export { SCENARIO_NAMES, type ScenarioName } from '../domain/scenario-names.js';
 
 export interface SimulatorOptions {
   /** 0 or absent: any free port. */

@@ -2,7 +2,7 @@
 // stop_sequence when an `open_fence` call hit a "```" stop sequence the request asked for.
 import type { PlannedToolCall } from './planned-turn.js';
 import type { ResponsePlan } from './response-plan.js';
-import type { ScenarioName } from './scenario-names.js';
+import type { ScenarioName } from '../domain/scenario-names.js';
 import { CODE_FENCE, formatTextToolCall, type TextToolCallFormat } from './text-tool-call-format.js';
 
 /** The response for `call` drifted into `format`. */

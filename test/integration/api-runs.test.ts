@@ -39,7 +39,7 @@ async function countRuns(): Promise<number> {
 
 describe('POST /v1/runs', () => {
   it('creates a run, answers 202 with its id and location, and enqueues turn 0', async () => {
-    const response = await post('/v1/runs', { prompt: 'Build a site for a bakery', maxTurns: 12, options: { scenario: 'happy_path' } });
+    const response = await post('/v1/runs', { prompt: 'Build a site for a bakery', maxTurns: 12, options: { scenario: 'happy' } });
     expect(response.statusCode).toBe(202);
     const body = response.json();
     expect(body).toEqual({ id: expect.stringMatching(/^run_[a-zA-Z0-9]{8,64}$/), status: 'queued' });
@@ -48,13 +48,17 @@ describe('POST /v1/runs', () => {
     const job = await harness.fleet.queues.own.model.getJob(`${body.id}-turn-0`);
     expect(job?.data).toMatchObject({ runId: body.id, turn: 0 });
     const run = await harness.fleet.store.getRun(body.id);
-    expect(run).toMatchObject({ tenant: 'default', prompt: 'Build a site for a bakery', maxTurns: 12, options: { scenario: 'happy_path' } });
+    expect(run).toMatchObject({ tenant: 'default', prompt: 'Build a site for a bakery', maxTurns: 12, options: { scenario: 'happy' } });
     expect(run?.model).toBe(harness.fleet.config.BUILDFLEET_MODEL);
   });
 
   const malformed: Array<{ name: string; payload?: unknown; raw?: string; contentType?: string; status: number; code: string; mentions: string }> = [
     { name: 'missing prompt', payload: { model: 'x' }, status: 400, code: 'invalid_body', mentions: 'body.prompt' },
     { name: 'empty prompt', payload: { prompt: '' }, status: 400, code: 'invalid_body', mentions: 'body.prompt: Too small' },
+    { name: 'a prompt of spaces and invisible characters', payload: { prompt: ' \n\u200b\t ' }, status: 400, code: 'agent_input_invalid', mentions: 'prompt: has no visible text' },
+    { name: 'an unknown scenario', payload: { prompt: 'a bakery', options: { scenario: 'happy_paths' } }, status: 400, code: 'invalid_body', mentions: 'body.options.scenario: not a simulator scenario' },
+    { name: 'an unknown agent', payload: { agent: 'bread-oven', prompt: 'a bakery' }, status: 400, code: 'unknown_agent', mentions: 'site-builder' },
+    { name: 'both a prompt and an input', payload: { prompt: 'a bakery', input: { prompt: 'a bakery' } }, status: 400, code: 'invalid_body', mentions: 'not both' },
     { name: 'prompt too long', payload: { prompt: 'x'.repeat(20_001) }, status: 400, code: 'prompt_too_large', mentions: 'at most 20000' },
     { name: 'prompt too long in code points', payload: { prompt: '🥐'.repeat(20_001) }, status: 400, code: 'prompt_too_large', mentions: '20001 characters' },
     { name: 'prompt of the wrong type', payload: { prompt: 42 }, status: 400, code: 'invalid_body', mentions: 'body.prompt' },

@@ -27,7 +27,14 @@ const BUILDER_PROMPT = [
 export const siteBuilder = defineAgent({
   name: SITE_BUILDER,
   description: 'Plans, writes, deploys, verifies and publishes a small static website from a prompt.',
-  input: z.strictObject({ prompt: z.string().min(1) }),
+  // Visible text: a prompt of spaces or invisible characters alone would be queued and fail at the
+  // first model call (the Messages API refuses a text block of whitespace only).
+  input: z.strictObject({
+    prompt: z
+      .string()
+      .min(1)
+      .regex(/[^\s\p{Cf}]/u, 'has no visible text'),
+  }),
   firstMessage: ({ prompt }) => prompt,
   phases: Object.fromEntries(PHASES.map((phase) => [phase, { tools: toolsForPhase(phase) }])),
   tools: [...BUILD_TOOLS, ...OPS_TOOLS].map((name) =>

@@ -17,7 +17,7 @@ import type { FaultSpec } from '../fault-spec.js';
 import type { PromptCache } from '../prompt-cache.js';
 import type { RateLimiter } from '../rate-limiter.js';
 import { respondToMessages } from '../respond-to-messages.js';
-import { isScenarioName, SCENARIO_NAMES } from '../scenario-names.js';
+import { isScenarioName, SCENARIO_NAMES } from '../../domain/scenario-names.js';
 import type { SiteOptions } from '../site-plan.js';
 import { streamErrorAnswer, streamErrorPlanOf } from '../stream-error-fault.js';
 import { TEXT_CALL_MODES, type TextCallMode, type TextCallProbabilityTable } from '../text-call-decision.js';

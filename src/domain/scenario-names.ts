@@ -1,5 +1,7 @@
-// Scenarios are picked per request with header `x-buildfleet-scenario`. Each bends one turn of
-// an otherwise normal build at a fixed point of the transcript (see apply-scenario.ts).
+// The simulator's scenarios, picked per request with header `x-buildfleet-scenario` (a run's
+// `options.scenario`). Each bends one turn of an otherwise normal build at a fixed point of the
+// transcript (src/sim/apply-scenario.ts). In the domain because the API refuses a run naming one the
+// simulator does not have at submit, rather than queueing it to fail at its first call.
 
 export const SCENARIO_NAMES = [
   'happy',
