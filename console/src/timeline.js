@@ -38,7 +38,7 @@ function describe(event) {
     case EVENT.inputWait:
       return `Asked the user${event.question ? `: ${event.question}` : ''}`;
     case EVENT.inputReceive:
-      return 'The user answered';
+      return `The user answered${event.answer ? `: ${event.answer}` : ''}`;
     case EVENT.modelCallFail:
       return `Model error ${event.status ?? ''} ${event.error_type ?? ''} · ${event.outcome} · attempt ${event.attempt}: ${event.message ?? ''}`;
     case EVENT.modelOverloadWait:

@@ -1,4 +1,5 @@
 // A small HTTP client for the fleet's REST API, used by the CLI commands.
+import { CLI } from './cli-name.js';
 import { existsSync, readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { DEV_STATE_FILE } from './dev-state.js';
@@ -37,7 +38,7 @@ export function resolveApiUrl(flag: string | undefined): string {
     const state = JSON.parse(readFileSync(DEV_STATE_FILE, 'utf8')) as { apiUrl?: string };
     if (state.apiUrl) return state.apiUrl;
   }
-  throw new Error('No fleet to talk to: start one with `buildfleet dev`, or pass --api URL (or set BUILDFLEET_API_URL).');
+  throw new Error(`No fleet to talk to: start one with \`${CLI} dev\`, or pass --api URL (or set BUILDFLEET_API_URL).`);
 }
 
 export function resolveApiKey(flag: string | undefined): string | undefined {

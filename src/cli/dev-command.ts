@@ -8,6 +8,8 @@ import { parseArgs } from 'node:util';
 import { redactUrl } from '../telemetry/redact-secrets.js';
 import { startDevFleet, type DevFleet, type DevFleetOptions } from './dev-fleet.js';
 import { parseShardCount } from './demo-command.js';
+import { UsageError } from './usage-error.js';
+import { TIMING_PROFILE_NAMES } from '../sim/timing-profile.js';
 
 /** The lines `dev` prints on stderr once the fleet is up: where everything is, and no secret. */
 export function devFleetBanner(
@@ -55,16 +57,23 @@ export async function runDevCommand(argv: string[], io: DevCommandIo = { stdout:
       verbose: { type: 'boolean', default: false },
       'redis-cluster': { type: 'boolean', default: false },
       shards: { type: 'string', default: '1' },
+      // The simulator's pacing: `instant` (a build in about a second) by default; `fast` paces
+      // answers as a production model at 10x, so a build can be watched, answered or cancelled live.
+      profile: { type: 'string', default: 'instant' },
     },
   });
   const shards = parseShardCount(values.shards);
-  io.stderr.write('starting the dev fleet…\n');
+  if (!(TIMING_PROFILE_NAMES as readonly string[]).includes(values.profile)) {
+    throw new UsageError(`--profile is one of ${TIMING_PROFILE_NAMES.join(', ')}, not ${JSON.stringify(values.profile)}`);
+  }
+  io.stderr.write(`starting the dev fleet (simulator profile ${values.profile})…\n`);
   const fleet = await startDevFleet({
     ...io.fleetOptions,
     modelWorkers: Number(values['model-workers']),
     toolWorkers: Number(values['tool-workers']),
     redisCluster: values['redis-cluster'],
     shards,
+    simulatorArgs: ['--profile', values.profile],
     echo: values.verbose ? io.stderr : null,
   });
   for (const line of devFleetBanner(fleet)) io.stderr.write(`${line}\n`);

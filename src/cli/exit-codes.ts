@@ -1,6 +1,7 @@
 // The exit codes of the `buildfleet` commands that talk to a fleet, and how an API error maps to
 // one, so a script can branch on what went wrong without parsing messages. README's CLI section
 // lists them; change both together.
+import { CLI } from './cli-name.js';
 import type { ApiClientError } from './api-client.js';
 
 export const EXIT_CODES = {
@@ -41,13 +42,13 @@ export function exitCodeOfApiError({ status, code }: Pick<ApiClientError, 'statu
 // What to do next, for the codes where the API's message alone leaves a CLI user guessing. `<run>`
 // stands for the run the refused request was about (runIdOfPath), so the hint can be pasted.
 const HINTS: Record<string, string> = {
-  unauthorized: 'pass --key KEY or set BUILDFLEET_API_KEY (`buildfleet keys create` makes one)',
-  forbidden: 'this key lacks the scope; `buildfleet keys create --scopes …` makes one that has it',
-  run_not_found: 'check the id; `buildfleet list` shows this tenant’s runs',
-  run_not_resumable: 'start its input again as a new run: buildfleet rerun <run>',
-  run_archived: 'its live state has expired; start its input again: buildfleet rerun <run>',
-  no_open_question: 'the run is not waiting for an answer; `buildfleet status <run>` shows what it is doing',
-  run_already_ended: 'the run has ended; `buildfleet logs <run>` shows how',
+  unauthorized: `pass --key KEY or set BUILDFLEET_API_KEY (\`${CLI} keys create\` makes one)`,
+  forbidden: `this key lacks the scope; \`${CLI} keys create --scopes …\` makes one that has it`,
+  run_not_found: `check the id; \`${CLI} list\` shows this tenant’s runs`,
+  run_not_resumable: `start its input again as a new run: ${CLI} rerun <run>`,
+  run_archived: `its live state has expired; start its input again: ${CLI} rerun <run>`,
+  no_open_question: `the run is not waiting for an answer; \`${CLI} status <run>\` shows what it is doing`,
+  run_already_ended: `the run has ended; \`${CLI} logs <run>\` shows how`,
   too_many_active_runs: 'wait for a run of this tenant to end, or cancel one',
   history_unavailable: 'the fleet’s run history (PostgreSQL) is down; runs Redis still holds can be read',
 };

@@ -1,6 +1,7 @@
 // Follows a run live over the API's Server-Sent Events and prints its progress: phase changes,
 // todos, tool calls and the end, then what the run cost and how much of its input the prompt
 // cache served.
+import { CLI } from './cli-name.js';
 import type { ApiClient } from './api-client.js';
 import { isTerminal, type RunStatus } from '../domain/run-outcomes.js';
 
@@ -85,7 +86,7 @@ export function describeEvent(event: Record<string, unknown>): string | null {
     case 'tool-call-reject':
       return `    ✗ ${String(event.tool)} rejected: ${String(event.reason)}`;
     case 'input-wait':
-      return `? the agent asks: ${String(event.question)}  (answer with: buildfleet input ${String(event.run_id)} "<text>")`;
+      return `? the agent asks: ${String(event.question)}  (answer with: ${CLI} input ${String(event.run_id)} "<text>")`;
     case 'summary-fallback-use':
       return `  ! the model kept calling tools after the finish gate passed; the run ends with finish_turn's summary`;
     case 'finish-suspect':

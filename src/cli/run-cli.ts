@@ -4,14 +4,18 @@ import { ApiClient, ApiClientError, ApiResponseInvalidError, ApiUnreachableError
 import { terminalIo, type CliIo } from './cli-io.js';
 import { describeApiError, EXIT_CODES, exitCodeOfApiError } from './exit-codes.js';
 import { UsageError } from './usage-error.js';
+import { CLI, cliName } from './cli-name.js';
+import { SCENARIO_NAMES } from '../domain/scenario-names.js';
 import type { TailOutcome } from './tail-run.js';
 
-export { UsageError };
+export { UsageError, cliName };
 
 export const USAGE = `Usage: buildfleet <command> [options]
 
 Commands:
-  dev                         run the whole fleet locally (private redis, simulator, API, workers)
+  dev [--profile instant|fast|realistic]   run the whole fleet locally (private redis, simulator,
+                              API, workers); --profile paces the simulator (default instant: a
+                              build in about a second; fast: a real model's pacing at 10x, to watch one)
   demo [--once]               dev + submit a sample build, follow it, print the site URL
   submit "<prompt>" | --input JSON [--agent NAME] [--follow [--answer TEXT] [--full]] [--scenario NAME] [--model M] [--max-turns N]
          [--thinking on|off] [--thinking-budget N] [--effort low|medium|high|xhigh|max]
@@ -60,6 +64,8 @@ Commands:
   worker model|tool           run a worker process
   sim [--port N] [--latency-ms MIN-MAX] [--profile instant|realistic|fast]   run the model simulator
   parse --tools FILE [--no-intent]        parse model text on stdin for tool calls
+
+Simulator scenarios (--scenario NAME): ${SCENARIO_NAMES.join(', ')}.
 
 Commands that talk to a running fleet take --api URL (default BUILDFLEET_API_URL, else the
 local dev fleet) and --key KEY (default BUILDFLEET_API_KEY, else the dev key). Exit codes: 0 ok,
@@ -128,12 +134,48 @@ function thinkingBody({ thinking, budget, effort }: { thinking?: string | undefi
 
 function runIdOf(command: string, positionals: string[]): string {
   const runId = positionals[0];
-  if (!runId) throw new UsageError(`${command} needs a run id: buildfleet ${command} <runId>`);
+  if (!runId) throw new UsageError(`${command} needs a run id: ${CLI} ${command} <runId>`);
   return runId;
+}
+
+/** What `cancel` and `input` answer, in a line: the run and the state it is in now. */
+function describeCommandResult(command: 'cancel' | 'input', runId: string, result: unknown): string {
+  const status = typeof (result as { status?: unknown })?.status === 'string' ? (result as { status: string }).status : null;
+  const done = command === 'cancel' ? 'cancelled' : 'answer sent';
+  return `${runId}: ${done}${status ? ` (status ${status})` : ''}`;
+}
+
+/** USAGE's lines for one command (its first line and the lines continuing it), or null. */
+export function commandUsage(command: string): string | null {
+  const lines = USAGE.split('\n');
+  const start = lines.findIndex((line) => line.startsWith(`  ${command} `) || line === `  ${command}`);
+  if (start === -1) return null;
+  const block = [lines[start] as string];
+  for (const line of lines.slice(start + 1)) {
+    if (!/^ {4,}\S/.test(line) || /^ {2}\S/.test(line)) break;
+    block.push(line);
+  }
+  // `experiment` and `keys` have a line per subcommand.
+  for (const line of lines.slice(start + block.length)) if (line.startsWith(`  ${command} `)) block.push(line);
+  return block.join('\n');
+}
+
+/** The last line of a usage error: the command's own usage, and where the whole help is. */
+function helpHint(command: string | undefined): string {
+  const own = command ? commandUsage(command) : null;
+  return `${own ? `\n${own}\n` : ''}\nRun \`${cliName()} help\` for every command.`;
 }
 
 export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<number> {
   const [command, ...rest] = argv;
+  // `<command> --help`: that command's usage, not an unknown option.
+  if (command && (rest.includes('--help') || rest.includes('-h'))) {
+    const own = commandUsage(command);
+    if (own) {
+      io.print(`${own}\n\nRun \`${cliName()} help\` for every command.`);
+      return EXIT_CODES.ok;
+    }
+  }
   try {
     switch (command) {
       case 'dev': {
@@ -162,7 +204,7 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
           },
         });
         const prompt = positionals.join(' ').trim();
-        if (!prompt && values.input === undefined) throw new UsageError('submit needs a prompt: buildfleet submit "a bakery landing page" (or --input JSON)');
+        if (!prompt && values.input === undefined) throw new UsageError(`submit needs a prompt: ${CLI} submit "a bakery landing page" (or --input JSON)`);
         if (prompt && values.input !== undefined) throw new UsageError('submit takes a prompt or --input JSON, not both');
         const client = clientFrom(values);
         const created = await client.request<{ id: string; status: string }>('POST', '/v1/runs', {
@@ -242,12 +284,12 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
         const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: connectionOptions });
         const runId = runIdOf(command, positionals);
         const client = clientFrom(values);
-        if (command === 'input' && !positionals.slice(1).join(' ').trim()) throw new UsageError('input needs the answer: buildfleet input <runId> "<text>"');
+        if (command === 'input' && !positionals.slice(1).join(' ').trim()) throw new UsageError(`input needs the answer: ${CLI} input <runId> "<text>"`);
         const result =
           command === 'cancel'
             ? await client.request('POST', `/v1/runs/${runId}/cancel`)
             : await client.request('POST', `/v1/runs/${runId}/input`, { text: positionals.slice(1).join(' ') });
-        io.print(JSON.stringify(result, null, 2));
+        io.print(describeCommandResult(command, runId, result));
         return EXIT_CODES.ok;
       }
       case 'scenarios': {
@@ -316,7 +358,7 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
       }
       case 'worker': {
         const role = rest[0];
-        if (role !== 'model' && role !== 'tool') throw new UsageError('worker needs a role: buildfleet worker model|tool');
+        if (role !== 'model' && role !== 'tool') throw new UsageError(`worker needs a role: ${CLI} worker model|tool`);
         const { runWorkerProcess } = await import('../fleet/start-roles.js');
         await runWorkerProcess(role);
         return await new Promise<number>(() => undefined);
@@ -340,7 +382,7 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      io.printError(`buildfleet: ${error.message}\n\n${USAGE}`);
+      io.printError(`buildfleet: ${error.message}\n${helpHint(command)}`);
       return EXIT_CODES.usage;
     }
     if (error instanceof ApiClientError) {
@@ -357,7 +399,7 @@ export async function runCli(argv: string[], io: CliIo = terminalIo): Promise<nu
       (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ||
       (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL'
     ) {
-      io.printError(`buildfleet: ${(error as Error).message}\n\n${USAGE}`);
+      io.printError(`buildfleet: ${(error as Error).message}\n${helpHint(command)}`);
       return EXIT_CODES.usage;
     }
     io.printError(`buildfleet: ${error instanceof Error ? error.message : String(error)}`);

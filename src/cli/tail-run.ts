@@ -3,6 +3,7 @@
 // call's verdict read from the API as their events arrive. When the run asks a question it is
 // answered — with --answer, else at the terminal — and following goes on; with no way to answer,
 // following stops there and says how to answer later.
+import { CLI } from './cli-name.js';
 import { ApiClientError, ApiResponseInvalidError, type ApiClient } from './api-client.js';
 import type { CliIo } from './cli-io.js';
 import { describeRunCost, readServerSentEvents } from './follow-run.js';
@@ -53,7 +54,7 @@ export async function tailRun({
     const text = pendingAnswer ?? (await io.ask('answer> '));
     pendingAnswer = undefined;
     if (!text) {
-      io.print(`the run waits for an answer: buildfleet input ${runId} "<text>"  (then: buildfleet tail ${runId})`);
+      io.print(`the run waits for an answer: ${CLI} input ${runId} "<text>"  (then: ${CLI} tail ${runId})`);
       return { answered: false, view };
     }
     try {

@@ -80,7 +80,7 @@ function describeOther(event: TimelineEvent): string[] {
     case 'input-wait':
       return [`? the agent asks: ${text(event.question)}`];
     case 'input-receive':
-      return ['  ✓ the question was answered'];
+      return [`  ✓ the question was answered${typeof event.answer === 'string' ? `: ${text(event.answer)}` : ''}`];
     case 'model-call-fail':
       return [
         `  ! model call failed (${text(event.outcome)}${event.status ? `, ${text(event.status)}` : ''}, ` +

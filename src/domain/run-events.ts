@@ -101,7 +101,7 @@ export interface RunEventFields {
   'run-stop': { reason: string; safe_mode?: 'skip_writes' };
   'job-fail': { queue: string; job_id: string; attempts_made: number; reason: string };
   'input-wait': { question: string; tool_use_id: string };
-  'input-receive': { tool_use_id: string };
+  'input-receive': { tool_use_id: string; answer?: string };
   // The model call.
   'model-deprecation-warn': { model: string; retires_on: string | null; successor: string | null; message: string };
   'turn-start': {

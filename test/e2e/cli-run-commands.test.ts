@@ -113,7 +113,7 @@ describe('a run that asks a question', () => {
     const lines = answered.out;
     const askedAt = lines.findIndex((line) => line.includes('? the agent asks'));
     expect(lines[askedAt + 1]).toBe(`${' '.repeat(12)}answered: navy and cream`);
-    expect(lines.slice(askedAt)).toEqual(expect.arrayContaining([expect.stringContaining('✓ the question was answered'), expect.stringContaining('■ run succeeded')]));
+    expect(lines.slice(askedAt)).toEqual(expect.arrayContaining([expect.stringContaining('✓ the question was answered: navy and cream'), expect.stringContaining('■ run succeeded')]));
     // The answer reached the model as the ask_user call's result.
     const calls = (await (await fetch(`${harness.apiUrl}/v1/runs/${runId}/tool-calls?limit=100`, { headers: { authorization: `Bearer ${harness.apiKey}` } })).json()) as {
       toolCalls: Array<{ tool: string; result: { content: string } | null }>;
@@ -124,6 +124,19 @@ describe('a run that asks a question', () => {
     expect(replay.code).toBe(EXIT_CODES.ok);
     expect(replay.asked).toEqual([]);
   }, 90_000);
+
+  it('input and cancel say what they did in a line, not in raw JSON', async () => {
+    const [answering, cancelling] = await Promise.all([harness.submit({ options: { scenario: 'ask_user' } }), harness.submit({ options: { scenario: 'ask_user' } })]);
+    for (const run of [answering, cancelling]) expect((await harness.waitForRun(run.id, 60_000)).status).toBe('waiting_for_input');
+    const answered = await cli(['input', answering.id, 'navy and cream']);
+    expect(answered.code).toBe(EXIT_CODES.ok);
+    // The run goes on at once: the status it had when the answer was recorded.
+    expect(answered.out).toHaveLength(1);
+    expect(answered.out[0]).toMatch(new RegExp(`^${answering.id}: answer sent \\(status (queued|running|succeeded)\\)$`));
+    const cancelled = await cli(['cancel', cancelling.id]);
+    expect(cancelled.code).toBe(EXIT_CODES.ok);
+    expect(cancelled.out).toEqual([`${cancelling.id}: cancelled (status cancelled)`]);
+  }, 60_000);
 
   it('submit --follow asks at the terminal when the run asks, and goes on with the answer', async () => {
     const result = await cli(['submit', 'a bakery landing page', '--follow', '--scenario', 'ask_user'], { answers: ['forest green'] });

@@ -21,6 +21,8 @@ import type { LifecycleSystem } from './lifecycle-system.js';
 /** Refusals of bfAddTenantSpend (tenant-spend.ts) and Redis's WRONGTYPE: damage no retry repairs. */
 const DAMAGED_TENANT_SPEND = /WRONGTYPE|bfAddTenantSpend: .* is (?:a |not )/;
 
+/** The most of an answer its input-receive event carries (the whole answer is the call's result). */
+const MAX_ANSWER_IN_EVENT = 200;
 export class TurnSystem extends EngineSystem {
   constructor(
     context: EngineContext,
@@ -248,7 +250,15 @@ export class TurnSystem extends EngineSystem {
     result: StoredToolResult,
     trail: TrailEntry,
   ): Promise<'resume' | 'recorded' | 'no_open_question' | 'terminal'> {
-    const event = this.events.encode({ run_id: runId, step: question.turn, event: 'input-receive', tool_use_id: question.toolUseId });
+    // The answer in the event too (redacted, cut), so a run's timeline says what was answered.
+    const answer = (result.output as { answer?: unknown } | undefined)?.answer;
+    const event = this.events.encode({
+      run_id: runId,
+      step: question.turn,
+      event: 'input-receive',
+      tool_use_id: question.toolUseId,
+      ...(typeof answer === 'string' ? { answer: redactText(answer).slice(0, MAX_ANSWER_IN_EVENT) } : {}),
+    });
     const keys = this.keys;
     const code = await this.scripts.bfAnswerQuestion(
       keys.run(runId),
