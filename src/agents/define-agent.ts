@@ -116,8 +116,9 @@ export interface AgentDefinition<Input extends z.ZodType = z.ZodType> {
   /** Module (a URL, e.g. `new URL('./tools.js', import.meta.url).href`) whose default export maps
    * each TypeScript tool's name to its implementation; tool workers import it, nothing else does. */
   implementations?: string;
-  /** Defaults of a run of this agent; the request may override them. */
-  defaults?: { maxTurns?: number };
+  /** Defaults of a run of this agent where the request names none; the tenant's limits still apply
+   * (a model outside its allowedModels, more turns than its maximum, are refused as if asked for). */
+  defaults?: { maxTurns?: number; model?: string };
   /** Lift the 13-tools-per-request limit for this agent, with the reason (docs/agents.md). */
   largeTiers?: { maxTools: number; reason: string };
 }

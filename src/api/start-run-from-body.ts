@@ -155,10 +155,12 @@ export async function startRunFromBody({
         `The fleet has no provider ${JSON.stringify(body.provider)}. Providers: ${providerNames(fleet.config.BUILDFLEET_PROVIDERS).join(', ')}.`,
       );
     }
+    // The agent's defaults stand where the request names nothing, within the tenant's limits.
+    const defaults = agent.definition.defaults ?? {};
     const { maxTurns, model, provider } = admitRunLimits({
       policy: limits.policy,
       auth,
-      requested: body,
+      requested: { ...body, maxTurns: body.maxTurns ?? defaults.maxTurns, model: body.model ?? defaults.model },
       fleetModel: fleet.config.BUILDFLEET_MODEL,
       fleetProvider: fleet.config.BUILDFLEET_PROVIDER,
     });

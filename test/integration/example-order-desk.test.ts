@@ -81,6 +81,8 @@ describe('the order desk, an agent of remote tools only', () => {
     const run = await fleet.waitForRun(created.body.id, 60_000);
     expect(run.status, JSON.stringify(run.error)).toBe('succeeded');
     expect(run.agent).toBe('order-desk');
+    // The agent's default, as the request named no maxTurns.
+    expect(run.maxTurns).toBe(12);
     const trail = await fleet.fleet.store.getTrail(run.id);
     expect(trail.map((entry) => `${entry.phase}:${entry.tool}:${entry.ok}`)).toEqual([
       'quoting:lookup_price:true',
