@@ -98,7 +98,7 @@ function buildingSteps({ offered, progress, site }: StepContext): PlannedTurn | 
   if (styleCalls.length > 0) return toolCalls("I'll set the color palette and fonts first.", styleCalls);
 
   const pathIs = (path: string) => (record: ToolCallRecord) => record.input.path === path;
-  const fileCalls = siteFiles({ title: progress.siteTitle, site })
+  const fileCalls = siteFiles({ title: progress.siteTitle, site, palette: progress.palette })
     .filter((file) => !progress.writtenFiles.has(file.path))
     .filter((file) => failuresOf(progress, 'write_file', -1, pathIs(file.path)).length < MAX_ATTEMPTS_PER_STEP)
     .map((file) => call('write_file', { progress, site }, { path: file.path, content: file.content }));

@@ -1,7 +1,8 @@
 // The builder's progress, derived from the transcript's tool calls: which steps succeeded, how
 // often each failed, and the facts later steps need (deploy id, URLs).
 import { readDeployment, readPublishedUrl } from './read-tool-output.js';
-import { siteTitleFromBrief } from './site-plan.js';
+import { SITE_PALETTE, siteTitleFromBrief, type SitePalette } from './site-plan.js';
+import { paletteFromWords } from './palette-from-words.js';
 import type { ToolCallRecord, TranscriptFacts } from './transcript-facts.js';
 
 export interface Deployment {
@@ -13,6 +14,8 @@ export interface Deployment {
 export interface BuilderProgress {
   calls: readonly ToolCallRecord[];
   siteTitle: string;
+  /** The site's colours: the user's, where an answer named some (palette-from-words.ts). */
+  palette: SitePalette;
   planWritten: boolean;
   writtenFiles: ReadonlySet<string>;
   /** Position of the latest successful write_file, or -1. */
@@ -49,6 +52,12 @@ export function readBuilderProgress({ facts }: { facts: TranscriptFacts }): Buil
   return {
     calls: facts.calls,
     siteTitle: siteTitleFromBrief({ brief: facts.brief }),
+    palette:
+      paletteFromWords(
+        succeeded('ask_user')
+          .map((call) => call.output?.text ?? '')
+          .join('\n'),
+      ) ?? SITE_PALETTE,
     planWritten: succeeded('todo_write').length > 0,
     writtenFiles: new Set(writes.flatMap((call) => (typeof call.input.path === 'string' ? [call.input.path] : []))),
     lastWritePosition: last(writes)?.position ?? -1,

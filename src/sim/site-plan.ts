@@ -5,6 +5,7 @@
 import { realisticSiteFiles } from './realistic-site.js';
 
 export const SITE_PALETTE = { primary: '#1f6feb', background: '#ffffff', text: '#1b1f24', accent: '#f78166' } as const;
+export type SitePalette = { [Key in keyof typeof SITE_PALETTE]: string };
 export const SITE_FONTS = { heading: 'Inter', body: 'Source Sans 3' } as const;
 
 export const PLAN_TODOS = [
@@ -27,17 +28,58 @@ export interface SiteFile {
   content: string;
 }
 
-const TITLE_PATTERN = /\b(?:for|about|called|named)\s+(?:an?\s+|the\s+|my\s+|our\s+)?([^.!?\n]{2,60})/i;
+/** A name the brief quotes: "Build a site for "Harbor Lights Bakery": …" → Harbor Lights Bakery. */
+const QUOTED_NAME = /["\u201c]([^"\u201d\n]{2,60})["\u201d]/;
+/** "called / named X", then "for / about X": X ends at punctuation or at a word that starts a clause. */
+const CALLED_PATTERN =
+  /\b(?:called|named)\s+(?:an?\s+|the\s+|my\s+|our\s+)?([^.!?\n:;,()"]{2,60}?)(?=\s+(?:with|that|which|where|who|in|on|to|and|so)\b|[.!?\n:;,()"]|$)/i;
+const NAMED_PATTERN =
+  /\b(?:for|about)\s+(?:an?\s+|the\s+|my\s+|our\s+)?([^.!?\n:;,()"]{2,60}?)(?=\s+(?:with|that|which|where|who|in|on|to|and|so)\b|[.!?\n:;,()"]|$)/i;
+/** "a bakery landing page", "my florist website": the kind of business before the kind of site. */
+const KIND_PATTERN = /\b(?:an?|the|my|our)\s+((?:[a-z][\w'-]*\s+){0,2}?[a-z][\w'-]*)\s+(?:landing page|website|web site|homepage|home page|site|page)\b/i;
+/** Words that describe the site, not the business. */
+const NOT_A_NAME = new Set([
+  'small',
+  'simple',
+  'new',
+  'nice',
+  'modern',
+  'basic',
+  'quick',
+  'tiny',
+  'beautiful',
+  'one-page',
+  'single-page',
+  'static',
+  'little',
+  'clean',
+]);
 
-/** A short site title taken from the brief, e.g. "Build a site for Luna Bakery." → "Luna Bakery". */
+function titleCase(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** A short site title taken from the brief: a quoted name, a name after "for" / "called", or the
+ * kind of business ("a bakery landing page" → "Bakery"); "My Site" only when the brief names none. */
 export function siteTitleFromBrief({ brief }: { brief: string }): string {
-  const captured = TITLE_PATTERN.exec(brief)?.[1];
-  const cleaned = (captured ?? '')
-    .replace(/["'`<>&]/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (cleaned.length < 2) return 'My Site';
-  return cleaned.charAt(0).toUpperCase() + cleaned.slice(1);
+  const clean = (text: string | undefined) =>
+    (text ?? '')
+      .replace(/&/g, 'and')
+      .replace(/["'`<>]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
+  const quoted = clean(QUOTED_NAME.exec(brief)?.[1]);
+  if (quoted.length >= 2) return titleCase(quoted);
+  const called = clean(CALLED_PATTERN.exec(brief)?.[1]);
+  if (called.length >= 2) return titleCase(called);
+  const named = clean(NAMED_PATTERN.exec(brief)?.[1]);
+  if (named.length >= 2 && !NOT_A_NAME.has(named.toLowerCase())) return titleCase(named);
+  const kind = clean(KIND_PATTERN.exec(brief)?.[1])
+    .split(' ')
+    .filter((word) => !NOT_A_NAME.has(word.toLowerCase()))
+    .join(' ');
+  if (kind.length >= 2) return kind.split(' ').map(titleCase).join(' ');
+  return 'My Site';
 }
 
 function escapeHtml(text: string): string {
@@ -66,8 +108,8 @@ function page({ title, heading, body }: { title: string; heading: string; body: 
 }
 
 /** The files the builder writes, in the order it writes them. */
-export function siteFiles({ title, site = SMALL_SITE }: { title: string; site?: SiteOptions }): SiteFile[] {
-  if (site.size === 'realistic') return realisticSiteFiles({ title, seed: site.seed, palette: SITE_PALETTE, fonts: SITE_FONTS });
+export function siteFiles({ title, site = SMALL_SITE, palette = SITE_PALETTE }: { title: string; site?: SiteOptions; palette?: SitePalette }): SiteFile[] {
+  if (site.size === 'realistic') return realisticSiteFiles({ title, seed: site.seed, palette, fonts: SITE_FONTS });
   return [
     {
       path: 'index.html',

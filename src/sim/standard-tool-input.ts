@@ -3,7 +3,7 @@
 import { isToolName } from '../domain/profile.js';
 import { assertNever } from '../domain/assert-never.js';
 import type { BuilderProgress } from './builder-progress.js';
-import { PLAN_TODOS, SITE_FONTS, SITE_PALETTE, siteFiles, type SiteOptions } from './site-plan.js';
+import { PLAN_TODOS, SITE_FONTS, siteFiles, type SiteOptions } from './site-plan.js';
 
 /** The question the `ask_user` scenario (and a forced ask_user) asks. */
 export const COLOR_SCHEME_QUESTION = 'Which color scheme do you prefer?';
@@ -32,7 +32,7 @@ export function standardToolInput({ name, progress, site }: { name: string; prog
   if (!isToolName(name)) return {};
   const deployUrl = progress.latestDeployment?.url ?? PLACEHOLDER_URL;
   const deployId = progress.latestDeployment?.deployId ?? PLACEHOLDER_DEPLOY_ID;
-  const files = siteFiles({ title: progress.siteTitle, ...(site ? { site } : {}) });
+  const files = siteFiles({ title: progress.siteTitle, palette: progress.palette, ...(site ? { site } : {}) });
   switch (name) {
     case 'todo_write':
       return { todos: PLAN_TODOS.map((todo) => ({ ...todo })) };
@@ -49,7 +49,7 @@ export function standardToolInput({ name, progress, site }: { name: string; prog
     case 'fetch_image':
       return { url: 'https://placehold.co/600x400.png', path: 'images/hero.png' };
     case 'set_colors':
-      return { ...SITE_PALETTE };
+      return { ...progress.palette };
     case 'set_fonts':
       return { ...SITE_FONTS };
     case 'write_file': {

@@ -136,6 +136,14 @@ describe('a run that asks a question', () => {
     const cancelled = await cli(['cancel', cancelling.id]);
     expect(cancelled.code).toBe(EXIT_CODES.ok);
     expect(cancelled.out).toEqual([`${cancelling.id}: cancelled (status cancelled)`]);
+    // The simulated builder took the answer's colours, and its title from the prompt.
+    expect((await harness.waitForRun(answering.id, 60_000)).status).toBe('succeeded');
+    const calls = (await (await fetch(`${harness.apiUrl}/v1/runs/${answering.id}/tool-calls?limit=100`, { headers: { authorization: `Bearer ${harness.apiKey}` } })).json()) as {
+      toolCalls: Array<{ tool: string; input: Record<string, unknown> }>;
+    };
+    expect(calls.toolCalls.find((call) => call.tool === 'set_colors')?.input).toMatchObject({ primary: '#1f2a44', background: '#fff8e7' });
+    const page = await (await fetch(`${harness.sitesUrl}/sites/${answering.id}/`)).text();
+    expect(page).toContain('<h1>Bakery</h1>');
   }, 60_000);
 
   it('submit --follow asks at the terminal when the run asks, and goes on with the answer', async () => {

@@ -44,6 +44,26 @@ async function readOgAsset({ fleet, runId }: { fleet: FleetContext; runId: strin
   return content === null ? null : decodeSiteFile({ path: OG_IMAGE_PATH, content });
 }
 
+/** Whether GET /sites/:runId/og-image.svg answers: the run's generated asset (while Redis holds
+ * the run), else an og-image.svg file of the live deployment. */
+async function ogImageExists({
+  fleet,
+  runId,
+  run,
+  deployId,
+}: {
+  fleet: FleetContext;
+  runId: string;
+  run: FoundRun | null;
+  deployId: string;
+}): Promise<boolean> {
+  if (run?.source === 'redis' && (await readRunAsset({ engine: fleet.store, runId, name: OG_IMAGE_PATH })) !== null) return true;
+  return readDeploymentFile({ fleet, runId, deployId, wildcard: OG_IMAGE_PATH }).then(
+    () => true,
+    () => false,
+  );
+}
+
 // Where a site is read from (issue #21, docs/sites.md#storage). While the run's keys are in Redis,
 // Redis decides what exists and what is live (the engine's Lua steps recorded it). Once retention
 // has removed them, run history holds the run as it ended — its live deployment and its meta, so
@@ -157,7 +177,9 @@ export function liveSiteRoute({ fleet }: { fleet: FleetContext }) {
       // out as deployed once the run's keys are gone.
       const meta = run?.run.meta ?? null;
       if (meta && isHtmlContentType(file.contentType)) {
-        const ogImageUrl = `${liveSiteUrl({ sitesBaseUrl: fleet.sitesBaseUrl, runId })}${OG_IMAGE_PATH}`;
+        // og:image only where the image route would answer: regen_og's asset, or the site's own file.
+        const hasOgImage = await ogImageExists({ fleet, runId, run, deployId });
+        const ogImageUrl = hasOgImage ? `${liveSiteUrl({ sitesBaseUrl: fleet.sitesBaseUrl, runId })}${OG_IMAGE_PATH}` : null;
         const html = injectSiteMeta({ html: file.body.toString('utf8'), meta, ogImageUrl });
         return sendFile({ reply, file: { body: html, contentType: file.contentType }, cacheControl: LIVE_CACHE_CONTROL });
       }

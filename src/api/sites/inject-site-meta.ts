@@ -1,5 +1,5 @@
 // Adds the run's title and description (set_meta) to a live page's <head>: description, Open
-// Graph title/description/image, and a <title> when the page has none. Tags the page already
+// Graph title/description/image (the image only when the site has one), and a <title> when the page has none. Tags the page already
 // has are left alone, so the model's own markup wins and nothing is duplicated.
 
 function escapeHtmlAttribute(value: string): string {
@@ -16,7 +16,16 @@ function hasMetaTag(html: string, attribute: 'name' | 'property', value: string)
 
 /** The page with the run's meta tags inserted before `</head>` (or at the top of a page that has
  * no head element). */
-export function injectSiteMeta({ html, meta, ogImageUrl }: { html: string; meta: { title: string; description: string }; ogImageUrl: string }): string {
+export function injectSiteMeta({
+  html,
+  meta,
+  ogImageUrl,
+}: {
+  html: string;
+  meta: { title: string; description: string };
+  /** The link-preview image, or null when the site has none (no og:image then: a 404 preview). */
+  ogImageUrl: string | null;
+}): string {
   const tags: string[] = [];
   if (!/<title\b[^>]*>/i.test(html)) tags.push(`<title>${escapeHtmlText(meta.title)}</title>`);
   if (!hasMetaTag(html, 'name', 'description')) {
@@ -26,7 +35,7 @@ export function injectSiteMeta({ html, meta, ogImageUrl }: { html: string; meta:
   if (!hasMetaTag(html, 'property', 'og:description')) {
     tags.push(`<meta property="og:description" content="${escapeHtmlAttribute(meta.description)}">`);
   }
-  if (!hasMetaTag(html, 'property', 'og:image')) tags.push(`<meta property="og:image" content="${escapeHtmlAttribute(ogImageUrl)}">`);
+  if (ogImageUrl !== null && !hasMetaTag(html, 'property', 'og:image')) tags.push(`<meta property="og:image" content="${escapeHtmlAttribute(ogImageUrl)}">`);
   if (tags.length === 0) return html;
   const block = tags.join('\n');
   const headEnd = html.search(/<\/head\s*>/i);
