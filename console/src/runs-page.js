@@ -76,7 +76,7 @@ export function RunsPage({ query, isAdmin, tenant }) {
       ${page &&
       html`
         <table class="runs" data-testid="runs">
-          <thead><tr><th>Run</th><th>Status</th><th>Prompt</th><th>Phase · turn</th><th class="number">Cost</th><th>Created</th></tr></thead>
+          <thead><tr><th>Run</th><th>Status</th><th>Prompt</th><th>Agent · phase · turn</th><th class="number">Cost</th><th>Created</th></tr></thead>
           <tbody>
             ${page.runs.map(
               (run) => html`
@@ -84,7 +84,7 @@ export function RunsPage({ query, isAdmin, tenant }) {
                   <td><a href=${`#/runs/${run.id}`}><code>${run.id.slice(0, 16)}…</code></a></td>
                   <td><${StatusBadge} status=${run.status} /></td>
                   <td class="prompt">${run.prompt}</td>
-                  <td>${run.phase} · ${run.turn}</td>
+                  <td>${run.agent} · ${run.phase} · ${run.turn}</td>
                   <td class="number">${formatUsd(costs[run.id])}</td>
                   <td>${formatTime(run.createdAt)}</td>
                 </tr>

@@ -253,6 +253,7 @@ export const runPageSchema = z
       z.object({
         id: runIdSchema,
         status: z.enum(RUN_STATUSES),
+        agent: z.string().describe('The agent the run is for'),
         phase: z.string(),
         turn: z.int(),
         prompt: z.string().describe('The first 200 characters of the prompt, secrets redacted (`[redacted]`)'),

@@ -32,6 +32,7 @@ const PROMPT_EXCERPT_CHARACTERS = 200;
 export interface RunSummary {
   id: string;
   status: RunStatus;
+  agent: string;
   phase: string;
   turn: number;
   prompt: string;
@@ -77,11 +78,29 @@ function excerpt(summary: RunSummary): RunSummary {
 }
 
 function summaryOfRecord(run: RunSummaryRecord): RunSummary {
-  return excerpt({ id: run.id, status: run.status, phase: run.phase, turn: run.turn, prompt: run.prompt, createdAt: run.createdAt, updatedAt: run.updatedAt });
+  return excerpt({
+    id: run.id,
+    status: run.status,
+    agent: run.agent,
+    phase: run.phase,
+    turn: run.turn,
+    prompt: run.prompt,
+    createdAt: run.createdAt,
+    updatedAt: run.updatedAt,
+  });
 }
 
 function summaryOfArchived(run: ArchivedRun): RunSummary {
-  return excerpt({ id: run.id, status: run.status, phase: run.phase, turn: run.turns, prompt: run.prompt, createdAt: run.createdAt, updatedAt: run.endedAt });
+  return excerpt({
+    id: run.id,
+    status: run.status,
+    agent: run.agent,
+    phase: run.phase,
+    turn: run.turns,
+    prompt: run.prompt,
+    createdAt: run.createdAt,
+    updatedAt: run.endedAt,
+  });
 }
 
 /** Which prompts hold the text: PostgreSQL's own test when the fleet has history (the very one

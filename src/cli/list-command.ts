@@ -1,4 +1,4 @@
-// `buildfleet list`: the tenant's runs as a table — id, status, phase/turn, cost, created, the
+// `buildfleet list`: the tenant's runs as a table — id, status, agent, phase/turn, cost, created, the
 // prompt's start — newest first, a page at a time (GET /v1/runs). The page carries no cost, so
 // each row's cost is read from GET /v1/runs/:id, a few at a time.
 import { runPageSchema } from '../api/api-schemas.js';
@@ -70,6 +70,7 @@ export function describeRuns(runs: readonly ListedRun[], costs: ReadonlyMap<stri
     return [
       run.id,
       run.status,
+      run.agent,
       `${run.phase}/${run.turn}`,
       cost === undefined || cost === null ? '?' : formatUsd(cost),
       formatTime(run.createdAt),
@@ -111,7 +112,7 @@ export async function runListCommand({ client, options: values, io }: { client: 
     return EXIT_CODES.ok;
   }
   if (rows.length === 0) io.print('no runs');
-  else for (const line of formatTable({ headers: ['ID', 'STATUS', 'PHASE/TURN', 'COST', 'CREATED', 'PROMPT'], rows })) io.print(line);
+  else for (const line of formatTable({ headers: ['ID', 'STATUS', 'AGENT', 'PHASE/TURN', 'COST', 'CREATED', 'PROMPT'], rows })) io.print(line);
   if (cursor) io.print(`more: --cursor ${cursor}`);
   return EXIT_CODES.ok;
 }

@@ -53,6 +53,7 @@ describe('run summaries read back', () => {
         id: record.id,
         tenant: record.tenant,
         status: record.status,
+        agent: record.agent,
         phase: record.phase,
         turn: record.turn,
         prompt: record.prompt,
@@ -63,11 +64,14 @@ describe('run summaries read back', () => {
   });
 
   it('decodes what the engine stores for a new run', () => {
-    const fields = toFields({ id: RUN_ID, tenant: 't', status: 'queued', phase: 'planning', turn: 0, prompt: '', createdAt: 'c', updatedAt: 'u' });
+    const fields = toFields({ id: RUN_ID, tenant: 't', status: 'queued', agent: 'order-desk', phase: 'quoting', turn: 0, prompt: '', createdAt: 'c', updatedAt: 'u' });
     expect(decodeRunSummary(RUN_ID, hmget(fields))).toEqual({
       state: 'found',
-      value: { id: RUN_ID, tenant: 't', status: 'queued', phase: 'planning', turn: 0, prompt: '', createdAt: 'c', updatedAt: 'u' },
+      value: { id: RUN_ID, tenant: 't', status: 'queued', agent: 'order-desk', phase: 'quoting', turn: 0, prompt: '', createdAt: 'c', updatedAt: 'u' },
     });
+    // A record from before runs named their agent is the site builder's.
+    const { agent: _agent, ...older } = fields;
+    expect(decodeRunSummary(RUN_ID, hmget(older))).toMatchObject({ state: 'found', value: { agent: 'site-builder' } });
   });
 
   it('falls back where fromFields does: phase planning, turn 0, updatedAt empty', () => {
@@ -85,6 +89,7 @@ describe('run summaries read back', () => {
     ['status', { status: 'finished' }],
     ['status', { status: undefined }],
     ['phase', { phase: 'Deploying now' }],
+    ['agent', { agent: 'Site Builder' }],
     ['turn', { turn: '-1' }],
     ['turn', { turn: '2.5' }],
     ['turn', { turn: 'three' }],

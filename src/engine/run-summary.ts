@@ -4,7 +4,7 @@
 // decoded by the rules fromFields (run-record.ts) applies to the same fields, so a summary that
 // decodes here is what getRun would return; one that does not is reported as StoredRunInvalid for
 // the caller to skip and log, never cast and passed on.
-import { PHASE_NAME, type Phase } from '../domain/profile.js';
+import { AGENT_NAME, PHASE_NAME, SITE_BUILDER_AGENT, type Phase } from '../domain/profile.js';
 import { RUN_STATUSES, type RunStatus } from '../domain/run-outcomes.js';
 import { StoredRunInvalid } from './run-record.js';
 
@@ -17,6 +17,8 @@ export interface RunSummaryRecord {
   id: string;
   tenant: string;
   status: RunStatus;
+  /** The run's agent; a record from before agents is the site builder's. */
+  agent: string;
   phase: Phase;
   turn: number;
   prompt: string;
@@ -25,7 +27,7 @@ export interface RunSummaryRecord {
 }
 
 /** The hash fields runSummaries reads, in the order decodeRunSummary takes their values. */
-export const RUN_SUMMARY_FIELDS = ['id', 'tenant', 'status', 'phase', 'turn', 'prompt', 'createdAt', 'updatedAt'] as const;
+export const RUN_SUMMARY_FIELDS = ['id', 'tenant', 'status', 'phase', 'turn', 'prompt', 'createdAt', 'updatedAt', 'agent'] as const;
 
 function isRunStatus(value: string): value is RunStatus {
   return (RUN_STATUSES as readonly string[]).includes(value);
@@ -45,7 +47,7 @@ export function decodeRunStatus(runId: string, raw: string | null): RunReading<R
 
 /** The HMGET reply for RUN_SUMMARY_FIELDS of one run (a run without an id has no record). */
 export function decodeRunSummary(runId: string, values: ReadonlyArray<string | null>): RunReading<RunSummaryRecord> {
-  const [id = null, tenant = null, status = null, phase = null, turn = null, prompt = null, createdAt = null, updatedAt = null] = values;
+  const [id = null, tenant = null, status = null, phase = null, turn = null, prompt = null, createdAt = null, updatedAt = null, agent = null] = values;
   if (!id) return { state: 'missing' };
   const invalid = (field: string, detail: string): RunReading<RunSummaryRecord> => ({ state: 'invalid', error: new StoredRunInvalid(runId, field, detail) });
   // Same rules as fromFields: id, tenant, prompt and createdAt are required (empty allowed), phase
@@ -58,8 +60,10 @@ export function decodeRunSummary(runId: string, values: ReadonlyArray<string | n
   if (!Number.isInteger(decodedTurn) || decodedTurn < 0) return invalid('turn', `not a non-negative integer: ${JSON.stringify(turn)}`);
   if (prompt === null) return invalid('prompt', 'missing');
   if (createdAt === null) return invalid('createdAt', 'missing');
+  const decodedAgent = agent === null || agent === '' ? SITE_BUILDER_AGENT : agent;
+  if (!AGENT_NAME.test(decodedAgent)) return invalid('agent', `not an agent name: ${JSON.stringify(agent)}`);
   return {
     state: 'found',
-    value: { id, tenant, status, phase: decodedPhase, turn: decodedTurn, prompt, createdAt, updatedAt: updatedAt ?? '' },
+    value: { id, tenant, status, agent: decodedAgent, phase: decodedPhase, turn: decodedTurn, prompt, createdAt, updatedAt: updatedAt ?? '' },
   };
 }

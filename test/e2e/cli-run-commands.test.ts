@@ -216,9 +216,9 @@ describe('list', () => {
 
     const first = await cli(['list', '--prompt', word, '--limit', '2']);
     expect(first.code).toBe(EXIT_CODES.ok);
-    expect(first.out[0]).toMatch(/^ID +STATUS +PHASE\/TURN +COST +CREATED +PROMPT$/);
+    expect(first.out[0]).toMatch(/^ID +STATUS +AGENT +PHASE\/TURN +COST +CREATED +PROMPT$/);
     expect(first.out.slice(1, 3).map((line) => line.split(/\s+/)[0])).toEqual(newestFirst.slice(0, 2));
-    expect(first.out[1]).toMatch(/^run_\S+ +succeeded +verifying\/\d+ +\$0\.\d{4} +\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ +Build a zebracorn\d+ bakery site, num…$/);
+    expect(first.out[1]).toMatch(/^run_\S+ +succeeded +site-builder +verifying\/\d+ +\$0\.\d{4} +\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ +Build a zebracorn\d+ bakery site, num…$/);
     const more = first.out.at(-1)!;
     expect(more).toMatch(/^more: --cursor \S+$/);
 
