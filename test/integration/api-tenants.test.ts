@@ -97,7 +97,7 @@ describe('GET /v1/runs', () => {
     expect((await listAll(carol)).ids.sort()).toEqual([...carols].sort());
     expect((await listAll(dave)).ids).toEqual(daves);
     const page = (await inject('GET', '/v1/runs', carol)).json() as Page;
-    expect(page.runs[0]).toEqual({ id: carols[2], status: 'queued', phase: 'planning', turn: 0, prompt: 'carol 2', createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(page.runs[0]).toEqual({ id: carols[2], status: 'queued', agent: 'site-builder', phase: 'planning', turn: 0, prompt: 'carol 2', createdAt: expect.any(String), updatedAt: expect.any(String) });
   });
 
   it('pages newest first by cursor, without gaps or repeats, also across runs created in the same millisecond', async () => {
