@@ -89,13 +89,20 @@ function declaredLayoutOf(agent: Agent): DeclaredLayout {
   return layout;
 }
 
-/** The tools array of a declared_once run: the same for every turn of every such run of the agent. */
+const DECLARED = new WeakMap<Agent, Map<boolean, AnthropicTool[]>>();
+
+/** The tools array of a declared_once run: the same for every turn of every such run of the agent,
+ * so built once per agent and strictness. */
 export function declaredTools(agent: Agent, { strict }: { strict: boolean }): { names: readonly string[]; definitions: AnthropicTool[] } {
-  const sources = agent.everyTool.map((name) => agent.tools.get(name)).filter((tool) => tool !== undefined);
-  return {
-    names: agent.everyTool,
-    definitions: anthropicToolsOf(sources, { strict, deferred: declaredLayoutOf(agent).deferred, cacheKey: agent.fingerprint }),
-  };
+  let byStrictness = DECLARED.get(agent);
+  if (!byStrictness) DECLARED.set(agent, (byStrictness = new Map()));
+  let definitions = byStrictness.get(strict);
+  if (!definitions) {
+    const sources = agent.everyTool.map((name) => agent.tools.get(name)).filter((tool) => tool !== undefined);
+    definitions = anthropicToolsOf(sources, { strict, deferred: declaredLayoutOf(agent).deferred, cacheKey: agent.fingerprint });
+    byStrictness.set(strict, definitions);
+  }
+  return { names: agent.everyTool, definitions };
 }
 
 /** The tools the model sees at the end of the transcript: the loaded ones, then each system

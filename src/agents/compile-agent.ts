@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
+import { InputSchemaNotAnObject, inputJsonSchemaOf } from '../domain/input-json-schema.js';
 import { AGENT_NAME, MAX_TOOLS_PER_REQUEST, PHASE_NAME } from '../domain/profile.js';
 import { toolDescriptions } from '../domain/tool-descriptions.js';
 import {
@@ -97,15 +98,15 @@ export const FLEET_PROMPT_RULES = [
 ] as const;
 
 function jsonSchemaOf(name: string, schema: z.ZodType, fail: (message: string) => never): Record<string, unknown> {
-  let raw: Record<string, unknown>;
   try {
-    raw = z.toJSONSchema(schema) as Record<string, unknown>;
+    return inputJsonSchemaOf(schema);
   } catch (error) {
-    return fail(`tool ${name}: its input schema has no JSON Schema form (${error instanceof Error ? error.message : String(error)})`);
+    const reason =
+      error instanceof InputSchemaNotAnObject
+        ? error.message
+        : `its input schema has no JSON Schema form (${error instanceof Error ? error.message : String(error)})`;
+    return fail(`tool ${name}: ${reason}`);
   }
-  const { $schema: _dialect, ...generated } = raw;
-  if (generated.type !== 'object') fail(`tool ${name}: its input schema must be an object schema (the Messages API's input_schema is one)`);
-  return generated;
 }
 
 function fleetTool(name: (typeof FLEET_TOOLS)[number], fail: (message: string) => never): AgentTool {

@@ -5,7 +5,7 @@
 // from the example's script; every role loads the agent from BUILDFLEET_AGENT_MODULES.
 //
 // The audit: for each run, the orders the service placed against the place_order calls the run
-// recorded. A duplicated effect is a second order for one call, or an order for a call the run
+// recorded. A duplicated effect is more orders than recorded calls, or an order for a call the run
 // never recorded (a turn made again under a new tool_use id: a second order from the customer's
 // point of view); attempts the service received beyond the orders are retries it deduplicated by
 // the idempotency key, the mechanism doing its work.
@@ -86,10 +86,9 @@ export async function setUpCrashAgent(agent: CrashAgent): Promise<CrashAgentSetu
         for (const order of ofRun) {
           if (!calls.includes(order.tool_use_id)) audit.duplicates.push(`${runId}: an order for ${order.tool_use_id}, a call the run did not record`);
         }
-        for (const call of calls) {
-          const count = ofRun.filter((order) => order.tool_use_id === call).length;
-          if (count > 1) audit.duplicates.push(`${runId}: ${count} orders for ${call}`);
-        }
+        // The service keys orders by the call's idempotency key, so one call cannot place two: a
+        // second order of a run comes from a second call, which the count against its calls shows.
+        if (ofRun.length > calls.length) audit.duplicates.push(`${runId}: ${ofRun.length} orders for ${calls.length} recorded call(s)`);
       }
       return audit;
     },

@@ -124,7 +124,7 @@ export async function listMcpServer(spec: McpToolsSpec, { fetchPolicy }: { fetch
       toolset.tools.map((tool, index) => [
         remoteNames[index] as string,
         {
-          description: spec.tools[remoteNames[index] as string]?.description ?? tool.description,
+          description: tool.description,
           inputJsonSchema: toolset.inputJsonSchemas[tool.name] ?? {},
           validator: tool.inputSchema,
         },

@@ -5,10 +5,10 @@
 // (tool-implementations.ts), so the model worker, which needs only this, loads no Chromium, fetch
 // or workspace code. Each entry is built once per set and cached, because every model request of
 // every run asks for them.
-import { z } from 'zod';
 import { ALL_TOOLS, type ToolName } from '../domain/profile.js';
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../domain/tool-descriptions.js';
+import { inputJsonSchemaOf } from '../domain/input-json-schema.js';
 import { MAXIMUM_STRICT_TOOLS, strictInputSchema } from './strict-input-schema.js';
 
 export { MAXIMUM_STRICT_TOOLS };
@@ -97,9 +97,7 @@ const builderSources = new Map<ToolName, ToolDescriptionSource>();
 function builderSource(name: ToolName): ToolDescriptionSource {
   let source = builderSources.get(name);
   if (!source) {
-    const { $schema: _dialect, ...generated } = z.toJSONSchema(toolInputSchemas[name]) as Record<string, unknown>;
-    if (generated.type !== 'object') throw new Error(`Tool ${name}'s input schema is not an object schema`);
-    source = { name, description: toolDescriptions[name], inputJsonSchema: generated };
+    source = { name, description: toolDescriptions[name], inputJsonSchema: inputJsonSchemaOf(toolInputSchemas[name]) };
     builderSources.set(name, source);
   }
   return source;

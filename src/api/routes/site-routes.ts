@@ -44,23 +44,31 @@ async function readOgAsset({ fleet, runId }: { fleet: FleetContext; runId: strin
   return content === null ? null : decodeSiteFile({ path: OG_IMAGE_PATH, content });
 }
 
-/** Whether GET /sites/:runId/og-image.svg answers: the run's generated asset (while Redis holds
- * the run), else an og-image.svg file of the live deployment. */
-async function ogImageExists({
+/** The run's link-preview image, as GET /sites/:runId/og-image.svg serves it: regen_og's asset
+ * while Redis holds the run (run assets are not archived), else the live deployment's own
+ * og-image.svg; null when neither exists. `liveDeploy` is asked only when the asset is missing. */
+async function readOgImage({
   fleet,
   runId,
   run,
-  deployId,
+  liveDeploy,
 }: {
   fleet: FleetContext;
   runId: string;
   run: FoundRun | null;
-  deployId: string;
-}): Promise<boolean> {
-  if (run?.source === 'redis' && (await readRunAsset({ engine: fleet.store, runId, name: OG_IMAGE_PATH })) !== null) return true;
+  liveDeploy: () => Promise<string>;
+}): Promise<SiteFileBody | null> {
+  if (run?.source === 'redis') {
+    const asset = await readOgAsset({ fleet, runId });
+    if (asset) return asset;
+  }
+  const deployId = await liveDeploy();
   return readDeploymentFile({ fleet, runId, deployId, wildcard: OG_IMAGE_PATH }).then(
-    () => true,
-    () => false,
+    ({ file }) => file,
+    (error: unknown) => {
+      if (error instanceof ApiError && error.code === 'site_file_not_found') return null;
+      throw error;
+    },
   );
 }
 
@@ -178,7 +186,7 @@ export function liveSiteRoute({ fleet }: { fleet: FleetContext }) {
       const meta = run?.run.meta ?? null;
       if (meta && isHtmlContentType(file.contentType)) {
         // og:image only where the image route would answer: regen_og's asset, or the site's own file.
-        const hasOgImage = await ogImageExists({ fleet, runId, run, deployId });
+        const hasOgImage = (await readOgImage({ fleet, runId, run, liveDeploy: async () => deployId })) !== null;
         const ogImageUrl = hasOgImage ? `${liveSiteUrl({ sitesBaseUrl: fleet.sitesBaseUrl, runId })}${OG_IMAGE_PATH}` : null;
         const html = injectSiteMeta({ html: file.body.toString('utf8'), meta, ogImageUrl });
         return sendFile({ reply, file: { body: html, contentType: file.contentType }, cacheControl: LIVE_CACHE_CONTROL });
@@ -205,13 +213,13 @@ export function ogImageRoute({ fleet }: { fleet: FleetContext }) {
     async handler(request, reply) {
       const runId = request.params.runId;
       const run = await runOrNull({ fleet, runId });
-      // Run assets are Redis keys of the run, not archived: once they are gone, the deployment's file.
-      if (run?.source === 'redis') {
-        const asset = await readOgAsset({ fleet, runId });
-        if (asset) return sendFile({ reply, file: asset, cacheControl: LIVE_CACHE_CONTROL });
-      }
-      const deployId = await liveDeployOf({ fleet, runId, run, unpublished: () => apiErrors.siteFileNotFound() });
-      const { file } = await readDeploymentFile({ fleet, runId, deployId, wildcard: OG_IMAGE_PATH });
+      const file = await readOgImage({
+        fleet,
+        runId,
+        run,
+        liveDeploy: () => liveDeployOf({ fleet, runId, run, unpublished: () => apiErrors.siteFileNotFound() }),
+      });
+      if (!file) throw apiErrors.siteFileNotFound();
       return sendFile({ reply, file, cacheControl: LIVE_CACHE_CONTROL });
     },
   });
