@@ -15,7 +15,7 @@ import { loadConfig, sitesBaseUrlOf } from '../config.js';
 import { loadAgentModules, type Agent } from '../agents/index.js';
 import { formatZodIssues } from '../domain/format-zod-issues.js';
 import { fetchPolicyFor } from '../tools/http/check-fetch-target.js';
-import { listMcpServer } from '../tools/agent-implementations.js';
+import { listMcpServer } from '../tools/mcp-tool/list-mcp-server.js';
 import { anthropicToolsOf, MAXIMUM_STRICT_TOOLS } from '../tools/tool-definitions.js';
 import { parseMessagesRequest } from '../sim/parse-messages-request.js';
 import { SIMULATOR_DEFAULT_MODEL } from '../sim/model-catalog.js';

@@ -2,6 +2,7 @@
 // port reached through the real SDK, the real API on a loopback port, and real BullMQ workers.
 // The experiments, the benchmarks and the integration tests use it; `buildfleet dev` runs the
 // same parts as separate processes instead.
+import { closeAgentImplementations } from '../tools/agent-implementations.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -192,6 +193,8 @@ export async function startInProcessFleet(options: InProcessFleetOptions): Promi
       modelsApiCheck?.stop();
       await Promise.all([...archiving, ...webhooks].map((running) => running.sweeper.stop()));
       await Promise.all(workers.map((worker) => worker.close(true)));
+      // The agents' MCP connections its tool workers opened; the next fleet connects again.
+      await closeAgentImplementations();
       await api.close();
       await simulator.close();
       if (options.cleanUp !== false) await deletePrefix(fleet, config.BUILDFLEET_PREFIX);

@@ -5,7 +5,7 @@
 // allowlist, as every tool's egress is.
 import { loadAgentModules, type Agent } from '../agents/index.js';
 import { fetchPolicyFor } from '../tools/http/check-fetch-target.js';
-import { listMcpServer } from '../tools/agent-implementations.js';
+import { listMcpServer } from '../tools/mcp-tool/list-mcp-server.js';
 import type { FleetContext } from './fleet-context.js';
 
 /** Loads and registers the configured agents; the ones loaded, for the start log. */

@@ -16,6 +16,7 @@ import { archiveOnRunEnd, startArchiving, type RunningArchiving } from '../worke
 import { startWebhookDelivery } from '../workers/start-webhook-delivery.js';
 import { startModelsApiCheck } from './start-models-api-check.js';
 import { loadConfiguredAgents } from './load-agents.js';
+import { closeAgentImplementations } from '../tools/agent-implementations.js';
 
 export type WorkerRole = 'model' | 'tool';
 
@@ -115,6 +116,8 @@ export async function startWorkerRole(role: WorkerRole, config: Config = loadCon
     drain,
     async close(force = false) {
       await drain(force);
+      // The agents' MCP connections this tool worker opened (a stdio server is a child process).
+      if (role === 'tool') await closeAgentImplementations();
       await health.close();
       await fleet.close();
       await tracing.shutdown();

@@ -113,24 +113,3 @@ export async function closeAgentImplementations(): Promise<void> {
     for (const toolset of agent?.mcp.values() ?? []) await toolset.close().catch(() => undefined);
   }
 }
-
-/** Lists an MCP server's tools for an agent's definition (the agents' loadAgent): connects, reads
- * each named tool's description and input schema, and closes. */
-export async function listMcpServer(spec: McpToolsSpec, { fetchPolicy }: { fetchPolicy: FetchTargetPolicy }) {
-  const toolset = await connectMcpTools({ server: spec.server, tools: spec.tools, ...(spec.timeoutMs ? { timeoutMs: spec.timeoutMs } : {}) }, { fetchPolicy });
-  try {
-    const remoteNames = Object.keys(spec.tools);
-    return new Map(
-      toolset.tools.map((tool, index) => [
-        remoteNames[index] as string,
-        {
-          description: tool.description,
-          inputJsonSchema: toolset.inputJsonSchemas[tool.name] ?? {},
-          validator: tool.inputSchema,
-        },
-      ]),
-    );
-  } finally {
-    await toolset.close();
-  }
-}
