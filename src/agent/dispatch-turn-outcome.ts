@@ -28,12 +28,16 @@ export async function dispatchTurnOutcome({
   // Tool calls are children of the turn that made them; the next turn hangs off the run root.
   const turnContext = activeTraceCarrier();
   const toolTrace = Object.keys(turnContext).length > 0 ? turnContext : trace;
-  const toolJobs = outcome.dispatch.filter((call) => call.name !== 'ask_user').map((call) => toolJobOf(call, toolTrace));
+  const agent = findAgent(run.agent);
+  // Each call carries the fingerprint of the tool as this worker offered it: a tool worker with
+  // another definition of it leaves the job rather than run it by other rules (check-tool-call.ts).
+  const toolJobs = outcome.dispatch
+    .filter((call) => call.name !== 'ask_user')
+    .map((call) => toolJobOf(call, toolTrace, agent?.tools.get(call.name)?.fingerprint));
   // A call with an effect goes out only once the answer that made it is on a replica, when
   // configured (docs/scaling.md#failover): its job runs on the queue's primary, and were the
   // answer lost with the run's, the resumed turn would make the call again under a new id.
   // A run's agent not loaded here (load-turn-for-job.ts leaves such jobs) counts every call as a write.
-  const agent = findAgent(run.agent);
   if (toolJobs.some((call) => agent?.isWrite(call.name) ?? true)) await deps.store.confirmTurnDurable(run.id, turn, claimDurabilityOf(deps.config));
   // The run's own shard, for life (docs/scaling.md#queue-shards).
   const queues = deps.queues.of(run.queueShard);

@@ -55,6 +55,14 @@ describe('compileAgent', () => {
     expect(compileAgent(definition({ systemPrompt: 'You are another desk.' })).fingerprint).not.toBe(agent.fingerprint);
   });
 
+  it("refuses a TypeScript tool's timeout outside 1 s to 10 min, and keeps what the definition declares", () => {
+    const timed = (timeoutMs: number) => defineTool({ name: 'lookup', description: 'Looks a thing up.', input: z.strictObject({ q: z.string() }), effect: 'read', timeoutMs });
+    expect(() => compileAgent(definition({ tools: [timed(500), order] }))).toThrow('tool lookup: timeoutMs must be a whole number from 1000 to 600000, not 500');
+    expect(() => compileAgent(definition({ tools: [timed(600_001), order] }))).toThrow(AgentDefinitionError);
+    expect(compileAgent(definition({ tools: [timed(5000), order] })).tools.get('lookup')!.typescript).toEqual({ timeoutMs: 5000 });
+    expect(compileAgent(definition()).tools.get('lookup')!.typescript).toEqual({});
+  });
+
   it('refuses a phase of more than 13 tools, citing why, unless the definition lifts the limit with a reason', () => {
     const many = fillers(13);
     const crowded = definition({ phases: { looking: { tools: many.map((tool) => tool.name) } }, tools: many, transitions: [] });

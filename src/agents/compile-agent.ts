@@ -35,10 +35,26 @@ export class AgentDefinitionError extends Error {
 
 /** A job of a run whose agent this process does not load: left for a worker that does. */
 export class AgentNotServed extends Error {
-  constructor(agent: string) {
-    super(`This worker does not load agent ${JSON.stringify(agent)} (BUILDFLEET_AGENT_MODULES differs between roles)`);
+  /** `tool`: the worker loads the agent, but its definition of that tool differs from the one the
+   * call was made from. */
+  constructor(agent: string, tool?: string) {
+    super(
+      tool === undefined
+        ? `This worker does not load agent ${JSON.stringify(agent)} (BUILDFLEET_AGENT_MODULES differs between roles)`
+        : `This worker's definition of agent ${JSON.stringify(agent)} differs from the one its tool ${JSON.stringify(tool)} was offered from ` +
+            '(roles serve different versions of the agent)',
+    );
     this.name = 'AgentNotServed';
   }
+}
+
+/** A TypeScript tool's call timeout: the default is the tool worker's former fixed 60 s; the cap keeps
+ * a hung tool from holding a worker slot (and its job's lock renewals) for more than ten minutes. */
+export const TYPESCRIPT_TOOL_TIMEOUT_MS = { default: 60_000, max: 600_000 } as const;
+
+/** Whether `value` is a timeout a TypeScript tool may declare. */
+export function isToolTimeout(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 1000 && (value as number) <= TYPESCRIPT_TOOL_TIMEOUT_MS.max;
 }
 
 /** One tool as a run of the agent sees it. */
@@ -51,9 +67,16 @@ export interface AgentTool {
   input: z.ZodType;
   /** The input's JSON Schema, as the request's tools array carries it (before strict rewriting). */
   inputJsonSchema: Record<string, unknown>;
+  /** For a TypeScript tool: the call timeout and retry class its definition declares, if it does
+   * (define-agent.ts); a tool worker refuses an implementation that says otherwise. */
+  typescript?: { timeoutMs?: number; idempotent?: boolean };
   /** For an HTTP tool, its spec; for an MCP tool, its server's spec and its name there. */
   http?: HttpToolSpec;
   mcp?: { spec: McpToolsSpec; remoteName: string };
+  /** A hash of what a call of it means: its effect, source, input schema, endpoint and declared
+   * timeout and retry class. A tool job carries the one the model worker offered; a tool worker
+   * whose definition differs leaves the job (check-tool-call.ts). */
+  fingerprint: string;
 }
 
 /** What listing an MCP server found: per tool the server offers, its description and input schema. */
@@ -111,10 +134,17 @@ function jsonSchemaOf(name: string, schema: z.ZodType, fail: (message: string) =
 
 function fleetTool(name: (typeof FLEET_TOOLS)[number], fail: (message: string) => never): AgentTool {
   const input = toolInputSchemas[name];
-  return { name, description: toolDescriptions[name], effect: 'read', source: 'fleet', input, inputJsonSchema: jsonSchemaOf(name, input, fail) };
+  return withFingerprint({
+    name,
+    description: toolDescriptions[name],
+    effect: 'read',
+    source: 'fleet',
+    input,
+    inputJsonSchema: jsonSchemaOf(name, input, fail),
+  });
 }
 
-function toolsOf(spec: AgentToolSpec, listings: ReadonlyMap<McpToolsSpec, McpListing>, fail: (message: string) => never): AgentTool[] {
+function toolsOf(spec: AgentToolSpec, listings: ReadonlyMap<McpToolsSpec, McpListing>, fail: (message: string) => never): Omit<AgentTool, 'fingerprint'>[] {
   if (spec.kind === 'mcp') {
     const listing = listings.get(spec) ?? fail(`MCP server ${JSON.stringify('url' in spec.server ? spec.server.url : spec.server.command)} was not listed`);
     return Object.entries(spec.tools).map(([remoteName, choice]) => {
@@ -138,7 +168,24 @@ function toolsOf(spec: AgentToolSpec, listings: ReadonlyMap<McpToolsSpec, McpLis
     input: spec.input,
     inputJsonSchema: jsonSchemaOf(spec.name, spec.input, fail),
   };
-  return [spec.kind === 'http' ? { ...base, source: 'http' as const, http: spec } : { ...base, source: 'typescript' as const }];
+  if (spec.kind === 'http') return [{ ...base, source: 'http' as const, http: spec }];
+  const { timeoutMs, idempotent } = spec;
+  if (timeoutMs !== undefined && !isToolTimeout(timeoutMs)) {
+    fail(`tool ${spec.name}: timeoutMs must be a whole number from 1000 to ${TYPESCRIPT_TOOL_TIMEOUT_MS.max}, not ${timeoutMs}`);
+  }
+  if (idempotent !== undefined && typeof idempotent !== 'boolean') fail(`tool ${spec.name}: idempotent must be true or false`);
+  const declared = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(idempotent !== undefined ? { idempotent } : {}) };
+  return [{ ...base, source: 'typescript' as const, typescript: declared }];
+}
+
+/** The hash of a call's meaning (AgentTool.fingerprint). */
+export function fingerprintOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
+}
+
+function withFingerprint(tool: Omit<AgentTool, 'fingerprint'>): AgentTool {
+  const meaning = [tool.name, tool.effect, tool.source, tool.inputJsonSchema, tool.http?.url ?? null, tool.mcp?.remoteName ?? null, tool.typescript ?? null];
+  return { ...tool, fingerprint: fingerprintOf(meaning) };
 }
 
 /** Checks a definition and builds its agent. `listings`: what each of its MCP servers offers. */
@@ -156,7 +203,7 @@ export function compileAgent(definition: AgentDefinition, listings: ReadonlyMap<
 
   const tools = new Map<string, AgentTool>();
   for (const spec of definition.tools ?? []) {
-    for (const tool of toolsOf(spec, listings, fail)) {
+    for (const tool of toolsOf(spec, listings, fail).map(withFingerprint)) {
       if (!TOOL_NAME.test(tool.name)) fail(`tool name ${JSON.stringify(tool.name)} must match ${TOOL_NAME}`);
       if ((FLEET_TOOLS as readonly string[]).includes(tool.name)) fail(`tool ${tool.name} is one of the fleet's own tools; name yours differently`);
       if (tools.has(tool.name)) fail(`two tools are named ${tool.name}`);
@@ -214,21 +261,16 @@ export function compileAgent(definition: AgentDefinition, listings: ReadonlyMap<
   for (const phase of phases) if (!reached.has(phase)) fail(`no transition reaches phase ${phase}`);
 
   const everyTool = [...new Set(phases.flatMap((phase) => tiers.get(phase) ?? []))];
-  const fingerprint = createHash('sha256')
-    .update(
-      JSON.stringify({
-        name: label,
-        phases: phases.map((phase) => [phase, tiers.get(phase)]),
-        tools: everyTool.map((name) => {
-          const tool = tools.get(name) as AgentTool;
-          return [name, tool.effect, tool.source, tool.description, tool.inputJsonSchema, tool.http?.url ?? null];
-        }),
-        transitions: transitions.map(({ from, on, to }) => [from, on, to]),
-        prompt: definition.systemPrompt,
-      }),
-    )
-    .digest('hex')
-    .slice(0, 16);
+  const fingerprint = fingerprintOf({
+    name: label,
+    phases: phases.map((phase) => [phase, tiers.get(phase)]),
+    tools: everyTool.map((name) => {
+      const tool = tools.get(name) as AgentTool;
+      return [tool.fingerprint, tool.description];
+    }),
+    transitions: transitions.map(({ from, on, to }) => [from, on, to]),
+    prompt: definition.systemPrompt,
+  });
 
   return {
     name: label,

@@ -33,6 +33,13 @@ interface ToolSpecCommon<Input extends z.ZodType = z.ZodType> {
 /** A tool whose code is a TypeScript module tool workers load (the agent's `implementations`). */
 export interface TypeScriptToolSpec<Input extends z.ZodType = z.ZodType> extends ToolSpecCommon<Input> {
   kind: 'typescript';
+  /** How long a call may run before it is aborted (its context's signal) and treated as a timeout:
+   * 1,000 to 600,000 ms; default 60,000. */
+  timeoutMs?: number;
+  /** Whether a call may run again after an unknown outcome (a crash or timeout mid-call). Default:
+   * true for a read, false for a write — a write that is not idempotent is never run twice; its
+   * run fails instead (docs/agents.md#effects-and-exactly-once). */
+  idempotent?: boolean;
 }
 
 /** A tool served by the operator's HTTP service (src/tools/http-tool/define-http-tool.ts). */

@@ -13,7 +13,17 @@ export type {
   TrailCall,
 } from './define-agent.js';
 export { atLeast, after, planDone, missingOf, type FinishRule } from './finish-rules.js';
-export { compileAgent, AgentDefinitionError, AgentNotServed, MAX_TOOLS_PER_REQUEST, type Agent, type AgentTool, type McpListing } from './compile-agent.js';
+export {
+  compileAgent,
+  AgentDefinitionError,
+  AgentNotServed,
+  MAX_TOOLS_PER_REQUEST,
+  TYPESCRIPT_TOOL_TIMEOUT_MS,
+  isToolTimeout,
+  type Agent,
+  type AgentTool,
+  type McpListing,
+} from './compile-agent.js';
 export {
   DEFAULT_AGENT,
   SITE_BUILDER,

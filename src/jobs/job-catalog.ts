@@ -37,6 +37,13 @@ export const toolJobSchema = z.strictObject({
   input: z.unknown(),
   parseMode: z.enum(PARSE_MODES),
   trace: traceCarrier,
+  // The tool's fingerprint in the definition the model worker offered it from (compile-agent.ts):
+  // a tool worker whose definition of it differs leaves the job. Absent on jobs from before, and on
+  // calls a resume or the reaper enqueues, which any worker serving the agent may run.
+  toolFingerprint: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/)
+    .optional(),
 });
 export type ToolJobData = z.infer<typeof toolJobSchema>;
 
@@ -46,6 +53,7 @@ export type ToolJobData = z.infer<typeof toolJobSchema>;
 export function toolJobOf(
   call: { runId: string; turn: number; toolUseId: string; name: string; input: unknown; parseMode: string },
   trace: Record<string, string>,
+  toolFingerprint?: string,
 ): ToolJobData {
   // A planned call's parse mode came from the parser (PARSE_MODES); the outcome stores it as a string.
   return {
@@ -56,6 +64,7 @@ export function toolJobOf(
     input: call.input,
     parseMode: call.parseMode as ToolJobData['parseMode'],
     trace,
+    ...(toolFingerprint ? { toolFingerprint } : {}),
   };
 }
 

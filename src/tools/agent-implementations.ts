@@ -9,7 +9,7 @@
 // call, instead of running with a tool missing. Lookups read the module's map at call time, so a
 // test that swaps one implementation (tool-output-contracts.test.ts) is seen.
 import type { Agent, AgentTool } from '../agents/index.js';
-import { AgentDefinitionError } from '../agents/index.js';
+import { AgentDefinitionError, isToolTimeout } from '../agents/index.js';
 import type { McpToolsSpec } from '../agents/define-agent.js';
 import { defineHttpTool } from './http-tool/define-http-tool.js';
 import { connectMcpTools, type McpToolset } from './mcp-tool/connect-mcp-tools.js';
@@ -45,8 +45,39 @@ async function importImplementations(agent: Agent): Promise<ImplementationMap | 
     if (!implementation || typeof implementation.execute !== 'function') {
       throw new AgentDefinitionError(agent.name, `its implementations module ${url} has no implementation of ${tool.name}`);
     }
+    const disagreement = disagreementOf(tool, implementation);
+    if (disagreement) throw new AgentDefinitionError(agent.name, `tool ${tool.name}: ${disagreement} (its implementation in ${url})`);
   }
   return map as ImplementationMap;
+}
+
+/** Where a TypeScript tool's implementation says otherwise than its definition on what the fleet's
+ * guarantees rest on: a write the kill switch would not see, a retry the definition forbids. */
+function disagreementOf(tool: AgentTool, implementation: ToolImplementation): string | null {
+  if (implementation.writes !== (tool.effect === 'write')) {
+    return `the definition declares effect "${tool.effect}" but the implementation ${implementation.writes ? 'writes' : 'does not write'}`;
+  }
+  const declared = tool.typescript ?? {};
+  if (declared.idempotent !== undefined && declared.idempotent !== implementation.idempotent) {
+    return `the definition declares idempotent: ${declared.idempotent} but the implementation ${implementation.idempotent}`;
+  }
+  if (implementation.timeoutMs !== undefined && !isToolTimeout(implementation.timeoutMs)) {
+    return `the implementation's timeoutMs must be a whole number from 1000 to 600000, not ${implementation.timeoutMs}`;
+  }
+  return null;
+}
+
+/** The implementation as the definition declares it: the model's name, description and input
+ * schema, and the definition's timeout over the implementation's. */
+function asDeclared(tool: AgentTool, implementation: ToolImplementation): ToolImplementation {
+  const timeoutMs = tool.typescript?.timeoutMs ?? implementation.timeoutMs;
+  return {
+    ...implementation,
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.input,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+  };
 }
 
 function httpImplementation(tool: AgentTool): ToolImplementation {
@@ -98,7 +129,10 @@ export async function implementationOf(
     entry.catch(() => loaded.delete(agent.name));
   }
   const implementations = await (entry as Promise<LoadedAgent>);
-  if (tool.source === 'typescript') return implementations.typescript?.[name];
+  if (tool.source === 'typescript') {
+    const implementation = implementations.typescript?.[name];
+    return implementation && asDeclared(tool, implementation);
+  }
   if (tool.source === 'http') return implementations.http.get(name);
   const toolset = tool.mcp ? implementations.mcp.get(tool.mcp.spec) : undefined;
   return toolset?.tools.find((candidate) => candidate.name === name);

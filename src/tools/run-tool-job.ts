@@ -59,10 +59,10 @@ export async function runToolJob(deps: ToolJobDependencies, data: ToolJobData, j
   const checkedCall = await checkToolCall({ call });
   if (checkedCall.kind === 'not_served') {
     deps.logger.warn(
-      { run_id: data.runId, tool: data.name, agent: checkedCall.agent },
-      'tool call of an agent this worker does not load: left for another worker',
+      { run_id: data.runId, tool: data.name, agent: checkedCall.agent, tool_definition_differs: checkedCall.tool !== undefined },
+      'tool call of an agent (or a version of it) this worker does not serve: left for another worker',
     );
-    return { kind: 'retry', error: new AgentNotServed(checkedCall.agent) };
+    return { kind: 'retry', error: new AgentNotServed(checkedCall.agent, checkedCall.tool) };
   }
   if (checkedCall.kind === 'refused') return recordToolError({ call, code: checkedCall.code, message: checkedCall.message });
   const { checked } = checkedCall;

@@ -38,6 +38,9 @@ export interface ToolImplementation<Schema extends z.ZodType = z.ZodType, Output
   writes: boolean;
   /** Safe to run again after an unknown outcome (a timeout after sending). */
   idempotent: boolean;
+  /** How long a call may run before its signal aborts it (1,000 to 600,000 ms); unset: 60 s. An
+   * agent's definition may declare it instead (define-agent.ts). */
+  timeoutMs?: number;
   /** For a tool served by one endpoint (an HTTP tool): that endpoint, whose host is the call's
    * upstream for the kill switch whatever the input holds. Unset: the input's `url`, if any. */
   serviceUrl?: string;

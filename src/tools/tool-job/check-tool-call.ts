@@ -16,7 +16,9 @@ export async function checkToolCall({
   call,
 }: {
   call: ToolCallContext;
-}): Promise<{ kind: 'ready'; checked: CheckedToolCall } | { kind: 'refused'; code: ToolErrorCode; message: string } | { kind: 'not_served'; agent: string }> {
+}): Promise<
+  { kind: 'ready'; checked: CheckedToolCall } | { kind: 'refused'; code: ToolErrorCode; message: string } | { kind: 'not_served'; agent: string; tool?: string }
+> {
   const { deps, data, run } = call;
   const refused = (code: ToolErrorCode, message: string) => ({ kind: 'refused' as const, code, message });
   if (isTerminal(run.status)) return refused('run_ended', `The run is ${run.status}; the tool was not run.`);
@@ -24,6 +26,11 @@ export async function checkToolCall({
   const agent = findAgent(run.agent);
   if (!agent) return { kind: 'not_served', agent: run.agent };
   const toolName = data.name;
+  // Nor is a call made from another definition of the tool run here by this one's rules (its effect,
+  // schema, endpoint): the job waits for a worker of the version that offered it.
+  if (data.toolFingerprint && agent.tools.get(toolName)?.fingerprint !== data.toolFingerprint) {
+    return { kind: 'not_served', agent: run.agent, tool: toolName };
+  }
   const definition = await implementationOf(agent, toolName, { fetchPolicy: fetchPolicyFor({ publicBaseUrl: deps.publicBaseUrl, config: deps.config }) });
   if (!definition) return refused('tool_not_available', `Unknown tool ${quoteUntrusted(data.name, { maxCharacters: 100 })}.`);
   const parsed = definition.inputSchema.safeParse(data.input);

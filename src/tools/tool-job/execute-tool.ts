@@ -1,5 +1,6 @@
 // The tool itself (run-tool-job.ts): tool-call-start, the call's timeout, the tool's context, and
 // its execute. What it throws is answered by answerToolFailure.
+import { TYPESCRIPT_TOOL_TIMEOUT_MS } from '../../agents/index.js';
 import { toolUseIdJobPart } from '../../jobs/job-catalog.js';
 import type { ToolContext } from '../tool-types.js';
 import { answerToolFailure } from './answer-tool-failure.js';
@@ -30,7 +31,7 @@ export async function executeTool({
       deps.logger.warn({ run_id: data.runId, step: data.turn, err: error instanceof Error ? error.message : String(error) }, 'tool-call-start event lost'),
     );
   const controller = new AbortController();
-  const timeout = setTimeout(() => controller.abort(new Error('tool timed out')), deps.timeoutMs ?? 60_000);
+  const timeout = setTimeout(() => controller.abort(new Error('tool timed out')), definition.timeoutMs ?? deps.timeoutMs ?? TYPESCRIPT_TOOL_TIMEOUT_MS.default);
   const started = performance.now();
   const context: ToolContext = {
     runId: data.runId,
