@@ -73,6 +73,8 @@ export interface CreateRunInput {
 export interface RunEnd {
   runId: string;
   tenant: string;
+  /** The run's agent (a run from before agents: the site builder). */
+  agent: string;
   turn: number;
   status: TerminalStatus;
   errorCode: RunErrorCode | null;

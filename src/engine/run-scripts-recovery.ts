@@ -75,7 +75,7 @@ if status == ${luaStatus('waiting_for_input')} then return {0} end
 if redis.call('HGET', KEYS[1], 'turn') ~= ARGV[1] or (redis.call('HGET', KEYS[1], 'updatedAt') or '') ~= ARGV[2] then return {0} end
 hset_json(KEYS[1], ARGV[3])
 append_events(KEYS[2], 5, tonumber(ARGV[4]))
-return {1, redis.call('HGET', KEYS[1], 'tenant') or '', owe_webhook(KEYS[1])}
+return {1, redis.call('HGET', KEYS[1], 'tenant') or '', owe_webhook(KEYS[1]), redis.call('HGET', KEYS[1], 'agent') or ''}
 `;
 
 /**

@@ -143,13 +143,13 @@ end
 append_events(KEYS[4], 11, count)
 -- The outcome last: a turn with an outcome is a committed turn, and is replayed, never redone.
 redis.call('HSET', KEYS[2], 'response', ARGV[1], 'outcome', ARGV[6])
-return {1, encoded, ended, redis.call('HGET', KEYS[1], 'tenant') or '', totalCost, owed}
+return {1, encoded, ended, redis.call('HGET', KEYS[1], 'tenant') or '', totalCost, owed, redis.call('HGET', KEYS[1], 'agent') or ''}
 `;
 
 /**
  * bfEndRun — moves a run to a terminal state once, with its events (run-end last).
  * KEYS[1] run hash, KEYS[2] event stream. ARGV[1] JSON fields, ARGV[2] n events, ARGV[3..] events.
- * Returns {the run's tenant, 1 when the end owes a webhook delivery} when this call ended it, false
+ * Returns {the run's tenant, 1 when the end owes a webhook delivery, its agent} when this call ended it, false
  * when it had ended already or is missing.
  */
 const END_RUN =
@@ -159,7 +159,7 @@ local status = redis.call('HGET', KEYS[1], 'status')
 if not status or is_terminal(status) then return false end
 hset_json(KEYS[1], ARGV[1])
 append_events(KEYS[2], 3, tonumber(ARGV[2]))
-return {redis.call('HGET', KEYS[1], 'tenant') or '', owe_webhook(KEYS[1])}
+return {redis.call('HGET', KEYS[1], 'tenant') or '', owe_webhook(KEYS[1]), redis.call('HGET', KEYS[1], 'agent') or ''}
 `;
 
 /**
@@ -267,7 +267,7 @@ return tonumber(redis.call('HGET', KEYS[1], 'overloadSince'))
 
 export type StartTurnReply = [number, string?, number?];
 export type InspectTurnReply = [-1] | [0, string] | [1, string, string, string, string, string, string, number[], string];
-export type CommitAnswerReply = [1, string, number, string, number, number] | [0, string, string] | [-1] | [-2, string];
+export type CommitAnswerReply = [1, string, number, string, number, number, string] | [0, string, string] | [-1] | [-2, string];
 export type LoadTurnReply = [string[], string[], string, string[], number, string[], string[]];
 
 export interface RunScripts {
@@ -291,7 +291,7 @@ export interface RunScripts {
     trail: string,
     ...args: Array<string | number>
   ): Promise<CommitAnswerReply>;
-  bfEndRun(run: string, stream: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<[string, number] | null>;
+  bfEndRun(run: string, stream: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<[string, number, string] | null>;
   bfUpdateIfActive(run: string, stream: string, fieldsJson: string, eventCount: number, ...events: string[]): Promise<number>;
   bfRecordToolResult(
     results: string,
@@ -338,7 +338,7 @@ export interface RunScripts {
     fieldsJson: string,
     eventCount: number,
     ...events: string[]
-  ): Promise<[number, string?, number?]>;
+  ): Promise<[number, string?, number?, string?]>;
   bfExpireArchivedRun(...keysThenArgs: Array<string | number>): Promise<[number]>;
 }
 

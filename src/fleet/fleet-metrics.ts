@@ -53,7 +53,7 @@ export class FleetMetrics {
   readonly queueWorkers: Gauge<'queue' | 'shard'>;
   readonly jobDuration: Histogram<'queue'>;
   readonly workerConcurrency: Gauge<'queue'>;
-  readonly runsEnded: Counter<'status' | 'error_code'>;
+  readonly runsEnded: Counter<'status' | 'error_code' | 'agent'>;
   readonly deprecatedModelRuns: Counter<'model'>;
   readonly httpRequests: Counter<'route' | 'status_code'>;
   readonly eventLoopDelay: Histogram | null = null;
@@ -147,7 +147,7 @@ export class FleetMetrics {
       buckets: [0.005, 0.02, 0.1, 0.5, 1, 5, 15, 60],
       registers,
     });
-    this.runsEnded = counter(METRICS.runsEnded, 'Runs that reached a terminal state', ['status', 'error_code']);
+    this.runsEnded = counter(METRICS.runsEnded, 'Runs that reached a terminal state', ['status', 'error_code', 'agent']);
     this.deprecatedModelRuns = counter(METRICS.deprecatedModelRuns, 'Runs created on a deprecated model', ['model']);
     this.httpRequests = counter(METRICS.httpRequests, 'API requests by route and status', ['route', 'status_code']);
     this.admissionWaits = counter(METRICS.admissionWaits, 'Model calls told to wait by the admission limiter', ['model', 'priority', 'limit']);
@@ -297,7 +297,7 @@ export class FleetMetrics {
    * it — through the engine, which reports each end exactly once, and every run created on a
    * deprecated model. Wire it once per engine. */
   observeRuns(engine: Pick<RunEngine, 'observeRunEnds' | 'observeEvents'>): void {
-    engine.observeRunEnds(({ status, errorCode }) => this.runsEnded.inc({ status, error_code: errorCode ?? '' }));
+    engine.observeRunEnds(({ status, errorCode, agent }) => this.runsEnded.inc({ status, error_code: errorCode ?? '', agent }));
     // Counted by the process that created the run (its model-deprecation-warn event is stored there).
     engine.observeEvents((event) => {
       if (event.event === 'model-deprecation-warn' && typeof event.model === 'string') this.deprecatedModelRuns.inc({ model: event.model });

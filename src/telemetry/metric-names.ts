@@ -71,7 +71,7 @@ export const METRICS = {
   /** histogram — event-loop delay of the process in seconds: how late a 10 ms timer fires (an idle loop reads ~0);
    * buckets add up across scrapes and processes, unlike the default per-scrape p99 gauge */
   eventLoopDelay: 'buildfleet_event_loop_delay_seconds',
-  /** counter {status, error_code} — runs that reached a terminal state */
+  /** counter {status, error_code, agent} — runs that reached a terminal state, by the run's agent */
   runsEnded: 'buildfleet_runs_ended_total',
   /** counter {route, status_code} — API requests */
   httpRequests: 'buildfleet_http_requests_total',

@@ -59,7 +59,7 @@ describe('/metrics', () => {
     const response = await fetch(`${harness.apiUrl}/metrics`, { headers: { authorization: `Bearer ${harness.apiKey}` } });
     expect(response.status).toBe(200);
     const body = await response.text();
-    expect(sample(body, 'buildfleet_runs_ended_total', { status: 'succeeded' })).toBe(3);
+    expect(sample(body, 'buildfleet_runs_ended_total', { status: 'succeeded', agent: 'site-builder' })).toBe(3);
     expect(sample(body, 'buildfleet_runs_ended_total', { status: 'refused' })).toBe(1);
     expect(sample(body, 'buildfleet_turns_total', { stop_reason: 'tool_use', tool_count: '13', agent: 'site-builder' })).toBeGreaterThan(6);
     expect(sample(body, 'buildfleet_turns_total', { stop_reason: 'refusal' })).toBe(1);

@@ -14,7 +14,7 @@ import { isQueueShard } from '../../domain/queue-shards.js';
 import { EMPTY_USAGE } from '../../domain/usage.js';
 import { microUsdToUsd } from '../../domain/usage-cost.js';
 import { type CreateRunInput, newRunId, type RunEnd, type RunEvent, type RunEventDraft, type RunProgress } from '../engine-types.js';
-import { runKeysOf } from './stored-values.js';
+import { agentOf, runKeysOf } from './stored-values.js';
 import { type EngineContext, EngineSystem } from './engine-system.js';
 import type { EventSystem } from './event-system.js';
 import type { IndexSystem } from './index-system.js';
@@ -217,7 +217,7 @@ export class LifecycleSystem extends EngineSystem {
     );
     if (reply === null) return false;
     this.events.emitted(events);
-    await this.ended({ runId, tenant: reply[0], turn, status, errorCode: error?.code ?? null, webhookOwed: reply[1] === 1 });
+    await this.ended({ runId, tenant: reply[0], agent: agentOf(reply[2]), turn, status, errorCode: error?.code ?? null, webhookOwed: reply[1] === 1 });
     return true;
   }
 
@@ -247,7 +247,15 @@ export class LifecycleSystem extends EngineSystem {
     if (reply[0] === 0) return 'changed';
     if (reply[0] !== 1) return 'terminal';
     this.events.emitted(events);
-    await this.ended({ runId, tenant: reply[1] ?? '', turn: seen.turn, status: 'failed', errorCode: redacted.code, webhookOwed: reply[2] === 1 });
+    await this.ended({
+      runId,
+      tenant: reply[1] ?? '',
+      agent: agentOf(reply[3]),
+      turn: seen.turn,
+      status: 'failed',
+      errorCode: redacted.code,
+      webhookOwed: reply[2] === 1,
+    });
     return 'ended';
   }
 

@@ -1,6 +1,6 @@
 // Decoders of what a run's keys hold (an outcome, a trail entry, a tool result, an event, a trace
 // context), each validated, and the list of every key a run has: shared by the systems.
-import { PHASE_NAME } from '../../domain/profile.js';
+import { PHASE_NAME, SITE_BUILDER_AGENT } from '../../domain/profile.js';
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import { RUN_READ_EVERY_UPSTREAM } from '../run-upstream-scopes-lua.js';
@@ -107,4 +107,10 @@ export function parseStoredEvent([id, fields]: [string, string[]]): StoredEvent 
   // The name is checked and so are the fields readers key on (hasRunEventKeys); the rest is as the
   // emitters wrote it, whose fields RunEvent declares.
   return { ...parsed.data, id } as StoredEvent;
+}
+
+/** A run's agent as an ending script read it: a run from before agents has none, and is the site
+ * builder's (run-record.ts reads it the same way). */
+export function agentOf(stored: string | undefined): string {
+  return stored || SITE_BUILDER_AGENT;
 }

@@ -12,7 +12,7 @@ import type { Phase } from '../../domain/profile.js';
 import { type ClaimDurability, confirmClaimDurable } from '../effects/claim-durability.js';
 import { isPendingSpendField, type PendingSpend, spendPeriods } from '../tenant-spend.js';
 import type { RunEvent, StoredToolResult, TrailEntry, TurnInspection, TurnView } from '../engine-types.js';
-import { decodeTraceContext, parseOutcome, parseToolResult, parseTrailEntry } from './stored-values.js';
+import { agentOf, decodeTraceContext, parseOutcome, parseToolResult, parseTrailEntry } from './stored-values.js';
 import { type EngineContext, EngineSystem } from './engine-system.js';
 import type { EventSystem } from './event-system.js';
 import type { SpendSystem } from './spend-system.js';
@@ -216,7 +216,15 @@ export class TurnSystem extends EngineSystem {
     }
     const usage = usageSchema.parse(JSON.parse(reply[1]));
     if (reply[2] === 1 && commit.end) {
-      await this.lifecycle.ended({ runId, tenant: reply[3], turn, status: commit.end.status, errorCode: endError?.code ?? null, webhookOwed: reply[5] === 1 });
+      await this.lifecycle.ended({
+        runId,
+        tenant: reply[3],
+        agent: agentOf(reply[6]),
+        turn,
+        status: commit.end.status,
+        errorCode: endError?.code ?? null,
+        webhookOwed: reply[5] === 1,
+      });
     }
     // After the end's bookkeeping: a failure here fails the job, and its retry, loading this turn,
     // adds the pending spend (loadTurn) — it cannot redo the end.
