@@ -1,6 +1,7 @@
 // The builder agent's profile: its phases, the tool tier each phase exposes, and its plan rules.
 // Pure data and pure functions: the tier for a turn depends on the phase alone.
 import { assertNever } from './assert-never.js';
+import { SITE_BUILDER_TOOLS, type SiteBuilderToolName } from './site-builder-tools.js';
 
 /** The builder's name as an agent (src/agents/site-builder/agent.ts): the agent of a run that names none,
  * and of every run created before runs named their agent. */
@@ -19,12 +20,20 @@ export const AGENT_NAME = /^[a-z][a-z0-9-]{1,39}$/;
 export const PHASE_NAME = /^[a-z][a-z0-9_-]{0,39}$/;
 
 export const CORE_TOOLS = ['todo_write', 'todo_complete', 'ask_user', 'read_session', 'finish_turn'] as const;
-export const BUILD_TOOLS = ['fetch_image', 'set_colors', 'set_fonts', 'write_file', 'list_files', 'read_file', 'delete_file', 'deploy'] as const;
-export const OPS_TOOLS = ['fetch_url_live', 'screenshot', 'check_broken_images', 'regen_og', 'set_meta', 'publish'] as const;
 
+type BuilderToolsOf<Phase> = { [Name in SiteBuilderToolName]: (typeof SITE_BUILDER_TOOLS)[Name]['phase'] extends Phase ? Name : never }[SiteBuilderToolName];
 export type CoreToolName = (typeof CORE_TOOLS)[number];
-export type BuildToolName = (typeof BUILD_TOOLS)[number];
-export type OpsToolName = (typeof OPS_TOOLS)[number];
+export type BuildToolName = BuilderToolsOf<'building'>;
+export type OpsToolName = BuilderToolsOf<'verifying'>;
+
+function builderToolsOf<Name extends SiteBuilderToolName>(phase: SiteBuilderToolEntryPhase): readonly Name[] {
+  return (Object.keys(SITE_BUILDER_TOOLS) as SiteBuilderToolName[]).filter((name) => SITE_BUILDER_TOOLS[name].phase === phase) as Name[];
+}
+type SiteBuilderToolEntryPhase = (typeof SITE_BUILDER_TOOLS)[SiteBuilderToolName]['phase'];
+
+/** The builder's tools of the building and the verifying tiers, in the catalog's order (site-builder-tools.ts). */
+export const BUILD_TOOLS: readonly BuildToolName[] = builderToolsOf<BuildToolName>('building');
+export const OPS_TOOLS: readonly OpsToolName[] = builderToolsOf<OpsToolName>('verifying');
 export type ToolName = CoreToolName | BuildToolName | OpsToolName;
 export const ALL_TOOLS: readonly ToolName[] = [...CORE_TOOLS, ...BUILD_TOOLS, ...OPS_TOOLS];
 
@@ -49,17 +58,9 @@ export function toolsForPhase(phase: BuilderPhase): readonly ToolName[] {
 
 /** Write tools change a run's workspace, deployments or published state; the kill switch and
  * skip_writes safe mode refuse them. */
-export const WRITE_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>([
-  'fetch_image',
-  'set_colors',
-  'set_fonts',
-  'write_file',
-  'delete_file',
-  'deploy',
-  'regen_og',
-  'set_meta',
-  'publish',
-]);
+export const WRITE_TOOLS: ReadonlySet<ToolName> = new Set<ToolName>(
+  (Object.keys(SITE_BUILDER_TOOLS) as SiteBuilderToolName[]).filter((name) => SITE_BUILDER_TOOLS[name].effect === 'write'),
+);
 
 export function isToolName(name: string): name is ToolName {
   return (ALL_TOOLS as readonly string[]).includes(name);

@@ -1,12 +1,17 @@
-// Input schemas of the builder's 19 tools: strict (unknown fields rejected), no coercion and no
+// Input schemas of the fleet's own five tools (which every agent may offer) and, from their entries
+// in site-builder-tools.ts, of the builder's: strict (unknown fields rejected), no coercion and no
 // defaults, so a call either matches exactly or is refused. The JSON Schema the model sees is
 // generated from these (see src/tools/tool-definitions.ts), so the two can never drift apart.
 import { z } from 'zod';
 import type { ToolName } from './profile.js';
+import { SITE_BUILDER_TOOLS, type SiteBuilderToolName } from './site-builder-tools.js';
 
-const workspacePath = z.string().min(1).max(200).describe('Relative path inside the site workspace, e.g. "index.html" or "css/site.css"');
-const hexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a hex color like #1a2b3c');
-const httpUrl = z.string().min(1).max(2048).describe('Absolute http(s) URL');
+/** The builder's own tools' schemas, from their entries (site-builder-tools.ts). */
+function builderInputs(): { [Name in SiteBuilderToolName]: (typeof SITE_BUILDER_TOOLS)[Name]['input'] } {
+  return Object.fromEntries(Object.entries(SITE_BUILDER_TOOLS).map(([name, entry]) => [name, entry.input])) as {
+    [Name in SiteBuilderToolName]: (typeof SITE_BUILDER_TOOLS)[Name]['input'];
+  };
+}
 
 export const todoItem = z.strictObject({
   id: z
@@ -27,30 +32,7 @@ export const toolInputSchemas = {
   read_session: z.strictObject({}),
   finish_turn: z.strictObject({ summary: z.string().min(1).max(2000) }),
 
-  fetch_image: z.strictObject({ url: httpUrl, path: workspacePath }),
-  set_colors: z.strictObject({
-    primary: hexColor,
-    background: hexColor,
-    text: hexColor,
-    accent: hexColor.optional(),
-  }),
-  set_fonts: z.strictObject({ heading: z.string().min(1).max(100), body: z.string().min(1).max(100) }),
-  write_file: z.strictObject({ path: workspacePath, content: z.string().max(1_000_000) }),
-  list_files: z.strictObject({}),
-  read_file: z.strictObject({ path: workspacePath }),
-  delete_file: z.strictObject({ path: workspacePath }),
-  deploy: z.strictObject({}),
-
-  fetch_url_live: z.strictObject({ url: httpUrl }),
-  screenshot: z.strictObject({
-    url: httpUrl,
-    width: z.int().min(200).max(3840).optional(),
-    height: z.int().min(200).max(3840).optional(),
-  }),
-  check_broken_images: z.strictObject({ deploy_id: z.string().min(1).max(100) }),
-  regen_og: z.strictObject({ title: z.string().min(1).max(120), subtitle: z.string().max(200).optional() }),
-  set_meta: z.strictObject({ title: z.string().min(1).max(120), description: z.string().min(1).max(300) }),
-  publish: z.strictObject({ deploy_id: z.string().min(1).max(100) }),
+  ...builderInputs(),
 } satisfies Record<ToolName, z.ZodType>;
 
 export type ToolInput<Name extends ToolName> = z.infer<(typeof toolInputSchemas)[Name]>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_TOOLS, WRITE_TOOLS } from '../domain/profile.js';
+import { SITE_BUILDER_TOOLS } from '../domain/site-builder-tools.js';
 import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { toolDescriptions } from '../domain/tool-descriptions.js';
 import { toolImplementations } from './tool-implementations.js';
@@ -16,7 +17,13 @@ describe('toolImplementations', () => {
     }
   });
 
-  it('marks exactly the WRITE_TOOLS as writes', () => {
+  it("loads each builder tool from the file its entry names, writing exactly when its entry's effect is write", () => {
+    for (const [name, entry] of Object.entries(SITE_BUILDER_TOOLS)) {
+      const implementation = toolImplementations[name as keyof typeof SITE_BUILDER_TOOLS];
+      expect(implementation.inputSchema, name).toBe(entry.input);
+      expect(implementation.description, name).toBe(entry.description);
+      expect(implementation.writes, name).toBe(entry.effect === 'write');
+    }
     for (const name of ALL_TOOLS) expect(toolImplementations[name].writes, name).toBe(WRITE_TOOLS.has(name));
   });
 });

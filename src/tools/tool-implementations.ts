@@ -1,28 +1,33 @@
-// The builder's 19 tools as the tool worker runs them: input schema, output contract, whether it
-// writes, and the execute function. This is the module that loads the implementations (Chromium,
-// fetch, the workspace); what the model is told about the tools is tool-definitions.ts, which
-// imports none of them.
+// The tools as the tool worker runs them: input schema, output contract, whether it writes, and the
+// execute function. The fleet's own five are imported here; the site builder's are each imported
+// from the file its entry in src/domain/site-builder-tools.ts names, so a builder tool is declared
+// in one place and implemented in one file, with no list here to keep in step. This is the module
+// that loads the implementations (Chromium, fetch, the workspace); what the model is told about the
+// tools is tool-definitions.ts, which imports none of them.
 import type { ToolName } from '../domain/profile.js';
+import { SITE_BUILDER_TOOLS, type SiteBuilderToolName } from '../domain/site-builder-tools.js';
 import type { ToolImplementation } from './tool-types.js';
 import { askUserTool } from './core/ask-user.js';
 import { finishTurnTool } from './core/finish-turn.js';
 import { readSessionTool } from './core/read-session.js';
 import { todoCompleteTool } from './core/todo-complete.js';
 import { todoWriteTool } from './core/todo-write.js';
-import { deleteFileTool } from './build/delete-file.js';
-import { deployTool } from './build/deploy.js';
-import { fetchImageTool } from './build/fetch-image.js';
-import { listFilesTool } from './build/list-files.js';
-import { readFileTool } from './build/read-file.js';
-import { setColorsTool } from './build/set-colors.js';
-import { setFontsTool } from './build/set-fonts.js';
-import { writeFileTool } from './build/write-file.js';
-import { checkBrokenImagesTool } from './ops/check-broken-images.js';
-import { fetchUrlLiveTool } from './ops/fetch-url-live.js';
-import { publishTool } from './ops/publish.js';
-import { regenOgTool } from './ops/regen-og.js';
-import { screenshotTool } from './ops/screenshot.js';
-import { setMetaTool } from './ops/set-meta.js';
+
+/** Imports a builder tool's file and checks it implements that tool (under its own name). */
+async function importBuilderTool(name: SiteBuilderToolName): Promise<[SiteBuilderToolName, ToolImplementation]> {
+  const file = SITE_BUILDER_TOOLS[name].implementation;
+  const module = (await import(`./${file}.js`)) as { default?: ToolImplementation };
+  const implementation = module.default;
+  if (!implementation || typeof implementation.execute !== 'function' || implementation.name !== name) {
+    throw new Error(`src/tools/${file} must export the implementation of ${name} as its default export`);
+  }
+  return [name, implementation];
+}
+
+const builderTools = Object.fromEntries(await Promise.all((Object.keys(SITE_BUILDER_TOOLS) as SiteBuilderToolName[]).map(importBuilderTool))) as Record<
+  SiteBuilderToolName,
+  ToolImplementation
+>;
 
 /** Every tool by name. Mutable on purpose: an integration test swaps one implementation for a run
  * (test/integration/tool-output-contracts.test.ts). */
@@ -32,20 +37,7 @@ export const toolImplementations: Record<ToolName, ToolImplementation> = {
   ask_user: askUserTool,
   read_session: readSessionTool,
   finish_turn: finishTurnTool,
-  fetch_image: fetchImageTool,
-  set_colors: setColorsTool,
-  set_fonts: setFontsTool,
-  write_file: writeFileTool,
-  list_files: listFilesTool,
-  read_file: readFileTool,
-  delete_file: deleteFileTool,
-  deploy: deployTool,
-  fetch_url_live: fetchUrlLiveTool,
-  screenshot: screenshotTool,
-  check_broken_images: checkBrokenImagesTool,
-  regen_og: regenOgTool,
-  set_meta: setMetaTool,
-  publish: publishTool,
+  ...builderTools,
 };
 
 /** The implementation part of the site builder's agent (src/agents/site-builder/agent.ts names this

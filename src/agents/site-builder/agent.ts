@@ -1,15 +1,13 @@
 // The site builder, written as an agent with the public API (define-agent.ts) like any other. Its
-// vocabulary — the tiers, the tools' input schemas and descriptions, the finish gate — stays in
-// src/domain and src/tools/tool-definitions.ts because the simulator (which may import only the
-// domain) plays the builder from the same lists; this file is where they become an agent.
-// Adding a tool to it: its implementation file under src/tools/{build,ops}/, its name in a tier of
-// src/domain/profile.ts, its input schema and description — the builder's catalogs, which the
-// catalog tests hold to one another (docs/agents.md#the-site-builder).
+// tools are declared once each in src/domain/site-builder-tools.ts (phase, effect, description,
+// input schema, implementation file) and its finish gate in src/domain/finish-gate.ts: in the
+// domain because the simulator, which may import only the domain, plays the builder from the same
+// entries; this file is where they become an agent. Adding a tool to the builder is its entry there
+// and its implementation file — nothing here (docs/agents.md#the-site-builder).
 import { z } from 'zod';
 import { evaluateFinishGate } from '../../domain/finish-gate.js';
-import { BUILD_TOOLS, OPS_TOOLS, PHASES, toolsForPhase, WRITE_TOOLS } from '../../domain/profile.js';
-import { toolInputSchemas } from '../../domain/tool-input-schemas.js';
-import { toolDescriptions } from '../../domain/tool-descriptions.js';
+import { PHASES, toolsForPhase } from '../../domain/profile.js';
+import { SITE_BUILDER_TOOLS } from '../../domain/site-builder-tools.js';
 import { defineAgent, defineTool } from '../define-agent.js';
 
 export const SITE_BUILDER = 'site-builder';
@@ -37,9 +35,7 @@ export const siteBuilder = defineAgent({
   }),
   firstMessage: ({ prompt }) => prompt,
   phases: Object.fromEntries(PHASES.map((phase) => [phase, { tools: toolsForPhase(phase) }])),
-  tools: [...BUILD_TOOLS, ...OPS_TOOLS].map((name) =>
-    defineTool({ name, description: toolDescriptions[name], input: toolInputSchemas[name], effect: WRITE_TOOLS.has(name) ? 'write' : 'read' }),
-  ),
+  tools: Object.entries(SITE_BUILDER_TOOLS).map(([name, { description, input, effect }]) => defineTool({ name, description, input, effect })),
   transitions: [
     { from: 'planning', on: 'todo_write', to: 'building' },
     // The last build todo done moves the run on; verify todos are done on the live site.

@@ -29,3 +29,6 @@ export const deleteFileTool = defineTool({
     return { path, deleted: true };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default deleteFileTool;

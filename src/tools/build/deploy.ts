@@ -88,3 +88,6 @@ export const deployTool = defineTool({
     };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default deployTool;

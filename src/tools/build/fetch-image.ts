@@ -52,3 +52,6 @@ export const fetchImageTool = defineTool({
     return { path, content_type: response.contentType, bytes: response.body.length };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default fetchImageTool;

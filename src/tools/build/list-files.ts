@@ -27,3 +27,6 @@ export const listFilesTool = defineTool({
     return { files, count: files.length, total_bytes: files.reduce((sum, file) => sum + file.bytes, 0) };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default listFilesTool;

@@ -29,3 +29,6 @@ export const readFileTool = defineTool({
     return { path, bytes: Buffer.byteLength(content), content };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default readFileTool;

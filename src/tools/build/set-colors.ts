@@ -46,3 +46,6 @@ export const setColorsTool = defineTool({
     return { path: THEME_FILE_PATH, colors, variables: Object.fromEntries(themeVariables(theme)) };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default setColorsTool;

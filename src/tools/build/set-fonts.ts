@@ -33,3 +33,6 @@ export const setFontsTool = defineTool({
     return { path: THEME_FILE_PATH, fonts, variables: Object.fromEntries(themeVariables(theme)) };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default setFontsTool;

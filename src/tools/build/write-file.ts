@@ -36,3 +36,6 @@ export const writeFileTool = defineTool({
     };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default writeFileTool;

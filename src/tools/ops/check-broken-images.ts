@@ -206,3 +206,6 @@ export const checkBrokenImagesTool = defineTool({
     };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default checkBrokenImagesTool;

@@ -99,3 +99,6 @@ export const fetchUrlLiveTool = defineTool({
     };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default fetchUrlLiveTool;

@@ -48,3 +48,6 @@ export const publishTool = defineTool({
     return { deploy_id: input.deploy_id, url: liveSiteUrl({ sitesBaseUrl: context.publicBaseUrl, runId: context.runId }) };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default publishTool;

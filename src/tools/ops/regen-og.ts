@@ -29,3 +29,6 @@ export const regenOgTool = defineTool({
     return { path: OG_IMAGE_PATH, bytes: Buffer.byteLength(svg) };
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default regenOgTool;

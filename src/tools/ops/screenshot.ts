@@ -138,3 +138,6 @@ export const screenshotTool = defineTool({
     }
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default screenshotTool;

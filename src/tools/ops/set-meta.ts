@@ -32,3 +32,6 @@ export const setMetaTool = defineTool({
     return meta;
   },
 });
+
+/** What the tool's entry in src/domain/site-builder-tools.ts names: the tool worker imports it. */
+export default setMetaTool;
