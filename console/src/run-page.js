@@ -11,6 +11,7 @@ import { requestApi } from './console-client.js';
 import { describeThinking, formatTime, formatTokens, formatUsd, isTerminal, totalTokens, traceUrlOf } from './format.js';
 import { StatusBadge } from './status-badge.js';
 import { Timeline } from './timeline.js';
+import { Waterfall } from './waterfall.js';
 import { useRunPayloads } from './run-payloads.js';
 import { RESUMABLE_RUN_ERRORS } from '../../src/engine/resumable-run-errors.js';
 
@@ -128,7 +129,7 @@ export function RunPage({ runId, session }) {
   return html`
     <section class="run" data-run=${run.id}>
       <div class="run-head">
-        <h1><code>${run.id}</code></h1>
+        <h1 class="run-id"><code>${run.id}</code></h1>
         <${StatusBadge} status=${run.status} />
         <span class="muted">agent ${run.agent} · phase ${run.phase} · turn ${run.turn} · ${run.model} · ${describeThinking(run)}</span>
       </div>
@@ -138,6 +139,12 @@ export function RunPage({ runId, session }) {
           <${Controls} run=${run} onChanged=${refresh} onReopened=${() => setStreamGeneration((value) => value + 1)} />
           ${run.result && html`<div class="result"><h2>Result</h2><p>${run.result}</p></div>`}
           ${run.error && html`<div class="run-error"><h2>Error</h2><p><code>${run.error.code}</code> ${run.error.message}</p></div>`}
+          <${Waterfall}
+            events=${events}
+            payloads=${payloads}
+            running=${!isTerminal(run.status)}
+            traceUrl=${traceUrlOf(session.traceUrlTemplate, run.traceId)}
+          />
           <h2>Timeline <span class=${`stream stream-${streamState}`} data-testid="stream-state">${streamState}</span></h2>
           <${Timeline} events=${events} payloads=${payloads} />
         </div>
@@ -161,7 +168,7 @@ function Facts({ run, session }) {
         ${Object.entries(run.usage).map(([name, value]) => html`<span>${name.replaceAll('_', ' ')}: ${formatTokens(value)}</span>`)}
       </dd>
       ${run.budget?.usd && html`<dt>Budget</dt><dd>${formatUsd(run.budget.usd.spent)} of ${formatUsd(run.budget.usd.limit)}</dd>`}
-      ${run.rerunOf && html`<dt>Rerun of</dt><dd><a href=${`#/runs/${run.rerunOf}`} data-testid="rerun-of"><code>${run.rerunOf}</code></a></dd>`}
+      ${run.rerunOf && html`<dt>Rerun of</dt><dd><a href=${`#/runs/${run.rerunOf}`} class="run-id-link" title=${run.rerunOf} data-testid="rerun-of"><code>${run.rerunOf}</code></a></dd>`}
       <dt>Created</dt><dd>${formatTime(run.createdAt)}</dd>
       <dt>Updated</dt><dd>${formatTime(run.updatedAt)}</dd>
       <dt>Site</dt>

@@ -10,6 +10,7 @@ import { requestApi } from './console-client.js';
 import { formatTime, formatUsd, isTerminal, RUN_STATUSES } from './format.js';
 import { StatusBadge } from './status-badge.js';
 import { filtersOf, hashOf, instantOf, localInputOf } from './runs-filters.js';
+import { RunIdSearch } from './run-id-search.js';
 
 const POLL_MS = 3000;
 const PAGE_SIZE = 20;
@@ -70,11 +71,13 @@ export function RunsPage({ query, isAdmin, tenant }) {
         <h1>Runs</h1>
         <a class="button" href="#/new">New build</a>
       </div>
+      <${RunIdSearch} />
       <${RunFilters} filters=${filters} isAdmin=${isAdmin} tenant=${tenant} />
       ${error && html`<p class="error" role="alert">${error}</p>`}
       ${page === null && !error && html`<p class="muted">Loading…</p>`}
       ${page &&
       html`
+        <div class="runs-scroll">
         <table class="runs" data-testid="runs">
           <thead><tr><th>Run</th><th>Status</th><th>Prompt</th><th>Agent · phase · turn</th><th class="number">Cost</th><th>Created</th></tr></thead>
           <tbody>
@@ -93,6 +96,7 @@ export function RunsPage({ query, isAdmin, tenant }) {
             ${page.runs.length === 0 && html`<tr><td colspan="6" class="muted">No runs${Object.keys(filters).length > 0 ? ' matching these filters' : ''} on this page.</td></tr>`}
           </tbody>
         </table>
+        </div>
         <div class="pager">
           <button type="button" disabled=${cursors.length === 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Newer</button>
           <button type="button" disabled=${!page.nextCursor} onClick=${() => setCursors([...cursors, page.nextCursor])}>Older</button>

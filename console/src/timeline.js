@@ -5,8 +5,12 @@
 // to the event's fields as the API sent them, so nothing an event carries is hidden; kinds not
 // named here show their name. With the run's payloads (run-payloads.js), each turn shows the
 // model's text and each tool call opens to its input, its output and the output contract's verdict.
+// Each line starts with its event's time (to the ms) and, where the event ends something (a model
+// call, a tool call, a question, the run), says how long that took (event-durations.ts).
 import { html } from './html.js';
 import { formatUsd } from './format.js';
+import { eventDurations } from './event-durations.js';
+import { formatClock, formatDuration } from './format-time-span.js';
 import { EVENT, TOOL_EVENTS, WARNING_EVENTS } from './timeline-event-names.js';
 
 /** Which pause a wait is behind: the run's provider and its model's rate-limit class. */
@@ -103,6 +107,14 @@ function linesOf(events) {
   return lines;
 }
 
+/** The event's time, and how long what it ends took: a column of its own beside the line. */
+function When({ event, durationMs }) {
+  return html`<span class="when">
+    <time class="at" datetime=${event.at} data-testid="event-time">${formatClock(event.at)}</time>
+    ${typeof durationMs === 'number' && html`<span class="took" data-testid="event-duration">${formatDuration(durationMs)}</span>`}
+  </span>`;
+}
+
 function Fields({ value }) {
   return html`<pre class="fields">${JSON.stringify(value, null, 2)}</pre>`;
 }
@@ -126,7 +138,7 @@ function ToolCallPayload({ call }) {
   `;
 }
 
-function ToolLine({ line, call }) {
+function ToolLine({ line, call, durations }) {
   const first = line.events[0];
   const end = line.events.find((event) => event.event === EVENT.toolCallEnd);
   const rejected = line.events.find((event) => event.event === EVENT.toolCallReject);
@@ -137,9 +149,10 @@ function ToolLine({ line, call }) {
   const state = rejected || (end && !end.ok) ? 'failed' : end ? 'ok' : 'running';
   return html`
     <li class=${`line tool tool-${state}`} data-event="tool-call" data-tool=${first.tool}>
+      <${When} event=${first} durationMs=${end ? durations.get(end.id) : undefined} />
       <details>
         <summary>
-          <span class="tool-name">${first.tool ?? 'tool'}</span> · ${outcome}${end?.duration_ms !== undefined ? ` · ${end.duration_ms} ms` : ''}${attempt > 1 ? ` · attempt ${attempt}` : ''}${retries.length > 0 ? ` · retried ${retries.length}× (${retries[retries.length - 1].message ?? 'no reason given'})` : ''}${flagged ? ' · flagged as possible injection' : ''}${call?.verdict ? ` · ${call.verdict}` : ''}
+          <span class="tool-name">${first.tool ?? 'tool'}</span> · ${outcome}${attempt > 1 ? ` · attempt ${attempt}` : ''}${retries.length > 0 ? ` · retried ${retries.length}× (${retries[retries.length - 1].message ?? 'no reason given'})` : ''}${flagged ? ' · flagged as possible injection' : ''}${call?.verdict ? ` · ${call.verdict}` : ''}
         </summary>
         ${call && html`<${ToolCallPayload} call=${call} />`}
         ${line.events.map((event) => html`<div class="tool-event" data-event=${event.event}><b>${event.event}</b>${event.event === EVENT.toolCallRetry ? html` <span data-testid="tool-event-description">${describe(event)}</span>` : ''}<${Fields} value=${event} /></div>`)}
@@ -148,9 +161,10 @@ function ToolLine({ line, call }) {
   `;
 }
 
-function EventLine({ event }) {
+function EventLine({ event, durationMs }) {
   return html`
     <li class=${`line ${kindOf(event.event)}`} data-event=${event.event}>
+      <${When} event=${event} durationMs=${durationMs} />
       <details>
         <summary>${describe(event)}</summary>
         <${Fields} value=${event} />
@@ -167,6 +181,7 @@ function ModelText({ turn }) {
 
 export function Timeline({ events, payloads = { turnsByStep: new Map(), callsById: new Map(), error: null } }) {
   if (events.length === 0) return html`<p class="muted">No events yet.</p>`;
+  const durations = eventDurations(events);
   const turns = new Map();
   for (const event of events) {
     if (!turns.has(event.step)) turns.set(event.step, []);
@@ -181,7 +196,9 @@ export function Timeline({ events, payloads = { turnsByStep: new Map(), callsByI
             <h3>Turn ${step}</h3>
             <${ModelText} turn=${payloads.turnsByStep.get(step)} />
             <ul>
-              ${linesOf(turnEvents).map((line) => (line.type === 'tool' ? html`<${ToolLine} key=${line.id} line=${line} call=${payloads.callsById.get(line.id)} />` : html`<${EventLine} key=${line.event.id} event=${line.event} />`))}
+              ${linesOf(turnEvents).map((line) => (line.type === 'tool'
+                  ? html`<${ToolLine} key=${line.id} line=${line} call=${payloads.callsById.get(line.id)} durations=${durations} />`
+                  : html`<${EventLine} key=${line.event.id} event=${line.event} durationMs=${durations.get(line.event.id)} />`))}
             </ul>
           </li>
         `,

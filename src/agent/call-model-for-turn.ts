@@ -20,6 +20,8 @@ export interface TurnAnswer {
   /** The answer's cost, priced once when it arrives and committed with it (domain/usage-cost.ts). */
   costMicroUsd: number;
   modelDurationMs: number;
+  /** From the request to the answer's first token; null when the provider reported none. */
+  firstTokenMs: number | null;
 }
 
 /** Calls the model: its answer, or how the job ends after a failed call. */
@@ -74,7 +76,7 @@ export async function callModelForTurn({
         .catch(lost('model-progress')),
     );
   };
-  const call: ModelCallProgress = { requestId: null, onProgress };
+  const call: ModelCallProgress = { requestId: null, firstTokenAt: null, onProgress };
   let answered: Awaited<ReturnType<typeof sendModelRequest>>;
   try {
     answered = await sendModelRequest({ context, request, call });
@@ -97,5 +99,6 @@ export async function callModelForTurn({
   const costMicroUsd = costOfAnswer({ model: run.model, usage: response.usage, overrides: deps.config.BUILDFLEET_MODEL_PRICES }).costMicroUsd;
   const modelDurationMs = performance.now() - callStarted;
   deps.hooks?.onModelCall?.({ run, toolCount: request.tools.names.length, durationMs: modelDurationMs, response, costMicroUsd });
-  return { kind: 'answered', answer: { response, requestId: call.requestId, costMicroUsd, modelDurationMs } };
+  const firstTokenMs = call.firstTokenAt === null ? null : call.firstTokenAt - callStarted;
+  return { kind: 'answered', answer: { response, requestId: call.requestId, costMicroUsd, modelDurationMs, firstTokenMs } };
 }

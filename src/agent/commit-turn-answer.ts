@@ -71,6 +71,10 @@ export async function commitTurnAnswer({
         usage: response.usage,
         cost_usd: microUsdToUsd(costMicroUsd),
         tool_uses: response.content.filter((block) => block.type === 'tool_use').map((block) => (block as { name: string }).name),
+        // The call's own timing, for the run's waterfall: the event is written after the answer is
+        // handled, so its `at` is later than the call's end.
+        duration_ms: Math.round(answer.modelDurationMs),
+        ...(answer.firstTokenMs === null ? {} : { first_token_ms: Math.round(answer.firstTokenMs) }),
       }),
       ...decisionEvents.map((draft): RunEvent => ({ run_id: runId, step: turn, ...draft })),
       ...planned.events,

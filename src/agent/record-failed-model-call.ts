@@ -55,10 +55,11 @@ export async function recordFailedModelCall({
       usage: paidUsage,
       costMicroUsd: paidCostMicroUsd,
     });
+  const durationMs = performance.now() - callStarted;
   deps.hooks?.onModelCall?.({
     run,
     toolCount: request.tools.names.length,
-    durationMs: performance.now() - callStarted,
+    durationMs,
     outcome,
     ...(paidUsage ? { paidUsage, costMicroUsd: paidCostMicroUsd } : {}),
   });
@@ -69,6 +70,7 @@ export async function recordFailedModelCall({
     message: failure.message,
     request_id: failureRequestId,
     attempt: job.attemptsMade + 1,
+    duration_ms: Math.round(durationMs),
     ...(paidUsage ? { usage: paidUsage, cost_usd: microUsdToUsd(paidCostMicroUsd) } : {}),
   });
   return retryOrFailTurn({

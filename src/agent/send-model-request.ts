@@ -13,9 +13,11 @@ import { DEFAULT_STOP_SEQUENCES } from './stop-reason-handler.js';
 import type { TurnRequest } from './build-turn-request.js';
 import type { TurnContext } from './turn-context.js';
 
-/** What the call learned as it went: the request id once connected (a failure reports it too). */
+/** What the call learned as it went: the request id once connected (a failure reports it too), and
+ * when the first token arrived (performance.now(); null until it has). */
 export interface ModelCallProgress {
   requestId: string | null;
+  firstTokenAt: number | null;
   onProgress: (progress: ModelStreamProgress) => void;
 }
 
@@ -67,6 +69,9 @@ export async function sendModelRequest({
       idleTimeoutMs: deps.config.BUILDFLEET_MODEL_IDLE_TIMEOUT_MS,
       progressIntervalMs: deps.config.BUILDFLEET_MODEL_PROGRESS_INTERVAL_MS,
       onProgress: call.onProgress,
+      onFirstToken: () => {
+        call.firstTokenAt ??= performance.now();
+      },
       onConnect: (id) => {
         call.requestId = id;
         if (id) span.setAttribute(SPAN_ATTRIBUTES.requestId, id);

@@ -22,7 +22,7 @@ export const RUN_EVENTS = {
   'model-deprecation-warn': 'The run was created on a deprecated model (retires_on, successor).',
   'turn-start': 'A model call is about to be made: phase, tools, tool_choice, max_tokens, attempt.',
   'model-progress': 'The answer is streaming: tokens so far, the block being written.',
-  'model-call-end': 'The answer was stored: stop_reason, usage by class, cost.',
+  'model-call-end': 'The answer was stored: stop_reason, usage by class, cost, the call’s duration and time to first token.',
   'model-call-fail': 'The call failed: status, error type, retry outcome, attempt.',
   'model-overload-wait': 'After an overload, the turn waits out its provider and class pause.',
   'model-rate-limit-wait': 'After a 429, the turn waits for the retry-after (or a backoff).',
@@ -133,6 +133,10 @@ export interface RunEventFields {
     usage: RunEventUsage;
     cost_usd: number;
     tool_uses: string[];
+    /** From the request to the whole answer, ms (events written before this field: absent). */
+    duration_ms?: number;
+    /** From the request to the answer's first token, ms (absent when the provider reported none). */
+    first_token_ms?: number;
   };
   'model-call-fail': {
     status: number | null;
@@ -141,6 +145,8 @@ export interface RunEventFields {
     message: string;
     request_id: string | null;
     attempt: number;
+    /** From the request to the failure, ms (events written before this field: absent). */
+    duration_ms?: number;
     usage?: RunEventUsage;
     cost_usd?: number;
   };

@@ -79,6 +79,8 @@ export interface ModelCallOptions {
   onProgress?: (progress: ModelStreamProgress) => void;
   /** The API's request-id, as soon as the response headers arrive. */
   onConnect?: (requestId: string | null) => void;
+  /** The first content of the answer arrived (its time to first token; the run's waterfall shows it). */
+  onFirstToken?: () => void;
 }
 
 /** The final message of a streamed call and the API's id for the request. */
@@ -184,7 +186,13 @@ export async function callModel(client: AnthropicFamilyClient, request: ModelReq
     headersReceivedAt = Date.now();
     options.onConnect?.(stream.request_id ?? null);
   });
+  let sawContent = false;
   stream.on('streamEvent', (event) => {
+    // message_start comes at once with the headers; the first block is the first generated token.
+    if (!sawContent && (event.type === 'content_block_start' || event.type === 'content_block_delta')) {
+      sawContent = true;
+      options.onFirstToken?.();
+    }
     if (event.type === 'message_stop') sawMessageStop = true;
     else if (event.type === 'message_start') startUsage = event.message.usage;
     const report = progress.observe(event);

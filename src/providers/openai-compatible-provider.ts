@@ -127,6 +127,8 @@ export function createOpenAiCompatibleProvider({
         headersReceivedAt = Date.now();
         callOptions.onConnect?.(requestId);
         for await (const chunk of stream) {
+          // The first chunk is the first generated token: a chat completion has no message_start.
+          if (answer.chunks === 0) callOptions.onFirstToken?.();
           const added = addChatChunk(answer, chunk);
           const report = progress.observe(added);
           if (report) callOptions.onProgress?.(report);

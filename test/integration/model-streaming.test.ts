@@ -58,6 +58,13 @@ describe('a streamed answer slower than every timeout', () => {
     const responseIndex = events.findIndex((event) => event.event === 'model-call-end');
     expect(events.findLastIndex((event) => event.event === 'model-progress')).toBeLessThan(responseIndex);
     expect(events[responseIndex]).toMatchObject({ request_id: request!.requestId });
+    // The call's timing, for the console's waterfall: the first token no sooner than the
+    // simulator's time to first token (message_start comes at once, before it), then the long
+    // generation, all within the call's whole duration.
+    const answer = events[responseIndex] as { first_token_ms?: number; duration_ms?: number };
+    expect(answer.first_token_ms).toBeGreaterThanOrEqual(100);
+    expect(answer.duration_ms).toBeGreaterThan(IDLE_TIMEOUT_MS);
+    expect(answer.duration_ms!).toBeGreaterThan(answer.first_token_ms!);
     expect(request!.requestId).toMatch(/^req_/);
   }, 40_000);
 });
