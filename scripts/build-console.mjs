@@ -44,6 +44,10 @@ for (const file of result.outputFiles) writeAtomically(file.path.slice(output.le
 const stylesheet = join(output, `.console.css.${process.pid}.tmp`);
 copyFileSync(join(sources, 'src', 'console.css'), stylesheet);
 renameSync(stylesheet, join(output, 'console.css'));
+// uPlot's stylesheet (the overview's charts, console/src/overview-chart.js), served as it ships.
+const chartStylesheet = join(output, `.uplot.css.${process.pid}.tmp`);
+copyFileSync(join(root, 'node_modules', 'uplot', 'dist', 'uPlot.min.css'), chartStylesheet);
+renameSync(chartStylesheet, join(output, 'uplot.css'));
 const page = join(output, `.index.html.${process.pid}.tmp`);
 copyFileSync(join(sources, 'index.html'), page);
 renameSync(page, join(output, 'index.html'));

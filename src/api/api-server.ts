@@ -22,6 +22,7 @@ import { resumeRunRoute } from './routes/resume-run-route.js';
 import { rerunRunRoute } from './routes/rerun-run-route.js';
 import { getTenantPolicyRoute, putTenantPolicyRoute } from './routes/tenant-policy-routes.js';
 import { spendRoute } from './routes/spend-route.js';
+import { overviewRoute } from './routes/overview-route.js';
 import { webhookSecretRoute } from './routes/webhook-secret-route.js';
 import { agentsRoute } from './routes/agents-route.js';
 import { createRunRoute } from './routes/create-run-route.js';
@@ -163,6 +164,8 @@ export async function buildApiServer(fleet: FleetContext, options: ApiServerOpti
   registerRoute({ app, route: getTenantPolicyRoute({ fleet }) });
   registerRoute({ app, route: putTenantPolicyRoute({ fleet }) });
   registerRoute({ app, route: spendRoute({ fleet }) });
+  // The console's overview page: history, queues and the kill switch in one answer (issue #34).
+  registerRoute({ app, route: overviewRoute({ fleet }) });
   registerRoute({ app, route: webhookSecretRoute({ fleet }) });
   registerRoute({ app, route: agentsRoute() });
   // The kill switch plugin's routes declare no access, so the auth hook requires `admin` for them

@@ -53,6 +53,8 @@ function buildWhenStale(root: string, output: string): void {
     newestChange(sources),
     newestChange(join(root, 'src', 'domain')),
     statSync(join(root, 'src', 'engine', 'resumable-run-errors.ts')).mtimeMs,
+    // And its packages (Preact, htm, uPlot and its stylesheet): a changed lock may have changed them.
+    existsSync(join(root, 'package-lock.json')) ? statSync(join(root, 'package-lock.json')).mtimeMs : 0,
   );
   if (existsSync(page) && statSync(page).mtimeMs >= newest) return;
   // A child process, not an import: the build needs esbuild (a devDependency) and no TypeScript.

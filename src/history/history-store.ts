@@ -16,6 +16,8 @@ import {
   TURN_ROW_COLUMNS,
 } from './stored-payload-rows.js';
 import { listRunsQuery, spendByDayQuery, type ListRunsFilter, type SpendByDayFilter } from './history-queries.js';
+import { readHistoryOverview, type HistoryOverview } from './history-overview.js';
+import type { OverviewFilter } from './overview-queries.js';
 
 export interface RunPage {
   runs: ArchivedRun[];
@@ -261,6 +263,12 @@ export class HistoryStore {
     if (rows.length !== prompts.length || rows.some((row) => typeof row.matches !== 'boolean'))
       throw new Error('promptsMatchText: PostgreSQL answered a row per prompt that is not a boolean');
     return rows.map((row) => row.matches as boolean);
+  }
+
+  /** The fleet overview's figures of a time range (GET /v1/overview): runs, cost, latency and health
+   * signals per bucket of their runs' creation time (history-overview.ts). */
+  async overview(filter: OverviewFilter): Promise<HistoryOverview> {
+    return readHistoryOverview({ pool: this.pool, filter });
   }
 
   /** A tenant's spend per UTC day (each run counted on the day it was created), days with runs. */

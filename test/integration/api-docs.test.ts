@@ -36,6 +36,7 @@ const EXPECTED_OPERATIONS = [
   'get /v1/admin/tenants/{tenant}/policy',
   'put /v1/admin/tenants/{tenant}/policy',
   'get /v1/spend',
+  'get /v1/overview',
   'get /v1/webhooks/signing-secret',
   'get /v1/agents',
   'get /v1/runs/{id}',

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listRunsQuery, spendByDayQuery, type HistoryQuery } from '../../src/history/history-queries.js';
 import { encodeHistoryCursor } from '../../src/history/history-cursor.js';
+import { overviewRunsQuery } from '../../src/history/overview-queries.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgres.js';
 
 const RUNS = 20_000;
@@ -68,6 +69,9 @@ describe('history listing queries', () => {
     { name: 'prompt mentions "bakery"', query: listRunsQuery({ text: 'bakery', limit: 50 }), indexes: ['runs_prompt_search_idx'] },
     { name: 'a tenant’s runs mentioning "bakery"', query: listRunsQuery({ tenant: 'tenant_7', text: 'bakery', limit: 50 }), indexes: ['runs_prompt_search_idx', 'runs_tenant_created_idx', 'runs_tenant_day_cost_idx'] },
     { name: 'spend per day of a tenant', query: spendByDayQuery({ tenant: 'tenant_7', from: '2026-03-01', to: '2026-03-31' }), indexes: ['runs_tenant_day_cost_idx'] },
+    // The fleet overview (GET /v1/overview): its runs statement, and the range its other statements start from.
+    { name: 'the overview of a tenant, 7 days', query: overviewRunsQuery({ tenant: 'tenant_7', from: '2026-03-10T00:00:00Z', bucketSeconds: 10_800, buckets: 56 }), indexes: ['runs_tenant_created_idx', 'runs_tenant_day_cost_idx'] },
+    { name: 'the overview of every tenant, 24 hours', query: overviewRunsQuery({ from: '2026-03-10T00:00:00Z', bucketSeconds: 1_800, buckets: 48 }), indexes: ['runs_created_idx'] },
   ];
 
   for (const listing of listings) {
