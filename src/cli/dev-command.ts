@@ -4,12 +4,14 @@
 // command prints. The Redis and PostgreSQL URLs are shown with their passwords redacted (redact-secrets.ts), and the
 // dev key (an admin key) is not shown at all: the banner says where to read it — the state file,
 // mode 600, which the other commands read it from anyway.
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { redactUrl } from '../telemetry/redact-secrets.js';
 import { startDevFleet, type DevFleet, type DevFleetOptions } from './dev-fleet.js';
 import { parseShardCount } from './demo-command.js';
 import { UsageError } from './usage-error.js';
 import { TIMING_PROFILE_NAMES } from '../sim/timing-profile.js';
+import { DEV_STATE_DIR } from './dev-state.js';
 
 /** The lines `dev` prints on stderr once the fleet is up: where everything is, and no secret. */
 export function devFleetBanner(
@@ -35,9 +37,10 @@ export function devFleetBanner(
 export interface DevCommandIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
-  /** Resolves when the fleet should stop (default: SIGINT or SIGTERM). */
+  /** Resolves when the fleet should stop (default: SIGINT, SIGTERM or SIGHUP). */
   untilStopped?: Promise<void>;
-  /** Passed on to startDevFleet (tests: a private state file, their Redis). */
+  /** Passed on to startDevFleet (tests: a home of their own, their Redis). The home defaults to
+   * .buildfleet/, the state file to dev.json in the home. */
   fleetOptions?: DevFleetOptions;
 }
 
@@ -45,6 +48,9 @@ function untilSignalled(): Promise<void> {
   return new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
+    // A closed terminal: stop as on Ctrl-C. Left to the default, Node exits at once and the
+    // private PostgreSQL, which takes SIGHUP as "reload", would run on without its fleet.
+    process.once('SIGHUP', () => resolve());
   });
 }
 
@@ -67,8 +73,12 @@ export async function runDevCommand(argv: string[], io: DevCommandIo = { stdout:
     throw new UsageError(`--profile is one of ${TIMING_PROFILE_NAMES.join(', ')}, not ${JSON.stringify(values.profile)}`);
   }
   io.stderr.write(`starting the dev fleet (simulator profile ${values.profile})…\n`);
+  // `dev` is the one fleet with a home: Redis, history, sites and ports outlive the process.
+  const homeDir = io.fleetOptions?.homeDir ?? DEV_STATE_DIR;
   const fleet = await startDevFleet({
+    stateFile: join(homeDir, 'dev.json'),
     ...io.fleetOptions,
+    homeDir,
     modelWorkers: Number(values['model-workers']),
     toolWorkers: Number(values['tool-workers']),
     redisCluster: values['redis-cluster'],
@@ -76,7 +86,7 @@ export async function runDevCommand(argv: string[], io: DevCommandIo = { stdout:
     simulatorArgs: ['--profile', values.profile],
     echo: values.verbose ? io.stderr : null,
   });
-  for (const line of devFleetBanner(fleet)) io.stderr.write(`${line}\n`);
+  for (const line of [...devFleetBanner(fleet), ...fleet.notices]) io.stderr.write(`${line}\n`);
   io.stdout.write(`${fleet.apiUrl}\n`);
   await (io.untilStopped ?? untilSignalled());
   io.stderr.write('stopping the dev fleet…\n');

@@ -2,6 +2,12 @@
 // (when REDIS_URL is unset), a private PostgreSQL for run history (when DATABASE_URL is unset;
 // migrated either way), the simulator (when no API key is set), the API and one model and one tool
 // worker, each its own process — and a state file the other commands read.
+//
+// With a home (`dev`: .buildfleet/) the fleet outlives its process: Redis's AOF, the PostgreSQL
+// cluster, the site store and the ports it listened on are kept there, so after a restart the same
+// runs are in Redis and in history, and the links handed out before answer again. Without one (the
+// demo, the tests, the experiments and the bench) all of it lives in temporary directories removed
+// on stop, so they never touch — nor read — what a `dev` keeps.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,11 +17,14 @@ import { ApiKeyStore } from '../auth/api-key-store.js';
 import { loadConfig } from '../config.js';
 import { createKeySpace } from '../engine/index.js';
 import { freePorts, startPrivateRedis, type PrivateRedis } from '../dev/private-redis.js';
+import { claimKeptPorts, readKeptPorts } from '../dev/kept-ports.js';
+import { lockDevHome } from '../dev/dev-home-lock.js';
+import { stopLeftOverRedis } from '../dev/stop-left-over-redis.js';
 import { startPrivatePostgres, type PrivatePostgres } from '../dev/private-postgres.js';
 import { startLocalRedisCluster, type LocalRedisCluster } from '../dev/local-redis-cluster.js';
 import { migrateHistory } from '../history/migrate-history.js';
 import { spawnRole, type SpawnedRole } from './spawn-role.js';
-import { DEV_STATE_DIR, DEV_STATE_FILE } from './dev-state.js';
+import { DEV_STATE_FILE } from './dev-state.js';
 import { listenerBaseUrl } from '../domain/listener-base-url.js';
 
 export { DEV_STATE_DIR, DEV_STATE_FILE } from './dev-state.js';
@@ -37,6 +46,8 @@ export interface DevFleet {
   /** The state file holding the URLs and the dev key (mode 600); null when none was written. */
   stateFile: string | null;
   roles: SpawnedRole[];
+  /** What the person starting the fleet should know, e.g. a kept port that was taken. */
+  notices: string[];
   stop(): Promise<void>;
 }
 
@@ -45,7 +56,11 @@ export interface DevFleetOptions {
   modelWorkers?: number;
   toolWorkers?: number;
   echo?: NodeJS.WritableStream | null;
-  /** Where the private Redis keeps its AOF; default .buildfleet/redis */
+  /** Where the fleet keeps its data across starts: Redis's AOF (redis/), the PostgreSQL cluster
+   * (postgres/), the site store (sites/, unless BUILDFLEET_SITES_DIR is set) and the ports of its
+   * listeners (ports.json). `dev` passes .buildfleet/; unset, all of it is temporary. */
+  homeDir?: string;
+  /** Where the private Redis keeps its AOF instead (default: redis/ of the home, else temporary). */
   dataDir?: string;
   writeStateFile?: boolean;
   /** Where the state file goes; default .buildfleet/dev.json (tests use a file of their own). */
@@ -72,6 +87,23 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
   let cluster: LocalRedisCluster | null = null;
   let clusterDir: string | null = null;
   let postgres: PrivatePostgres | null = null;
+  const homeDir = options.homeDir ?? null;
+  // A fleet without a home keeps its data in a directory of this start, removed on stop.
+  const sessionDir = homeDir ? null : mkdtempSync(join(tmpdir(), 'buildfleet-dev-'));
+  const dataHome = homeDir ?? (sessionDir as string);
+  const notices: string[] = [];
+  const claimPorts = async (names: string[]): Promise<Record<string, number>> => {
+    if (!homeDir) {
+      const ports = await freePorts(names.length);
+      return Object.fromEntries(names.map((name, index) => [name, ports[index]!]));
+    }
+    const { ports, moved } = await claimKeptPorts({ file: join(homeDir, 'ports.json'), names });
+    for (const port of moved) {
+      const links = port.name === 'sites' ? ': links to the sites of earlier runs name the old port' : '';
+      notices.push(`the ${port.name} port kept from the last start (${port.was}) was taken; listening on ${port.now} instead${links}`);
+    }
+    return ports;
+  };
   let devKey: { store: ApiKeyStore; connection: RedisClient; id: string } | null = null;
   const stop = async () => {
     await Promise.all([...roles].reverse().map((role) => role.stop('SIGTERM', 20_000)));
@@ -81,17 +113,32 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     }
     await Promise.all([redis?.stop(), postgres?.stop(), cluster?.stop()]);
     if (clusterDir) rmSync(clusterDir, { recursive: true, force: true });
+    if (sessionDir) rmSync(sessionDir, { recursive: true, force: true });
     if (options.writeStateFile !== false) rmSync(stateFile, { force: true });
+    releaseHome?.();
   };
+  // Before anything is started, and outside the try: a busy home is another dev's, whose state
+  // file stop() would remove.
+  const releaseHome = homeDir ? lockDevHome({ homeDir }) : null;
   try {
     // Both servers at once: initdb takes a few seconds, as long as the rest of the start together.
     const wantsCluster = options.redisCluster === true && !baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES;
+    const wantsRedis = !baseEnv.REDIS_URL && !wantsCluster && !baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES;
+    if (homeDir) {
+      // Ours (lockDevHome), so a server still serving the home's AOF on the kept port was left by a killed dev.
+      const keptRedisPort = readKeptPorts(join(homeDir, 'ports.json')).redis;
+      if (wantsRedis && keptRedisPort !== undefined) {
+        const redisDir = options.dataDir ?? join(homeDir, 'redis');
+        if (await stopLeftOverRedis({ port: keptRedisPort, dataDir: redisDir })) notices.push(`stopped the redis-server a killed dev left on ${redisDir}`);
+      }
+    }
+    const serverPorts = await claimPorts([...(wantsRedis ? ['redis'] : []), ...(baseEnv.DATABASE_URL ? [] : ['postgres'])]);
+    // The site store beside them, so a home's sites stay with its history and a session's go with it.
+    if (!baseEnv.BUILDFLEET_SITES_DIR) baseEnv.BUILDFLEET_SITES_DIR = join(dataHome, 'sites');
     const [startedRedis, startedPostgres, startedCluster] = await Promise.allSettled([
-      baseEnv.REDIS_URL || wantsCluster || baseEnv.BUILDFLEET_REDIS_CLUSTER_NODES
-        ? null
-        : startPrivateRedis({ dataDir: options.dataDir ?? join(DEV_STATE_DIR, 'redis') }),
-      baseEnv.DATABASE_URL ? null : startPrivatePostgres(),
-      // A fresh cluster each time, like the private PostgreSQL: its data is the session's.
+      wantsRedis ? startPrivateRedis({ dataDir: options.dataDir ?? join(dataHome, 'redis'), port: serverPorts.redis }) : null,
+      baseEnv.DATABASE_URL ? null : startPrivatePostgres({ port: serverPorts.postgres, ...(homeDir ? { keptDir: join(homeDir, 'postgres') } : {}) }),
+      // A fresh cluster each time, even with a home: its data is the session's.
       wantsCluster ? startLocalRedisCluster({ dataDir: (clusterDir = mkdtempSync(join(tmpdir(), 'buildfleet-dev-cluster-'))) }) : null,
     ]);
     if (startedRedis.status === 'fulfilled') redis = startedRedis.value;
@@ -104,7 +151,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     if (shards > 1) baseEnv.BUILDFLEET_QUEUE_SHARDS = String(shards);
     // Like Redis, the history is embedded unless the operator names a server; its schema is
     // applied here either way (as `buildfleet migrate` does), so a dev fleet archives from its
-    // first run. The private server is started afresh each time: its history is the session's.
+    // first run, and a kept cluster made by an older checkout gets the migrations added since.
     if (postgres) baseEnv.DATABASE_URL = postgres.url;
     const databaseUrl = baseEnv.DATABASE_URL ?? '';
     await migrateHistory({ databaseUrl });
@@ -123,12 +170,13 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     }
     // The API, its sites origin and the console each need a port of their own: chosen together,
     // so two of them are never the same one (freePorts).
-    const [apiPort, sitesPort, consolePort] = (await freePorts(3)) as [number, number, number];
-    if (!baseEnv.BUILDFLEET_API_PORT) baseEnv.BUILDFLEET_API_PORT = String(apiPort);
+    // (claimPorts: with a home, the ones of the last start when they are free.)
+    const listenerPorts = await claimPorts((['api', 'sites', 'console'] as const).filter((name) => !baseEnv[`BUILDFLEET_${name.toUpperCase()}_PORT`]));
+    if (!baseEnv.BUILDFLEET_API_PORT) baseEnv.BUILDFLEET_API_PORT = String(listenerPorts.api);
     const apiUrl = `http://${baseEnv.BUILDFLEET_API_HOST ?? '127.0.0.1'}:${baseEnv.BUILDFLEET_API_PORT}`;
     if (!baseEnv.BUILDFLEET_PUBLIC_URL) baseEnv.BUILDFLEET_PUBLIC_URL = apiUrl;
     // Sites get their own origin: another port of the API process (src/api/api-process.ts).
-    if (!baseEnv.BUILDFLEET_SITES_PORT) baseEnv.BUILDFLEET_SITES_PORT = String(sitesPort);
+    if (!baseEnv.BUILDFLEET_SITES_PORT) baseEnv.BUILDFLEET_SITES_PORT = String(listenerPorts.sites);
     // A dev fleet is this machine: a wildcard sites host is reached on loopback (listenerBaseUrl).
     const sitesUrl = listenerBaseUrl({
       publicUrl: baseEnv.BUILDFLEET_SITES_PUBLIC_URL || undefined,
@@ -137,7 +185,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
     });
     baseEnv.BUILDFLEET_SITES_PUBLIC_URL = sitesUrl;
     // And the run console a third one (docs/console.md), so `npm run demo` and `dev` can be watched.
-    if (!baseEnv.BUILDFLEET_CONSOLE_PORT) baseEnv.BUILDFLEET_CONSOLE_PORT = String(consolePort);
+    if (!baseEnv.BUILDFLEET_CONSOLE_PORT) baseEnv.BUILDFLEET_CONSOLE_PORT = String(listenerPorts.console);
     const consoleUrl = listenerBaseUrl({
       publicUrl: baseEnv.BUILDFLEET_CONSOLE_PUBLIC_URL || undefined,
       host: baseEnv.BUILDFLEET_CONSOLE_HOST ?? '127.0.0.1',
@@ -216,6 +264,7 @@ export async function startDevFleet(options: DevFleetOptions = {}): Promise<DevF
       apiKey: created.token,
       stateFile: writtenStateFile,
       roles,
+      notices,
       stop,
     };
   } catch (error) {

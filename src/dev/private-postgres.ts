@@ -1,14 +1,15 @@
-// Starts a private PostgreSQL on a free loopback port, for the test suite (and, once history is
-// wired, `buildfleet dev`, the demo and the bench), the way private-redis.ts starts redis-server:
-// a fresh cluster in a new temporary directory, trust authentication for loopback only, removed
-// again by stop(). Nothing else on the machine is touched.
+// Starts a private PostgreSQL on a loopback port, for the test suite, the demo and the bench (a
+// fresh cluster in a new temporary directory, removed again by stop()), and for `buildfleet dev`
+// (a cluster kept in a directory it names, .buildfleet/postgres: created by initdb the first time,
+// started again on the same data every time after, never removed), the way private-redis.ts starts
+// redis-server. Trust authentication for loopback only. Nothing else on the machine is touched.
 //
 // PostgreSQL refuses to run as root ("root" execution of the PostgreSQL server is not permitted),
 // so as root initdb and postgres run as the package's `postgres` user: `setpriv` switches user and
 // then execs, so the child we hold is the postmaster itself and our signals reach it directly
 // (runuser would stay in between as a parent).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,8 +23,17 @@ export interface PrivatePostgres {
   url: string;
   port: number;
   process: ChildProcess;
-  /** Fast shutdown (SIGINT), then the temporary directory is removed. */
+  /** Fast shutdown (SIGINT), then the temporary directory is removed (a kept cluster stays). */
   stop(): Promise<void>;
+}
+
+export interface PrivatePostgresOptions {
+  quiet?: boolean;
+  /** Keep the cluster here (data/, socket/, postgres.log) across starts instead of in a temporary
+   * directory removed on stop: initdb runs only when it holds no cluster yet. */
+  keptDir?: string;
+  /** The port to listen on (default: a free one). */
+  port?: number;
 }
 
 /** How long the server may take to accept connections. Generous on purpose: initdb and the first
@@ -94,78 +104,190 @@ async function waitUntilReady(url: string, child: ChildProcess, logFile: string)
   }
 }
 
-/** Creates a cluster in a new temporary directory and starts postgres on 127.0.0.1; resolves once
- * it accepts connections. */
-export async function startPrivatePostgres(options: { quiet?: boolean } = {}): Promise<PrivatePostgres> {
+interface ClusterPaths {
+  /** The directory holding the others; removed on stop unless kept. */
+  root: string;
+  dataDir: string;
+  socketDir: string;
+  logFile: string;
+  kept: boolean;
+}
+
+/** The cluster's directories, made (and as root handed to the server's user) before initdb. */
+function prepareDirectories(user: ServerUser, keptDir: string | undefined): ClusterPaths {
+  const root = keptDir ?? mkdtempSync(join(tmpdir(), 'buildfleet-postgres-'));
+  mkdirSync(root, { recursive: true });
+  const paths: ClusterPaths = {
+    root,
+    dataDir: join(root, 'data'),
+    socketDir: join(root, 'socket'),
+    logFile: join(root, 'postgres.log'),
+    kept: keptDir !== undefined,
+  };
+  mkdirSync(paths.socketDir, { recursive: true });
+  closeSync(openSync(paths.logFile, 'a'));
+  // initdb wants to own the directory it fills; the server writes its socket and log here too.
+  if (user.command.length > 0) for (const path of [root, paths.socketDir, paths.logFile]) chownSync(path, user.uid, user.gid);
+  if (!paths.kept) return paths;
+  // As root the server runs as `postgres`, which must reach the kept directory through every
+  // directory above it; initdb's own error would only say "Permission denied".
+  if (user.command.length > 0) {
+    const [command, ...prefix] = user.command;
+    try {
+      execFileSync(command!, [...prefix, 'test', '-w', root], { stdio: 'ignore' });
+    } catch {
+      throw new PostgresUnavailable(
+        `the postgres user cannot write ${root}: PostgreSQL runs as that user when buildfleet runs as root, ` +
+          'so every directory above it must be searchable by others (chmod o+x)',
+      );
+    }
+  }
+  // A cluster made by another user (dev run once as root, once not) is refused by the server with
+  // a less helpful message.
+  if (existsSync(paths.dataDir) && statSync(paths.dataDir).uid !== user.uid) {
+    throw new PostgresUnavailable(
+      `${paths.dataDir} belongs to uid ${statSync(paths.dataDir).uid}, but PostgreSQL runs as uid ${user.uid} here: ` +
+        `start as the user who made it, or remove ${root} (its run history is lost with it)`,
+    );
+  }
+  return paths;
+}
+
+/** Runs initdb unless the kept directory holds a cluster already. A kept cluster is made beside
+ * its final place and renamed into it, so a start interrupted during initdb leaves no half-made
+ * cluster that later starts would take for a real one. */
+function initCluster({ paths, user, binDir, quiet }: { paths: ClusterPaths; user: ServerUser; binDir: string; quiet: boolean }): void {
+  if (paths.kept && existsSync(join(paths.dataDir, 'PG_VERSION'))) return;
+  const target = paths.kept ? `${paths.dataDir}.initdb` : paths.dataDir;
+  if (paths.kept) for (const path of [target, paths.dataDir]) rmSync(path, { recursive: true, force: true });
+  const [command, ...prefix] = [...user.command, join(binDir, 'initdb')];
+  try {
+    // prettier-ignore
+    execFileSync(command!, [
+      ...prefix,
+      '--pgdata', target,
+      '--username', 'postgres',
+      // Trust only for the unix socket (inside our private directory) and loopback TCP: initdb's
+      // pg_hba.conf lists local, 127.0.0.1/32 and ::1/128 and nothing else, so no other host
+      // is admitted at all.
+      '--auth-local', 'trust',
+      '--auth-host', 'trust',
+      '--encoding', 'UTF8',
+      '--locale', 'C',
+      // A throwaway cluster: skipping fsync of the fresh files saves seconds on a busy disk. A kept
+      // one is written to disk like any other.
+      ...(paths.kept ? [] : ['--no-sync']),
+    ], { stdio: quiet ? 'pipe' : 'inherit' });
+  } catch (error) {
+    rmSync(paths.kept ? target : paths.root, { recursive: true, force: true });
+    const detail = error instanceof Error && 'stderr' in error ? String((error as { stderr: unknown }).stderr) : String(error);
+    throw new PostgresUnavailable(`initdb failed: ${detail}`);
+  }
+  if (paths.kept) renameSync(target, paths.dataDir);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's process.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether pid is a postgres server of dataDir, by its command line (null where /proc is missing). */
+function isServerOf(pid: number, dataDir: string): boolean | null {
+  let commandLine: string[];
+  try {
+    commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return isAlive(pid) ? null : false;
+  }
+  return /(^|\/)postgres$/.test(commandLine[0] ?? '') && commandLine.includes(dataDir);
+}
+
+const OWNER_FILE = 'owner.pid';
+
+/** A kept cluster's postmaster.pid left by an earlier start. PostgreSQL itself starts over a file
+ * whose process is gone, but not over one whose pid now belongs to another process (pids are
+ * reused, in containers soon after a restart): such a file is removed. A server still running on
+ * the directory is stopped (fast shutdown) when the process that started it (owner.pid) is gone —
+ * it outlived a `dev` that was killed or lost its terminal — and refused while that process lives. */
+async function settleEarlierServer(paths: ClusterPaths): Promise<void> {
+  const pidFile = join(paths.dataDir, 'postmaster.pid');
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  } catch {
+    return;
+  }
+  const server = Number.isInteger(pid) && pid > 0 ? isServerOf(pid, paths.dataDir) : false;
+  if (server === false) {
+    rmSync(pidFile, { force: true });
+    return;
+  }
+  let owner: number | null = null;
+  try {
+    owner = Number(readFileSync(join(paths.root, OWNER_FILE), 'utf8').trim());
+  } catch {
+    owner = null;
+  }
+  if (server === null || (owner !== null && owner !== process.pid && isAlive(owner))) {
+    throw new PostgresUnavailable(
+      `a PostgreSQL (pid ${pid}) still runs on ${paths.dataDir}, started by another process: stop that ` +
+        `\`buildfleet dev\` first, or the server itself (kill -INT ${pid}) if none runs`,
+    );
+  }
+  process.kill(pid, 'SIGINT');
+  const started = Date.now();
+  let quitSent = false;
+  while (isAlive(pid)) {
+    if (!quitSent && Date.now() - started > STOP_WITHIN_MS) {
+      process.kill(pid, 'SIGQUIT');
+      quitSent = true;
+    }
+    await sleep(100);
+  }
+}
+
+/** Starts postgres on 127.0.0.1 over a cluster in a new temporary directory (or the kept one,
+ * made by initdb the first time); resolves once it accepts connections. */
+export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PrivatePostgres> {
   const binDir = findPostgresBinDir() as string | null;
   if (!binDir) {
     throw new PostgresUnavailable('PostgreSQL was not found: install it (apt-get install -y postgresql) or set DATABASE_URL');
   }
   const user = serverUser();
-  const root = mkdtempSync(join(tmpdir(), 'buildfleet-postgres-'));
-  const dataDir = join(root, 'data');
-  const socketDir = join(root, 'socket');
-  const logFile = join(root, 'postgres.log');
-  mkdirSync(socketDir);
-  closeSync(openSync(logFile, 'a'));
-  // initdb wants to own the directory it fills; the server writes its socket and log here too.
-  if (user.command.length > 0) for (const path of [root, socketDir, logFile]) chownSync(path, user.uid, user.gid);
-  const cleanUp = () => rmSync(root, { recursive: true, force: true });
-
-  const run = (program: string, args: string[]) => {
-    const [command, ...prefix] = [...user.command, join(binDir, program)];
-    return { command: command!, args: [...prefix, ...args] };
+  const paths = prepareDirectories(user, options.keptDir);
+  const { dataDir, socketDir, logFile } = paths;
+  const cleanUp = () => {
+    if (paths.kept) rmSync(join(paths.root, OWNER_FILE), { force: true });
+    else rmSync(paths.root, { recursive: true, force: true });
   };
-  try {
-    const initdb = run('initdb', [
-      '--pgdata',
-      dataDir,
-      '--username',
-      'postgres',
-      // Trust only for the unix socket (inside our private directory) and loopback TCP: initdb's
-      // pg_hba.conf lists local, 127.0.0.1/32 and ::1/128 and nothing else, so no other host
-      // is admitted at all.
-      '--auth-local',
-      'trust',
-      '--auth-host',
-      'trust',
-      '--encoding',
-      'UTF8',
-      '--locale',
-      'C',
-      // A throwaway cluster: skipping fsync of the fresh files saves seconds on a busy disk.
-      '--no-sync',
-    ]);
-    execFileSync(initdb.command, initdb.args, { stdio: options.quiet === false ? 'inherit' : 'pipe' });
-  } catch (error) {
-    cleanUp();
-    const detail = error instanceof Error && 'stderr' in error ? String((error as { stderr: unknown }).stderr) : String(error);
-    throw new PostgresUnavailable(`initdb failed: ${detail}`);
-  }
+  initCluster({ paths, user, binDir, quiet: options.quiet !== false });
+  if (paths.kept) await settleEarlierServer(paths);
 
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const server = run('postgres', [
-    '-D',
-    dataDir,
-    '-c',
-    'listen_addresses=127.0.0.1',
-    '-c',
-    `port=${port}`,
-    '-c',
-    `unix_socket_directories=${socketDir}`,
-    // Durability is not wanted from a cluster deleted on stop; these make it fast under tests.
-    '-c',
-    'fsync=off',
-    '-c',
-    'synchronous_commit=off',
-    '-c',
-    'full_page_writes=off',
-    '-c',
-    'logging_collector=off',
-  ]);
+  const [command, ...prefix] = [...user.command, join(binDir, 'postgres')];
+  // prettier-ignore
+  const serverArgs = [
+    ...prefix,
+    '-D', dataDir,
+    '-c', 'listen_addresses=127.0.0.1',
+    '-c', `port=${port}`,
+    '-c', `unix_socket_directories=${socketDir}`,
+    // A commit acknowledged before its WAL is flushed: a machine crash may lose the last moment of
+    // history, never corrupt it.
+    '-c', 'synchronous_commit=off',
+    '-c', 'logging_collector=off',
+    // Durability is not wanted from a cluster deleted on stop; these make it fast under tests. A
+    // kept cluster keeps them on: without them a machine crash could leave it unreadable.
+    ...(paths.kept ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off']),
+  ];
   const logFd = openSync(logFile, 'a');
-  const child = spawn(server.command, server.args, {
+  const child = spawn(command!, serverArgs, {
     stdio: ['ignore', options.quiet === false ? 'inherit' : logFd, options.quiet === false ? 'inherit' : logFd],
   });
   closeSync(logFd);
@@ -173,6 +295,7 @@ export async function startPrivatePostgres(options: { quiet?: boolean } = {}): P
   child.on('error', (error) => {
     writeFileSync(logFile, `spawn failed: ${error.message}\n`, { flag: 'a' });
   });
+  if (paths.kept) writeFileSync(join(paths.root, OWNER_FILE), `${process.pid}\n`);
 
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stopped: Promise<void> | null = null;

@@ -2,7 +2,9 @@
 // offline against the Kubernetes (and KEDA / Prometheus Operator CRD) schemas with no unknown
 // field, and the fleet's deployment rules hold: probes, grace periods, security context,
 // disruption budgets, KEDA on the BullMQ wait lists; overlays/queue-shards gives every queue shard
-// workers, budgets and ScaledObjects of its own, none selecting another shard's pods.
+// workers, budgets and ScaledObjects of its own, none selecting another shard's pods; overlays/trial
+// brings everything a one-node trial needs (Redis, PostgreSQL, the simulator, an Ingress) and no
+// KEDA nor ReadWriteMany claim.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +17,8 @@ import { QUEUE_NAMES } from '../../src/jobs/job-catalog.js';
 import { kubectlVersion, renderKustomization, type KubernetesDocument } from './support/render-kustomization.js';
 import { findUnknownFields, schemaErrors } from './support/kubernetes-schemas.js';
 
-const KUSTOMIZATIONS = ['k8s', 'k8s/overlays/hpa', 'k8s/overlays/simulator', 'k8s/overlays/prometheus-operator', 'k8s/overlays/queue-shards'] as const;
+const KUSTOMIZATIONS = ['k8s', 'k8s/overlays/hpa', 'k8s/overlays/simulator', 'k8s/overlays/prometheus-operator', 'k8s/overlays/queue-shards', 'k8s/overlays/trial'] as const;
+const TRIAL_OVERLAY = 'k8s/overlays/trial';
 const QUEUE_SHARDS_OVERLAY = 'k8s/overlays/queue-shards';
 const QUEUE_SHARD_LABEL = 'buildfleet/queue-shard';
 const kubectl = kubectlVersion();
@@ -104,6 +107,11 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
     const config = loadConfig(configMap.data);
     const deployments = byKind(documents, 'Deployment') as Array<KubernetesDocument & DeploymentShape>;
     expect(deployments.map((deployment) => deployment.metadata.name)).toEqual(expect.arrayContaining(['api', 'model-worker', 'tool-worker']));
+    const autoscaled = new Set(
+      [...byKind(documents, 'ScaledObject'), ...byKind(documents, 'HorizontalPodAutoscaler')].map(
+        (scaler) => (scaler as unknown as { spec: { scaleTargetRef: { name: string } } }).spec.scaleTargetRef.name,
+      ),
+    );
     const images = new Set<string>();
     for (const deployment of deployments) {
       const label = labelOf(deployment);
@@ -131,8 +139,10 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
         expect(container.ports?.find((port) => port.name === 'metrics')?.containerPort, label).toBe(config.BUILDFLEET_METRICS_PORT);
         if (role === 'model-worker' || role === 'tool-worker') {
           expect(container.args, label).toEqual(['worker', role.replace('-worker', '')]);
-          // The autoscaler owns the replica count; a fixed one would be reset on every apply.
-          expect(deployment.spec.replicas, label).toBeUndefined();
+          // The autoscaler owns the replica count; a fixed one would be reset on every apply. Without
+          // one (the trial) the manifest says how many.
+          if (autoscaled.has(deployment.metadata.name)) expect(deployment.spec.replicas, label).toBeUndefined();
+          else expect(deployment.spec.replicas, label).toBeGreaterThan(0);
         }
       }
     }
@@ -250,12 +260,12 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
     expect(apiService.spec.ports.map((port) => port.targetPort)).not.toContain('sites');
   });
 
-  it('mounts the sites volume: tool workers write it, the API reads it, from any node (issue #21)', () => {
+  it('mounts the sites volume: tool workers write it, the API reads it, from any node (issue #21; the one-node trial’s from its node)', () => {
     for (const directory of KUSTOMIZATIONS) {
       const documents = renderedOf(directory);
       const config = loadConfig((byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data);
       const claim = named(documents, 'PersistentVolumeClaim', 'sites') as unknown as { spec: { accessModes: string[] } } | undefined;
-      expect(claim?.spec.accessModes, directory).toEqual(['ReadWriteMany']);
+      expect(claim?.spec.accessModes, directory).toEqual([directory === TRIAL_OVERLAY ? 'ReadWriteOnce' : 'ReadWriteMany']);
       for (const [name, readOnly] of [['api', true], ['tool-worker', false]] as const) {
         const deployment = named(documents, 'Deployment', name) as unknown as {
           spec: { template: { spec: { securityContext?: { fsGroup?: number }; volumes?: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }>; containers: Array<{ volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }> }> } } };
@@ -320,8 +330,8 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
     }
   });
 
-  it('the simulator overlay points the workers at the simulator Service', () => {
-    const documents = renderedOf('k8s/overlays/simulator');
+  it.each(['k8s/overlays/simulator', TRIAL_OVERLAY])('%s points the workers at the simulator Service', (directory) => {
+    const documents = renderedOf(directory);
     const data = (byKind(documents, 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data;
     const service = named(documents, 'Service', 'simulator') as unknown as { spec: { ports: Array<{ port: number }> } };
     expect(data.BUILDFLEET_SIMULATOR_URL).toBe(`http://simulator:${service.spec.ports[0]?.port}`);
@@ -447,6 +457,97 @@ describe.skipIf(!kubectl)('k8s/ (kustomize)', () => {
       }
       // One claim for the whole fleet: the shards' kustomizations reference it, never copy it.
       expect(byKind(documents(), 'PersistentVolumeClaim').map(labelOf)).toEqual(['PersistentVolumeClaim/sites']);
+    });
+  });
+
+  describe('overlays/trial (issue #34)', () => {
+    type Claimed = KubernetesDocument & { spec: { accessModes?: string[]; volumeClaimTemplates?: Array<{ spec: { accessModes: string[] } }> } };
+    interface ServiceShape {
+      spec: { selector: Record<string, string>; ports: Array<{ name?: string; port: number; targetPort: string | number }> };
+    }
+    interface StatefulSetShape {
+      spec: { replicas: number; template: { metadata: { labels: Record<string, string> }; spec: { containers: Container[] } }; volumeClaimTemplates: Array<{ spec: { accessModes: string[] } }> };
+    }
+    const documents = () => renderedOf(TRIAL_OVERLAY);
+    const configData = () => (byKind(documents(), 'ConfigMap')[0] as unknown as { data: Record<string, string> }).data;
+
+    it('needs no KEDA: no KEDA object, no autoscaler, one replica of each role', () => {
+      expect(documents().filter((document) => document.apiVersion.startsWith('keda.sh/')).map(labelOf)).toEqual([]);
+      expect(byKind(documents(), 'HorizontalPodAutoscaler').map(labelOf)).toEqual([]);
+      for (const name of ['api', 'model-worker', 'tool-worker', 'simulator']) {
+        expect((named(documents(), 'Deployment', name) as KubernetesDocument & DeploymentShape).spec.replicas, name).toBe(1);
+      }
+    });
+
+    it('brings the Redis its config’s REDIS_URL names: a Service of the namespace on that port, over one durable server', () => {
+      const redisUrl = new URL(loadConfig(configData()).REDIS_URL ?? '');
+      // <service>, <service>.<namespace> or <service>.<namespace>.svc.cluster.local
+      const [serviceName, namespace = 'buildfleet', ...rest] = redisUrl.hostname.split('.');
+      expect(rest.length === 0 || rest.join('.') === 'svc.cluster.local', redisUrl.hostname).toBe(true);
+      const service = named(documents(), 'Service', serviceName ?? '') as (KubernetesDocument & ServiceShape) | undefined;
+      expect(service, redisUrl.hostname).toBeDefined();
+      expect(service?.metadata.namespace).toBe(namespace);
+      const port = service?.spec.ports.find((candidate) => candidate.port === Number(redisUrl.port || 6379));
+      expect(port, 'a Service port for the URL’s').toBeDefined();
+      const servers = (byKind(documents(), 'StatefulSet') as Array<KubernetesDocument & StatefulSetShape>).filter((statefulSet) =>
+        selects(service?.spec.selector ?? {}, statefulSet.spec.template.metadata.labels),
+      );
+      expect(servers.map(labelOf)).toEqual(['StatefulSet/redis']);
+      const redis = servers[0]!;
+      expect(redis.spec.replicas).toBe(1);
+      const container = redis.spec.template.spec.containers[0]!;
+      expect(portNumber(container, port?.targetPort ?? -1)).toBe(6379);
+      // As the fleet needs Redis (docs/deploy.md#redis): AOF every second, never an evicted key.
+      const args = (container.args ?? []).join(' ');
+      expect(args).toContain('--appendonly yes');
+      expect(args).toContain('--appendfsync everysec');
+      expect(args).toContain('--maxmemory-policy noeviction');
+      expect(redis.spec.volumeClaimTemplates.map((template) => template.spec.accessModes)).toEqual([['ReadWriteOnce']]);
+    });
+
+    it('claims no ReadWriteMany volume, and runs the simulator and a PostgreSQL for history', () => {
+      const claims = [
+        ...(byKind(documents(), 'PersistentVolumeClaim') as Claimed[]).map((claim) => ({ label: labelOf(claim), modes: claim.spec.accessModes ?? [] })),
+        ...(byKind(documents(), 'StatefulSet') as Claimed[]).flatMap((statefulSet) =>
+          (statefulSet.spec.volumeClaimTemplates ?? []).map((template) => ({ label: labelOf(statefulSet), modes: template.spec.accessModes })),
+        ),
+      ];
+      expect(claims.length).toBeGreaterThanOrEqual(3);
+      expect(claims.filter((claim) => claim.modes.includes('ReadWriteMany'))).toEqual([]);
+      expect(named(documents(), 'StatefulSet', 'postgres')).toBeDefined();
+      expect(named(documents(), 'Deployment', 'simulator')).toBeDefined();
+    });
+
+    it('has a way in: an Ingress giving the API, the sites and the console a host each, on their Services’ ports', () => {
+      const ingresses = byKind(documents(), 'Ingress') as unknown as Array<
+        KubernetesDocument & { spec: { rules: Array<{ host: string; http: { paths: Array<{ backend: { service: { name: string; port: { name: string } } } }> } }> } }
+      >;
+      expect(ingresses).toHaveLength(1);
+      const rules = ingresses[0]!.spec.rules;
+      const backends = rules.flatMap((rule) => rule.http.paths.map((path) => ({ host: rule.host, service: path.backend.service })));
+      expect(backends.map((backend) => backend.service.name).sort()).toEqual(['api', 'console', 'sites']);
+      expect(new Set(rules.map((rule) => rule.host)).size).toBe(3);
+      for (const { service } of backends) {
+        const target = named(documents(), 'Service', service.name) as unknown as ServiceShape;
+        expect(target.spec.ports.map((port) => port.name), service.name).toContain(service.port.name);
+      }
+    });
+
+    it('lets the tool workers reach the sites origin at its public URL, through a loopback sidecar to the sites Service', () => {
+      const config = loadConfig(configData());
+      const sitesUrl = new URL(config.BUILDFLEET_SITES_PUBLIC_URL ?? '');
+      expect(sitesUrl.hostname).toBe('localhost');
+      const toolWorker = named(documents(), 'Deployment', 'tool-worker') as unknown as KubernetesDocument & {
+        spec: { template: { spec: { initContainers: Array<Container & { restartPolicy?: string; command?: string[] }>; containers: Container[] } } };
+      };
+      const sidecar = toolWorker.spec.template.spec.initContainers.find((container) => container.name === 'sites-loopback');
+      expect(sidecar?.restartPolicy).toBe('Always');
+      expect(sidecar?.image).toBe(toolWorker.spec.template.spec.containers[0]?.image);
+      const script = sidecar?.command?.join(' ') ?? '';
+      const sitesService = named(documents(), 'Service', 'sites') as unknown as ServiceShape;
+      expect(script).toContain(`net.connect(${sitesService.spec.ports[0]?.port}, 'sites')`);
+      expect(script).toContain(sitesUrl.port);
+      expect(sidecar?.securityContext).toMatchObject({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
     });
   });
 

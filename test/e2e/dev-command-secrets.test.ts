@@ -58,7 +58,8 @@ describe('buildfleet dev', () => {
         // LOG_LEVEL info: the fleet waits for each worker's "worker started" line, and the echoed
         // logs are part of what must hold no secret.
         env: { REDIS_URL: redisUrl.toString(), BUILDFLEET_PREFIX: prefix, LOG_LEVEL: 'info', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' },
-        stateFile,
+        // A home of its own (its dev.json is stateFile), never the checkout's .buildfleet/.
+        homeDir: stateDir,
       },
     });
     let state: { apiUrl: string; devKey: string; redisUrl: string } | null = null;

@@ -1,6 +1,7 @@
 // `buildfleet dev` and `npm run demo` (both startDevFleet) embed run history as they embed Redis:
-// with DATABASE_URL unset they start a private PostgreSQL, migrate it, hand its URL to every role
-// process, and remove it on stop. The demo's own sample build ends, the tool worker process
+// with DATABASE_URL unset they start a private PostgreSQL, migrate it and hand its URL to every role
+// process. Here without a home, as the demo runs it: removed on stop (dev's kept one:
+// dev-restart-history.test.ts). The demo's own sample build ends, the tool worker process
 // archives it with no manual step, and the `runs` row is in that private server; after stop the
 // server no longer answers.
 import pg from 'pg';
