@@ -100,7 +100,7 @@ function checkModelSettings(fleet: FleetContext, body: CreateRunBody, model: str
  */
 /** The body's agent and the run's first message: `input` (or `prompt`, standing for
  * `input: {prompt}`) through the agent's input schema. */
-function runInputOf(body: CreateRunBody): { agent: Agent; prompt: string } {
+function runInputOf(body: CreateRunBody): { agent: Agent; prompt: string; input: Record<string, unknown> } {
   const name = body.agent ?? DEFAULT_AGENT;
   const agent = findAgent(name);
   if (!agent) {
@@ -110,13 +110,14 @@ function runInputOf(body: CreateRunBody): { agent: Agent; prompt: string } {
         .join(', ')}.`,
     );
   }
-  const parsed = agent.parseInput(body.input ?? { prompt: body.prompt });
+  const input = body.input ?? { prompt: body.prompt };
+  const parsed = agent.parseInput(input);
   if (!parsed.ok) {
     throw apiErrors.agentInputInvalid(
       `The input does not match agent ${agent.name}'s input schema: ${formatZodIssues({ issues: parsed.issues, whole: '(input)' })}`,
     );
   }
-  return { agent, prompt: parsed.firstMessage };
+  return { agent, prompt: parsed.firstMessage, input };
 }
 
 export async function startRunFromBody({
@@ -135,7 +136,7 @@ export async function startRunFromBody({
   rerunOf?: string | null;
   idempotencyBody?: unknown;
 }): Promise<{ run: RunRecord; replayed: boolean }> {
-  const { agent, prompt } = runInputOf(body);
+  const { agent, prompt, input } = runInputOf(body);
   const maxPromptChars = fleet.config.BUILDFLEET_MAX_PROMPT_CHARS;
   const promptLength = codePointLength(prompt);
   if (promptLength > maxPromptChars) {
@@ -178,6 +179,7 @@ export async function startRunFromBody({
         runId,
         prompt,
         agent: agent.name,
+        input,
         model,
         provider,
         maxTurns,

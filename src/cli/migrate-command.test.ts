@@ -31,7 +31,7 @@ describe('buildfleet migrate', () => {
     const lines = vi.spyOn(console, 'log').mockImplementation(() => undefined);
     expect(await runMigrateCommand({ environment: { DATABASE_URL: database.url } })).toBe(0);
     expect(await runMigrateCommand({ environment: { DATABASE_URL: database.url } })).toBe(0);
-    expect(lines.mock.calls.map((call) => call[0])).toEqual(['applied 6 migration(s): 1767225600000_history-schema, 1767312000000_run-view-columns, 1767398400000_run-rerun-of, 1767484800000_run-provider, 1767571200000_run-thinking-settings, 1767657600000_run-agent', 'history schema up to date']);
+    expect(lines.mock.calls.map((call) => call[0])).toEqual(['applied 7 migration(s): 1767225600000_history-schema, 1767312000000_run-view-columns, 1767398400000_run-rerun-of, 1767484800000_run-provider, 1767571200000_run-thinking-settings, 1767657600000_run-agent, 1767744000000_run-input', 'history schema up to date']);
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {

@@ -65,6 +65,8 @@ export interface CreateRunInput {
   budget?: RunBudget;
   /** The run this one reruns (POST /v1/runs/:id/rerun). Default: null. */
   rerunOf?: string | null;
+  /** The agent's input as its schema accepted it (RunRecord.input). Default: null. */
+  input?: Record<string, unknown> | null;
   /** Where the run's webhook deliveries go (docs/webhooks.md), already checked. Default: null. */
   webhook?: RunWebhook | null;
 }

@@ -40,6 +40,7 @@ const record: RunRecord = {
   counters: { endTurnNudges: 0, pauseTurnsInRow: 0, maxTokensContinuations: 0, reemitRequests: 0, driftReprompts: 0, summaryReprompts: 0 },
   meta: null,
   rerunOf: null,
+  input: null,
   webhook: null,
 };
 

@@ -28,6 +28,8 @@ const storedErrorSchema = runErrorSchema.nullable();
 const storedQuestionSchema = questionSchema.nullable();
 const storedWebhookSchema = runWebhookSchema.nullable();
 const traceContextSchema = z.record(z.string(), z.string());
+// An agent's input is an object (compile-agent.ts refuses another schema); its fields are the agent's.
+const runInputSchema = z.record(z.string(), z.unknown()).nullable();
 const todosSchema = z.array(todoState);
 const DEFAULT_COUNTERS = countersSchema.parse({});
 
@@ -131,6 +133,7 @@ export function fromFields(fields: Record<string, string>): RunRecord {
     counters: json('counters', countersSchema, DEFAULT_COUNTERS),
     meta: json('meta', metaSchema, null),
     rerunOf: nullableText('rerunOf'),
+    input: json('input', runInputSchema, null),
     webhook: json('webhook', storedWebhookSchema, null),
   };
 }

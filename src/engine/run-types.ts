@@ -167,6 +167,9 @@ export interface RunRecord {
   meta: { title: string; description: string } | null;
   /** The run this one reruns (POST /v1/runs/:id/rerun), or null. */
   rerunOf: string | null;
+  /** The agent's input as its schema accepted it (POST /v1/runs `input`, or `{prompt}`): what a rerun
+   * starts from. Null for a run created before inputs were kept, or by a caller that gave none. */
+  input: Record<string, unknown> | null;
   /** Where the fleet posts the run's end and its questions (docs/webhooks.md), or null. */
   webhook: RunWebhook | null;
 }

@@ -28,6 +28,8 @@ export interface SubmitRunInput {
   prompt: string;
   /** The run's agent (src/agents); default the site builder. */
   agent?: string | undefined;
+  /** The input the agent's schema accepted (RunRecord.input: what a rerun starts from). */
+  input?: Record<string, unknown> | undefined;
   model?: string | undefined;
   /** The run's provider (docs/providers.md); default BUILDFLEET_PROVIDER. */
   provider?: string | undefined;
@@ -101,6 +103,7 @@ async function createAndEnqueue(fleet: FleetContext, input: SubmitRunInput & { r
     ...(input.runId ? { runId: input.runId } : {}),
     budget,
     rerunOf: input.rerunOf ?? null,
+    input: input.input ?? null,
     webhook: input.webhook ?? null,
   });
   try {

@@ -90,9 +90,9 @@ export class HistoryStore {
            input_tokens, cache_write_5m_input_tokens, cache_write_1h_input_tokens, cache_read_input_tokens, output_tokens,
            cost_micro_usd, budget, result, latest_deploy, live_deploy, trace_id, created_at, ended_at,
            max_tokens, thinking_budget_tokens, todos, files, question, options_token_budget, meta, rerun_of, provider,
-           thinking, effort, thinking_display, agent)
+           thinking, effort, thinking_display, agent, input)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-           $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35)
+           $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36)
          ON CONFLICT (id) DO NOTHING RETURNING id`,
         [
           run.id,
@@ -130,6 +130,7 @@ export class HistoryStore {
           run.effort,
           run.thinkingDisplay,
           run.agent,
+          run.input === null ? null : JSON.stringify(run.input),
         ],
       );
       if (inserted.rowCount === 0) {

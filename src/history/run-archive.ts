@@ -68,6 +68,8 @@ export const archivedRunSchema = z.object({
   meta: archivedMetaSchema.nullable(),
   /** RunRecord.rerunOf: the run this one reruns (POST /v1/runs/:id/rerun), or null. */
   rerunOf: z.string().nullable(),
+  /** RunRecord.input: the agent's input, or null (a run from before inputs were kept). */
+  input: z.record(z.string(), z.unknown()).nullable(),
   createdAt: isoTime,
   /** When the run ended (RunRecord.updatedAt of the terminal record: its last transition). */
   endedAt: isoTime,

@@ -62,6 +62,8 @@ const storedRunRowSchema = z.object({
   options_token_budget: z.int().positive().nullable(),
   meta: archivedMetaSchema.nullable(),
   rerun_of: z.string().nullable(),
+  // Null in a row archived before the column existed (migration 1767744000000): a builder's run.
+  input: z.record(z.string(), z.unknown()).nullable(),
   created_at: timestamp,
   ended_at: timestamp,
 });
@@ -133,6 +135,7 @@ export function decodeRunRow(row: Record<string, unknown>): ArchivedRun {
     optionsTokenBudget: stored.options_token_budget,
     meta: stored.meta,
     rerunOf: stored.rerun_of,
+    input: stored.input,
     createdAt: stored.created_at,
     endedAt: stored.ended_at,
   };

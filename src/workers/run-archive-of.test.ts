@@ -13,7 +13,7 @@ function source(overrides: Partial<RunArchiveSource> = {}, run: Partial<RunRecor
       maxTokensCeiling: 1024, thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null, options: {}, createdAt: '2026-03-02T10:00:00.000Z', updatedAt: '2026-03-02T10:05:00.000Z', traceId: null,
       traceContext: {}, todos: [], usage, costMicroUsd: 70, budget: { costMicroUsd: null, tokens: null, costSetBy: 'run' }, result: null, error: { code: 'max_turns', message: 'ran out of turns' }, latestDeploy: null,
       liveDeploy: null, question: null, finishVerified: false, safeMode: null, pendingPhase: null,
-      counters: { endTurnNudges: 0, pauseTurnsInRow: 0, maxTokensContinuations: 0, reemitRequests: 0, driftReprompts: 0, summaryReprompts: 0 }, meta: null, rerunOf: null, webhook: null, ...run,
+      counters: { endTurnNudges: 0, pauseTurnsInRow: 0, maxTokensContinuations: 0, reemitRequests: 0, driftReprompts: 0, summaryReprompts: 0 }, meta: null, rerunOf: null, input: null, webhook: null, ...run,
     },
     turns: [
       { turn: 0, response: { id: 'msg_1', model: 'claude-sonnet-4-6', stop_reason: 'tool_use', usage, cost_micro_usd: 35, request_id: 'req_1', tools_offered: ['write_file'], model_duration_ms: 500, turn_duration_ms: 520, message_index: 1 }, outcome: { decision: 'tools', nextInput: null, dispatch: [{ runId: RUN_ID, turn: 1, toolUseId: 'toolu_a', name: 'write_file', input: { path: 'a' }, parseMode: 'native' }] } },

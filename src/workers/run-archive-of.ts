@@ -192,6 +192,7 @@ export function runArchiveOf(source: RunArchiveSource): RunArchive {
       optionsTokenBudget: run.options.tokenBudget ?? null,
       meta: run.meta,
       rerunOf: run.rerunOf,
+      input: run.input,
       createdAt: run.createdAt,
       // The terminal record's last transition is the end (bfEndRun sets updatedAt).
       endedAt: run.updatedAt,

@@ -102,7 +102,16 @@ describe('the order desk, an agent of remote tools only', () => {
     expect(fleet.simulator.requests.filter((request) => request.path === '/v1/messages' && request.status === 200).map((request) => request.source)).toEqual(
       SCRIPT.turns.map(() => 'script'),
     );
-  }, 90_000);
+
+    // A rerun with no edits starts the agent again from the original's input, kept on the record.
+    expect((await fleet.fleet.store.getRun(run.id))?.input).toEqual(ORDER);
+    const rerun = await api(fleet, 'POST', `/v1/runs/${run.id}/rerun`, {});
+    expect(rerun.status, JSON.stringify(rerun.body)).toBe(202);
+    const again = await fleet.waitForRun(rerun.body.id, 60_000);
+    expect(again.status, JSON.stringify(again.error)).toBe('succeeded');
+    expect(again).toMatchObject({ agent: 'order-desk', rerunOf: run.id, input: ORDER, prompt: run.prompt });
+    expect(orders.orders().filter((order) => order.run_id === again.id)).toHaveLength(1);
+  }, 120_000);
 
   it('holds the run to its own finish gate: a finish before the order is refused with what is missing', async () => {
     const early = { content: [{ type: 'tool_use' as const, name: 'finish_turn', input: { summary: 'Done already.' } }] };

@@ -56,6 +56,7 @@ function archiveOf({ id, tenant = 'acme', status = 'succeeded', prompt = 'a site
       optionsTokenBudget: null,
       meta: null,
       rerunOf: null,
+      input: { prompt: "a bakery" },
       createdAt,
       endedAt: new Date(Date.parse(createdAt) + 60_000).toISOString(),
     },
@@ -94,7 +95,7 @@ describe('history migrations', () => {
     const database = await createTestDatabase('migrations', { migrate: false });
     try {
       const first = await migrateHistory({ databaseUrl: database.url });
-      expect(first).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider', '1767571200000_run-thinking-settings', '1767657600000_run-agent']);
+      expect(first).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider', '1767571200000_run-thinking-settings', '1767657600000_run-agent', '1767744000000_run-input']);
       const tables = await database.pool.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
       expect(tables.rows.map((row) => row.table_name)).toEqual([MIGRATIONS_TABLE, 'events', 'runs', 'tool_calls', 'transcripts', 'turns']);
       expect(await migrateHistory({ databaseUrl: database.url })).toEqual([]);
@@ -102,7 +103,7 @@ describe('history migrations', () => {
       const again = await createTestDatabase('migrationsrace', { migrate: false });
       try {
         const results = await Promise.all([migrateHistory({ databaseUrl: again.url }), migrateHistory({ databaseUrl: again.url })]);
-        expect(results.flat()).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider', '1767571200000_run-thinking-settings', '1767657600000_run-agent']);
+        expect(results.flat()).toEqual(['1767225600000_history-schema', '1767312000000_run-view-columns', '1767398400000_run-rerun-of', '1767484800000_run-provider', '1767571200000_run-thinking-settings', '1767657600000_run-agent', '1767744000000_run-input']);
       } finally {
         await again.drop();
       }
@@ -116,12 +117,16 @@ describe('history migrations', () => {
     try {
       expect(await migrateHistory({ databaseUrl: database.url, count: 5 })).toHaveLength(5);
       // The row as the previous release archived it: written through a column of the same name, then dropped.
-      await database.pool.query('ALTER TABLE runs ADD COLUMN agent text');
+      await database.pool.query('ALTER TABLE runs ADD COLUMN agent text, ADD COLUMN input jsonb');
       const archive = archiveOf({ id: 'run_before_agents', agent: 'order-desk' });
       expect(await new HistoryStore(database.pool).archiveRun(archive)).toEqual({ archived: true });
       await database.pool.query('ALTER TABLE runs DROP COLUMN agent');
-      expect(await migrateHistory({ databaseUrl: database.url })).toEqual(['1767657600000_run-agent']);
+      expect(await migrateHistory({ databaseUrl: database.url, count: 1 })).toEqual(['1767657600000_run-agent']);
       expect(await new HistoryStore(database.pool).getRun('run_before_agents')).toEqual({ ...archive.run, agent: 'site-builder' });
+      // Then the input: a row from before it holds none (null), which a rerun reads as its prompt.
+      await database.pool.query('ALTER TABLE runs DROP COLUMN input');
+      expect(await migrateHistory({ databaseUrl: database.url })).toEqual(['1767744000000_run-input']);
+      expect(await new HistoryStore(database.pool).getRun('run_before_agents')).toEqual({ ...archive.run, agent: 'site-builder', input: null });
       // A run archived since keeps its own.
       const since = archiveOf({ id: 'run_after_agents', agent: 'order-desk' });
       await new HistoryStore(database.pool).archiveRun(since);
@@ -139,7 +144,9 @@ describe('history migrations', () => {
       // the same name, which is then dropped, so only the previous schema's columns remain.
       // The thinking columns of a later migration are added ahead of it the same way (and kept: the
       // provider migration alone is applied).
-      await database.pool.query('ALTER TABLE runs ADD COLUMN provider text, ADD COLUMN thinking text, ADD COLUMN effort text, ADD COLUMN thinking_display text, ADD COLUMN agent text');
+      await database.pool.query(
+        'ALTER TABLE runs ADD COLUMN provider text, ADD COLUMN thinking text, ADD COLUMN effort text, ADD COLUMN thinking_display text, ADD COLUMN agent text, ADD COLUMN input jsonb',
+      );
       const archive = archiveOf({ id: 'run_before_providers', provider: 'vllm' });
       expect(await new HistoryStore(database.pool).archiveRun(archive)).toEqual({ archived: true });
       await database.pool.query('ALTER TABLE runs DROP COLUMN provider');

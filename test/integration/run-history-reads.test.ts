@@ -228,7 +228,7 @@ describe('the listing across Redis and history', () => {
       run: {
         id, tenant, status: 'succeeded', errorCode: null, errorMessage: null, model: twin.model, provider: twin.provider, prompt, agent: 'site-builder', phase: 'building', turns: 1, usage, costMicroUsd: 3,
         budget: { costMicroUsd: null, tokens: null, costSetBy: 'run' }, result: 'done', latestDeploy: null, liveDeploy: null, traceId: null, maxTokens: 1024, thinking: 'off', thinkingBudgetTokens: null, effort: null, thinkingDisplay: null, todos: [], files: [],
-        question: null, optionsTokenBudget: null, meta: null, rerunOf: null, createdAt: twin.createdAt, endedAt: twin.createdAt,
+        question: null, optionsTokenBudget: null, meta: null, rerunOf: null, input: null, createdAt: twin.createdAt, endedAt: twin.createdAt,
       },
       turns: [],
       toolCalls: [],

@@ -30,20 +30,25 @@ function rerunBody(found: FoundRun, edits: RerunRunBody): CreateRunBody {
   // on another model (a new conversation; its thinking blocks could not be carried anyway) takes
   // that model's own defaults unless the edits name a thinking choice (docs/models.md).
   const thinking = edits.model === undefined || edits.model === run.model ? thinkingRequestOf(run) : undefined;
+  // The original's input as its agent accepted it; a run from before inputs were kept has its first
+  // message, which was the builder's whole input (`prompt`).
+  const given = run.input === null ? { prompt: run.prompt } : { input: run.input };
   const original =
     found.source === 'redis'
       ? {
           agent: run.agent,
-          prompt: run.prompt,
+          ...given,
           model: run.model,
           provider: found.run.provider,
           maxTurns: found.run.maxTurns,
           options: found.run.options,
           thinking,
         }
-      : { agent: run.agent, prompt: run.prompt, model: run.model, thinking };
-  // An edited `input` replaces the original's prompt (its first message), which stood for it.
-  const merged = { ...original, ...edits, ...(edits.input !== undefined && edits.prompt === undefined ? { prompt: undefined } : {}) };
+      : { agent: run.agent, ...given, model: run.model, thinking };
+  // An edited `prompt` or `input` replaces the original's input, whichever way it was given (a
+  // prompt stands for `{prompt}`); both edited is the caller's `invalid_body`, as on POST /v1/runs.
+  const replacesInput = edits.input !== undefined || edits.prompt !== undefined;
+  const merged = { ...original, ...(replacesInput ? { prompt: undefined, input: undefined } : {}), ...edits };
   // What the original ran with was valid then; the edited whole is checked again as a new body.
   const parsed = createRunBodySchema.safeParse(Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== undefined)));
   if (!parsed.success)
@@ -78,8 +83,8 @@ export function rerunRunRoute({ fleet }: { fleet: FleetContext }) {
       'tenant’s run) with the input of run `{id}` — a run Redis holds (any status) or one only history ' +
       'holds — and the fields of the JSON body on top (`{}` for none; each optional, as in ' +
       '`POST /v1/runs`: `prompt`, `model`, `provider`, `maxTurns`, `options`, `thinking`; a field given ' +
-      'replaces the original’s). From Redis the original’s prompt, model, provider, maxTurns, options and ' +
-      'thinking carry over; from history only its prompt, model and thinking (history keeps no options nor ' +
+      'replaces the original’s; `prompt` or `input` replaces the original’s input). From Redis the original’s agent, input, model, provider, ' +
+      'maxTurns, options and thinking carry over; from history only its agent, input, model and thinking (history keeps no options nor ' +
       'maxTurns: those take the tenant’s defaults). The new run’s view names the original in `rerunOf`; ' +
       'the original is not changed. Everything else is as `POST /v1/runs`: the same checks and limits, the ' +
       'same errors, and an `Idempotency-Key` (its replay must name the same original and body). Another ' +

@@ -72,6 +72,7 @@ export class LifecycleSystem extends EngineSystem {
       counters: countersSchema.parse({}),
       meta: null,
       rerunOf: input.rerunOf ?? null,
+      input: input.input ?? null,
       webhook: input.webhook ?? null,
     };
     // In the live-run index before the record exists: a crash in between leaves an entry the
