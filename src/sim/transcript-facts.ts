@@ -21,7 +21,9 @@ export interface TranscriptFacts {
   calls: ToolCallRecord[];
   /** Every assistant text block, in order. */
   assistantTexts: string[];
-  /** The text of the first user message: the site brief. */
+  /** The first text of the first user message: the site brief as its author wrote it. Later blocks
+   * of that message are the fleet's (the plan-first instruction for a model it cannot force), whose
+   * quoted words — "build", "verify" — must not be read as the site's name. */
   brief: string;
 }
 
@@ -55,6 +57,6 @@ export function readTranscriptFacts({ messages }: { messages: readonly Normalize
     lastMessage,
     calls,
     assistantTexts,
-    brief: firstMessage.blocks.flatMap((block) => (block.kind === 'text' ? [block.text] : [])).join('\n'),
+    brief: firstMessage.blocks.find((block) => block.kind === 'text')?.text ?? '',
   };
 }

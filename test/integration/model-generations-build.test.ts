@@ -42,7 +42,7 @@ const CASES: Array<{ model: string; thinking?: ThinkingRequest; expected: { thin
 
 describe('a whole build on every current generation', () => {
   it.each(CASES)('$model with thinking $thinking: succeeds with a published site, the protocol following the model', async ({ model, thinking, expected }) => {
-    const created = await harness.submit({ prompt: 'Build a small bakery website.', model, ...(thinking ? { thinking } : {}) });
+    const created = await harness.submit({ prompt: 'Build a small website for a bakery called Harbor Lights.', model, ...(thinking ? { thinking } : {}) });
     expect(created).toMatchObject({ model, thinking: expected.thinking, effort: expected.effort, thinkingDisplay: expected.display });
     const run = await harness.waitForRun(created.id, 60_000);
     expect(run.error).toBeNull();
@@ -50,6 +50,10 @@ describe('a whole build on every current generation', () => {
     const refused = requests.filter((request) => request.status >= 400);
     expect(refused.map((request) => `${request.status}: ${JSON.stringify(request.body).slice(0, 300)}`), 'the simulator refused a request').toEqual([]);
     await expectPublishedSite({ run, sitesUrl: harness.sitesUrl });
+    // The site is the one asked for, whatever the fleet added to the first message (the plan-first
+    // instruction where the plan cannot be forced, whose quoted "build" once named every such site).
+    const home = await (await fetch(`${harness.sitesUrl}/sites/${run.id}/`)).text();
+    expect(home).toContain('<title>Harbor Lights</title>');
 
     const bodies = requests.map((request) => request.body as SentBody);
     // The plan is forced only where the model accepts forcing and the run does not think; elsewhere
