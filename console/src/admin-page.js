@@ -2,7 +2,8 @@
 // a Reset for each one that stops writes, the job counts of the queues, and the workers connected
 // to each queue. Read through the same admin routes a client calls (GET /v1/admin/killswitch,
 // /v1/admin/queues, /v1/admin/workers), every few seconds, so a trip or a reset elsewhere shows
-// here by itself. Bull Board, for the jobs themselves, is linked (same origin, /queues/).
+// here by itself. Bull Board, for the jobs themselves, is linked (same origin, /queues/). Each
+// table scrolls sideways in its own box (.runs-scroll, as the runs list's), so a phone's page does not.
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { requestApi } from './console-client.js';
@@ -70,6 +71,7 @@ function KillSwitchSection({ killSwitch, reload }) {
     <section>
       <h2>Kill switch</h2>
       ${actionError && html`<p class="error" role="alert">${actionError}</p>`}
+      <div class="runs-scroll">
       <table class="runs" data-testid="killswitch-scopes">
         <thead><tr><th>Scope</th><th>Mode</th><th>Reason</th><th>Since</th><th>Source</th><th class="number">Window (invalid / total)</th><th></th></tr></thead>
         <tbody>
@@ -91,6 +93,7 @@ function KillSwitchSection({ killSwitch, reload }) {
           )}
         </tbody>
       </table>
+      </div>
       <p class="hint">
         Tripped scopes stop write tools (fleet-wide, for one tenant, or for the runs reading one upstream); reads go on.
         Thresholds: ${Math.round(killSwitch.settings.threshold * 100)}% invalid outputs over ${killSwitch.settings.min_volume} calls in ${Math.round(killSwitch.settings.window_ms / 1000)} s.
@@ -111,6 +114,7 @@ function QueuesSection({ counts, workers }) {
   return html`
     <section>
       <h2>Queues</h2>
+      <div class="runs-scroll">
       <table class="runs" data-testid="queue-depths">
         <thead><tr><th>Queue</th>${JOB_STATES.map((state) => html`<th class="number">${state}</th>`)}<th class="number">workers</th></tr></thead>
         <tbody>
@@ -125,7 +129,9 @@ function QueuesSection({ counts, workers }) {
           )}
         </tbody>
       </table>
+      </div>
       <h2>Workers</h2>
+      <div class="runs-scroll">
       <table class="runs" data-testid="workers">
         <thead><tr><th>Queue</th><th>Worker</th><th>Address</th><th class="number">Connected</th><th class="number">Idle</th></tr></thead>
         <tbody>
@@ -145,6 +151,7 @@ function QueuesSection({ counts, workers }) {
           ${names.every((name) => (workers.queues[name] ?? []).length === 0) && html`<tr><td colspan="5" class="muted">No worker is connected.</td></tr>`}
         </tbody>
       </table>
+      </div>
     </section>
   `;
 }

@@ -7,7 +7,11 @@
 // runs list (kept in the URL), and as an admin reset a tripped kill-switch scope, read the queue
 // depths and workers and open Bull Board (which a key without the admin scope neither sees nor
 // opens) — and check that the key is nowhere page JavaScript can read it, and that a page of
-// another origin on the same host (as the sites origin is) cannot make the console act. Takes the
+// another origin on the same host (as the sites origin is) cannot make the console act. The pages
+// the other browser tests do not show at phone width are checked at 390 × 844 where each is shown
+// (the sign-in, a new build's form, a run's answer form, a failed run's resume and rerun, the admin
+// page, and its refusal to a key without the admin scope): the document does not scroll sideways,
+// and the page's controls are within the screen's width and work there. Takes the
 // screenshots console-runs.png, console-run.png and console-admin.png: into a temporary folder, so a
 // test run leaves the checkout as it found it, or into docs/ with BUILDFLEET_UPDATE_SCREENSHOTS=1
 // (how the docs' pictures are refreshed on purpose).
@@ -19,7 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { ApiKeyStore } from '../../src/auth/api-key-store.js';
 import { newRunId } from '../../src/engine/index.js';
 import { KillSwitch } from '../../src/safety/kill-switch.js';
@@ -40,6 +44,9 @@ const WEBHOOK_SECRET = 'test-webhook-fleet-secret-0123456789abcdef';
 const SCREENSHOTS = process.env.BUILDFLEET_UPDATE_SCREENSHOTS === '1' ? join(import.meta.dirname, '..', '..', 'docs') : mkdtempSync(join(tmpdir(), 'buildfleet-console-screenshots-'));
 /** Generous: a loaded two-core machine runs this beside other suites. */
 const SLOW = 60_000;
+/** The screenshots' width, and a phone's (as the overview and waterfall browser tests use). */
+const DESKTOP = { width: 1280, height: 860 };
+const PHONE = { width: 390, height: 844 };
 
 let fleet: InProcessFleet;
 let consoleUrl: string;
@@ -91,7 +98,7 @@ beforeAll(async () => {
   otherOriginUrl = `http://127.0.0.1:${(otherOrigin.address() as AddressInfo).port}`;
   const { chromium } = await import('playwright-core');
   browser = await chromium.launch({ executablePath: binary, headless: true, chromiumSandbox: false, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  page = await browser.newPage({ viewport: DESKTOP });
   // The cancel button asks for confirmation.
   page.on('dialog', (dialog) => void dialog.accept());
 }, SLOW);
@@ -161,6 +168,37 @@ async function expectNoRepeatedEffect({ runId, journalBefore }: { runId: string;
   expect(journal.slice(0, journalBefore.length)).toEqual(journalBefore);
 }
 
+/** Runs `check` with the page at phone width, and puts the desktop width back however it ends. */
+async function atPhoneWidth(check: () => Promise<void>): Promise<void> {
+  await page.setViewportSize(PHONE);
+  try {
+    await check();
+  } finally {
+    await page.setViewportSize(DESKTOP);
+  }
+}
+
+/** The document does not scroll sideways: whatever is wider than the screen scrolls in its own box. */
+async function expectNoSidewaysScroll(where: string): Promise<void> {
+  const width = (await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }))) as {
+    scroll: number;
+    client: number;
+  };
+  expect(width.scroll, `${where}: the document's scroll width against its width`).toBeLessThanOrEqual(width.client);
+}
+
+/** Each control is shown, enabled where it can be, and whole within the screen's width. */
+async function expectWithinScreen(controls: Locator[]): Promise<void> {
+  for (const control of controls) {
+    expect(await control.isVisible(), String(control)).toBe(true);
+    expect(await control.isEnabled(), String(control)).toBe(true);
+    const box = await control.boundingBox();
+    expect(box, String(control)).not.toBeNull();
+    expect(box!.x, String(control)).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width, String(control)).toBeLessThanOrEqual(PHONE.width);
+  }
+}
+
 async function consoleSessionKeys(): Promise<string[]> {
   return fleet.fleet.redis.keys(`${fleet.config.BUILDFLEET_PREFIX}:console:session:*`);
 }
@@ -168,9 +206,20 @@ async function consoleSessionKeys(): Promise<string[]> {
 describe.skipIf(!binary)('the run console in a real Chromium', () => {
   it('signs in with an API key that page JavaScript can then read nowhere', async () => {
     await page.goto(consoleUrl);
-    await page.locator('#api-key').fill(fleet.apiKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByTestId('who').waitFor({ timeout: SLOW });
+    // At phone width: the form fits the screen, a refused key is said in place, and a good one signs in.
+    await atPhoneWidth(async () => {
+      await page.locator('#api-key').waitFor({ timeout: SLOW });
+      await expectNoSidewaysScroll('the sign-in');
+      await expectWithinScreen([page.locator('#api-key'), page.getByRole('button', { name: 'Sign in' })]);
+      await page.locator('#api-key').fill('bf_not_a_key_of_this_fleet');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').waitFor({ timeout: SLOW });
+      expect(await page.getByRole('alert').textContent()).toContain('not valid');
+      await expectNoSidewaysScroll('the sign-in with its refusal');
+      await page.locator('#api-key').fill(fleet.apiKey);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByTestId('who').waitFor({ timeout: SLOW });
+    });
     expect(await page.getByTestId('who').textContent()).toContain('tenant default');
 
     const visible = (await page.evaluate(() => ({
@@ -194,6 +243,16 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
 
   it('submits a build and shows it to its end live: turns, tool calls, cost, the site', async () => {
     await page.getByRole('link', { name: 'New build', exact: true }).first().click();
+    // At phone width: the prompt, every option (opened, then closed again) and the button fit the screen.
+    await atPhoneWidth(async () => {
+      await page.locator('#prompt').waitFor({ timeout: SLOW });
+      const options = page.locator('.new-run details > summary');
+      await options.click();
+      const fields = ['model', 'maxTurns', 'budgetUsd', 'scenario'].map((name) => page.locator(`.new-run input[name="${name}"]`));
+      await expectNoSidewaysScroll('the new-build form');
+      await expectWithinScreen([page.locator('#prompt'), ...fields, page.getByRole('button', { name: 'Start the build' })]);
+      await options.click();
+    });
     await page.locator('#prompt').fill('A landing page for a bakery in Lisbon, with opening hours.');
     await page.getByRole('button', { name: 'Start the build' }).click();
     await page.waitForURL(/#\/runs\/run_/, { timeout: SLOW });
@@ -250,9 +309,19 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     await page.goto(`${consoleUrl}/#/runs/${created.id}`);
     await page.getByTestId('question').waitFor({ timeout: SLOW });
     expect(await page.getByTestId('question').textContent()).toBe('Which color scheme do you prefer?');
-    await page.locator('textarea[name="answer"]').fill('Warm colours, please.');
-    await page.getByRole('button', { name: 'Answer' }).click();
-    await untilStatus('succeeded');
+    // Answered at phone width: the question, its answer field and the buttons fit the screen.
+    await atPhoneWidth(async () => {
+      await expectNoSidewaysScroll('a run waiting for an answer');
+      await expectWithinScreen([
+        page.getByTestId('question'),
+        page.locator('textarea[name="answer"]'),
+        page.getByRole('button', { name: 'Answer' }),
+        page.getByRole('button', { name: 'Cancel run' }),
+      ]);
+      await page.locator('textarea[name="answer"]').fill('Warm colours, please.');
+      await page.getByRole('button', { name: 'Answer' }).click();
+      await untilStatus('succeeded');
+    });
     expect(await page.getByTestId('timeline').locator('[data-event="input-receive"]').count()).toBe(1);
     const answered = fleet.simulator.requests.some((request) => JSON.stringify(request.body).includes('Warm colours, please.'));
     expect(answered).toBe(true);
@@ -279,8 +348,13 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     const journalBefore = await fleet.fleet.store.getWriteJournal(runId);
     await page.goto(`${consoleUrl}/#/runs/${runId}`);
     await page.getByTestId('resume').waitFor({ timeout: SLOW });
-    await page.getByTestId('resume').click();
-    await untilStatus('succeeded');
+    // Resumed at phone width: the error and both controls fit the screen.
+    await atPhoneWidth(async () => {
+      await expectNoSidewaysScroll('a failed run');
+      await expectWithinScreen([page.locator('.run-error'), page.getByTestId('resume'), page.getByTestId('rerun')]);
+      await page.getByTestId('resume').click();
+      await untilStatus('succeeded');
+    });
     // Followed live again after the resume: the reopen and the second end are on the timeline.
     await until('the second run-end on the timeline', async () => (await page.getByTestId('timeline').locator('[data-event="run-end"]').count()) === 2);
     expect(await page.getByTestId('timeline').locator('[data-event="run-reopen"]').count()).toBe(1);
@@ -521,12 +595,29 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     expect(await page.getByTestId('workers').textContent()).toContain(`:${process.pid}:model`);
     await page.screenshot({ path: join(SCREENSHOTS, 'console-admin.png'), fullPage: false });
 
-    // Reset, confirmed in the dialog (accepted by the handler above): cleared in the API, and on the page.
-    await row.getByTestId('reset-scope').click();
-    await until('the scope reset in the API', async () => !(await scopesInApi()).includes(scopeId));
-    expect(await scopesInApi()).not.toContain(scopeId);
-    await until('the scope gone from the page', async () => (await row.count()) === 0);
-    expect(await row.count()).toBe(0);
+    await atPhoneWidth(async () => {
+      // At phone width each table keeps its columns and scrolls in its own box, inside the screen.
+      await expectNoSidewaysScroll('the admin page');
+      await expectWithinScreen([page.getByTestId('bull-board-link')]);
+      for (const table of ['killswitch-scopes', 'queue-depths', 'workers']) {
+        const box = (await page.getByTestId(table).evaluate((element) => {
+          const scroller = element.parentElement;
+          const overflow = scroller.ownerDocument.defaultView.getComputedStyle(scroller).overflowX;
+          return { overflow, right: scroller.getBoundingClientRect().right, scroll: scroller.scrollWidth, client: scroller.clientWidth };
+        })) as { overflow: string; right: number; scroll: number; client: number };
+        expect(['auto', 'scroll'], `the box of ${table} scrolls`).toContain(box.overflow);
+        expect(box.right, table).toBeLessThanOrEqual(PHONE.width);
+        if (table === 'queue-depths') expect(box.scroll, 'the queue depths scroll in their box').toBeGreaterThan(box.client);
+      }
+      // Reset, confirmed in the dialog (accepted by the handler above), from its column scrolled
+      // into view within the table's box: cleared in the API, and on the page.
+      await row.getByTestId('reset-scope').click();
+      await until('the scope reset in the API', async () => !(await scopesInApi()).includes(scopeId));
+      expect(await scopesInApi()).not.toContain(scopeId);
+      await until('the scope gone from the page', async () => (await row.count()) === 0);
+      expect(await row.count()).toBe(0);
+      await expectNoSidewaysScroll('the admin page after the reset');
+    });
 
     // Bull Board, on the console's origin, with the fleet's queues.
     await page.getByTestId('bull-board-link').click();
@@ -571,6 +662,10 @@ describe.skipIf(!binary)('the run console in a real Chromium', () => {
     expect(await page.locator('input[name="tenant"]').count()).toBe(0);
     await page.goto(`${consoleUrl}/#/admin`);
     await page.getByTestId('admin-only').waitFor({ timeout: SLOW });
+    await atPhoneWidth(async () => {
+      await expectNoSidewaysScroll('the admin page refused');
+      await expectWithinScreen([page.getByTestId('admin-only'), page.getByRole('button', { name: 'Sign out' })]);
+    });
     const board = await page.goto(`${consoleUrl}/queues/`);
     expect(board?.status()).toBe(403);
     expect(await page.locator('body').textContent()).toContain('console_admin_only');
