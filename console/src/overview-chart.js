@@ -23,8 +23,10 @@ function formatterOf(unit) {
   return (value) => (value === null || value === undefined ? '–' : shown(value));
 }
 
-function hasValues(series) {
-  return series.some((entry) => entry.values.some((value) => value !== null && value !== undefined && value !== 0));
+/** Whether there is anything to draw. A share's 0 is a value (no JSON in text, no recovery: the
+ * healthy reading), its null a bucket without turns; a count's 0 is nothing to show. */
+function hasValues(series, unit) {
+  return series.some((entry) => entry.values.some((value) => value !== null && value !== undefined && (unit === '%' || value !== 0)));
 }
 
 /**
@@ -39,7 +41,7 @@ function hasValues(series) {
  */
 export function OverviewChart({ title, unit, times, series, thresholds = [], empty, testId }) {
   const container = useRef(null);
-  const drawn = hasValues(series);
+  const drawn = hasValues(series, unit);
   useEffect(() => {
     if (!drawn || !container.current) return undefined;
     const format = formatterOf(unit);

@@ -103,7 +103,7 @@ describe.skipIf(!binary)('the fleet overview in a real Chromium', () => {
     expect(await page.getByTestId('stat-runs').textContent()).toContain('1 failed');
     expect(await page.getByTestId('stat-success').textContent()).toContain('75.0%');
     const drawnCharts = ['chart-runs', 'chart-cost-tenant', 'chart-cost-model', 'chart-turn-latency', 'chart-model-latency'];
-    drawnCharts.push('chart-tool-use', 'chart-recovery');
+    drawnCharts.push('chart-tool-use', 'chart-json-in-text', 'chart-recovery');
     for (const chart of drawnCharts) {
       expect(await page.locator(`[data-testid="${chart}"] canvas`).count(), chart).toBe(1);
     }
