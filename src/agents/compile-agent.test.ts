@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { compileAgent, AgentDefinitionError } from './compile-agent.js';
-import { defineAgent, defineTool, httpTool, type AgentDefinition } from './define-agent.js';
+import { compileAgent, AgentDefinitionError, type McpListing } from './compile-agent.js';
+import { defineAgent, defineTool, httpTool, mcpTools, type AgentDefinition } from './define-agent.js';
 import { after, atLeast, missingOf, planDone } from './finish-rules.js';
 
 const lookup = defineTool({ name: 'lookup', description: 'Looks a thing up.', input: z.strictObject({ q: z.string() }), effect: 'read' });
@@ -61,6 +61,17 @@ describe('compileAgent', () => {
     expect(() => compileAgent(definition({ tools: [timed(600_001), order] }))).toThrow(AgentDefinitionError);
     expect(compileAgent(definition({ tools: [timed(5000), order] })).tools.get('lookup')!.typescript).toEqual({ timeoutMs: 5000 });
     expect(compileAgent(definition()).tools.get('lookup')!.typescript).toEqual({});
+  });
+
+  it('gives an MCP tool another fingerprint on another server, so a tool job is not run against the wrong one', () => {
+    const listing: McpListing = new Map([['lookup', { description: 'Looks a thing up.', inputJsonSchema: { type: 'object' }, validator: z.object({}) }]]);
+    const fingerprintOn = (server: { url: string } | { command: string; args?: string[] }) => {
+      const tools = mcpTools({ server, tools: { lookup: { effect: 'read' } } });
+      return compileAgent(definition({ tools: [tools, order] }), new Map([[tools, listing]])).tools.get('lookup')!.fingerprint;
+    };
+    expect(fingerprintOn({ url: 'http://127.0.0.1:9/mcp' })).toBe(fingerprintOn({ url: 'http://127.0.0.1:9/mcp' }));
+    expect(fingerprintOn({ url: 'http://127.0.0.1:9/mcp' })).not.toBe(fingerprintOn({ url: 'http://127.0.0.1:10/mcp' }));
+    expect(fingerprintOn({ command: 'menu-server', args: ['--shop', 'a'] })).not.toBe(fingerprintOn({ command: 'menu-server', args: ['--shop', 'b'] }));
   });
 
   it('refuses a phase of more than 13 tools, citing why, unless the definition lifts the limit with a reason', () => {

@@ -183,8 +183,27 @@ export function fingerprintOf(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
 }
 
+/** Where an MCP tool's calls go: its server's URL, or the command (and arguments, working directory)
+ * that starts it. Not its env, whose values may be secrets and say nothing of which server it is. */
+function mcpEndpointOf(mcp: AgentTool['mcp']): unknown {
+  if (!mcp) return null;
+  const server = mcp.spec.server;
+  return 'url' in server ? server.url : [server.command, server.args ?? [], server.cwd ?? null];
+}
+
 function withFingerprint(tool: Omit<AgentTool, 'fingerprint'>): AgentTool {
-  const meaning = [tool.name, tool.effect, tool.source, tool.inputJsonSchema, tool.http?.url ?? null, tool.mcp?.remoteName ?? null, tool.typescript ?? null];
+  // An MCP tool's endpoint is its server as well as its name there: the same name on another server
+  // is another tool.
+  const meaning = [
+    tool.name,
+    tool.effect,
+    tool.source,
+    tool.inputJsonSchema,
+    tool.http?.url ?? null,
+    tool.mcp?.remoteName ?? null,
+    mcpEndpointOf(tool.mcp),
+    tool.typescript ?? null,
+  ];
   return { ...tool, fingerprint: fingerprintOf(meaning) };
 }
 

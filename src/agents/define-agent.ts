@@ -36,9 +36,11 @@ export interface TypeScriptToolSpec<Input extends z.ZodType = z.ZodType> extends
   /** How long a call may run before it is aborted (its context's signal) and treated as a timeout:
    * 1,000 to 600,000 ms; default 60,000. */
   timeoutMs?: number;
-  /** Whether a call may run again after an unknown outcome (a crash or timeout mid-call). Default:
-   * true for a read, false for a write — a write that is not idempotent is never run twice; its
-   * run fails instead (docs/agents.md#effects-and-exactly-once). */
+  /** Whether a call may run again after an unknown outcome (a crash or timeout mid-call); a call
+   * that is not is answered `tool_outcome_unknown` and never run twice
+   * (docs/agents.md#effects-and-exactly-once). Declared, it must be what the implementation says
+   * (the tool worker refuses one that says otherwise); unset, the implementation's own `idempotent`
+   * stands (the site builder's write tools declare none: their implementations say true). */
   idempotent?: boolean;
 }
 

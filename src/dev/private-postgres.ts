@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { freePort } from './private-redis.js';
+import { isProcessAlive } from './is-process-alive.js';
 // @ts-expect-error plain ESM helper shared with the dependency-free setup script
 import { findPostgresBinDir } from '../../scripts/postgres-binary.mjs';
 
@@ -186,23 +187,13 @@ function initCluster({ paths, user, binDir, quiet }: { paths: ClusterPaths; user
   if (paths.kept) renameSync(target, paths.dataDir);
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, as another user's process.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether pid is a postgres server of dataDir, by its command line (null where /proc is missing). */
 function isServerOf(pid: number, dataDir: string): boolean | null {
   let commandLine: string[];
   try {
     commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   } catch {
-    return isAlive(pid) ? null : false;
+    return isProcessAlive(pid) ? null : false;
   }
   return /(^|\/)postgres$/.test(commandLine[0] ?? '') && commandLine.includes(dataDir);
 }
@@ -233,7 +224,7 @@ async function settleEarlierServer(paths: ClusterPaths): Promise<void> {
   } catch {
     owner = null;
   }
-  if (server === null || (owner !== null && owner !== process.pid && isAlive(owner))) {
+  if (server === null || (owner !== null && owner !== process.pid && isProcessAlive(owner))) {
     throw new PostgresUnavailable(
       `a PostgreSQL (pid ${pid}) still runs on ${paths.dataDir}, started by another process: stop that ` +
         `\`buildfleet dev\` first, or the server itself (kill -INT ${pid}) if none runs`,
@@ -242,7 +233,7 @@ async function settleEarlierServer(paths: ClusterPaths): Promise<void> {
   process.kill(pid, 'SIGINT');
   const started = Date.now();
   let quitSent = false;
-  while (isAlive(pid)) {
+  while (isProcessAlive(pid)) {
     if (!quitSent && Date.now() - started > STOP_WITHIN_MS) {
       process.kill(pid, 'SIGQUIT');
       quitSent = true;

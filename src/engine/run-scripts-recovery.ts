@@ -63,8 +63,8 @@ return 1
  * the caller saw (the reaper's end of a stalled run must not end one that moved on meanwhile).
  * KEYS[1] run hash, KEYS[2] event stream. ARGV[1] turn, ARGV[2] updatedAt seen, ARGV[3] JSON
  * fields, ARGV[4] n events, ARGV[5..] events.
- * Returns {1, tenant, 1 when the end owes a webhook delivery} when ended now, {0} when the run
- * changed, {-2} when terminal or missing.
+ * Returns {1, tenant, 1 when the end owes a webhook delivery, the run's agent} when ended now, {0}
+ * when the run changed, {-2} when terminal or missing.
  */
 export const END_RUN_IF_UNCHANGED =
   PRELUDE +

@@ -102,7 +102,7 @@ return {committed, redis.call('HGET', KEYS[2], 'claimedBy'), redis.call('LLEN', 
  * ARGV[11 .. 10+n] events, then triples {tool_use_id, result JSON, trail JSON} of calls answered
  * here (refused before any tool ran).
  * Returns {1, usage JSON, 1 when the run ended now, tenant, run cost µUSD, 1 when the end owes a
- * webhook delivery (owe_webhook)}, {0, stored outcome,
+ * webhook delivery (owe_webhook), the run's agent ('' for a run from before agents)}, {0, stored outcome,
  * tenant} when the turn was committed before (that outcome stands), {-1} run missing, {-2, tenant}
  * run terminal. In the last two only the usage, the cost and the pending spend are written: this
  * answer was paid for all the same.

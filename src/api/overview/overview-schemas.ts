@@ -145,7 +145,7 @@ export const overviewResponseSchema = z
         scopesTripped: z.int().nonnegative().describe('Scopes read-only or half-open now (an admin sees every scope; a tenant its own and the fleet’s)'),
         recentTrips: z
           .array(z.object({ at: z.string(), scope: z.string(), cause: z.string(), tool: z.string(), rate: z.number() }))
-          .describe('The switch’s last trips in the range, newest first (Redis keeps the last 20)'),
+          .describe('The switch’s last trips in the range, newest first (at most its 20 latest: KillSwitch.getState reads no more)'),
       })
       .describe('The kill switch now (Redis)'),
   })

@@ -1,6 +1,6 @@
 // Decoders of what a run's keys hold (an outcome, a trail entry, a tool result, an event, a trace
 // context), each validated, and the list of every key a run has: shared by the systems.
-import { PHASE_NAME, SITE_BUILDER_AGENT } from '../../domain/profile.js';
+import { AGENT_NAME, PHASE_NAME, SITE_BUILDER_AGENT } from '../../domain/profile.js';
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import { RUN_READ_EVERY_UPSTREAM } from '../run-upstream-scopes-lua.js';
@@ -109,8 +109,14 @@ export function parseStoredEvent([id, fields]: [string, string[]]): StoredEvent 
   return { ...parsed.data, id } as StoredEvent;
 }
 
+/** What a run's end reports for an agent field that is no agent name: the end has happened (the
+ * script committed it), so it is counted and its slot freed all the same, under this label. */
+export const UNREADABLE_AGENT = 'unreadable';
+
 /** A run's agent as an ending script read it: a run from before agents has none, and is the site
- * builder's (run-record.ts reads it the same way). */
+ * builder's (run-record.ts reads it the same way). Read back like any other field: a value that is
+ * no agent name becomes UNREADABLE_AGENT rather than a metric label of whatever Redis held. */
 export function agentOf(stored: string | undefined): string {
-  return stored || SITE_BUILDER_AGENT;
+  const agent = stored || SITE_BUILDER_AGENT;
+  return AGENT_NAME.test(agent) ? agent : UNREADABLE_AGENT;
 }
