@@ -233,7 +233,7 @@ class BarBuilder {
     const attempt = numberOr(event.attempt);
     if (attempt !== null) bar.attempt = attempt;
     // Until the step's next call: the queue's backoff, unless a wait event says what it was.
-    if (event.outcome !== 'fatal' && event.outcome !== 'spend_cap') {
+    if (event.outcome !== 'fatal' && event.outcome !== 'spend_cap' && event.outcome !== 'run_ended') {
       const backoff = this.push({
         key: `${event.id}:backoff`,
         kind: 'wait',

@@ -10,8 +10,31 @@ import type { AdmissionReservation } from '../model/model-rate-limiter.js';
 import type { TurnRequest } from './build-turn-request.js';
 import { recordFailedModelCall } from './record-failed-model-call.js';
 import { sendModelRequest, type ModelCallProgress } from './send-model-request.js';
+import { watchRunEnd } from './watch-run-end.js';
 import { settleAdmission } from './settle-admission.js';
 import type { ModelTurnResult, TurnContext } from './turn-context.js';
+
+/** Progress events go out while the answer streams; each is awaited (written()) before the turn
+ * moves on, so none lands after the model-call-end event. */
+function progressEvents(context: TurnContext, lost: (what: string) => (error: unknown) => void) {
+  const writes: Array<Promise<unknown>> = [];
+  const onProgress = (progress: ModelStreamProgress) => {
+    writes.push(
+      context
+        .emit('model-progress', {
+          output_tokens: progress.outputTokens,
+          estimated: progress.estimated,
+          block: progress.blockKind,
+          tool: progress.tool,
+          blocks: progress.blocks,
+          elapsed_ms: progress.elapsedMs,
+          reason: progress.reason,
+        })
+        .catch(lost('model-progress')),
+    );
+  };
+  return { onProgress, written: () => Promise.allSettled(writes) };
+}
 
 /** The model's answer, as the turn commits it. */
 export interface TurnAnswer {
@@ -58,36 +81,30 @@ export async function callModelForTurn({
   const callStarted = performance.now();
   const sentAt = Date.now();
   const turnStarted = turnStartWrite.then(() => undefined, lost('turn-start'));
-  // Progress events go out while the answer streams; each is awaited before the turn moves on,
-  // so none lands after the model-call-end event.
-  const progressWrites: Array<Promise<unknown>> = [];
-  const onProgress = (progress: ModelStreamProgress) => {
-    progressWrites.push(
-      context
-        .emit('model-progress', {
-          output_tokens: progress.outputTokens,
-          estimated: progress.estimated,
-          block: progress.blockKind,
-          tool: progress.tool,
-          blocks: progress.blocks,
-          elapsed_ms: progress.elapsedMs,
-          reason: progress.reason,
-        })
-        .catch(lost('model-progress')),
-    );
-  };
-  const call: ModelCallProgress = { requestId: null, firstTokenAt: null, onProgress };
+  const progress = progressEvents(context, lost);
+  // A run cancelled (elsewhere) while its answer streams stops the call rather than paying for it.
+  const runEnd = watchRunEnd({
+    statusOf: (id) => deps.store.statusOf(id),
+    runId,
+    intervalMs: deps.config.BUILDFLEET_MODEL_PROGRESS_INTERVAL_MS,
+    logger: deps.logger,
+  });
+  const call: ModelCallProgress = { requestId: null, firstTokenAt: null, onProgress: progress.onProgress, signal: runEnd.signal };
   let answered: Awaited<ReturnType<typeof sendModelRequest>>;
   try {
     answered = await sendModelRequest({ context, request, call });
   } catch (error) {
     await turnStarted;
-    await Promise.allSettled(progressWrites);
-    return { kind: 'ended', result: await recordFailedModelCall({ context, request, error, reservation, pauseScope, requestId: call.requestId, callStarted }) };
+    await progress.written();
+    const endedAs = runEnd.endedAs();
+    const failed = { context, request, error, reservation, pauseScope, requestId: call.requestId, callStarted, ...(endedAs ? { runEndedAs: endedAs } : {}) };
+    return { kind: 'ended', result: await recordFailedModelCall(failed) };
+  } finally {
+    runEnd.stop();
   }
   const { response } = answered;
   await turnStarted;
-  await Promise.allSettled(progressWrites);
+  await progress.written();
   // The API answered: an overload episode, if one was going on, is over.
   if (pause?.overloadEpisode) await deps.modelPause?.succeeded(pauseScope, sentAt);
   if (reservation)

@@ -19,6 +19,8 @@ export interface ModelCallProgress {
   requestId: string | null;
   firstTokenAt: number | null;
   onProgress: (progress: ModelStreamProgress) => void;
+  /** Aborts the call: the run ended while it streamed (watch-run-end.ts). */
+  signal?: AbortSignal;
 }
 
 /** Sends the turn's request: the answer, with its response headers (anthropic-ratelimit-*) for the admission limiter. */
@@ -51,6 +53,7 @@ export async function sendModelRequest({
     stopSequences: Object.keys(DEFAULT_STOP_SEQUENCES),
     headers,
     tokenizer: capabilities.tokenizer,
+    ...(call.signal ? { signal: call.signal } : {}),
   };
   const attributes = {
     [SPAN_ATTRIBUTES.operationName]: 'chat',

@@ -75,7 +75,9 @@ export interface ModelTurnHooks {
     response?: ModelResponse;
     paidUsage?: UsageByClass;
     costMicroUsd?: number;
-    outcome?: RetryOutcome;
+    /** How the call failed: its retry class, or `run_ended` for a call the fleet stopped because its
+     * run ended while it streamed. */
+    outcome?: RetryOutcome | { kind: 'run_ended' };
   }): void;
   /** `toolChoice` is what the call sent: a forced turn could only end in a call. */
   onDecision?(details: {

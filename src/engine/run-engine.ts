@@ -95,6 +95,7 @@ export class RunEngine {
   readonly createRun: LifecycleSystem['createRun'] = (...args) => this.lifecycle.createRun(...args);
   readonly getRun: LifecycleSystem['getRun'] = (...args) => this.lifecycle.getRun(...args);
   readonly queueShardOf: LifecycleSystem['queueShardOf'] = (...args) => this.lifecycle.queueShardOf(...args);
+  readonly statusOf: LifecycleSystem['statusOf'] = (...args) => this.lifecycle.statusOf(...args);
   readonly runStatuses: LifecycleSystem['runStatuses'] = (...args) => this.lifecycle.runStatuses(...args);
   readonly runSummaries: LifecycleSystem['runSummaries'] = (...args) => this.lifecycle.runSummaries(...args);
   readonly runProgress: LifecycleSystem['runProgress'] = (...args) => this.lifecycle.runProgress(...args);

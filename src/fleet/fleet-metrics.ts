@@ -222,7 +222,8 @@ export class FleetMetrics {
       onModelCall: ({ run, toolCount, durationMs, response, paidUsage, costMicroUsd, outcome }) => {
         this.toolsPerRequest.observe(toolCount);
         this.modelDuration.observe({ outcome: outcome ? outcome.kind : 'ok' }, durationMs / 1000);
-        if (outcome) this.modelRetries.inc({ class: outcome.kind });
+        // A call stopped because its run ended is no failure to retry.
+        if (outcome && outcome.kind !== 'run_ended') this.modelRetries.inc({ class: outcome.kind });
         // An answer's usage, or what a call that broke mid-stream had cost: both were paid for.
         const usage = response?.usage ?? paidUsage;
         if (usage) {

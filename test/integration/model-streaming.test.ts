@@ -67,6 +67,32 @@ describe('a streamed answer slower than every timeout', () => {
     expect(answer.duration_ms!).toBeGreaterThan(answer.first_token_ms!);
     expect(request!.requestId).toMatch(/^req_/);
   }, 40_000);
+
+  it('is stopped when its run is cancelled meanwhile: no answer recorded, what it cost charged, no retry', async () => {
+    const runId = newRunId();
+    await harness.submit({ runId, maxTurns: 1 });
+    const events = () => harness.fleet.store.readEvents(runId);
+    // Cancelled through the API (another process in production) once the answer is streaming.
+    for (let streaming = false; !streaming; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      streaming = (await events()).some((event) => event.event === 'model-progress');
+    }
+    const cancelled = await fetch(`${harness.apiUrl}/v1/runs/${runId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${harness.apiKey}` } });
+    expect(cancelled.status).toBe(202);
+    let stopped: { outcome?: unknown; message?: unknown; cost_usd?: unknown } | undefined;
+    while (!stopped) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      stopped = (await events()).find((event) => event.event === 'model-call-fail') as typeof stopped;
+    }
+    expect(stopped).toMatchObject({ outcome: 'run_ended', status: null, attempt: 1 });
+    expect(String(stopped.message)).toContain('The run ended (cancelled) while the answer streamed');
+    const all = await events();
+    expect(all.filter((event) => event.event === 'model-call-end')).toEqual([]);
+    // The stream had started, so its part was paid for and charged to the run.
+    expect(stopped.cost_usd as number).toBeGreaterThan(0);
+    expect((await harness.fleet.store.getRun(runId))?.costMicroUsd).toBeGreaterThan(0);
+    expect((await harness.fleet.store.getRun(runId))?.status).toBe('cancelled');
+    expect(harness.simulator.requests.filter((request) => request.headers['x-buildfleet-run-id'] === runId)).toHaveLength(1);
+  }, 60_000);
 });
 
 describe('a stream that falls silent', () => {

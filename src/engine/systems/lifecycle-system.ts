@@ -2,7 +2,7 @@
 // — create, read (validated), update while active, end once (with its event, log line and
 // observers, in `ended`), the reaper's conditional end, and a client's resume of a failed run.
 import { readEach } from '../../redis/redis-pipelines.js';
-import type { RunErrorCode, RunStatus, TerminalStatus } from '../../domain/run-outcomes.js';
+import { RUN_STATUSES, type RunErrorCode, type RunStatus, type TerminalStatus } from '../../domain/run-outcomes.js';
 import { redactText } from '../../telemetry/redact-secrets.js';
 import { fromFields, StoredRunInvalid, toFields } from '../run-record.js';
 import { decodeRunStatus, decodeRunSummary, RUN_SUMMARY_FIELDS, type RunReading, type RunSummaryRecord } from '../run-summary.js';
@@ -121,6 +121,15 @@ export class LifecycleSystem extends EngineSystem {
     const fields = await this.redis.hgetall(this.keys.run(runId));
     if (!fields.id) return null;
     return fromFields(fields);
+  }
+
+  /** A run's status alone (one field), validated, or null when it has no record: what a model call
+   * polls while its answer streams, to stop paying for a run that ended (call-model-for-turn.ts). */
+  async statusOf(runId: string): Promise<RunStatus | null> {
+    const status = await this.redis.hget(this.keys.run(runId), 'status');
+    if (status === null) return null;
+    if (!(RUN_STATUSES as readonly string[]).includes(status)) throw new StoredRunInvalid(runId, 'status', `not a run status: ${JSON.stringify(status)}`);
+    return status as RunStatus;
   }
 
   /** The queue shard of a run (src/domain/queue-shards.ts), or null when it has no record: one
