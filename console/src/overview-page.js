@@ -3,7 +3,7 @@
 // health signals against their alarm thresholds and by tool count, kill switch trips, and the queues
 // and the kill switch now — one GET /v1/overview per range, refreshed every 30 s. The range (and an
 // admin's tenant filter) ride in the hash, #/overview?range=7d&tenant=acme, so a link keeps them.
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { requestApi } from './console-client.js';
 import { formatTime, formatUsd } from './format.js';
@@ -263,16 +263,21 @@ export function OverviewPage({ query: rawQuery, isAdmin, tenant }) {
   const query = overviewQueryOf(rawQuery);
   const [overview, setOverview] = useState(null);
   const [error, setError] = useState(null);
+  // Each read is numbered: an answer for an earlier range or tenant that arrives after a later
+  // one's (a slow history query) is dropped instead of replacing it.
+  const latest = useRef(0);
   const load = useCallback(async () => {
     const params = new URLSearchParams({ range: query.range });
     if (query.tenant) params.set('tenant', query.tenant);
+    const read = ++latest.current;
     try {
       const answer = await requestApi(`/v1/overview?${params}`);
       if (!isOverview(answer)) throw new Error('The API answered an unexpected overview.');
+      if (read !== latest.current) return;
       setOverview(answer);
       setError(null);
     } catch (failure) {
-      setError(failure.message);
+      if (read === latest.current) setError(failure.message);
     }
   }, [query.range, query.tenant]);
   useEffect(() => {
@@ -284,7 +289,7 @@ export function OverviewPage({ query: rawQuery, isAdmin, tenant }) {
 
   return html`
     <section class="overview" data-testid="overview">
-      <${RangeBar} query=${query} isAdmin=${isAdmin} />
+      <${RangeBar} key=${query.tenant ?? ''} query=${query} isAdmin=${isAdmin} />
       <p class="muted overview-scope">
         ${overview ? (overview.tenant === null ? 'Every tenant' : html`Tenant <b>${overview.tenant}</b>`) : isAdmin ? '' : html`Tenant <b>${tenant}</b>`}
         ${' · '}${OVERVIEW_RANGES[query.range].label}${overview ? ` (from ${formatTime(overview.from)})` : ''}

@@ -5,9 +5,10 @@
 import { useState } from 'preact/hooks';
 import { html } from './html.js';
 import { requestApi } from './console-client.js';
+import { RUN_ID_PATTERN } from '../../src/domain/ids.js';
 
-// The id as src/domain/ids.ts RUN_ID_PATTERN spells it, found anywhere in what was typed.
-const RUN_ID_IN_TEXT = /\brun_[a-zA-Z0-9]{8,64}\b/;
+// The id as src/domain/ids.ts spells it (its one home), found anywhere in what was typed.
+const RUN_ID_IN_TEXT = new RegExp(`\\b${RUN_ID_PATTERN.source.replace(/^\^|\$$/g, '')}\\b`);
 
 export function RunIdSearch() {
   const [message, setMessage] = useState(null);

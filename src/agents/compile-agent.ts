@@ -52,6 +52,9 @@ export class AgentNotServed extends Error {
  * a hung tool from holding a worker slot (and its job's lock renewals) for more than ten minutes. */
 export const TYPESCRIPT_TOOL_TIMEOUT_MS = { default: 60_000, max: 600_000 } as const;
 
+/** What a TypeScript tool's timeout must be, as the refusals word it. */
+export const TOOL_TIMEOUT_RULE = `timeoutMs must be a whole number from 1000 to ${TYPESCRIPT_TOOL_TIMEOUT_MS.max}`;
+
 /** Whether `value` is a timeout a TypeScript tool may declare. */
 export function isToolTimeout(value: unknown): value is number {
   return Number.isInteger(value) && (value as number) >= 1000 && (value as number) <= TYPESCRIPT_TOOL_TIMEOUT_MS.max;
@@ -171,7 +174,7 @@ function toolsOf(spec: AgentToolSpec, listings: ReadonlyMap<McpToolsSpec, McpLis
   if (spec.kind === 'http') return [{ ...base, source: 'http' as const, http: spec }];
   const { timeoutMs, idempotent } = spec;
   if (timeoutMs !== undefined && !isToolTimeout(timeoutMs)) {
-    fail(`tool ${spec.name}: timeoutMs must be a whole number from 1000 to ${TYPESCRIPT_TOOL_TIMEOUT_MS.max}, not ${timeoutMs}`);
+    fail(`tool ${spec.name}: ${TOOL_TIMEOUT_RULE}, not ${timeoutMs}`);
   }
   if (idempotent !== undefined && typeof idempotent !== 'boolean') fail(`tool ${spec.name}: idempotent must be true or false`);
   const declared = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(idempotent !== undefined ? { idempotent } : {}) };

@@ -20,6 +20,7 @@ export {
   MAX_TOOLS_PER_REQUEST,
   TYPESCRIPT_TOOL_TIMEOUT_MS,
   isToolTimeout,
+  TOOL_TIMEOUT_RULE,
   type Agent,
   type AgentTool,
   type McpListing,

@@ -9,7 +9,7 @@
 // call, instead of running with a tool missing. Lookups read the module's map at call time, so a
 // test that swaps one implementation (tool-output-contracts.test.ts) is seen.
 import type { Agent, AgentTool } from '../agents/index.js';
-import { AgentDefinitionError, isToolTimeout } from '../agents/index.js';
+import { AgentDefinitionError, isToolTimeout, TOOL_TIMEOUT_RULE } from '../agents/index.js';
 import type { McpToolsSpec } from '../agents/define-agent.js';
 import { defineHttpTool } from './http-tool/define-http-tool.js';
 import { connectMcpTools, type McpToolset } from './mcp-tool/connect-mcp-tools.js';
@@ -62,7 +62,7 @@ function disagreementOf(tool: AgentTool, implementation: ToolImplementation): st
     return `the definition declares idempotent: ${declared.idempotent} but the implementation ${implementation.idempotent}`;
   }
   if (implementation.timeoutMs !== undefined && !isToolTimeout(implementation.timeoutMs)) {
-    return `the implementation's timeoutMs must be a whole number from 1000 to 600000, not ${implementation.timeoutMs}`;
+    return `the implementation's ${TOOL_TIMEOUT_RULE}, not ${implementation.timeoutMs}`;
   }
   return null;
 }
