@@ -1,7 +1,12 @@
 // `npm run demo`: the dev fleet, one sample build followed to the end, and the published
 // site's URL (on the sites origin). With --once or CI=true it then exits (0 on success); otherwise
 // it keeps serving the site until Ctrl-C.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { devHomeHolder } from '../dev/dev-home-lock.js';
+import { DEV_STATE_DIR } from './dev-state.js';
 import { MAX_QUEUE_SHARDS } from '../domain/queue-shards.js';
 import { runSampleBuild } from './demo-sample-build.js';
 import { startDevFleet } from './dev-fleet.js';
@@ -29,11 +34,20 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
   const redisPart = values['redis-cluster'] ? 'a local Redis Cluster of 3 primaries and 3 replicas' : 'redis-server';
   const workerPart = shards > 1 ? `a model worker and a tool worker for each of ${shards} queue shards` : 'model worker, tool worker';
   console.log(`starting the dev fleet (${redisPart}, PostgreSQL, simulator, API with its sites origin, ${workerPart})…`);
+  // A `dev` running beside the demo keeps its state file (the CLI's way to it) in .buildfleet/: the
+  // demo then writes its own elsewhere, so neither the file nor, on the demo's exit, its removal
+  // takes the CLI away from that fleet.
+  const devRunning = devHomeHolder({ homeDir: DEV_STATE_DIR });
+  const ownStateDir = devRunning === null ? null : mkdtempSync(join(tmpdir(), 'buildfleet-demo-'));
   const fleet = await startDevFleet({
     echo: values.verbose ? process.stderr : null,
     simulatorArgs: ['--profile', values.profile],
     redisCluster: values['redis-cluster'],
     shards,
+    ...(ownStateDir ? { stateFile: join(ownStateDir, 'dev.json') } : {}),
+  }).catch((error: unknown) => {
+    if (ownStateDir) rmSync(ownStateDir, { recursive: true, force: true });
+    throw error;
   });
   let code = 1;
   try {
@@ -59,6 +73,7 @@ export async function runDemoCommand(argv: string[]): Promise<number> {
     }
   } finally {
     await fleet.stop();
+    if (ownStateDir) rmSync(ownStateDir, { recursive: true, force: true });
   }
   return code;
 }

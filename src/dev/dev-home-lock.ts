@@ -30,6 +30,12 @@ function busy(homeDir: string, holder: number | null): DevHomeBusy {
   return new DevHomeBusy(`another \`buildfleet dev\`${who} runs on ${homeDir}: stop it first (${how})`);
 }
 
+/** The live process holding `homeDir` (a running `dev`), or null. */
+export function devHomeHolder({ homeDir }: { homeDir: string }): number | null {
+  const holder = holderOf(join(homeDir, 'dev.pid'));
+  return holder !== null && holder !== process.pid && isProcessAlive(holder) ? holder : null;
+}
+
 /** Takes the home for this process (returning how to release it); throws DevHomeBusy while
  * another live process holds it. */
 export function lockDevHome({ homeDir }: { homeDir: string }): () => void {
