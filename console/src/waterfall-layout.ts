@@ -125,6 +125,9 @@ class BarBuilder {
   readonly markers: WaterfallMarker[] = [];
   /** The model call of each step still waiting for its end, and the last failed one (for its backoff). */
   private readonly openCalls = new Map<number, { bar: WaterfallBar; atMs: number }>();
+  /** Calls the run's end closed, by step: a call the fleet then stops (model-call-fail, outcome
+   * run_ended) reports on the same bar rather than a second one. */
+  private readonly endedWithRun = new Map<number, { bar: WaterfallBar; atMs: number }>();
   private readonly backoffs = new Map<number, WaterfallBar>();
   private readonly tools = new Map<string, WaterfallBar>();
   private readonly dispatched = new Map<string, number>();
@@ -192,12 +195,14 @@ class BarBuilder {
     const attempt = numberOr(event.attempt);
     if (attempt !== null) bar.attempt = attempt;
     this.openCalls.set(event.step, { bar, atMs });
+    this.endedWithRun.delete(event.step);
   }
 
   private endCall(event: WaterfallEvent, atMs: number): void {
     const reported = numberOr(event.duration_ms);
-    const open = this.openCalls.get(event.step);
+    const open = this.openCalls.get(event.step) ?? this.endedWithRun.get(event.step);
     this.openCalls.delete(event.step);
+    this.endedWithRun.delete(event.step);
     // An end without its turn-start (an answer another attempt stored): it began `duration_ms` before.
     const bar =
       open?.bar ??
@@ -287,6 +292,7 @@ class BarBuilder {
         bar.failure = `the run ended (${status})`;
       }
     }
+    for (const [step, call] of this.openCalls) this.endedWithRun.set(step, call);
     this.openCalls.clear();
     this.backoffs.clear();
     this.openWaits.clear();

@@ -151,3 +151,22 @@ describe('eventDurations', () => {
     expect(eventDurations([at(0, 1, 'turn-start'), at(250, 1, 'model-call-end')]).get(`${START + 250}-${sequence}`)).toBe(250);
   });
 });
+
+describe('a call the fleet stops because its run was cancelled while it streamed', () => {
+  const events: WaterfallEvent[] = [
+    at(0, 0, 'run-create', { model: 'claude-sonnet-5-5', max_tokens: 4096 }),
+    at(10, 0, 'turn-start', { phase: 'building', attempt: 1 }),
+    at(4000, 0, 'run-end', { status: 'cancelled' }),
+    // Reported after the end: the watch saw the cancel on its next read and stopped the stream.
+    at(4800, 0, 'model-call-fail', { status: null, error_type: null, outcome: 'run_ended', message: 'stopped', attempt: 1, duration_ms: 4790 }),
+  ];
+  const layout = layoutWaterfall({ events });
+
+  it('is one bar, failed with run_ended, and no retry backoff follows it', () => {
+    const models = layout.bars.filter((bar) => bar.kind === 'model');
+    expect(models).toHaveLength(1);
+    expect(models[0]).toMatchObject({ status: 'failed', open: false });
+    expect(models[0]!.failure).toContain('run_ended');
+    expect(layout.bars.filter((bar) => bar.kind === 'wait')).toEqual([]);
+  });
+});
