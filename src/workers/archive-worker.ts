@@ -98,10 +98,16 @@ export async function archiveFinishedRun(deps: ArchiveDependencies, runId: strin
   if (source === 'live') throw new RunNotEnded(runId);
   const pending = await unfinishedJobsOf(deps, source);
   if (pending.length > 0) throw new RunNotSettled(runId, pending);
-  const { archived } = await deps.history.archiveRun(runArchiveOf(source));
+  // The jobs were seen finished after `source` was read, and may have written in between (a call
+  // stopped by the run's end charges what it streamed as it finishes): the run is read again now
+  // that none writes to it, and that is what history keeps.
+  const settled = await deps.store.readRunForArchive(runId);
+  if (settled === null) return 'missing';
+  if (settled === 'live') throw new RunNotEnded(runId);
+  const { archived } = await deps.history.archiveRun(runArchiveOf(settled));
   // Only after the history is committed and the sites stand on the store: keys that expire before
   // either would lose the run, or take its published site down with them.
-  await keepRunSites({ engine: deps.store, sites: deps.sites, run: source.run });
+  await keepRunSites({ engine: deps.store, sites: deps.sites, run: settled.run });
   const expiry = await deps.store.expireArchivedRun(runId, deps.retentionMs);
   if (expiry === 'missing') return 'missing';
   if (expiry === 'live') throw new RunNotEnded(runId);

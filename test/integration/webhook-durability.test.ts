@@ -126,7 +126,7 @@ describe('a run end whose webhook enqueue was lost', () => {
     const run = await crashedEngine.createRun(runInput('/reaped'));
     // The ending script alone: the run ended, and is still only in the live-run index.
     const fields = JSON.stringify({ status: 'cancelled', updatedAt: new Date().toISOString() });
-    expect(await crashedEngine.scripts.bfEndRun(crashedEngine.keys.run(run.id), crashedEngine.keys.events(run.id), fields, 0)).toEqual(['acme', 1]);
+    expect(await crashedEngine.scripts.bfEndRun(crashedEngine.keys.run(run.id), crashedEngine.keys.events(run.id), fields, 0)).toEqual(['acme', 1, 'site-builder']);
     expect(await owedIndex()).not.toContain(run.id);
     expect(await redis.zscore(crashedEngine.keys.liveRuns(), run.id)).not.toBeNull();
 
