@@ -55,6 +55,18 @@ describe('compileAgent', () => {
     expect(compileAgent(definition({ systemPrompt: 'You are another desk.' })).fingerprint).not.toBe(agent.fingerprint);
   });
 
+  it("refuses a TypeScript tool's output contract that is not one", () => {
+    const withOutput = (output: unknown) =>
+      defineTool({ name: 'lookup', description: 'Looks a thing up.', input: z.strictObject({ q: z.string() }), effect: 'read', output: output as never });
+    expect(() => compileAgent(definition({ tools: [withOutput({ schema: z.string(), mode: 'maybe' }), order] }))).toThrow('output.mode must be one of fail_closed, degrade');
+    expect(() => compileAgent(definition({ tools: [withOutput({ schema: {}, mode: 'degrade' }), order] }))).toThrow('output.schema must be a zod schema');
+    expect(() => compileAgent(definition({ tools: [withOutput({ schema: z.string(), mode: 'degrade', invariants: [{ name: 'Bad Name', check: () => true }] }), order] }))).toThrow(
+      'each output invariant needs a snake_case name',
+    );
+    const fine = compileAgent(definition({ tools: [withOutput({ schema: z.string(), mode: 'degrade' }), order] }));
+    expect(fine.tools.get('lookup')!.typescript?.output?.mode).toBe('degrade');
+  });
+
   it("refuses a TypeScript tool's timeout outside 1 s to 10 min, and keeps what the definition declares", () => {
     const timed = (timeoutMs: number) => defineTool({ name: 'lookup', description: 'Looks a thing up.', input: z.strictObject({ q: z.string() }), effect: 'read', timeoutMs });
     expect(() => compileAgent(definition({ tools: [timed(500), order] }))).toThrow('tool lookup: timeoutMs must be a whole number from 1000 to 600000, not 500');

@@ -9,6 +9,8 @@ import { toolInputSchemas } from '../domain/tool-input-schemas.js';
 import { InputSchemaNotAnObject, inputJsonSchemaOf } from '../domain/input-json-schema.js';
 import { AGENT_NAME, MAX_TOOLS_PER_REQUEST, PHASE_NAME } from '../domain/profile.js';
 import { toolDescriptions } from '../domain/tool-descriptions.js';
+import type { ToolOutputContract } from '../domain/tool-output-contract.js';
+import { TOOL_OUTPUT_MODES } from '../domain/tool-output-modes.js';
 import {
   FLEET_TOOLS,
   type AgentDefinition,
@@ -72,7 +74,7 @@ export interface AgentTool {
   inputJsonSchema: Record<string, unknown>;
   /** For a TypeScript tool: the call timeout and retry class its definition declares, if it does
    * (define-agent.ts); a tool worker refuses an implementation that says otherwise. */
-  typescript?: { timeoutMs?: number; idempotent?: boolean };
+  typescript?: { timeoutMs?: number; idempotent?: boolean; output?: ToolOutputContract };
   /** For an HTTP tool, its spec; for an MCP tool, its server's spec and its name there. */
   http?: HttpToolSpec;
   mcp?: { spec: McpToolsSpec; remoteName: string };
@@ -172,13 +174,29 @@ function toolsOf(spec: AgentToolSpec, listings: ReadonlyMap<McpToolsSpec, McpLis
     inputJsonSchema: jsonSchemaOf(spec.name, spec.input, fail),
   };
   if (spec.kind === 'http') return [{ ...base, source: 'http' as const, http: spec }];
-  const { timeoutMs, idempotent } = spec;
+  const { timeoutMs, idempotent, output } = spec;
   if (timeoutMs !== undefined && !isToolTimeout(timeoutMs)) {
     fail(`tool ${spec.name}: ${TOOL_TIMEOUT_RULE}, not ${timeoutMs}`);
   }
   if (idempotent !== undefined && typeof idempotent !== 'boolean') fail(`tool ${spec.name}: idempotent must be true or false`);
-  const declared = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(idempotent !== undefined ? { idempotent } : {}) };
+  if (output !== undefined) checkOutputContract(spec.name, output, fail);
+  const declared = {
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(idempotent !== undefined ? { idempotent } : {}),
+    ...(output !== undefined ? { output } : {}),
+  };
   return [{ ...base, source: 'typescript' as const, typescript: declared }];
+}
+
+/** A declared output contract's shape: a zod schema, a known mode, named invariants with a check. */
+function checkOutputContract(tool: string, output: ToolOutputContract, fail: (message: string) => never): void {
+  if (!output || typeof output.schema?.safeParse !== 'function') fail(`tool ${tool}: output.schema must be a zod schema`);
+  if (!(TOOL_OUTPUT_MODES as readonly string[]).includes(output.mode)) fail(`tool ${tool}: output.mode must be one of ${TOOL_OUTPUT_MODES.join(', ')}`);
+  for (const invariant of output.invariants ?? []) {
+    if (!/^[a-z][a-z0-9_]{0,63}$/.test(invariant?.name ?? '') || typeof invariant.check !== 'function') {
+      fail(`tool ${tool}: each output invariant needs a snake_case name and a check function`);
+    }
+  }
 }
 
 /** The hash of a call's meaning (AgentTool.fingerprint). */
@@ -205,7 +223,13 @@ function withFingerprint(tool: Omit<AgentTool, 'fingerprint'>): AgentTool {
     tool.http?.url ?? null,
     tool.mcp?.remoteName ?? null,
     mcpEndpointOf(tool.mcp),
-    tool.typescript ?? null,
+    // The declared output contract by its mode and invariants' names: its schema and checks are code.
+    tool.typescript
+      ? {
+          ...tool.typescript,
+          output: tool.typescript.output && { mode: tool.typescript.output.mode, invariants: tool.typescript.output.invariants?.map(({ name }) => name) },
+        }
+      : null,
   ];
   return { ...tool, fingerprint: fingerprintOf(meaning) };
 }

@@ -42,6 +42,10 @@ export interface TypeScriptToolSpec<Input extends z.ZodType = z.ZodType> extends
    * (the tool worker refuses one that says otherwise); unset, the implementation's own `idempotent`
    * stands (the site builder's write tools declare none: their implementations say true). */
   idempotent?: boolean;
+  /** What the output must be and what happens when it is not (docs/tool-outputs.md): its schema,
+   * invariants over the output and the input, and `fail_closed` or `degrade`. Declared here, it
+   * rules over the implementation's own, so the definition says in one place what the tool gives. */
+  output?: ToolOutputContract;
 }
 
 /** A tool served by the operator's HTTP service (src/tools/http-tool/define-http-tool.ts). */

@@ -68,7 +68,7 @@ function disagreementOf(tool: AgentTool, implementation: ToolImplementation): st
 }
 
 /** The implementation as the definition declares it: the model's name, description and input
- * schema, and the definition's timeout over the implementation's. */
+ * schema, and the definition's timeout and output contract over the implementation's. */
 function asDeclared(tool: AgentTool, implementation: ToolImplementation): ToolImplementation {
   const timeoutMs = tool.typescript?.timeoutMs ?? implementation.timeoutMs;
   return {
@@ -76,6 +76,7 @@ function asDeclared(tool: AgentTool, implementation: ToolImplementation): ToolIm
     name: tool.name,
     description: tool.description,
     inputSchema: tool.input,
+    output: tool.typescript?.output ?? implementation.output,
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
   };
 }

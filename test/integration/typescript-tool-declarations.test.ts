@@ -56,6 +56,7 @@ afterEach(async () => {
 afterAll(() => {
   unregisterAgent('timed-desk');
   unregisterAgent('lying-desk');
+  unregisterAgent('strict-desk');
 });
 
 describe('a TypeScript tool as its definition declares it', () => {
@@ -92,4 +93,17 @@ describe('a TypeScript tool as its definition declares it', () => {
       'tool stamp: the definition declares effect "read" but the implementation writes',
     );
   }, 120_000);
+
+  it("is held to the output contract its definition declares, over its implementation's own", async () => {
+    // The implementation's contract takes {stamped: true}; the definition's wants a receipt it never gives.
+    const output = { schema: z.strictObject({ receipt: z.string() }), mode: 'fail_closed' as const };
+    registerAgent(deskOf('strict-desk', defineTool({ name: 'stamp', description: 'Stamps the order.', input: z.strictObject({}), effect: 'write', output })));
+    harness = await startInProcessFleet({ label: 'strictdesk', simulator: { script: scriptCalling('stamp') } });
+    const before = calls.stamp;
+    const created = await harness.submit({ agent: 'strict-desk', prompt: 'Stamp it.' });
+    const run = await harness.waitForRun(created.id, 60_000);
+    expect(calls.stamp - before).toBe(1);
+    expect(run.status).toBe('failed');
+    expect(run.error?.code).toBe('invalid_tool_output');
+  }, 90_000);
 });
