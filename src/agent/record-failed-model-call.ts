@@ -14,6 +14,20 @@ import { RunEndedDuringCall } from './watch-run-end.js';
 import type { TerminalStatus } from '../domain/run-outcomes.js';
 import type { ModelTurnResult, TurnContext } from './turn-context.js';
 
+/** A model call that threw, as call-model-for-turn.ts hands it over. */
+interface FailedModelCall {
+  context: TurnContext;
+  request: TurnRequest;
+  error: unknown;
+  reservation: AdmissionReservation | null;
+  pauseScope: ModelPauseScope;
+  /** The request id the stream reported before it failed, if any. */
+  requestId: string | null;
+  callStarted: number;
+  /** Set when the fleet stopped the call because its run ended meanwhile (watch-run-end.ts). */
+  runEndedAs?: TerminalStatus;
+}
+
 /** A stream that broke after it started was paid for: the run, its budget and its tenant count it. */
 async function chargePaidPart({ context, error, callId }: { context: TurnContext; error: unknown; callId: string | null }) {
   const { deps, run, runId, turn } = context;
@@ -35,15 +49,7 @@ async function recordStoppedCall({
   requestId,
   callStarted,
   runEndedAs,
-}: {
-  context: TurnContext;
-  request: TurnRequest;
-  error: unknown;
-  reservation: AdmissionReservation | null;
-  requestId: string | null;
-  callStarted: number;
-  runEndedAs: TerminalStatus;
-}): Promise<ModelTurnResult> {
+}: Omit<FailedModelCall, 'pauseScope'> & { runEndedAs: TerminalStatus }): Promise<ModelTurnResult> {
   const { deps, run, provider, job } = context;
   const failure = provider.describeError(error);
   if (reservation) await settleAdmission({ context, settle: () => deps.admission?.settleFailure(reservation, failure) });
@@ -81,18 +87,7 @@ export async function recordFailedModelCall({
   requestId,
   callStarted,
   runEndedAs,
-}: {
-  context: TurnContext;
-  request: TurnRequest;
-  error: unknown;
-  reservation: AdmissionReservation | null;
-  pauseScope: ModelPauseScope;
-  /** The request id the stream reported before it failed, if any. */
-  requestId: string | null;
-  callStarted: number;
-  /** Set when the fleet stopped the call because its run ended meanwhile (watch-run-end.ts). */
-  runEndedAs?: TerminalStatus;
-}): Promise<ModelTurnResult> {
+}: FailedModelCall): Promise<ModelTurnResult> {
   const { deps, run, runId, provider, job } = context;
   if (runEndedAs) return recordStoppedCall({ context, request, error, reservation, requestId, callStarted, runEndedAs });
   const failure = provider.describeError(error);
