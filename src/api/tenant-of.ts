@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { hasScope } from '../auth/api-key-scopes.js';
 import type { RequestAuth } from './request-auth.js';
+import { apiErrors } from './api-errors.js';
 
 /** The tenant a request acts for. Only called on routes behind a scope, where the auth hook has
  * set `request.auth`; anything else is a wiring bug and fails the request rather than guess. */
@@ -26,4 +27,17 @@ export function authOf(request: FastifyRequest): RequestAuth {
 export function runTenantScopeOf(request: FastifyRequest): string | undefined {
   const auth = authOf(request);
   return hasScope({ scopes: auth.scopes, required: 'admin' }) ? undefined : auth.tenant;
+}
+
+/** Whether the caller holds the `admin` scope. */
+export function isAdminRequest(request: FastifyRequest): boolean {
+  return hasScope({ scopes: authOf(request).scopes, required: 'admin' });
+}
+
+/** A `?tenant=` naming another tenant than the caller's: allowed to an admin key only, else 403
+ * `forbidden` saying what (`reading` names it: "list another tenant's runs"). */
+export function requireTenantReadable(request: FastifyRequest, named: string | undefined, reading: string): void {
+  if (named !== undefined && named !== authOf(request).tenant && !isAdminRequest(request)) {
+    throw apiErrors.forbidden(`Only a key with the admin scope may ${reading}.`);
+  }
 }

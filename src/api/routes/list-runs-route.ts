@@ -1,6 +1,5 @@
 // GET /v1/runs: a tenant's runs, newest first, a page at a time — live runs from Redis and finished
 // ones from run history, merged under one cursor (list-runs.ts).
-import { hasScope } from '../../auth/api-key-scopes.js';
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { apiErrors } from '../api-errors.js';
 import { listRunsQuerySchema, runPageSchema } from '../api-schemas.js';
@@ -8,7 +7,7 @@ import { defineRoute } from '../define-route.js';
 import type { RunPage } from '../list-runs.js';
 import { decodeRunListCursor } from '../run-list-cursor.js';
 import { RunReader } from '../run-reader.js';
-import { authOf } from '../tenant-of.js';
+import { authOf, requireTenantReadable } from '../tenant-of.js';
 
 export function listRunsRoute({ fleet }: { fleet: FleetContext }) {
   const runs = new RunReader(fleet);
@@ -33,11 +32,8 @@ export function listRunsRoute({ fleet }: { fleet: FleetContext }) {
     errors: ['invalid_query', 'forbidden', 'history_unavailable'],
     async handler(request): Promise<RunPage> {
       const { limit, cursor, status, from, to, prompt, tenant: askedTenant } = request.query;
-      const auth = authOf(request);
-      const tenant = askedTenant ?? auth.tenant;
-      if (tenant !== auth.tenant && !hasScope({ scopes: auth.scopes, required: 'admin' })) {
-        throw apiErrors.forbidden('Only a key with the admin scope may list another tenant’s runs.');
-      }
+      requireTenantReadable(request, askedTenant, 'list another tenant’s runs');
+      const tenant = askedTenant ?? authOf(request).tenant;
       const after = cursor === undefined ? null : decodeRunListCursor(cursor);
       if (cursor !== undefined && after === null) throw apiErrors.invalidQuery('query.cursor: must be a nextCursor from an earlier page');
       // Both sources compare creation times to the millisecond (the run index's scores are ms).

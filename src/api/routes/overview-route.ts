@@ -3,7 +3,6 @@
 // history), and the queues and the kill switch now (Redis). An admin sees every tenant (or one with
 // `?tenant=`); another key sees its own tenant. Without run history the answer still carries what
 // Redis knows, and says history is off.
-import { hasScope } from '../../auth/api-key-scopes.js';
 import { HEALTH_THRESHOLDS } from '../../domain/health-thresholds.js';
 import { OVERVIEW_RANGES, overviewWindow } from '../../domain/overview-ranges.js';
 import type { FleetContext } from '../../fleet/fleet-context.js';
@@ -14,7 +13,7 @@ import { readHistory } from '../history-unavailable.js';
 import { overviewFigures } from '../overview/overview-figures.js';
 import { readKillSwitchNow, readQueuesNow } from '../overview/overview-now.js';
 import { overviewQuerySchema, overviewResponseSchema, type OverviewResponse } from '../overview/overview-schemas.js';
-import { authOf } from '../tenant-of.js';
+import { authOf, isAdminRequest, requireTenantReadable } from '../tenant-of.js';
 
 /** The figures over time, or why there are none: history off, or PostgreSQL away just now (the
  * overview still answers what Redis knows rather than failing as a whole). */
@@ -64,13 +63,10 @@ export function overviewRoute({ fleet }: { fleet: FleetContext }) {
     responses: { 200: { description: 'The overview of the range', schema: overviewResponseSchema } },
     errors: ['invalid_query'],
     async handler(request): Promise<OverviewResponse> {
-      const auth = authOf(request);
-      const isAdmin = hasScope({ scopes: auth.scopes, required: 'admin' });
+      const isAdmin = isAdminRequest(request);
       const named = request.query.tenant;
-      if (named !== undefined && named !== auth.tenant && !isAdmin) {
-        throw apiErrors.forbidden('Only a key with the admin scope may read another tenant’s overview.');
-      }
-      const tenant = named ?? (isAdmin ? null : auth.tenant);
+      requireTenantReadable(request, named, 'read another tenant’s overview');
+      const tenant = named ?? (isAdmin ? null : authOf(request).tenant);
       const { range } = request.query;
       const window = overviewWindow({ range, now: new Date() });
       const [over, queues, killSwitchNow] = await Promise.all([

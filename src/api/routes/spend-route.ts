@@ -1,7 +1,6 @@
 // GET /v1/spend: what a tenant's runs spent this UTC day and month, its limits and what remains —
 // the caller's own tenant, or with `?tenant=` any tenant for an admin key.
 import { z } from 'zod';
-import { hasScope } from '../../auth/api-key-scopes.js';
 import { TENANT_PATTERN } from '../../domain/tenant-id.js';
 import { tenantPolicySchema } from '../../domain/tenant-policy.js';
 import type { SpendPeriodStanding } from '../../domain/tenant-spend-standing.js';
@@ -10,9 +9,8 @@ import { usageByClassSchema } from '../../domain/usage.js';
 import type { TenantSpendPeriod } from '../../engine/index.js';
 import type { FleetContext } from '../../fleet/fleet-context.js';
 import { readTenantAccount } from '../../fleet/tenant-account.js';
-import { apiErrors } from '../api-errors.js';
 import { defineRoute } from '../define-route.js';
-import { authOf } from '../tenant-of.js';
+import { authOf, requireTenantReadable } from '../tenant-of.js';
 
 const spendQuerySchema = z.object({
   tenant: z
@@ -78,11 +76,8 @@ export function spendRoute({ fleet }: { fleet: FleetContext }) {
     responses: { 200: { description: 'The tenant’s spend and limits', schema: tenantSpendViewSchema } },
     errors: ['invalid_query'],
     async handler(request): Promise<TenantSpendView> {
-      const auth = authOf(request);
-      const tenant = request.query.tenant ?? auth.tenant;
-      if (tenant !== auth.tenant && !hasScope({ scopes: auth.scopes, required: 'admin' })) {
-        throw apiErrors.forbidden('Only a key with the admin scope may read another tenant’s spend.');
-      }
+      requireTenantReadable(request, request.query.tenant, 'read another tenant’s spend');
+      const tenant = request.query.tenant ?? authOf(request).tenant;
       const account = await readTenantAccount({ fleet, tenant });
       return {
         tenant,
